@@ -1,0 +1,219 @@
+//! The adapter data file (`manifests/kiro.yaml`): every vendor fact oneworks
+//! needs about Kiro. Built into the binary; `ONEWORKS_KIRO_ADAPTER_FILE`
+//! points at a replacement.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The data file built into the binary.
+pub const BUILTIN_KIRO: &str = include_str!("../../manifests/kiro.yaml");
+
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    #[error("failed to read adapter data file `{path}`")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("adapter data file `{path}` is invalid")]
+    Parse {
+        path: PathBuf,
+        #[source]
+        source: serde_yaml_ng::Error,
+    },
+    #[error("adapter data file `{path}`: pattern `{pattern}` is not a valid regular expression")]
+    Pattern {
+        path: PathBuf,
+        pattern: String,
+        #[source]
+        source: regex::Error,
+    },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdapterData {
+    pub id: String,
+    pub display_name: String,
+    pub manifest: ManifestData,
+    pub binary: BinaryData,
+    pub probes: ProbeData,
+    pub platforms: PlatformData,
+    pub archive: ArchiveData,
+    pub credentials: CredentialRules,
+    pub session: SessionData,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManifestData {
+    pub url: String,
+    pub base_strip_suffix: String,
+    pub channel: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BinaryData {
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub identifies: String,
+    pub version_pattern: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbeData {
+    pub version: Vec<String>,
+    pub acp: Vec<String>,
+    pub timeout_seconds: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlatformData {
+    pub linux: LinuxData,
+    pub macos: MacosData,
+    pub windows: WindowsData,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LinuxData {
+    pub variant: String,
+    pub glibc_floor: BTreeMap<String, String>,
+    pub format_preference: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MacosData {
+    pub file_type: String,
+    pub architectures: Vec<String>,
+    pub default_cli_path: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WindowsData {
+    pub file_type: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArchiveData {
+    pub binary_paths: Vec<String>,
+    pub max_expansion: u64,
+}
+
+/// Which environment variables hold credentials (SPEC §6.1).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CredentialRules {
+    pub names: Vec<String>,
+    pub prefix: String,
+    pub suffixes: Vec<String>,
+    pub value_patterns: Vec<String>,
+}
+
+impl CredentialRules {
+    /// Whether `name` is a credential variable name, in any case.
+    pub fn is_credential_name(&self, name: &str) -> bool {
+        let upper = name.to_ascii_uppercase();
+        if self.names.iter().any(|known| *known == upper) {
+            return true;
+        }
+        upper.starts_with(&self.prefix) && self.suffixes.iter().any(|suffix| upper.ends_with(suffix))
+    }
+
+    /// The credential variables present (and non-empty) in `vars`.
+    pub fn present<'a>(
+        &self,
+        vars: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Vec<(String, String)> {
+        vars.into_iter()
+            .filter(|(name, value)| !value.is_empty() && self.is_credential_name(name))
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionData {
+    pub home_variable: String,
+    pub settings_file: String,
+    pub agent_name: String,
+    pub agents_dir: String,
+    pub steering_dir: String,
+    pub steering_file: String,
+    pub skills_dir: String,
+    pub hook_triggers: Vec<String>,
+    pub remote_mcp_in_agent_file_since: Option<String>,
+    pub login_command: Vec<String>,
+}
+
+impl AdapterData {
+    /// The data built into the binary.
+    pub fn builtin() -> Result<Self, DataError> {
+        Self::parse(BUILTIN_KIRO, Path::new("<built-in manifests/kiro.yaml>"))
+    }
+
+    /// The built-in data, or the file `ONEWORKS_KIRO_ADAPTER_FILE` names.
+    pub fn load(override_file: Option<&Path>) -> Result<Self, DataError> {
+        match override_file {
+            None => Self::builtin(),
+            Some(path) => {
+                let text = fs_err::read_to_string(path).map_err(|source| DataError::Read {
+                    path: path.to_owned(),
+                    source,
+                })?;
+                Self::parse(&text, path)
+            }
+        }
+    }
+
+    fn parse(text: &str, path: &Path) -> Result<Self, DataError> {
+        let data: AdapterData = serde_yaml_ng::from_str(text).map_err(|source| DataError::Parse {
+            path: path.to_owned(),
+            source,
+        })?;
+        let patterns = [&data.binary.identifies, &data.binary.version_pattern]
+            .into_iter()
+            .chain(data.credentials.value_patterns.iter());
+        for pattern in patterns {
+            regex::Regex::new(pattern).map_err(|source| DataError::Pattern {
+                path: path.to_owned(),
+                pattern: pattern.clone(),
+                source,
+            })?;
+        }
+        Ok(data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_data_parses() {
+        let data = AdapterData::builtin().expect("built-in data parses");
+        assert_eq!(data.binary.name, "kiro-cli");
+        assert_eq!(data.platforms.linux.glibc_floor["x86_64"], "2.34");
+    }
+
+    #[test]
+    fn credential_names_match_in_any_case() {
+        let rules = AdapterData::builtin().expect("built-in data").credentials;
+        assert!(rules.is_credential_name("aws_secret_access_key"));
+        assert!(rules.is_credential_name("KIRO_GITHUB_TOKEN"));
+        assert!(rules.is_credential_name("kiro_db_password"));
+        assert!(!rules.is_credential_name("AWS_REGION"));
+        assert!(!rules.is_credential_name("GITHUB_TOKEN"));
+        assert!(!rules.is_credential_name("KIRO_HOME"));
+    }
+}

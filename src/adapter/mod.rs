@@ -1,0 +1,6 @@
+//! Vendor adapters: what oneworks knows about each agent CLI (data), how it
+//! finds and probes an installed CLI (sources, probes).
+
+pub mod data;
+pub mod probe;
+pub mod source;

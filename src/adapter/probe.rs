@@ -1,0 +1,188 @@
+//! Probing a candidate CLI: `--version` and `acp --help` (both from the
+//! adapter data), each with a timeout, stderr captured for messages, and an
+//! environment holding only PATH, locale and a throwaway HOME — a probe
+//! never inherits credentials.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use regex::Regex;
+use wait_timeout::ChildExt;
+
+use super::data::AdapterData;
+
+/// What to run and how to read it.
+#[derive(Debug, Clone)]
+pub struct ProbeSettings {
+    pub version_args: Vec<String>,
+    pub acp_args: Vec<String>,
+    pub timeout: Duration,
+    pub identifies: Regex,
+    pub version_pattern: Regex,
+    /// PATH for the probed process.
+    pub path_var: Option<String>,
+}
+
+impl ProbeSettings {
+    pub fn from_data(data: &AdapterData, path_var: Option<String>) -> Self {
+        // The patterns were compiled once when the data was loaded.
+        let compile = |pattern: &str| Regex::new(pattern).unwrap_or_else(|_| Regex::new("$^").expect("empty regex"));
+        Self {
+            version_args: data.probes.version.clone(),
+            acp_args: data.probes.acp.clone(),
+            timeout: Duration::from_secs(data.probes.timeout_seconds),
+            identifies: compile(&data.binary.identifies),
+            version_pattern: compile(&data.binary.version_pattern),
+            path_var,
+        }
+    }
+}
+
+/// The result of running one command.
+#[derive(Debug, Clone)]
+pub struct CommandOutcome {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub failure: Option<String>,
+}
+
+/// Both probes of one executable.
+#[derive(Debug, Clone)]
+pub struct ProbeReport {
+    /// First line of `--version` output.
+    pub version_output: String,
+    pub version: Option<String>,
+    pub version_ok: bool,
+    pub acp_ok: bool,
+    pub identifies_as_kiro: bool,
+    /// Why a probe failed, for messages.
+    pub problem: Option<String>,
+}
+
+fn run(executable: &Path, args: &[String], settings: &ProbeSettings, home: &Path) -> CommandOutcome {
+    let mut command = Command::new(executable);
+    command
+        .args(args)
+        .env_clear()
+        .env("HOME", home)
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(path) = &settings.path_var {
+        command.env("PATH", path);
+    }
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            return CommandOutcome {
+                success: false,
+                stdout: String::new(),
+                stderr: String::new(),
+                failure: Some(format!("could not start: {error}")),
+            }
+        }
+    };
+    let drain = |stream: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(stream) = stream {
+                let _ = stream.take(64 * 1024).read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let status = match child.wait_timeout(settings.timeout) {
+        Ok(Some(status)) => Ok(status),
+        Ok(None) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(format!("timed out after {}s", settings.timeout.as_secs()))
+        }
+        Err(error) => Err(format!("could not wait: {error}")),
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    match status {
+        Ok(status) => CommandOutcome {
+            success: status.success(),
+            failure: (!status.success()).then(|| {
+                let tail = stderr.trim().lines().last().unwrap_or_default().to_owned();
+                if tail.is_empty() {
+                    format!("exited with {status}")
+                } else {
+                    format!("exited with {status}: {tail}")
+                }
+            }),
+            stdout,
+            stderr,
+        },
+        Err(failure) => CommandOutcome {
+            success: false,
+            stdout,
+            stderr,
+            failure: Some(failure),
+        },
+    }
+}
+
+/// Runs `--version` and `acp --help` on `executable`.
+pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
+    let home = match tempfile::Builder::new().prefix("oneworks-probe-").tempdir() {
+        Ok(home) => home,
+        Err(error) => {
+            return ProbeReport {
+                version_output: String::new(),
+                version: None,
+                version_ok: false,
+                acp_ok: false,
+                identifies_as_kiro: false,
+                problem: Some(format!("could not create a probe HOME: {error}")),
+            }
+        }
+    };
+    let version = run(executable, &settings.version_args, settings, home.path());
+    let version_output = version
+        .stdout
+        .lines()
+        .chain(version.stderr.lines())
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or_default()
+        .to_owned();
+    let parsed = settings
+        .version_pattern
+        .captures(&version_output)
+        .and_then(|captures| captures.get(1))
+        .map(|found| found.as_str().to_owned());
+    let identifies_as_kiro = settings.identifies.is_match(&version_output);
+    let version_ok = version.success && parsed.is_some();
+    let mut problem = if !version.success {
+        Some(format!("`{}` {}", settings.version_args.join(" "), version.failure.unwrap_or_default()))
+    } else if parsed.is_none() {
+        Some(format!("`{}` printed no version: {version_output:?}", settings.version_args.join(" ")))
+    } else {
+        None
+    };
+    // A binary that cannot tell its version is not worth the second probe.
+    let acp_ok = version.success && {
+        let acp = run(executable, &settings.acp_args, settings, home.path());
+        if !acp.success && problem.is_none() {
+            problem = Some(format!("`{}` {}", settings.acp_args.join(" "), acp.failure.unwrap_or_default()));
+        }
+        acp.success
+    };
+    ProbeReport {
+        version_output,
+        version: parsed,
+        version_ok,
+        acp_ok,
+        identifies_as_kiro,
+        problem,
+    }
+}

@@ -1,0 +1,177 @@
+//! Finding a usable CLI outside the managed store (SPEC §3): `system`
+//! looks on PATH for `kiro-cli`, then for migration aliases (`q`) that prove
+//! to be Kiro; `path` checks one explicit executable. Every candidate keeps
+//! the reason it was skipped, for `adapter status`.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::data::AdapterData;
+use super::probe::{probe, ProbeSettings};
+use crate::config::SourceKind;
+use crate::error::{Classify, ErrorKind};
+
+/// One CLI that was looked at.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    pub source: SourceKind,
+    pub path: PathBuf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    pub version_output: Option<String>,
+    pub probes: Probes,
+    pub usable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Probes {
+    pub version: bool,
+    pub acp: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("no usable kiro-cli on PATH{}", list(.0))]
+    NoSystemCli(Vec<Candidate>),
+    #[error("`{}` is not a usable kiro-cli: {}", .0.path.display(), .0.reason.as_deref().unwrap_or("probe failed"))]
+    BadPath(Box<Candidate>),
+}
+
+fn list(candidates: &[Candidate]) -> String {
+    if candidates.is_empty() {
+        return String::new();
+    }
+    let reasons: Vec<String> = candidates
+        .iter()
+        .map(|candidate| {
+            format!(
+                "`{}` skipped: {}",
+                candidate.path.display(),
+                candidate.reason.as_deref().unwrap_or("unusable")
+            )
+        })
+        .collect();
+    format!(" ({})", reasons.join("; "))
+}
+
+impl Classify for SourceError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::NoUsableCli
+    }
+    fn hint(&self) -> Option<String> {
+        Some(match self {
+            SourceError::NoSystemCli(_) => {
+                "install Kiro CLI, or use `source: managed` to let oneworks install it".to_owned()
+            }
+            SourceError::BadPath(_) => "fix `adapters.kiro.cli.path` or use `source: managed`".to_owned(),
+        })
+    }
+}
+
+/// The first executable called `name` on `path_var`.
+pub fn which(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
+    std::env::split_paths(path_var?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+        })
+}
+
+fn probed(source: SourceKind, path: &Path, alias: bool, data: &AdapterData, settings: &ProbeSettings) -> Candidate {
+    let report = probe(path, settings);
+    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let reason = if alias && report.version_ok && !report.identifies_as_kiro {
+        Some(format!(
+            "`{name} --version` says `{}`, which is not {} (an Amazon Q CLI is never used)",
+            report.version_output, data.display_name
+        ))
+    } else {
+        report.problem.clone()
+    };
+    let usable = report.version_ok && report.acp_ok && (!alias || report.identifies_as_kiro);
+    Candidate {
+        source,
+        path: path.to_owned(),
+        version: report.version,
+        version_output: Some(report.version_output).filter(|output| !output.is_empty()),
+        probes: Probes {
+            version: report.version_ok,
+            acp: report.acp_ok,
+        },
+        usable,
+        reason: if usable { None } else { reason.or_else(|| Some("probe failed".to_owned())) },
+    }
+}
+
+/// Every system candidate on PATH: `kiro-cli` first, then the aliases.
+pub fn system_candidates(data: &AdapterData, settings: &ProbeSettings) -> Vec<Candidate> {
+    let path_var = settings.path_var.as_deref();
+    std::iter::once((&data.binary.name, false))
+        .chain(data.binary.aliases.iter().map(|alias| (alias, true)))
+        .filter_map(|(name, alias)| which(name, path_var).map(|path| (path, alias)))
+        .map(|(path, alias)| probed(SourceKind::System, &path, alias, data, settings))
+        .collect()
+}
+
+/// Resolves `source: system`.
+pub fn resolve_system(data: &AdapterData, settings: &ProbeSettings) -> Result<Candidate, SourceError> {
+    let candidates = system_candidates(data, settings);
+    candidates
+        .iter()
+        .find(|candidate| candidate.usable)
+        .cloned()
+        .ok_or(SourceError::NoSystemCli(candidates))
+}
+
+/// Checks `source: path` without running anything that is not a regular
+/// executable file.
+pub fn path_candidate(path: &Path, data: &AdapterData, settings: &ProbeSettings) -> Candidate {
+    let refuse = |reason: String| Candidate {
+        source: SourceKind::Path,
+        path: path.to_owned(),
+        version: None,
+        version_output: None,
+        probes: Probes::default(),
+        usable: false,
+        reason: Some(reason),
+    };
+    if !path.is_absolute() {
+        return refuse("the path is not absolute".to_owned());
+    }
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return refuse("it does not exist".to_owned())
+        }
+        Err(error) => return refuse(format!("cannot inspect it: {error}")),
+    };
+    if !metadata.is_file() {
+        return refuse(format!(
+            "it is a {}, not a regular file",
+            crate::fs_safety::describe(metadata.file_type())
+        ));
+    }
+    if metadata.permissions().mode() & 0o111 == 0 {
+        return refuse("it is not executable".to_owned());
+    }
+    let alias = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| data.binary.aliases.iter().any(|alias| alias == name));
+    probed(SourceKind::Path, path, alias, data, settings)
+}
+
+pub fn resolve_path(path: &Path, data: &AdapterData, settings: &ProbeSettings) -> Result<Candidate, SourceError> {
+    let candidate = path_candidate(path, data, settings);
+    if candidate.usable {
+        Ok(candidate)
+    } else {
+        Err(SourceError::BadPath(Box::new(candidate)))
+    }
+}

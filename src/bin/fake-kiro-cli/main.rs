@@ -1,0 +1,88 @@
+//! A fake `kiro-cli` for the integration tests (SPEC §9). It answers the
+//! probes (`--version`, `acp --help`) as its script says; later issues teach
+//! it ACP and the TUI. Its script reaches it through a file, never through
+//! environment variables, because oneworks gives Kiro an allowlisted
+//! environment.
+
+mod script;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use script::{Invocation, Script};
+
+fn main() -> ExitCode {
+    let invocation = match Invocation::from_argv(std::env::args().collect()) {
+        Ok(invocation) => invocation,
+        Err(message) => {
+            eprintln!("fake-kiro-cli: {message}");
+            return ExitCode::from(70);
+        }
+    };
+    let Invocation { script, args } = invocation;
+    if let Err(message) = log_invocation(&script, &args) {
+        eprintln!("fake-kiro-cli: {message}");
+        return ExitCode::from(70);
+    }
+    if script.hang_seconds > 0 {
+        std::thread::sleep(Duration::from_secs(script.hang_seconds));
+    }
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["--version"] | ["-V"] => answer(
+            &script.version_output,
+            &script.version_stderr,
+            script.version_exit,
+        ),
+        ["acp", "--help"] | ["acp", "-h"] => answer(
+            &script.acp_help_output,
+            &script.acp_help_stderr,
+            script.acp_help_exit,
+        ),
+        _ => {
+            eprintln!("fake-kiro-cli: unsupported command line {args:?}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn answer(text: &str, error_text: &str, code: i32) -> ExitCode {
+    // A closed pipe is the caller's business; the exit code still counts.
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
+    if !error_text.is_empty() {
+        let _ = writeln!(std::io::stderr().lock(), "{error_text}");
+    }
+    exit_code(code)
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// Appends `{"argv":[…],"env":{…}}` as one line, in one `write` call on an
+/// `O_APPEND` file, so concurrent invocations do not interleave.
+fn log_invocation(script: &Script, args: &[String]) -> Result<(), String> {
+    let Some(path) = &script.log else {
+        return Ok(());
+    };
+    let env: serde_json::Map<String, serde_json::Value> = std::env::vars_os()
+        .map(|(name, value)| {
+            (
+                name.to_string_lossy().into_owned(),
+                serde_json::Value::String(value.to_string_lossy().into_owned()),
+            )
+        })
+        .collect();
+    let mut line = serde_json::json!({ "argv": args, "env": env }).to_string();
+    line.push('\n');
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|error| format!("cannot open log `{}`: {error}", path.display()))?;
+    file.write_all(line.as_bytes())
+        .map_err(|error| format!("cannot write log `{}`: {error}", path.display()))
+}

@@ -1,0 +1,154 @@
+//! Command-line types (clap). They hold no logic: `settings` resolves them
+//! with the config and environment, `commands` acts on the result.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "oneworks",
+    version,
+    about = "Install, configure and supervise vendor coding-agent CLIs (Kiro CLI first)",
+    long_about = "Install, configure and supervise vendor coding-agent CLIs.\n\n\
+        The first adapter is Kiro CLI (`kiro-cli`). `oneworks adapter prepare kiro` \
+        resolves a verified kiro-cli; `oneworks config render kiro` writes the isolated \
+        Kiro world a session gets from `.oneworks/config.yaml`.",
+    after_help = "Exit codes: 0 ok, 1 internal, 2 usage, 3 config, 4 network, 5 checksum, \
+        6 unsafe archive, 7 no usable kiro-cli, 8 install-lock timeout, 11 session, 130 interrupted."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Use this config file instead of the project's `.oneworks/config.yaml`
+    #[arg(long, global = true, env = "ONEWORKS_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print only errors
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more detail (repeat for debug logs)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Never draw progress bars
+    #[arg(long, global = true)]
+    pub no_progress: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Install, inspect and manage adapter CLIs
+    #[command(subcommand)]
+    Adapter(AdapterCommand),
+    /// Check and render configuration
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print shell completions to stdout
+    Completions {
+        /// The shell to generate completions for
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdapterName {
+    /// Kiro CLI (`kiro-cli`)
+    Kiro,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdapterCommand {
+    /// Resolve a verified kiro-cli: install the managed version, or check the system/path one
+    Prepare(PrepareArgs),
+    /// Show which kiro-cli would be used, and why other candidates were skipped
+    Status {
+        adapter: AdapterName,
+        /// Print one JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
+    /// List adapters and their installed versions
+    List {
+        /// Print one JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run Kiro's own login inside a session profile
+    Login {
+        adapter: AdapterName,
+        /// Session whose profile receives the login
+        #[arg(long, default_value = "default", value_parser = parse_session_name)]
+        session: String,
+    },
+    /// Remove older managed versions (never the one `.oneworks/kiro.lock` names)
+    Prune {
+        adapter: AdapterName,
+        /// How many of the newest versions to keep
+        #[arg(long, default_value_t = 1)]
+        keep: usize,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct PrepareArgs {
+    pub adapter: AdapterName,
+    /// Make no network request: use an installed version or fail (exit 7)
+    #[arg(long, conflicts_with = "force")]
+    pub offline: bool,
+    /// Download and install again even if the version is installed
+    #[arg(long)]
+    pub force: bool,
+    /// Install exactly the artifact recorded in `.oneworks/kiro.lock`
+    #[arg(long)]
+    pub locked: bool,
+    /// Print one JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate the layered configuration and print where it came from
+    Check,
+    /// Write (or with --dry-run print) the Kiro world a session gets
+    Render {
+        adapter: AdapterName,
+        /// Session name
+        #[arg(long, default_value = "default", value_parser = parse_session_name)]
+        session: String,
+        /// Print what would be written instead of writing it
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+/// Session names: `[A-Za-z0-9_-]{1,64}`.
+pub fn parse_session_name(name: &str) -> Result<String, String> {
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if valid {
+        Ok(name.to_owned())
+    } else {
+        Err("a session name is 1 to 64 characters of A-Z, a-z, 0-9, `_` and `-`".to_owned())
+    }
+}
+
+impl Cli {
+    /// Whether this invocation asked for JSON output (errors follow suit).
+    pub fn wants_json(&self) -> bool {
+        match &self.command {
+            Command::Adapter(AdapterCommand::Prepare(args)) => args.json,
+            Command::Adapter(AdapterCommand::Status { json, .. }) => *json,
+            Command::Adapter(AdapterCommand::List { json }) => *json,
+            _ => false,
+        }
+    }
+}

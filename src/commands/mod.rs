@@ -1,0 +1,9 @@
+//! One file per command: each takes resolved [`Settings`](crate::settings::Settings)
+//! and does its job; none parses arguments or reads the environment.
+
+pub mod completions;
+pub mod config;
+pub mod login;
+pub mod prepare;
+pub mod prune;
+pub mod status;

@@ -1,0 +1,297 @@
+//! Layered loading: the user file `$XDG_CONFIG_HOME/oneworks/config.yaml`,
+//! then the project file (or `--config`/`ONEWORKS_CONFIG`) over it. Maps
+//! merge key by key; lists and scalars are replaced. Each file is first
+//! checked on its own so errors carry its name, line and column.
+
+use std::path::{Path, PathBuf};
+
+use serde_yaml_ng::Value;
+
+use super::credentials::check_no_credentials;
+use super::schema::{ConfigFile, SourceKind};
+use crate::adapter::data::AdapterData;
+use crate::error::{Classify, ErrorKind};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("failed to read config file `{path}`")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("config file `{path}` does not exist")]
+    Missing { path: PathBuf },
+    #[error("invalid config `{}:{line}:{column}`: {message}", path.display())]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("invalid config `{}`: {message}", path.display())]
+    ParseNoPosition { path: PathBuf, message: String },
+    #[error("invalid config at `{key}`: {message}")]
+    Invalid { key: String, message: String },
+    #[error("credential in config at `{key}`: {reason}")]
+    Credential { key: String, reason: String },
+}
+
+impl Classify for ConfigError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Config
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            ConfigError::Credential { .. } => Some(
+                "credentials do not belong in config files: write a `${VAR}` reference and export VAR when oneworks starts Kiro"
+                    .to_owned(),
+            ),
+            ConfigError::Missing { .. } => {
+                Some("check `--config` or `ONEWORKS_CONFIG`".to_owned())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Which files to layer.
+#[derive(Debug, Clone)]
+pub struct ConfigSources {
+    /// The user file; skipped when it does not exist.
+    pub user: Option<PathBuf>,
+    /// The project file; skipped when it does not exist.
+    pub project: Option<PathBuf>,
+    /// `--config`/`ONEWORKS_CONFIG`: replaces the project file and must exist.
+    pub explicit: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LoadedConfig {
+    pub config: ConfigFile,
+    /// The files that were read, lowest layer first.
+    pub files: Vec<PathBuf>,
+}
+
+pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig, ConfigError> {
+    let mut files = Vec::new();
+    let mut merged = Value::Mapping(Default::default());
+    if let Some(user) = sources.user.as_deref().filter(|path| path.exists()) {
+        merge(&mut merged, read_layer(user)?);
+        files.push(user.to_owned());
+    }
+    let upper = match &sources.explicit {
+        Some(explicit) if !explicit.exists() => {
+            return Err(ConfigError::Missing {
+                path: explicit.clone(),
+            })
+        }
+        Some(explicit) => Some(explicit.as_path()),
+        None => sources.project.as_deref().filter(|path| path.exists()),
+    };
+    if let Some(upper) = upper {
+        merge(&mut merged, read_layer(upper)?);
+        files.push(upper.to_owned());
+    }
+    let config: ConfigFile =
+        serde_yaml_ng::from_value(merged).map_err(|error| ConfigError::Invalid {
+            key: "adapters".to_owned(),
+            message: error.to_string(),
+        })?;
+    check_semantics(&config, data)?;
+    Ok(LoadedConfig { config, files })
+}
+
+/// Reads one file, checks it alone against the schema (for positions), and
+/// returns its YAML tree with relative skill paths made absolute.
+fn read_layer(path: &Path) -> Result<Value, ConfigError> {
+    let text = fs_err::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source: source.into(),
+    })?;
+    let positioned = |error: serde_yaml_ng::Error| match error.location() {
+        Some(location) => ConfigError::Parse {
+            path: path.to_owned(),
+            line: location.line(),
+            column: location.column(),
+            message: error.to_string(),
+        },
+        None => ConfigError::ParseNoPosition {
+            path: path.to_owned(),
+            message: error.to_string(),
+        },
+    };
+    let mut value: Value = serde_yaml_ng::from_str(&text).map_err(positioned)?;
+    if value.is_null() {
+        return Ok(Value::Mapping(Default::default()));
+    }
+    let _: ConfigFile = serde_yaml_ng::from_str(&text).map_err(positioned)?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    absolutize_skill_paths(&mut value, base);
+    Ok(value)
+}
+
+fn absolutize_skill_paths(value: &mut Value, base: &Path) {
+    let skills = value
+        .get_mut("adapters")
+        .and_then(|adapters| adapters.get_mut("kiro"))
+        .and_then(|kiro| kiro.get_mut("skills"))
+        .and_then(Value::as_sequence_mut);
+    for skill in skills.into_iter().flatten() {
+        if let Some(Value::String(path)) = skill.get_mut("path") {
+            if Path::new(path.as_str()).is_relative() {
+                *path = base.join(path.as_str()).to_string_lossy().into_owned();
+            }
+        }
+    }
+}
+
+/// Maps merge key by key; anything else in `upper` replaces `lower`.
+fn merge(lower: &mut Value, upper: Value) {
+    match (lower, upper) {
+        (Value::Mapping(lower), Value::Mapping(upper)) => {
+            for (key, value) in upper {
+                match lower.get_mut(&key) {
+                    Some(existing) => merge(existing, value),
+                    None => {
+                        lower.insert(key, value);
+                    }
+                }
+            }
+        }
+        (lower, upper) => *lower = upper,
+    }
+}
+
+fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), ConfigError> {
+    let kiro = &config.adapters.kiro;
+    match (&kiro.cli.path, kiro.cli.source) {
+        (Some(_), source) if source != SourceKind::Path => {
+            return Err(ConfigError::Invalid {
+                key: "adapters.kiro.cli.path".to_owned(),
+                message: format!("`path` is only allowed with `source: path` (source is `{source}`)"),
+            })
+        }
+        (None, SourceKind::Path) => {
+            return Err(ConfigError::Invalid {
+                key: "adapters.kiro.cli.path".to_owned(),
+                message: "`source: path` needs `path`, the absolute path of kiro-cli".to_owned(),
+            })
+        }
+        (Some(path), _) if !path.is_absolute() => {
+            return Err(ConfigError::Invalid {
+                key: "adapters.kiro.cli.path".to_owned(),
+                message: format!("`{}` is not an absolute path", path.display()),
+            })
+        }
+        _ => {}
+    }
+    for trigger in kiro.hooks.keys() {
+        if !data.session.hook_triggers.contains(trigger) {
+            return Err(ConfigError::Invalid {
+                key: format!("adapters.kiro.hooks.{trigger}"),
+                message: format!(
+                    "unknown hook trigger `{trigger}`; known triggers: {}",
+                    data.session.hook_triggers.join(", ")
+                ),
+            });
+        }
+    }
+    for (index, skill) in kiro.skills.iter().enumerate() {
+        if skill.name.trim().is_empty() {
+            return Err(ConfigError::Invalid {
+                key: format!("adapters.kiro.skills[{index}].name"),
+                message: "a skill needs a non-blank name".to_owned(),
+            });
+        }
+    }
+    check_no_credentials(kiro, &data.credentials)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<LoadedConfig, ConfigError> {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let path = temp.path().join("config.yaml");
+        std::fs::write(&path, text).expect("write");
+        let sources = ConfigSources {
+            user: None,
+            project: Some(path),
+            explicit: None,
+        };
+        load(&sources, &AdapterData::builtin().expect("data"))
+    }
+
+    #[test]
+    fn bad_version_names_line_and_column() {
+        let error = load_text("adapters:\n  kiro:\n    cli:\n      version: nonsense\n").unwrap_err();
+        let message = error.to_string();
+        assert!(matches!(error, ConfigError::Parse { line: 4, .. }), "{message}");
+        assert!(message.contains("config.yaml:4:"), "{message}");
+        assert!(message.contains("nonsense"), "{message}");
+    }
+
+    #[test]
+    fn unknown_key_and_relative_dir_are_refused() {
+        let error = load_text("adapters:\n  kiro:\n    colour: red\n").unwrap_err();
+        assert!(matches!(error, ConfigError::Parse { line: 3, .. }), "{error}");
+        let error = load_text("adapters:\n  kiro:\n    additionalDirs: [relative/dir]\n").unwrap_err();
+        assert!(error.to_string().contains("not an absolute path"), "{error}");
+    }
+
+    #[test]
+    fn path_needs_path_source() {
+        let error =
+            load_text("adapters:\n  kiro:\n    cli:\n      path: /opt/kiro-cli\n").unwrap_err();
+        assert!(error.to_string().contains("adapters.kiro.cli.path"), "{error}");
+        let loaded = load_text(
+            "adapters:\n  kiro:\n    cli:\n      source: path\n      path: /opt/kiro-cli\n",
+        )
+        .expect("valid");
+        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::Path);
+    }
+
+    #[test]
+    fn empty_file_is_defaults() {
+        let loaded = load_text("").expect("empty config is valid");
+        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::Managed);
+    }
+
+    #[test]
+    fn layers_merge_maps_and_replace_lists() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let user = temp.path().join("user.yaml");
+        let project = temp.path().join("project.yaml");
+        std::fs::write(
+            &user,
+            "adapters:\n  kiro:\n    passEnv: [A, B]\n    configContent:\n      telemetry.enabled: false\n      chat.defaultModel: m1\n",
+        )
+        .expect("write");
+        std::fs::write(
+            &project,
+            "adapters:\n  kiro:\n    passEnv: [C]\n    configContent:\n      chat.defaultModel: m2\n",
+        )
+        .expect("write");
+        let sources = ConfigSources {
+            user: Some(user),
+            project: Some(project),
+            explicit: None,
+        };
+        let loaded = load(&sources, &AdapterData::builtin().expect("data")).expect("loads");
+        let kiro = &loaded.config.adapters.kiro;
+        assert_eq!(kiro.pass_env.len(), 1);
+        let content = kiro.config_content.as_ref().expect("content");
+        assert_eq!(content["telemetry.enabled"], false);
+        assert_eq!(content["chat.defaultModel"], "m2");
+        assert_eq!(loaded.files.len(), 2);
+    }
+
+    #[test]
+    fn unknown_hook_trigger_is_refused() {
+        let error = load_text("adapters:\n  kiro:\n    hooks:\n      beforeAll:\n        - command: x\n")
+            .unwrap_err();
+        assert!(error.to_string().contains("adapters.kiro.hooks.beforeAll"), "{error}");
+    }
+}

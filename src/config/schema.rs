@@ -1,0 +1,227 @@
+//! The `config.yaml` schema (SPEC §2). Strict: unknown keys and wrong types
+//! are errors, and the types below validate their own values so the YAML
+//! parser can point at the line and column of a bad one.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub adapters: Adapters,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Adapters {
+    #[serde(default)]
+    pub kiro: KiroConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KiroConfig {
+    #[serde(default)]
+    pub cli: CliConfig,
+    #[serde(default)]
+    pub additional_dirs: Vec<AbsolutePath>,
+    /// Becomes `$KIRO_HOME/settings/cli.json` (flat dotted keys or nested maps).
+    pub config_content: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Deep-merged into the session's `oneworks` agent.
+    pub agent_config: Option<serde_json::Map<String, serde_json::Value>>,
+    pub system_prompt: Option<String>,
+    #[serde(default)]
+    pub skills: Vec<SkillConfig>,
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, McpServer>,
+    /// Trigger name → hook entries; triggers are checked against the adapter data.
+    #[serde(default)]
+    pub hooks: BTreeMap<String, Vec<HookEntry>>,
+    #[serde(default)]
+    pub pass_env: Vec<EnvName>,
+    #[serde(default)]
+    pub approvals: Approvals,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CliConfig {
+    #[serde(default)]
+    pub source: SourceKind,
+    #[serde(default)]
+    pub version: VersionRequest,
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    #[default]
+    Managed,
+    System,
+    Path,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Managed => "managed",
+            SourceKind::System => "system",
+            SourceKind::Path => "path",
+        }
+    }
+}
+
+impl fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `latest` or an exact `X.Y.Z`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum VersionRequest {
+    #[default]
+    Latest,
+    Exact(semver::Version),
+}
+
+impl fmt::Display for VersionRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VersionRequest::Latest => f.write_str("latest"),
+            VersionRequest::Exact(version) => write!(f, "{version}"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for VersionRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text == "latest" {
+            return Ok(VersionRequest::Latest);
+        }
+        semver::Version::parse(&text)
+            .map(VersionRequest::Exact)
+            .map_err(|_| {
+                serde::de::Error::custom(format!(
+                    "invalid version `{text}`: expected `latest` or an exact version such as `2.15.1`"
+                ))
+            })
+    }
+}
+
+/// An absolute path (relative ones are refused where they are written).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AbsolutePath(pub PathBuf);
+
+impl<'de> Deserialize<'de> for AbsolutePath {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let path = PathBuf::deserialize(deserializer)?;
+        if path.is_absolute() {
+            Ok(AbsolutePath(path))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "`{}` is not an absolute path",
+                path.display()
+            )))
+        }
+    }
+}
+
+/// An environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct EnvName(pub String);
+
+impl<'de> Deserialize<'de> for EnvName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if is_env_name(&name) {
+            Ok(EnvName(name))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "`{name}` is not an environment variable name"
+            )))
+        }
+    }
+}
+
+pub fn is_env_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SkillConfig {
+    pub name: String,
+    /// Folder holding `SKILL.md`; relative paths are resolved against the
+    /// config file that names them when the file is loaded.
+    pub path: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum McpServer {
+    Local(LocalMcpServer),
+    Remote(RemoteMcpServer),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LocalMcpServer {
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RemoteMcpServer {
+    pub url: String,
+    #[serde(default)]
+    pub transport: RemoteTransport,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemoteTransport {
+    #[default]
+    Http,
+    Sse,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookEntry {
+    pub command: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Approvals {
+    pub webhook: Option<String>,
+    pub webhook_auth_env: Option<EnvName>,
+    #[serde(default)]
+    pub pane_fallback: PaneFallback,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PaneFallback {
+    #[default]
+    Auto,
+    On,
+    Off,
+}

@@ -1,0 +1,160 @@
+//! The error type at the command edge: every failure carries an
+//! [`ErrorKind`] that fixes its documented exit code (SPEC §1.2) and its
+//! `kind` string in `--json` error documents, plus an optional hint.
+
+use std::fmt;
+
+/// What went wrong, as far as the exit code is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Internal,
+    Config,
+    Network,
+    ChecksumMismatch,
+    UnsafeArchive,
+    NoUsableCli,
+    LockTimeout,
+    AgentFailed,
+    PermissionRefused,
+    Session,
+    Interrupted,
+}
+
+impl ErrorKind {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorKind::Internal => 1,
+            ErrorKind::Config => 3,
+            ErrorKind::Network => 4,
+            ErrorKind::ChecksumMismatch => 5,
+            ErrorKind::UnsafeArchive => 6,
+            ErrorKind::NoUsableCli => 7,
+            ErrorKind::LockTimeout => 8,
+            ErrorKind::AgentFailed => 9,
+            ErrorKind::PermissionRefused => 10,
+            ErrorKind::Session => 11,
+            ErrorKind::Interrupted => 130,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Internal => "internal",
+            ErrorKind::Config => "config",
+            ErrorKind::Network => "network",
+            ErrorKind::ChecksumMismatch => "checksum_mismatch",
+            ErrorKind::UnsafeArchive => "unsafe_archive",
+            ErrorKind::NoUsableCli => "no_usable_cli",
+            ErrorKind::LockTimeout => "lock_timeout",
+            ErrorKind::AgentFailed => "agent_failed",
+            ErrorKind::PermissionRefused => "permission_refused",
+            ErrorKind::Session => "session",
+            ErrorKind::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// A failure on its way to `main`: the kind, the error chain and a hint.
+pub struct Error {
+    kind: ErrorKind,
+    inner: anyhow::Error,
+    hint: Option<String>,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            kind,
+            inner: error.into(),
+            hint: None,
+        }
+    }
+
+    pub fn msg(kind: ErrorKind, message: impl fmt::Display) -> Self {
+        Self::new(kind, anyhow::anyhow!("{message}"))
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    pub fn hint(&self) -> Option<&str> {
+        self.hint.as_deref()
+    }
+
+    /// The message with its causes, `: `-joined.
+    pub fn message(&self) -> String {
+        let mut message = self.inner.to_string();
+        for cause in self.inner.chain().skip(1) {
+            let cause = cause.to_string();
+            if !message.contains(&cause) {
+                message.push_str(": ");
+                message.push_str(&cause);
+            }
+        }
+        message
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: {:?}", self.kind, self.inner)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+/// A subsystem error that knows its kind and, where a user can act, a hint.
+pub trait Classify: std::error::Error + Send + Sync + 'static {
+    fn kind(&self) -> ErrorKind;
+    fn hint(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Lifts a subsystem error into the edge error, keeping kind and hint.
+pub fn classify<E: Classify>(error: E) -> Error {
+    let kind = error.kind();
+    let hint = error.hint();
+    Error {
+        kind,
+        inner: anyhow::Error::new(error),
+        hint,
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Prints a failure: the human message (and hint) on stderr, and with
+/// `--json` also `{"error":{kind,message,hint}}` on stdout.
+pub fn report(error: &Error, json: bool) {
+    eprintln!("error: {}", error.message());
+    if let Some(hint) = error.hint() {
+        eprintln!("hint: {hint}");
+    }
+    if json {
+        let document = serde_json::json!({
+            "error": {
+                "kind": error.kind().as_str(),
+                "message": error.message(),
+                "hint": error.hint(),
+            }
+        });
+        println!("{document}");
+    }
+}
+
+impl<E: Classify> From<E> for Error {
+    fn from(error: E) -> Self {
+        classify(error)
+    }
+}

@@ -1,0 +1,333 @@
+//! Path safety shared by the installer and session homes: refuse symlinks
+//! and special files on the way to a managed folder, refuse real paths that
+//! escape their root, create folders one level at a time without following
+//! links, and write files atomically (temp file in the same folder, rename).
+
+use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Classify, ErrorKind};
+
+#[derive(Debug, thiserror::Error)]
+pub enum UnsafePath {
+    #[error("refusing to use `{path}`: it is a symbolic link (oneworks never follows links inside its managed folders)")]
+    Symlink { path: PathBuf },
+    #[error("refusing to use `{path}`: it is a {found}, not a {expected}")]
+    WrongType {
+        path: PathBuf,
+        found: &'static str,
+        expected: &'static str,
+    },
+    #[error("refusing to use `{path}`: its real path `{real}` escapes `{root}`")]
+    Escapes {
+        path: PathBuf,
+        real: PathBuf,
+        root: PathBuf,
+    },
+    #[error("refusing to use `{path}`: it is not under `{root}`")]
+    NotUnder { path: PathBuf, root: PathBuf },
+    #[error("refusing to use `{path}`: it is owned by uid {owner}, not by this user (uid {uid})")]
+    Owner { path: PathBuf, owner: u32, uid: u32 },
+    #[error("failed to inspect `{path}`")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Classify for UnsafePath {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            UnsafePath::Io { .. } => ErrorKind::Internal,
+            _ => ErrorKind::UnsafeArchive,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            UnsafePath::Io { .. } => None,
+            _ => Some("remove or replace the offending entry; oneworks will not repair it for you".to_owned()),
+        }
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
+    move |source| UnsafePath::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The real uid of this process.
+#[allow(unsafe_code)]
+pub fn current_uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+/// A name for a file type in messages.
+pub fn describe(file_type: std::fs::FileType) -> &'static str {
+    if file_type.is_symlink() {
+        "symbolic link"
+    } else if file_type.is_dir() {
+        "directory"
+    } else if file_type.is_file() {
+        "regular file"
+    } else if file_type.is_fifo() {
+        "FIFO"
+    } else if file_type.is_socket() {
+        "socket"
+    } else if file_type.is_block_device() || file_type.is_char_device() {
+        "device"
+    } else {
+        "special file"
+    }
+}
+
+/// The components of `path` below `base`, as successive paths
+/// (`base/a`, `base/a/b`, …). `path` must be under `base`, lexically.
+fn below<'a>(base: &'a Path, path: &'a Path) -> Result<Vec<PathBuf>, UnsafePath> {
+    let rest = path.strip_prefix(base).map_err(|_| UnsafePath::NotUnder {
+        path: path.to_owned(),
+        root: base.to_owned(),
+    })?;
+    let mut current = base.to_owned();
+    let mut steps = Vec::new();
+    for component in rest.components() {
+        match component {
+            Component::Normal(name) => {
+                current.push(name);
+                steps.push(current.clone());
+            }
+            Component::CurDir => {}
+            _ => {
+                return Err(UnsafePath::NotUnder {
+                    path: path.to_owned(),
+                    root: base.to_owned(),
+                })
+            }
+        }
+    }
+    Ok(steps)
+}
+
+/// Refuses `path` if any existing component below `base` down to `path` is
+/// a symbolic link or not a directory (missing ones end the walk). `base`
+/// itself may be a link (a user's data folder on another disk). Nothing is
+/// created.
+pub fn check_dir_chain(base: &Path, path: &Path) -> Result<(), UnsafePath> {
+    for step in below(base, path)? {
+        match std::fs::symlink_metadata(&step) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                return Err(UnsafePath::Symlink { path: step })
+            }
+            Ok(metadata) if !metadata.is_dir() => {
+                return Err(UnsafePath::WrongType {
+                    path: step,
+                    found: describe(metadata.file_type()),
+                    expected: "directory",
+                })
+            }
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(error) => return Err(io_error(&step)(error)),
+        }
+    }
+    Ok(())
+}
+
+/// Creates `path` and every missing folder between `base` and it, one level
+/// at a time with `mode`, refusing symlinks and non-folders on the way.
+/// `base` itself is created with its parents if missing (it must not be a
+/// link either).
+pub fn create_dir_chain(base: &Path, path: &Path, mode: u32) -> Result<(), UnsafePath> {
+    if std::fs::symlink_metadata(base).is_err() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode_compat(mode)
+            .create(base)
+            .map_err(io_error(base))?;
+    }
+    check_dir_chain(base, path)?;
+    for step in below(base, path)? {
+        match std::fs::DirBuilder::new().mode_compat(mode).create(&step) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                let metadata = std::fs::symlink_metadata(&step).map_err(io_error(&step))?;
+                if metadata.file_type().is_symlink() {
+                    return Err(UnsafePath::Symlink { path: step });
+                }
+                if !metadata.is_dir() {
+                    return Err(UnsafePath::WrongType {
+                        path: step,
+                        found: describe(metadata.file_type()),
+                        expected: "directory",
+                    });
+                }
+            }
+            Err(error) => return Err(io_error(&step)(error)),
+        }
+    }
+    Ok(())
+}
+
+trait DirBuilderMode {
+    fn mode_compat(&mut self, mode: u32) -> &mut Self;
+}
+
+impl DirBuilderMode for std::fs::DirBuilder {
+    fn mode_compat(&mut self, mode: u32) -> &mut Self {
+        std::os::unix::fs::DirBuilderExt::mode(self, mode)
+    }
+}
+
+/// Refuses an executable that is a link, not a regular file, not
+/// executable, or whose real path escapes `root`.
+pub fn check_executable(root: &Path, executable: &Path) -> Result<(), UnsafePath> {
+    check_dir_chain(root, executable.parent().unwrap_or(root))?;
+    let metadata = std::fs::symlink_metadata(executable).map_err(io_error(executable))?;
+    if metadata.file_type().is_symlink() {
+        return Err(UnsafePath::Symlink {
+            path: executable.to_owned(),
+        });
+    }
+    if !metadata.is_file() {
+        return Err(UnsafePath::WrongType {
+            path: executable.to_owned(),
+            found: describe(metadata.file_type()),
+            expected: "regular file",
+        });
+    }
+    check_real_path_inside(root, executable)?;
+    if metadata.permissions().mode() & 0o111 == 0 {
+        return Err(UnsafePath::WrongType {
+            path: executable.to_owned(),
+            found: "file without execute permission",
+            expected: "executable file",
+        });
+    }
+    Ok(())
+}
+
+/// Refuses `path` when its canonical path is not inside the canonical `root`.
+pub fn check_real_path_inside(root: &Path, path: &Path) -> Result<(), UnsafePath> {
+    let real_root = std::fs::canonicalize(root).map_err(io_error(root))?;
+    let real = std::fs::canonicalize(path).map_err(io_error(path))?;
+    if real.starts_with(&real_root) {
+        Ok(())
+    } else {
+        Err(UnsafePath::Escapes {
+            path: path.to_owned(),
+            real,
+            root: real_root,
+        })
+    }
+}
+
+/// Refuses a folder not owned by this user, or readable by others when
+/// `private` (runtime folders must be 0700 and ours).
+pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::symlink_metadata(path).map_err(io_error(path))?;
+    if metadata.file_type().is_symlink() {
+        return Err(UnsafePath::Symlink {
+            path: path.to_owned(),
+        });
+    }
+    if !metadata.is_dir() {
+        return Err(UnsafePath::WrongType {
+            path: path.to_owned(),
+            found: describe(metadata.file_type()),
+            expected: "directory",
+        });
+    }
+    let uid = current_uid();
+    if metadata.uid() != uid {
+        return Err(UnsafePath::Owner {
+            path: path.to_owned(),
+            owner: metadata.uid(),
+            uid,
+        });
+    }
+    if metadata.mode() & 0o077 != 0 {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+            .map_err(io_error(path))?;
+    }
+    Ok(())
+}
+
+/// Writes `contents` to `path` atomically: a temp file in the same folder,
+/// flushed and renamed over the target. Readers see the old or the new
+/// file, never a half-written one.
+pub fn atomic_write(path: &Path, contents: &[u8], mode: u32) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut file = tempfile::Builder::new()
+        .prefix(".oneworks-tmp-")
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempfile_in(dir)?;
+    file.write_all(contents)?;
+    file.as_file().sync_data()?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dir_chain_refuses_symlinks_and_files() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let base = temp.path().join("base");
+        create_dir_chain(&base, &base.join("a/b"), 0o700).expect("creates chain");
+        assert!(base.join("a/b").is_dir());
+
+        std::os::unix::fs::symlink(temp.path(), base.join("link")).expect("symlink");
+        let error = create_dir_chain(&base, &base.join("link/x"), 0o700).unwrap_err();
+        assert!(matches!(error, UnsafePath::Symlink { .. }), "{error}");
+        assert!(!temp.path().join("x").exists());
+
+        std::fs::write(base.join("file"), b"").expect("write");
+        let error = check_dir_chain(&base, &base.join("file/x")).unwrap_err();
+        assert!(matches!(error, UnsafePath::WrongType { .. }), "{error}");
+    }
+
+    #[test]
+    fn executable_checks() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let root = temp.path().join("v");
+        std::fs::create_dir(&root).expect("mkdir");
+        let exe = root.join("kiro-cli");
+        std::fs::write(&exe, b"#!/bin/sh\n").expect("write");
+        assert!(check_executable(&root, &exe).is_err(), "not executable yet");
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        check_executable(&root, &exe).expect("regular executable passes");
+
+        let outside = temp.path().join("outside");
+        std::fs::write(&outside, b"").expect("write");
+        let link = root.join("link");
+        std::os::unix::fs::symlink(&outside, &link).expect("symlink");
+        assert!(matches!(
+            check_executable(&root, &link),
+            Err(UnsafePath::Symlink { .. })
+        ));
+        let folder = root.join("folder");
+        std::fs::create_dir(&folder).expect("mkdir");
+        assert!(matches!(
+            check_executable(&root, &folder),
+            Err(UnsafePath::WrongType { .. })
+        ));
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let path = temp.path().join("f.json");
+        atomic_write(&path, b"one", 0o600).expect("write");
+        atomic_write(&path, b"two", 0o600).expect("rewrite");
+        assert_eq!(std::fs::read(&path).expect("read"), b"two");
+        let leftovers = std::fs::read_dir(temp.path()).expect("list").count();
+        assert_eq!(leftovers, 1, "no temp files left behind");
+    }
+}

@@ -1,0 +1,159 @@
+//! Kiro's release manifest (SPEC §4.1): `{"version", "packages": [entry…]}`.
+//! Unknown fields are ignored; missing or malformed required fields are
+//! clear errors naming the entry.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactEntry {
+    pub target_triple: String,
+    pub os: String,
+    pub file_type: String,
+    pub architecture: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    pub download: String,
+    pub sha256: String,
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli_path: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    pub version: semver::Version,
+    pub packages: Vec<ArtifactEntry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("the manifest is not valid JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    #[error("the manifest has no `{0}` field")]
+    Missing(&'static str),
+    #[error("the manifest `version` `{0}` is not a semantic version")]
+    Version(String),
+    #[error("manifest package #{index} is malformed: {source}")]
+    Entry {
+        index: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("manifest package #{index} (`{download}`): `sha256` is not 64 hex digits")]
+    Digest { index: usize, download: String },
+    #[error("manifest package #{index} (`{download}`): `download` must be a relative path without `..`")]
+    Download { index: usize, download: String },
+}
+
+/// Whether `text` is a SHA-256 digest in hex (either case).
+pub fn is_sha256(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|byte| byte.is_ascii_hexdigit())
+}
+
+/// Whether a `download` path is safe to join to the download base.
+pub fn is_safe_download(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains("://")
+        && !path.contains('\\')
+        && path.split('/').all(|part| part != ".." && !part.is_empty())
+        && !path.chars().any(char::is_control)
+}
+
+impl Manifest {
+    pub fn parse(bytes: &[u8]) -> Result<Self, ManifestError> {
+        let document: serde_json::Value = serde_json::from_slice(bytes).map_err(ManifestError::Json)?;
+        let version = document
+            .get("version")
+            .and_then(|version| version.as_str())
+            .ok_or(ManifestError::Missing("version"))?;
+        let version = semver::Version::parse(version)
+            .map_err(|_| ManifestError::Version(version.to_owned()))?;
+        let packages = document
+            .get("packages")
+            .and_then(|packages| packages.as_array())
+            .ok_or(ManifestError::Missing("packages"))?;
+        let packages = packages
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| {
+                let entry = ArtifactEntry::deserialize(entry)
+                    .map_err(|source| ManifestError::Entry { index, source })?;
+                entry.validate(index)?;
+                Ok(entry)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self { version, packages })
+    }
+}
+
+impl ArtifactEntry {
+    pub fn validate(&self, index: usize) -> Result<(), ManifestError> {
+        if !is_sha256(&self.sha256) {
+            return Err(ManifestError::Digest {
+                index,
+                download: self.download.clone(),
+            });
+        }
+        if !is_safe_download(&self.download) {
+            return Err(ManifestError::Download {
+                index,
+                download: self.download.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `os/architecture/variant fileType (targetTriple)`, for listings.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}/{}/{} {} ({})",
+            self.os,
+            self.architecture,
+            self.variant.as_deref().unwrap_or("-"),
+            self.file_type,
+            self.target_triple
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRY: &str = r#"{"kind":"deb","targetTriple":"x86_64-unknown-linux-gnu","os":"linux",
+        "fileType":"tarGz","architecture":"x86_64","variant":"headless",
+        "download":"2.15.1/kirocli-x86_64-linux.tar.gz",
+        "sha256":"ee7f000000000000000000000000000000000000000000000000000000f648","size":554395785,
+        "channel":"stable","somethingNew":1}"#;
+
+    #[test]
+    fn parses_entries_and_ignores_unknown_fields() {
+        let text = format!(r#"{{"version":"2.15.1","packages":[{ENTRY}]}}"#);
+        let manifest = Manifest::parse(text.as_bytes()).expect("parses");
+        assert_eq!(manifest.version.to_string(), "2.15.1");
+        assert_eq!(manifest.packages[0].file_type, "tarGz");
+        assert_eq!(manifest.packages[0].size, 554_395_785);
+    }
+
+    #[test]
+    fn rejects_bad_fields() {
+        let bad_digest = ENTRY.replace("ee7f0000", "zz7f0000");
+        let text = format!(r#"{{"version":"2.15.1","packages":[{bad_digest}]}}"#);
+        assert!(matches!(Manifest::parse(text.as_bytes()), Err(ManifestError::Digest { .. })));
+        let no_size = ENTRY.replace(r#""size":554395785,"#, "");
+        let text = format!(r#"{{"version":"2.15.1","packages":[{no_size}]}}"#);
+        let error = Manifest::parse(text.as_bytes()).unwrap_err();
+        assert!(error.to_string().contains("size"), "{error}");
+        let escaping = ENTRY.replace("2.15.1/kirocli", "../kirocli");
+        let text = format!(r#"{{"version":"2.15.1","packages":[{escaping}]}}"#);
+        assert!(matches!(Manifest::parse(text.as_bytes()), Err(ManifestError::Download { .. })));
+        assert!(matches!(Manifest::parse(b"{\"packages\":[]}"), Err(ManifestError::Missing("version"))));
+        assert!(matches!(Manifest::parse(b"not json"), Err(ManifestError::Json(_))));
+        assert!(matches!(
+            Manifest::parse(br#"{"version":"two","packages":[]}"#),
+            Err(ManifestError::Version(_))
+        ));
+    }
+}

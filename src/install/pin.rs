@@ -1,0 +1,122 @@
+//! `.oneworks/kiro.lock`: the reproducibility pin (not the install lock).
+//! It records the manifest version and, for each archive entry of that
+//! version, its platform keys, `download`, `sha256` and `size`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::manifest::{ArtifactEntry, Manifest};
+use crate::error::{Classify, ErrorKind};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pin {
+    pub version: String,
+    pub packages: Vec<ArtifactEntry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PinError {
+    #[error("`{path}` is not a valid kiro.lock")]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("`{path}` records version `{version}`, which is not a semantic version")]
+    Version { path: PathBuf, version: String },
+    #[error("`{path}` holds a malformed package entry")]
+    Entry {
+        path: PathBuf,
+        #[source]
+        source: super::manifest::ManifestError,
+    },
+    #[error("failed to read `{path}`")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("failed to write `{path}`")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Classify for PinError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            PinError::Write { .. } => ErrorKind::Internal,
+            _ => ErrorKind::Config,
+        }
+    }
+}
+
+/// The archive formats worth pinning (installable ones).
+const ARCHIVES: [&str; 4] = ["tarGz", "tarXz", "tarZst", "zip"];
+
+impl Pin {
+    pub fn from_manifest(manifest: &Manifest) -> Self {
+        Self {
+            version: manifest.version.to_string(),
+            packages: manifest
+                .packages
+                .iter()
+                .filter(|entry| ARCHIVES.contains(&entry.file_type.as_str()))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    pub fn semver(&self, path: &Path) -> Result<semver::Version, PinError> {
+        semver::Version::parse(&self.version).map_err(|_| PinError::Version {
+            path: path.to_owned(),
+            version: self.version.clone(),
+        })
+    }
+
+    /// Reads the pin; `None` when the file does not exist.
+    pub fn read(path: &Path) -> Result<Option<Self>, PinError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(PinError::Read {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
+        };
+        let pin: Pin = serde_json::from_str(&text).map_err(|source| PinError::Invalid {
+            path: path.to_owned(),
+            source,
+        })?;
+        pin.semver(path)?;
+        for (index, entry) in pin.packages.iter().enumerate() {
+            entry.validate(index).map_err(|source| PinError::Entry {
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        Ok(Some(pin))
+    }
+
+    /// Writes the pin atomically (unchanged content is not rewritten).
+    pub fn write(&self, path: &Path) -> Result<(), PinError> {
+        let mut text = serde_json::to_string_pretty(self).map_err(|source| PinError::Invalid {
+            path: path.to_owned(),
+            source,
+        })?;
+        text.push('\n');
+        if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
+            return Ok(());
+        }
+        crate::fs_safety::atomic_write(path, text.as_bytes(), 0o644).map_err(|source| PinError::Write {
+            path: path.to_owned(),
+            source,
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! The managed store: `$ONEWORKS_HOME/adapters/<adapter>/` with `versions/`,
+//! `.staging/` and `.install.lock`. Versions appear only by atomic rename of
+//! a complete, verified staging folder; each holds an `install.json` record.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::fs_safety::{self, UnsafePath};
+
+pub const RECORD_FILE: &str = "install.json";
+
+/// What was installed, written inside the version folder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallRecord {
+    pub version: String,
+    pub sha256: String,
+    pub url: String,
+    pub size: u64,
+    pub file_type: String,
+    pub target_triple: String,
+    /// The executable, relative to the version folder.
+    pub binary: String,
+    pub installed_at: String,
+}
+
+/// An installed, checked version.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    pub version: semver::Version,
+    pub dir: PathBuf,
+    pub executable: PathBuf,
+    pub record: InstallRecord,
+}
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    /// `$ONEWORKS_HOME`: symlinks are refused below it.
+    pub home: PathBuf,
+    /// `$ONEWORKS_HOME/adapters/<adapter>`.
+    pub root: PathBuf,
+}
+
+impl Store {
+    pub fn new(home: PathBuf, adapter: &str) -> Self {
+        let root = home.join("adapters").join(adapter);
+        Self { home, root }
+    }
+
+    pub fn versions_dir(&self) -> PathBuf {
+        self.root.join("versions")
+    }
+
+    pub fn version_dir(&self, version: &semver::Version) -> PathBuf {
+        self.versions_dir().join(version.to_string())
+    }
+
+    pub fn staging_dir(&self) -> PathBuf {
+        self.root.join(".staging")
+    }
+
+    pub fn lock_path(&self) -> PathBuf {
+        self.root.join(".install.lock")
+    }
+
+    /// Creates the root, `versions/` and `.staging/`, refusing links.
+    pub fn prepare_dirs(&self) -> Result<(), UnsafePath> {
+        fs_safety::create_dir_chain(&self.home, &self.versions_dir(), 0o755)?;
+        fs_safety::create_dir_chain(&self.home, &self.staging_dir(), 0o700)
+    }
+
+    /// Removes staging folders left by killed installs. Call under the lock.
+    pub fn sweep_staging(&self) {
+        let Ok(entries) = std::fs::read_dir(self.staging_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+            let removed = if is_dir {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            if let Err(error) = removed {
+                tracing::warn!("could not remove stale staging `{}`: {error}", path.display());
+            }
+        }
+    }
+
+    /// The installed version `version`, checked, or `None` when absent.
+    pub fn installed(&self, version: &semver::Version) -> Result<Option<Installed>, UnsafePath> {
+        let dir = self.version_dir(version);
+        fs_safety::check_dir_chain(&self.home, &dir)?;
+        let record_path = dir.join(RECORD_FILE);
+        let Ok(text) = std::fs::read_to_string(&record_path) else {
+            return Ok(None);
+        };
+        let Ok(record) = serde_json::from_str::<InstallRecord>(&text) else {
+            tracing::warn!("ignoring `{}`: unreadable install record", record_path.display());
+            return Ok(None);
+        };
+        let executable = dir.join(&record.binary);
+        fs_safety::check_executable(&dir, &executable)?;
+        Ok(Some(Installed {
+            version: version.clone(),
+            dir,
+            executable,
+            record,
+        }))
+    }
+
+    /// Every installed version, newest first. Unsafe ones are errors.
+    pub fn list(&self) -> Result<Vec<Installed>, UnsafePath> {
+        fs_safety::check_dir_chain(&self.home, &self.versions_dir())?;
+        let Ok(entries) = std::fs::read_dir(self.versions_dir()) else {
+            return Ok(Vec::new());
+        };
+        let mut versions: Vec<semver::Version> = entries
+            .flatten()
+            .filter_map(|entry| semver::Version::parse(entry.file_name().to_str()?).ok())
+            .collect();
+        versions.sort_by(|a, b| b.cmp(a));
+        let mut installed = Vec::new();
+        for version in versions {
+            if let Some(found) = self.installed(&version)? {
+                installed.push(found);
+            }
+        }
+        Ok(installed)
+    }
+
+    /// Publishes a complete staging folder as `version` by rename. An
+    /// existing version (with `--force`) is moved aside first and removed.
+    pub fn publish(&self, staging: &Path, version: &semver::Version) -> std::io::Result<PathBuf> {
+        let target = self.version_dir(version);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            let aside = self
+                .staging_dir()
+                .join(format!("replaced-{version}-{}", std::process::id()));
+            std::fs::rename(&target, &aside)?;
+            std::fs::rename(staging, &target)?;
+            if let Err(error) = std::fs::remove_dir_all(&aside) {
+                tracing::warn!("could not remove `{}`: {error}", aside.display());
+            }
+        } else {
+            std::fs::rename(staging, &target)?;
+        }
+        Ok(target)
+    }
+
+    /// Removes an installed version: rename out of `versions/` first so a
+    /// half-deleted folder is never visible.
+    pub fn remove(&self, version: &semver::Version) -> std::io::Result<()> {
+        let target = self.version_dir(version);
+        let aside = self
+            .staging_dir()
+            .join(format!("pruned-{version}-{}", std::process::id()));
+        std::fs::rename(&target, &aside)?;
+        std::fs::remove_dir_all(&aside)
+    }
+}

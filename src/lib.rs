@@ -1,0 +1,22 @@
+//! oneworks: installs, configures and supervises vendor coding-agent CLIs.
+//! The first adapter is Kiro CLI.
+//!
+//! Layout: `cli` (clap types) → `settings` (resolved options) → `commands`
+//! (one file per command). Subsystems: `config`, `adapter` (vendor data,
+//! sources, probes), `install` (the managed installer), `session` (session
+//! homes and materialized Kiro config), `redact` (the credential scrubber),
+//! `fs_safety` (shared path checks and atomic writes).
+
+pub mod adapter;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod fs_safety;
+pub mod install;
+pub mod locations;
+pub mod logging;
+pub mod output;
+pub mod redact;
+pub mod run;
+pub mod settings;

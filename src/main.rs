@@ -1,0 +1,19 @@
+//! The `oneworks` binary: parse, set up logging, run, map the outcome to an
+//! exit code. Everything else lives in the library.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = oneworks::cli::Cli::parse();
+    oneworks::logging::init(&cli.global);
+    let json = cli.wants_json();
+    match oneworks::run::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            oneworks::error::report(&error, json);
+            ExitCode::from(error.kind().exit_code())
+        }
+    }
+}

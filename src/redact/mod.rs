@@ -1,0 +1,395 @@
+//! The credential scrubber every persisted file passes through (SPEC §6.2).
+//!
+//! A [`Scrubber`] is built once from the credential values present in the
+//! environment. It compiles every secret in every encoding it looks for
+//! (see [`encodings`]) into one Aho-Corasick automaton, so scrubbing costs
+//! one pass over the data however many secrets there are. Text that could
+//! hide a secret under URL or form encoding (it holds a `%` or a `+`) is
+//! decoded up to four times and searched again.
+//!
+//! Matching reports overlapping occurrences and removes their union: with
+//! non-overlapping (leftmost) matching, an occurrence that starts inside an
+//! earlier one would survive minus its first characters.
+
+mod encodings;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use serde_json::Value;
+
+use crate::adapter::data::CredentialRules;
+
+pub use encodings::Encoding;
+
+/// What a secret is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// Secrets with fewer characters than this make the whole string that holds
+/// them go, rather than each occurrence: replacing every `abc` in a text
+/// would leave the text around it a crib for the secret.
+const SHORT_SECRET_CHARS: usize = 8;
+
+/// How many rounds of URL/form decoding to undo when looking for a secret.
+const MAX_DECODE_ROUNDS: usize = 4;
+
+/// Removes credential values, in any encoding SPEC §6.2 names, and
+/// credential-named properties from text and JSON.
+#[derive(Clone)]
+pub struct Scrubber {
+    rules: CredentialRules,
+    /// The upper-cased names the secrets came from; properties so named are
+    /// dropped even if `rules` would not call them credentials.
+    secret_names: Vec<String>,
+    matcher: Matcher,
+}
+
+#[derive(Clone)]
+enum Matcher {
+    /// No secret values: only credential-named properties are dropped.
+    Nothing,
+    Patterns(Arc<PatternSet>),
+    /// The automaton could not be built (it would need billions of states):
+    /// every non-empty string and property name counts as holding a secret.
+    FailClosed,
+}
+
+struct PatternSet {
+    automaton: AhoCorasick,
+    /// Indexed by the automaton's pattern ID.
+    info: Vec<PatternInfo>,
+    /// Whether some pattern could occur inside a JSON number's text.
+    numbers_may_match: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct PatternInfo {
+    /// The pattern comes from a short secret: remove the whole string.
+    whole: bool,
+    widen_start: bool,
+    widen_end: bool,
+}
+
+impl PatternInfo {
+    fn merge(&mut self, other: PatternInfo) {
+        self.whole |= other.whole;
+        self.widen_start |= other.widen_start;
+        self.widen_end |= other.widen_end;
+    }
+}
+
+impl fmt::Debug for Scrubber {
+    // Never prints the secrets or the patterns derived from them.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let patterns = match &self.matcher {
+            Matcher::Nothing => "none".to_owned(),
+            Matcher::Patterns(set) => set.info.len().to_string(),
+            Matcher::FailClosed => "fail-closed".to_owned(),
+        };
+        formatter
+            .debug_struct("Scrubber")
+            .field("secret_names", &self.secret_names)
+            .field("patterns", &patterns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Scrubber {
+    /// `secrets`: (variable name, value) pairs of credential variables present in the environment.
+    /// `rules`: decides which property names are credential names.
+    pub fn new(secrets: Vec<(String, String)>, rules: &CredentialRules) -> Self {
+        let secret_names = secrets
+            .iter()
+            .map(|(name, _)| name.to_ascii_uppercase())
+            .collect();
+        let values: Vec<&str> = secrets
+            .iter()
+            .map(|(_, value)| value.as_str())
+            .filter(|value| !value.is_empty())
+            .collect();
+        Scrubber {
+            rules: rules.clone(),
+            secret_names,
+            matcher: Matcher::build(&values),
+        }
+    }
+
+    /// A scrubber for the credential variables of the current process
+    /// environment. Variables whose name or value is not UTF-8 are skipped.
+    pub fn from_environment(rules: &CredentialRules) -> Self {
+        let vars: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect();
+        let present = rules.present(vars.iter().map(|(name, value)| (name.as_str(), value.as_str())));
+        Self::new(present, rules)
+    }
+
+    /// Whether there are no secret values to look for.
+    pub fn is_empty(&self) -> bool {
+        matches!(self.matcher, Matcher::Nothing)
+    }
+
+    /// `text` without secrets: each occurrence becomes [`REDACTED`], or the
+    /// whole text does if a secret is short or only shows after decoding.
+    /// Borrows `text` when there is nothing to remove.
+    pub fn scrub_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match &self.matcher {
+            Matcher::Nothing => Cow::Borrowed(text),
+            Matcher::Patterns(set) => set.scrub(text),
+            Matcher::FailClosed if text.is_empty() => Cow::Borrowed(text),
+            Matcher::FailClosed => Cow::Owned(REDACTED.to_owned()),
+        }
+    }
+
+    /// Whether `text` holds a secret in any encoding, decoded or not.
+    pub fn contains_secret(&self, text: &str) -> bool {
+        match &self.matcher {
+            Matcher::Nothing => false,
+            Matcher::Patterns(set) => set.contains(text),
+            Matcher::FailClosed => !text.is_empty(),
+        }
+    }
+
+    /// Scrubs every string of `value` and drops each property whose name is
+    /// a credential variable name (any case) or holds a secret.
+    pub fn scrub_json(&self, value: &mut Value) {
+        self.scrub_value(value);
+    }
+
+    /// Scrubs `text` as JSON if it is a JSON document, else as JSON lines if
+    /// it has several lines, else as plain text. A document with nothing to
+    /// remove comes back byte for byte; one that changed is re-serialized,
+    /// pretty-printed if it spanned several lines.
+    pub fn scrub_json_text(&self, text: &str) -> String {
+        if let Ok(mut value) = serde_json::from_str::<Value>(text) {
+            if !self.scrub_value(&mut value) {
+                return text.to_owned();
+            }
+            let pretty = text.trim().contains('\n');
+            let mut out = serialize(&value, pretty);
+            out.push_str(line_ending(text));
+            return out;
+        }
+        if !text.contains('\n') {
+            return self.scrub_str(text).into_owned();
+        }
+        let mut out = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            let ending = line_ending(line);
+            let body = &line[..line.len() - ending.len()];
+            match serde_json::from_str::<Value>(body) {
+                Ok(mut value) => {
+                    if self.scrub_value(&mut value) {
+                        out.push_str(&serialize(&value, false));
+                    } else {
+                        out.push_str(body);
+                    }
+                }
+                Err(_) => out.push_str(&self.scrub_str(body)),
+            }
+            out.push_str(ending);
+        }
+        out
+    }
+
+    /// Scrubs `value` in place; true if anything changed.
+    fn scrub_value(&self, value: &mut Value) -> bool {
+        match value {
+            Value::String(text) => {
+                let replacement = match self.scrub_str(text) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(scrubbed) => Some(scrubbed),
+                };
+                match replacement {
+                    Some(scrubbed) => {
+                        *text = scrubbed;
+                        true
+                    }
+                    None => false,
+                }
+            }
+            Value::Array(items) => items
+                .iter_mut()
+                .fold(false, |changed, item| self.scrub_value(item) | changed),
+            Value::Object(map) => {
+                let before = map.len();
+                map.retain(|name, _| !self.is_forbidden_name(name));
+                let dropped = map.len() != before;
+                map.values_mut()
+                    .fold(dropped, |changed, item| self.scrub_value(item) | changed)
+            }
+            Value::Number(number) => {
+                let may_match = match &self.matcher {
+                    Matcher::Nothing => false,
+                    Matcher::Patterns(set) => set.numbers_may_match,
+                    Matcher::FailClosed => true,
+                };
+                if may_match && self.contains_secret(&number.to_string()) {
+                    *value = Value::String(REDACTED.to_owned());
+                    true
+                } else {
+                    false
+                }
+            }
+            Value::Bool(_) | Value::Null => false,
+        }
+    }
+
+    fn is_forbidden_name(&self, name: &str) -> bool {
+        self.rules.is_credential_name(name)
+            || self
+                .secret_names
+                .iter()
+                .any(|secret_name| secret_name.eq_ignore_ascii_case(name))
+            || self.contains_secret(name)
+    }
+}
+
+fn serialize(value: &Value, pretty: bool) -> String {
+    let serialized = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    };
+    // Serializing a `Value` cannot fail (its keys are strings); should it
+    // ever, nothing of the document is written.
+    serialized.unwrap_or_else(|_| REDACTED.to_owned())
+}
+
+fn line_ending(text: &str) -> &'static str {
+    if text.ends_with("\r\n") {
+        "\r\n"
+    } else if text.ends_with('\n') {
+        "\n"
+    } else {
+        ""
+    }
+}
+
+impl Matcher {
+    fn build(values: &[&str]) -> Matcher {
+        let mut texts: Vec<String> = Vec::new();
+        let mut info: Vec<PatternInfo> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for value in values {
+            let whole = value.chars().count() < SHORT_SECRET_CHARS;
+            for pattern in encodings::patterns(value) {
+                let pattern_info = PatternInfo {
+                    whole,
+                    widen_start: pattern.widen_start,
+                    widen_end: pattern.widen_end,
+                };
+                match index.get(&pattern.text) {
+                    Some(&id) => info[id].merge(pattern_info),
+                    None => {
+                        index.insert(pattern.text.clone(), texts.len());
+                        texts.push(pattern.text);
+                        info.push(pattern_info);
+                    }
+                }
+            }
+        }
+        if texts.is_empty() {
+            return Matcher::Nothing;
+        }
+        // A DFA is the fastest search; for very many or very long secrets
+        // it may exceed its limits, and the default (an NFA) still works.
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&texts)
+            .or_else(|_| AhoCorasick::builder().match_kind(MatchKind::Standard).build(&texts));
+        let Ok(automaton) = automaton else {
+            return Matcher::FailClosed;
+        };
+        let numbers_may_match = texts.iter().any(|text| {
+            text.bytes()
+                .all(|byte| byte.is_ascii_digit() || matches!(byte, b'+' | b'-' | b'.' | b'e' | b'E'))
+        });
+        Matcher::Patterns(Arc::new(PatternSet {
+            automaton,
+            info,
+            numbers_may_match,
+        }))
+    }
+}
+
+impl PatternSet {
+    fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let bytes = text.as_bytes();
+        let mut spans: Vec<Range<usize>> = Vec::new();
+        for found in self.automaton.find_overlapping_iter(bytes) {
+            let info = self.info[found.pattern().as_usize()];
+            if info.whole {
+                return Cow::Owned(REDACTED.to_owned());
+            }
+            let mut span = found.range();
+            if info.widen_start && span.start > 0 && encodings::is_base64_byte(bytes[span.start - 1]) {
+                span.start -= 1;
+            }
+            if info.widen_end && span.end < bytes.len() && encodings::is_base64_byte(bytes[span.end]) {
+                span.end += 1;
+            }
+            spans.push(span);
+        }
+        let replaced = if spans.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            match replace_spans(text, spans) {
+                // The marker next to the text kept around it could spell a
+                // secret anew; then nothing of the string is kept.
+                Some(out) if !self.automaton.is_match(out.as_bytes()) => Cow::Owned(out),
+                _ => return Cow::Owned(REDACTED.to_owned()),
+            }
+        };
+        if self.found_after_decoding(replaced.as_bytes()) {
+            return Cow::Owned(REDACTED.to_owned());
+        }
+        replaced
+    }
+
+    fn contains(&self, text: &str) -> bool {
+        self.automaton.is_match(text.as_bytes()) || self.found_after_decoding(text.as_bytes())
+    }
+
+    fn found_after_decoding(&self, bytes: &[u8]) -> bool {
+        encodings::may_decode(bytes)
+            && encodings::any_decoding(bytes, MAX_DECODE_ROUNDS, |decoded| {
+                self.automaton.is_match(decoded)
+            })
+    }
+}
+
+/// `text` with each of `spans` (merged where they overlap or touch) replaced
+/// by [`REDACTED`]; `None` if a span does not fall on character boundaries.
+fn replace_spans(text: &str, mut spans: Vec<Range<usize>>) -> Option<String> {
+    spans.sort_unstable_by_key(|span| span.start);
+    let mut out = String::with_capacity(text.len());
+    let mut kept_from = 0;
+    let mut current: Option<Range<usize>> = None;
+    for span in spans {
+        match &mut current {
+            Some(open) if span.start <= open.end => open.end = open.end.max(span.end),
+            _ => {
+                if let Some(done) = current.replace(span) {
+                    out.push_str(text.get(kept_from..done.start)?);
+                    out.push_str(REDACTED);
+                    kept_from = done.end;
+                }
+            }
+        }
+    }
+    if let Some(done) = current {
+        out.push_str(text.get(kept_from..done.start)?);
+        out.push_str(REDACTED);
+        kept_from = done.end;
+    }
+    out.push_str(text.get(kept_from..)?);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests;

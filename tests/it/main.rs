@@ -1,0 +1,12 @@
+//! The integration tests: the real `oneworks` binary, run in a private temp
+//! world against a local manifest server, generated archives and a fake
+//! `kiro-cli` (SPEC §9). Run with `cargo test --features fakes`.
+
+mod support;
+
+mod completions;
+mod concurrency;
+mod hostile;
+mod network;
+mod prepare;
+mod sources;

@@ -1,0 +1,347 @@
+//! `oneworks adapter prepare kiro` with the managed source: cold installs in
+//! every archive format, reuse, `--offline`, `--force`, `--locked`, and the
+//! version policy of SPEC §4.4.
+
+use serde_json::Value;
+
+use crate::support::archive::Format;
+use crate::support::manifest::Libc;
+use crate::support::{assert_prepared, path_of, reused, run_binary, Artifact, TestEnv};
+
+const VERSION: &str = "2.15.1";
+
+fn read_json(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("read {}: {error}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|error| panic!("{} is not JSON ({error}):\n{text}", path.display()))
+}
+
+/// Every field of the install record (SPEC §4.3) describes `artifact`.
+fn assert_install_record(env: &TestEnv, artifact: &Artifact) {
+    let record = read_json(&env.version_dir(VERSION).join("install.json"));
+    assert_eq!(record["version"], VERSION, "install.json: {record:#}");
+    assert_eq!(
+        record["sha256"].as_str().map(str::to_ascii_lowercase),
+        Some(artifact.sha256.clone()),
+        "install.json: {record:#}"
+    );
+    assert_eq!(
+        record["url"],
+        env.server.url(&artifact.server_path),
+        "install.json: {record:#}"
+    );
+    assert_eq!(
+        record["size"].as_u64(),
+        Some(artifact.bytes.len() as u64),
+        "install.json: {record:#}"
+    );
+    assert!(
+        record["installedAt"]
+            .as_str()
+            .is_some_and(|time| !time.is_empty()),
+        "install.json needs installedAt: {record:#}"
+    );
+}
+
+/// `.oneworks/kiro.lock` names the version and, for every archive entry of
+/// the manifest's version, the platform keys, download, sha256 and size.
+fn assert_kiro_lock(env: &TestEnv, version: &str, entries: &[Value]) {
+    let lock = read_json(&env.kiro_lock());
+    assert_eq!(lock["version"], version, "kiro.lock: {lock:#}");
+    let packages = lock["packages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("kiro.lock needs a packages array: {lock:#}"));
+    for entry in entries {
+        let found = packages
+            .iter()
+            .find(|package| package["download"] == entry["download"])
+            .unwrap_or_else(|| panic!("kiro.lock lacks {}: {lock:#}", entry["download"]));
+        for key in [
+            "sha256",
+            "size",
+            "fileType",
+            "targetTriple",
+            "os",
+            "architecture",
+            "variant",
+        ] {
+            assert_eq!(found[key], entry[key], "kiro.lock `{key}` of {found:#}");
+        }
+    }
+}
+
+fn cold_install(format: Format) {
+    let mut env = TestEnv::new();
+    env.force_format(format);
+    let release = env.publish(VERSION, &Format::ALL);
+
+    let outcome = env.prepare(&[]);
+    let document = assert_prepared(&outcome, "managed", VERSION);
+    let artifact = release.gnu(format);
+    assert!(!reused(&document), "a cold install is not reused\n{}", outcome.describe());
+    assert_eq!(document["sha256"].as_str(), Some(artifact.sha256.as_str()));
+    assert_eq!(path_of(&document), env.managed_binary(VERSION));
+    assert_eq!(
+        document.as_object().map(|object| {
+            let mut keys: Vec<_> = object.keys().cloned().collect();
+            keys.sort();
+            keys
+        }),
+        Some(
+            ["adapter", "path", "reused", "sha256", "source", "version"]
+                .map(String::from)
+                .to_vec()
+        ),
+        "prepare --json fields (SPEC §1.3)"
+    );
+
+    // Exactly the glibc artifact of the forced format was downloaded, once.
+    assert_eq!(env.server.hits(&artifact.server_path), 1);
+    assert_eq!(release.artifact_hits(&env.server), 1);
+    assert_eq!(env.server.hits(&release.artifact(format, Libc::Musl).server_path), 0);
+
+    let (code, output) = run_binary(&path_of(&document), &["--version"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(output.trim(), format!("kiro-cli {VERSION}"));
+    assert!(
+        std::fs::symlink_metadata(env.version_dir(VERSION).join("kirocli").join("MUSL")).is_err(),
+        "the musl build was installed on a glibc host"
+    );
+    assert_install_record(&env, artifact);
+    assert_kiro_lock(&env, VERSION, &release.entries());
+    env.assert_no_leftovers();
+    assert!(env.install_lock().exists(), "the install lock file is kept");
+}
+
+#[test]
+fn cold_install_tar_gz() {
+    cold_install(Format::TarGz);
+}
+
+#[test]
+fn cold_install_tar_xz() {
+    cold_install(Format::TarXz);
+}
+
+#[test]
+fn cold_install_tar_zst() {
+    cold_install(Format::TarZst);
+}
+
+#[test]
+fn cold_install_zip() {
+    cold_install(Format::Zip);
+}
+
+#[test]
+fn default_format_preference_picks_one_supported_archive() {
+    let env = TestEnv::new();
+    let release = env.publish(VERSION, &Format::ALL);
+    let document = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert_eq!(release.artifact_hits(&env.server), 1);
+    let chosen = release
+        .artifacts
+        .iter()
+        .find(|artifact| env.server.hits(&artifact.server_path) == 1)
+        .expect("one artifact was downloaded");
+    assert_eq!(chosen.libc, Libc::Gnu, "a glibc host takes the gnu build");
+    assert_eq!(document["sha256"].as_str(), Some(chosen.sha256.as_str()));
+}
+
+#[test]
+fn second_prepare_downloads_nothing_and_reports_reused() {
+    let env = TestEnv::new();
+    let release = env.publish(VERSION, &[Format::TarGz]);
+    let first = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert!(!reused(&first));
+    assert_eq!(release.artifact_hits(&env.server), 1);
+
+    let outcome = env.prepare(&[]);
+    let second = assert_prepared(&outcome, "managed", VERSION);
+    assert!(reused(&second), "second prepare must reuse\n{}", outcome.describe());
+    assert_eq!(path_of(&second), path_of(&first));
+    assert_eq!(second["sha256"], first["sha256"]);
+    assert_eq!(release.artifact_hits(&env.server), 1, "no second artifact download");
+}
+
+#[test]
+fn offline_uses_the_installed_version_without_any_request() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    let first = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    let requests = env.server.total_hits();
+
+    let outcome = env.prepare(&["--offline"]);
+    let offline = assert_prepared(&outcome, "managed", VERSION);
+    assert!(reused(&offline), "{}", outcome.describe());
+    assert_eq!(path_of(&offline), path_of(&first));
+    assert_eq!(env.server.total_hits(), requests, "--offline made a request");
+}
+
+#[test]
+fn offline_without_an_installed_version_is_exit_7_without_requests() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    let outcome = env.prepare(&["--offline"]);
+    outcome.assert_error(7, "no_usable_cli");
+    assert_eq!(env.server.total_hits(), 0, "--offline made a request");
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn force_reinstalls() {
+    let env = TestEnv::new();
+    let release = env.publish(VERSION, &[Format::TarGz]);
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    // A damaged install is what --force is for.
+    std::fs::write(env.managed_binary(VERSION), "#!/bin/sh\nexit 1\n").expect("damage binary");
+
+    let outcome = env.prepare(&["--force"]);
+    let document = assert_prepared(&outcome, "managed", VERSION);
+    assert!(!reused(&document), "--force is a fresh install\n{}", outcome.describe());
+    assert_eq!(release.artifact_hits(&env.server), 2);
+    let (code, output) = run_binary(&path_of(&document), &["--version"]);
+    assert_eq!((code, output.trim()), (Some(0), "kiro-cli 2.15.1"));
+    env.assert_no_leftovers();
+}
+
+#[test]
+fn locked_reinstalls_the_locked_artifact_after_the_manifest_moved_on() {
+    let env = TestEnv::new();
+    let old = env.publish(VERSION, &[Format::TarGz]);
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert!(env.kiro_lock().exists(), "kiro.lock written by prepare");
+
+    // Upstream moves to 2.16.0; the 2.15.1 artifacts stay downloadable.
+    let new = env.publish("2.16.0", &[Format::TarGz]);
+    std::fs::remove_dir_all(env.versions_dir()).expect("remove versions");
+    let manifest_requests = env.manifest_hits();
+
+    let outcome = env.prepare(&["--locked"]);
+    let document = assert_prepared(&outcome, "managed", VERSION);
+    assert!(!reused(&document));
+    assert_eq!(path_of(&document), env.managed_binary(VERSION));
+    assert_eq!(document["sha256"].as_str(), Some(old.gnu(Format::TarGz).sha256.as_str()));
+    assert_eq!(env.manifest_hits(), manifest_requests, "--locked consulted the manifest");
+    assert_eq!(old.artifact_hits(&env.server), 2);
+    assert_eq!(new.artifact_hits(&env.server), 0);
+    let lock = read_json(&env.kiro_lock());
+    assert_eq!(lock["version"], VERSION, "--locked must not move the pin");
+}
+
+#[test]
+fn locked_without_kiro_lock_is_a_config_error() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    let outcome = env.prepare(&["--locked"]);
+    let message = outcome.assert_error(3, "config");
+    assert!(message.contains("kiro.lock"), "{}", outcome.describe());
+    assert_eq!(env.server.total_hits(), 0);
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn locked_verifies_the_recorded_sha256() {
+    let env = TestEnv::new();
+    let release = env.publish(VERSION, &[Format::TarGz]);
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    std::fs::remove_dir_all(env.versions_dir()).expect("remove versions");
+
+    let mut lock = read_json(&env.kiro_lock());
+    let forged = "0".repeat(64);
+    for package in lock["packages"].as_array_mut().expect("packages") {
+        package["sha256"] = Value::String(forged.clone());
+    }
+    std::fs::write(env.kiro_lock(), serde_json::to_vec_pretty(&lock).expect("json"))
+        .expect("write kiro.lock");
+
+    let outcome = env.prepare(&["--locked"]);
+    let message = outcome.assert_error(5, "checksum_mismatch");
+    assert!(message.contains(&forged), "expected digest missing\n{}", outcome.describe());
+    assert!(
+        message.contains(&release.gnu(Format::TarGz).sha256),
+        "computed digest missing\n{}",
+        outcome.describe()
+    );
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn exact_version_equal_to_the_manifest_installs() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    env.write_config("adapters:\n  kiro:\n    cli:\n      source: managed\n      version: 2.15.1\n");
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+}
+
+#[test]
+fn other_exact_version_is_refused_before_any_download() {
+    let env = TestEnv::new();
+    let release = env.publish(VERSION, &Format::ALL);
+    env.write_config("adapters:\n  kiro:\n    cli:\n      version: 2.0.0\n");
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(message.contains("2.0.0"), "{}", outcome.describe());
+    assert!(message.contains(VERSION), "should name the manifest's version\n{}", outcome.describe());
+    assert_eq!(release.artifact_hits(&env.server), 0, "refused only after downloading");
+    env.assert_nothing_published("2.0.0");
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn pinned_version_fails_once_latest_moves_on_without_a_lock() {
+    let env = TestEnv::new();
+    let release = env.publish("2.16.0", &[Format::TarGz]);
+    env.write_config("adapters:\n  kiro:\n    cli:\n      version: 2.15.1\n");
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(message.contains(VERSION), "{}", outcome.describe());
+    assert_eq!(release.artifact_hits(&env.server), 0);
+}
+
+#[test]
+fn pinned_version_recorded_in_kiro_lock_is_accepted_after_latest_moved_on() {
+    let env = TestEnv::new();
+    let old = env.publish(VERSION, &[Format::TarGz]);
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    env.publish("2.16.0", &[Format::TarGz]);
+    std::fs::remove_dir_all(env.versions_dir()).expect("remove versions");
+    env.write_config("adapters:\n  kiro:\n    cli:\n      version: 2.15.1\n");
+
+    let outcome = env.prepare(&[]);
+    let document = assert_prepared(&outcome, "managed", VERSION);
+    assert_eq!(document["sha256"].as_str(), Some(old.gnu(Format::TarGz).sha256.as_str()));
+}
+
+#[test]
+fn nonsense_version_is_a_config_error_with_its_line() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    env.write_config("adapters:\n  kiro:\n    cli:\n      version: nonsense\n");
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(3, "config");
+    assert!(
+        message.contains(":4:") || message.to_lowercase().contains("line 4"),
+        "the message must name line 4\n{}",
+        outcome.describe()
+    );
+    assert!(message.contains("nonsense") || message.contains("version"), "{}", outcome.describe());
+    assert_eq!(env.server.total_hits(), 0, "a config error comes before the network");
+}
+
+#[test]
+fn status_reports_the_managed_install() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    let prepared = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    let outcome = env.status();
+    outcome.assert_success();
+    let status = outcome.json();
+    assert_eq!(status["adapter"], "kiro", "{}", outcome.describe());
+    let selected = &status["selected"];
+    assert_eq!(selected["source"], "managed", "{}", outcome.describe());
+    assert_eq!(selected["version"], VERSION, "{}", outcome.describe());
+    assert_eq!(selected["path"], prepared["path"], "{}", outcome.describe());
+    assert!(status["candidates"].is_array(), "{}", outcome.describe());
+}

@@ -1,0 +1,604 @@
+//! Test support: a private world per test (temp HOME, XDG folders,
+//! `ONEWORKS_HOME`, a project with `.oneworks/`, a local manifest server)
+//! and helpers to run the real `oneworks` binary in it with a deadline.
+
+pub mod archive;
+pub mod fake;
+pub mod manifest;
+pub mod server;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use archive::Format;
+use manifest::Libc;
+use server::{Route, Server};
+
+pub const ONEWORKS: &str = env!("CARGO_BIN_EXE_oneworks");
+
+/// How long one `oneworks` run may take before the test gives up on it.
+/// Generous: a loaded 2-core machine, retries with backoff.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(180);
+
+/// The path of the stable manifest on the test server.
+pub const MANIFEST_PATH: &str = "/stable/latest/manifest.json";
+
+pub struct TestEnv {
+    pub root: tempfile::TempDir,
+    pub server: Server,
+    pub home: PathBuf,
+    pub bin: PathBuf,
+    pub project: PathBuf,
+    pub oneworks_home: PathBuf,
+    pub cache: PathBuf,
+    pub config_home: PathBuf,
+    pub data_home: PathBuf,
+    pub cache_home: PathBuf,
+    pub runtime_dir: PathBuf,
+    /// An absolute folder outside every managed path (attack target).
+    pub outside: PathBuf,
+    /// Extra variables for every command (e.g. `ONEWORKS_KIRO_FORMATS`).
+    pub env: BTreeMap<String, String>,
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let root = tempfile::Builder::new()
+            .prefix("ow-it-")
+            .tempdir()
+            .expect("temp dir");
+        // Canonical, so paths printed by oneworks compare equal.
+        let base = root.path().canonicalize().expect("canonical temp dir");
+        let folder = |name: &str| {
+            let path = base.join(name);
+            std::fs::create_dir_all(&path).expect("create test folder");
+            path
+        };
+        let project = folder("project");
+        std::fs::create_dir_all(project.join(".oneworks")).expect("create .oneworks");
+        let runtime_dir = folder("runtime");
+        set_mode(&runtime_dir, 0o700);
+        let outside = folder("outside");
+        std::fs::write(outside.join("secret"), "secret\n").expect("write secret");
+        TestEnv {
+            server: Server::start(),
+            home: folder("home"),
+            bin: folder("bin"),
+            project,
+            oneworks_home: base.join("oneworks-home"),
+            cache: base.join("cache"),
+            config_home: folder("xdg-config"),
+            data_home: folder("xdg-data"),
+            cache_home: folder("xdg-cache"),
+            runtime_dir,
+            outside,
+            env: BTreeMap::new(),
+            root,
+        }
+    }
+
+    pub fn base(&self) -> PathBuf {
+        self.home.parent().expect("base").to_path_buf()
+    }
+
+    pub fn manifest_url(&self) -> String {
+        self.server.url(MANIFEST_PATH)
+    }
+
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        self.env.insert(name.to_owned(), value.to_owned());
+    }
+
+    /// Only this format is acceptable to the installer.
+    pub fn force_format(&mut self, format: Format) {
+        self.set_env("ONEWORKS_KIRO_FORMATS", format.file_type());
+    }
+
+    /// `oneworks ARGS` with a cleared, fully controlled environment, run in
+    /// the project folder.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(ONEWORKS);
+        command
+            .args(args)
+            .env_clear()
+            .env("HOME", &self.home)
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", self.bin.to_string_lossy()),
+            )
+            .env("LANG", "C.UTF-8")
+            .env("XDG_CONFIG_HOME", &self.config_home)
+            .env("XDG_DATA_HOME", &self.data_home)
+            .env("XDG_CACHE_HOME", &self.cache_home)
+            .env("XDG_RUNTIME_DIR", &self.runtime_dir)
+            .env("ONEWORKS_HOME", &self.oneworks_home)
+            .env("ONEWORKS_CACHE_DIR", &self.cache)
+            .env("ONEWORKS_KIRO_MANIFEST_URL", self.manifest_url())
+            .env("ONEWORKS_LOCK_TIMEOUT", "120")
+            .envs(&self.env)
+            .current_dir(&self.project)
+            .stdin(Stdio::null());
+        command
+    }
+
+    pub fn run(&self, args: &[&str]) -> Outcome {
+        run(self.cmd(args))
+    }
+
+    /// `adapter prepare kiro --json EXTRA…`.
+    pub fn prepare(&self, extra: &[&str]) -> Outcome {
+        let mut args = vec!["adapter", "prepare", "kiro", "--json"];
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+
+    /// `adapter status kiro --json`.
+    pub fn status(&self) -> Outcome {
+        self.run(&["adapter", "status", "kiro", "--json"])
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.project.join(".oneworks").join("config.yaml")
+    }
+
+    pub fn write_config(&self, yaml: &str) {
+        std::fs::write(self.config_path(), yaml).expect("write config");
+    }
+
+    pub fn kiro_lock(&self) -> PathBuf {
+        self.project.join(".oneworks").join("kiro.lock")
+    }
+
+    /// `$ONEWORKS_HOME/adapters/kiro`.
+    pub fn kiro_root(&self) -> PathBuf {
+        self.oneworks_home.join("adapters").join("kiro")
+    }
+
+    pub fn versions_dir(&self) -> PathBuf {
+        self.kiro_root().join("versions")
+    }
+
+    pub fn version_dir(&self, version: &str) -> PathBuf {
+        self.versions_dir().join(version)
+    }
+
+    pub fn staging_dir(&self) -> PathBuf {
+        self.kiro_root().join(".staging")
+    }
+
+    pub fn install_lock(&self) -> PathBuf {
+        self.kiro_root().join(".install.lock")
+    }
+
+    /// Where the managed binary of `version` lives.
+    pub fn managed_binary(&self, version: &str) -> PathBuf {
+        self.version_dir(version)
+            .join("kirocli")
+            .join("bin")
+            .join("kiro-cli")
+    }
+
+    /// Builds a Kiro release `version` in `formats`, gnu and musl, serves
+    /// every artifact and a manifest naming them (plus entries for other
+    /// platforms that must be skipped).
+    pub fn publish(&self, version: &str, formats: &[Format]) -> Release {
+        let release = self.stage_release(version, formats);
+        self.serve_manifest(&release.manifest());
+        release
+    }
+
+    /// Like `publish`, but serves only the artifacts, not the manifest.
+    pub fn stage_release(&self, version: &str, formats: &[Format]) -> Release {
+        let mut artifacts = Vec::new();
+        for &format in formats {
+            for libc in [Libc::Gnu, Libc::Musl] {
+                let mut entries = archive::kiro_entries(version);
+                if libc == Libc::Musl {
+                    entries.push(archive::Entry::file("kirocli/MUSL", 0o644, "musl build\n"));
+                }
+                let bytes = archive::pack(format, &entries);
+                let artifact = Artifact::new(version, format, libc, bytes);
+                self.server
+                    .route(&artifact.server_path, Route::Ok(artifact.bytes.clone().into()));
+                artifacts.push(artifact);
+            }
+        }
+        Release {
+            version: version.to_owned(),
+            artifacts,
+        }
+    }
+
+    pub fn serve_manifest(&self, document: &[u8]) {
+        self.server.route(MANIFEST_PATH, Route::ok(document));
+    }
+
+    pub fn manifest_hits(&self) -> usize {
+        self.server.hits(MANIFEST_PATH)
+    }
+
+    #[track_caller]
+    /// Asserts that no version folder, staging content or zip spool was
+    /// left behind by a failed install.
+    pub fn assert_nothing_published(&self, version: &str) {
+        let version_dir = self.version_dir(version);
+        assert!(
+            std::fs::symlink_metadata(&version_dir).is_err(),
+            "{} must not exist after a failed install",
+            version_dir.display()
+        );
+        if let Ok(entries) = std::fs::read_dir(self.versions_dir()) {
+            let names: Vec<_> = entries.flatten().map(|entry| entry.file_name()).collect();
+            assert!(
+                names.is_empty(),
+                "versions/ must be empty after a failed install, holds {names:?}"
+            );
+        }
+        self.assert_no_leftovers();
+    }
+
+    /// No staging content and no zip spool remain.
+    #[track_caller]
+    pub fn assert_no_leftovers(&self) {
+        assert_empty_or_missing(&self.staging_dir(), "the staging folder");
+        assert_no_files(&self.cache, "the zip spool folder");
+    }
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        TestEnv::new()
+    }
+}
+
+/// One served artifact.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    pub format: Format,
+    pub libc: Libc,
+    pub bytes: Vec<u8>,
+    pub sha256: String,
+    /// Path on the server: `/stable/<download>`.
+    pub server_path: String,
+    pub entry: Value,
+}
+
+impl Artifact {
+    pub fn new(version: &str, format: Format, libc: Libc, bytes: Vec<u8>) -> Artifact {
+        let entry = manifest::entry(version, format, libc, &bytes);
+        Artifact {
+            format,
+            libc,
+            sha256: manifest::sha256_hex(&bytes),
+            server_path: format!("/stable/{}", manifest::download_path(version, format, libc)),
+            bytes,
+            entry,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Release {
+    pub version: String,
+    pub artifacts: Vec<Artifact>,
+}
+
+impl Release {
+    pub fn artifact(&self, format: Format, libc: Libc) -> &Artifact {
+        self.artifacts
+            .iter()
+            .find(|artifact| artifact.format == format && artifact.libc == libc)
+            .expect("artifact of this release")
+    }
+
+    /// The gnu artifact of `format` (what a glibc host installs).
+    pub fn gnu(&self, format: Format) -> &Artifact {
+        self.artifact(format, Libc::Gnu)
+    }
+
+    pub fn entries(&self) -> Vec<Value> {
+        self.artifacts.iter().map(|artifact| artifact.entry.clone()).collect()
+    }
+
+    /// The manifest document: this release's entries and foreign ones.
+    pub fn manifest(&self) -> Vec<u8> {
+        let mut packages = self.entries();
+        packages.extend(manifest::foreign_entries(&self.version));
+        manifest::document(&self.version, &packages)
+    }
+
+    /// Requests for any artifact of this release.
+    pub fn artifact_hits(&self, server: &Server) -> usize {
+        self.artifacts
+            .iter()
+            .map(|artifact| server.hits(&artifact.server_path))
+            .sum()
+    }
+}
+
+/// What a finished `oneworks` run left.
+#[derive(Debug)]
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    pub fn describe(&self) -> String {
+        format!(
+            "exit code {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) -> &Outcome {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "expected exit code {code}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn assert_success(&self) -> &Outcome {
+        self.assert_code(0)
+    }
+
+    /// stdout as one JSON document.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|error| {
+            panic!("stdout is not one JSON document ({error})\n{}", self.describe())
+        })
+    }
+
+    /// Asserts a `--json` failure: exit `code`, `{"error":{"kind":KIND,…}}`
+    /// on stdout with a non-empty message; returns the message.
+    #[track_caller]
+    pub fn assert_error(&self, code: i32, kind: &str) -> String {
+        self.assert_code(code);
+        let document = self.json();
+        let error = document
+            .get("error")
+            .unwrap_or_else(|| panic!("no `error` object\n{}", self.describe()));
+        assert_eq!(
+            error.get("kind").and_then(Value::as_str),
+            Some(kind),
+            "error kind\n{}",
+            self.describe()
+        );
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("error without a message\n{}", self.describe()));
+        assert!(!message.trim().is_empty(), "empty error message\n{}", self.describe());
+        message.to_owned()
+    }
+
+    /// The error message and hint plus stderr, for checks on fragments
+    /// that may be in either.
+    pub fn all_text(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// A started `oneworks` whose output is collected in the background.
+pub struct Running {
+    child: Child,
+    stdout: mpsc::Receiver<Vec<u8>>,
+    stderr: mpsc::Receiver<Vec<u8>>,
+}
+
+impl Running {
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGKILL (what `Child::kill` sends on Unix) and reap.
+    pub fn kill(mut self) -> Outcome {
+        let _ = self.child.kill();
+        self.finish()
+    }
+
+    pub fn wait(self) -> Outcome {
+        self.wait_for(RUN_DEADLINE)
+    }
+
+    pub fn wait_for(mut self, deadline: Duration) -> Outcome {
+        let start = Instant::now();
+        loop {
+            match self.child.try_wait().expect("try_wait") {
+                Some(_) => return self.finish(),
+                None if start.elapsed() > deadline => {
+                    let _ = self.child.kill();
+                    let outcome = self.finish();
+                    panic!(
+                        "oneworks did not finish within {deadline:?}\n{}",
+                        outcome.describe()
+                    );
+                }
+                None => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
+    fn finish(mut self) -> Outcome {
+        let status = self.child.wait().expect("wait");
+        // A grandchild that kept the pipe open must not hang the test.
+        let collect = |receiver: &mpsc::Receiver<Vec<u8>>| {
+            receiver
+                .recv_timeout(Duration::from_secs(10))
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .unwrap_or_else(|_| "<output not closed within 10 s>".to_owned())
+        };
+        Outcome {
+            code: status.code(),
+            stdout: collect(&self.stdout),
+            stderr: collect(&self.stderr),
+        }
+    }
+}
+
+pub fn spawn(mut command: Command) -> Running {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().expect("spawn oneworks");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            let _ = sender.send(bytes);
+        });
+        receiver
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout pipe")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr pipe")));
+    Running {
+        child,
+        stdout,
+        stderr,
+    }
+}
+
+pub fn run(command: Command) -> Outcome {
+    spawn(command).wait()
+}
+
+/// Polls `condition` until it holds or `deadline` passes; panics naming
+/// `what` on timeout. Polling is the point: no sleep stands in for the
+/// condition itself.
+#[track_caller]
+pub fn wait_until(what: &str, deadline: Duration, mut condition: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !condition() {
+        assert!(start.elapsed() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+pub fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// Every path under `dir` (not following symlinks), `dir` excluded.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_type().map(|kind| kind.is_dir()).unwrap_or(false) {
+                pending.push(path.clone());
+            }
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+#[track_caller]
+pub fn assert_empty_or_missing(dir: &Path, what: &str) {
+    let left = walk(dir);
+    assert!(
+        left.is_empty(),
+        "{what} ({}) must hold nothing, holds {left:#?}",
+        dir.display()
+    );
+}
+
+/// Like `assert_empty_or_missing` but tolerates empty folders.
+#[track_caller]
+pub fn assert_no_files(dir: &Path, what: &str) {
+    let left: Vec<PathBuf> = walk(dir)
+        .into_iter()
+        .filter(|path| {
+            std::fs::symlink_metadata(path)
+                .map(|meta| !meta.is_dir())
+                .unwrap_or(false)
+        })
+        .collect();
+    assert!(
+        left.is_empty(),
+        "{what} ({}) must hold no files, holds {left:#?}",
+        dir.display()
+    );
+}
+
+/// The `prepare --json` success document, checked for the SPEC §1.3 shape.
+#[track_caller]
+pub fn assert_prepared(outcome: &Outcome, source: &str, version: &str) -> Value {
+    outcome.assert_success();
+    let document = outcome.json();
+    let text = |field: &str| {
+        document
+            .get(field)
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("`{field}` missing or not a string\n{}", outcome.describe()))
+            .to_owned()
+    };
+    assert_eq!(text("adapter"), "kiro", "{}", outcome.describe());
+    assert_eq!(text("source"), source, "{}", outcome.describe());
+    assert_eq!(text("version"), version, "{}", outcome.describe());
+    let path = PathBuf::from(text("path"));
+    assert!(path.is_absolute(), "path must be absolute\n{}", outcome.describe());
+    assert!(
+        document.get("reused").and_then(Value::as_bool).is_some(),
+        "`reused` missing or not a boolean\n{}",
+        outcome.describe()
+    );
+    if source == "managed" {
+        let sha = text("sha256");
+        assert!(
+            sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
+            "sha256 must be 64 hex digits\n{}",
+            outcome.describe()
+        );
+    } else {
+        assert!(
+            document.get("sha256").is_none_or(Value::is_null),
+            "sha256 is for managed installs only\n{}",
+            outcome.describe()
+        );
+    }
+    document
+}
+
+pub fn reused(document: &Value) -> bool {
+    document
+        .get("reused")
+        .and_then(Value::as_bool)
+        .expect("reused")
+}
+
+pub fn path_of(document: &Value) -> PathBuf {
+    PathBuf::from(document.get("path").and_then(Value::as_str).expect("path"))
+}
+
+/// Runs `binary ARGS` and returns its stdout (for "the installed binary
+/// answers `--version`").
+pub fn run_binary(binary: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(binary)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|error| panic!("run {}: {error}", binary.display()));
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
