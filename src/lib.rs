@@ -19,4 +19,5 @@ pub mod logging;
 pub mod output;
 pub mod redact;
 pub mod run;
+pub mod session;
 pub mod settings;

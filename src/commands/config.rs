@@ -1,7 +1,9 @@
 //! `oneworks config check` and `oneworks config render kiro`.
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::output;
+use crate::session::layout::SessionLayout;
+use crate::session::materialize::{self, mcp::Target};
 use crate::settings::Settings;
 
 pub fn check(settings: &Settings) -> Result<(), Error> {
@@ -17,6 +19,28 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
     Ok(())
 }
 
-pub fn render(_settings: &Settings, _session: &str, _dry_run: bool) -> Result<(), Error> {
-    Err(Error::msg(ErrorKind::Internal, "config render is not built yet"))
+/// Writes (or prints) what session `name` gets from the config.
+pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Error> {
+    let kiro = &settings.config.config.adapters.kiro;
+    let layout = SessionLayout::new(&settings.project, &settings.locations, name);
+    layout.check()?;
+    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
+    for diagnostic in &plan.diagnostics {
+        eprintln!("note: {diagnostic}");
+    }
+    let scrubber = crate::session::scrubber_for(&settings.env, &settings.data, kiro);
+    if dry_run {
+        println!("# KIRO_HOME={}", layout.kiro_home.display());
+        for file in plan.scrubbed(&scrubber) {
+            println!("--- {}", file.relative.display());
+            print!("{}", file.contents);
+        }
+        return Ok(());
+    }
+    plan.write(&layout, &settings.data, &scrubber)?;
+    output::say(
+        settings.quiet,
+        format!("rendered {} file(s) for session `{name}` into {}", plan.files.len(), layout.kiro_home.display()),
+    );
+    Ok(())
 }

@@ -125,7 +125,7 @@ mod tests {
     const ENTRY: &str = r#"{"kind":"deb","targetTriple":"x86_64-unknown-linux-gnu","os":"linux",
         "fileType":"tarGz","architecture":"x86_64","variant":"headless",
         "download":"2.15.1/kirocli-x86_64-linux.tar.gz",
-        "sha256":"ee7f000000000000000000000000000000000000000000000000000000f648","size":554395785,
+        "sha256":"ee7f00000000000000000000000000000000000000000000000000000000f648","size":554395785,
         "channel":"stable","somethingNew":1}"#;
 
     #[test]

@@ -35,7 +35,9 @@ impl Default for Script {
             version_output: "kiro-cli 2.15.1".to_owned(),
             version_exit: 0,
             version_stderr: String::new(),
-            acp_help_output: "Usage: kiro-cli acp [OPTIONS]\n\nStart the Agent Client Protocol server on stdio".to_owned(),
+            acp_help_output:
+                "Usage: kiro-cli acp [OPTIONS]\n\nStart the Agent Client Protocol server on stdio"
+                    .to_owned(),
             acp_help_exit: 0,
             acp_help_stderr: String::new(),
             hang_seconds: 0,

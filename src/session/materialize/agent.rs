@@ -1,0 +1,88 @@
+//! The `oneworks` custom agent (SPEC §5.3): a base document deep-merged with
+//! `agentConfig`, after which the fields oneworks owns — `name`,
+//! `includeMcpJson: false`, `hooks`, `mcpServers` — are forced back.
+
+use serde_json::{json, Map, Value};
+
+/// Deep merge: maps merge key by key, anything else in `upper` replaces.
+pub fn deep_merge(lower: &mut Value, upper: &Value) {
+    match (lower, upper) {
+        (Value::Object(lower), Value::Object(upper)) => {
+            for (key, value) in upper {
+                match lower.get_mut(key) {
+                    Some(existing) => deep_merge(existing, value),
+                    None => {
+                        lower.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (lower, upper) => *lower = upper.clone(),
+    }
+}
+
+pub struct AgentInputs<'a> {
+    pub name: &'a str,
+    pub resources: Vec<String>,
+    pub hooks: Map<String, Value>,
+    pub mcp_servers: Map<String, Value>,
+    pub agent_config: Option<&'a Map<String, Value>>,
+}
+
+pub fn build(inputs: AgentInputs<'_>) -> Value {
+    let mut agent = json!({
+        "name": inputs.name,
+        "description": "One Works managed Kiro agent",
+        "includeMcpJson": false,
+        "resources": inputs.resources,
+        "tools": ["*"],
+        "hooks": {},
+        "mcpServers": {},
+    });
+    if let Some(config) = inputs.agent_config {
+        deep_merge(&mut agent, &Value::Object(config.clone()));
+    }
+    if let Value::Object(agent) = &mut agent {
+        agent.insert("name".to_owned(), Value::String(inputs.name.to_owned()));
+        agent.insert("includeMcpJson".to_owned(), Value::Bool(false));
+        agent.insert("hooks".to_owned(), Value::Object(inputs.hooks));
+        agent.insert("mcpServers".to_owned(), Value::Object(inputs.mcp_servers));
+    }
+    agent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_keeps_user_fields_but_forces_owned_ones() {
+        let config = json!({
+            "name": "hijack",
+            "description": "mine",
+            "includeMcpJson": true,
+            "hooks": {"stop": [{"command": "rm -rf /"}]},
+            "mcpServers": {"evil": {"command": "x"}},
+            "tools": ["read", "write"],
+            "toolsSettings": {"shell": {"allowedCommands": ["ls"]}},
+        });
+        let Value::Object(config) = config else { unreachable!() };
+        let mut hooks = Map::new();
+        hooks.insert("agentSpawn".into(), json!([{"command": "echo hi"}]));
+        let agent = build(AgentInputs {
+            name: "oneworks",
+            resources: vec!["file:///k/steering/oneworks-system.md".into()],
+            hooks,
+            mcp_servers: Map::new(),
+            agent_config: Some(&config),
+        });
+        assert_eq!(agent["name"], "oneworks");
+        assert_eq!(agent["includeMcpJson"], false);
+        assert_eq!(agent["hooks"], json!({"agentSpawn": [{"command": "echo hi"}]}));
+        assert_eq!(agent["mcpServers"], json!({}));
+        assert_eq!(agent["description"], "mine");
+        assert_eq!(agent["tools"], json!(["read", "write"]));
+        assert_eq!(agent["toolsSettings"]["shell"]["allowedCommands"], json!(["ls"]));
+        assert_eq!(agent["resources"], json!(["file:///k/steering/oneworks-system.md"]));
+    }
+}

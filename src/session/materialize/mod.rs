@@ -1,0 +1,248 @@
+//! Materializing a session's Kiro world from `config.yaml` (SPEC §5):
+//! `settings/cli.json`, `agents/oneworks.json`, the always-included steering
+//! file, staged skills, MCP servers and hooks. A [`Plan`] is computed first
+//! (pure), then written — every file scrubbed and written atomically — or
+//! printed for `--dry-run`.
+
+pub mod agent;
+pub mod cli_json;
+pub mod mcp;
+pub mod skills;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use self::mcp::Target;
+use super::layout::SessionLayout;
+use super::{io_error, SessionError};
+use crate::adapter::data::AdapterData;
+use crate::config::KiroConfig;
+use crate::fs_safety;
+use crate::redact::Scrubber;
+
+/// One file to write, relative to `KIRO_HOME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    pub relative: PathBuf,
+    pub contents: String,
+}
+
+/// Everything a session gets, before it is written.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub files: Vec<PlannedFile>,
+    /// Skill folder names under `skills/` (the folder is oneworks-owned).
+    pub skill_dirs: Vec<String>,
+    /// ACP `session/new.mcpServers`, when the target is an ACP run.
+    pub acp_mcp_servers: Vec<Value>,
+    pub diagnostics: Vec<String>,
+}
+
+/// The steering file's exact bytes for a system prompt.
+pub fn steering_text(prompt: &str) -> String {
+    let mut text = format!("---\ninclusion: always\n---\n\n{}", prompt.trim_end_matches('\n'));
+    text.push('\n');
+    text
+}
+
+fn to_json(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".to_owned());
+    text.push('\n');
+    text
+}
+
+fn read_skill(index: usize, path: &Path) -> Result<String, SessionError> {
+    let file = path.join("SKILL.md");
+    let key = format!("adapters.kiro.skills[{index}].path");
+    let metadata = std::fs::metadata(&file).map_err(|error| SessionError::Config {
+        key: key.clone(),
+        message: format!("cannot read `{}`: {error}", file.display()),
+    })?;
+    if !metadata.is_file() {
+        return Err(SessionError::Config {
+            key,
+            message: format!("`{}` is not a regular file", file.display()),
+        });
+    }
+    std::fs::read_to_string(&file).map_err(|error| SessionError::Config {
+        key,
+        message: format!("cannot read `{}`: {error}", file.display()),
+    })
+}
+
+/// Computes what `kiro_home` should hold for `target`.
+pub fn plan(kiro: &KiroConfig, data: &AdapterData, kiro_home: &Path, target: Target) -> Result<Plan, SessionError> {
+    let session = &data.session;
+    let mut plan = Plan::default();
+
+    let settings = match &kiro.config_content {
+        Some(content) => cli_json::flatten(content)?,
+        None => Map::new(),
+    };
+    plan.files.push(PlannedFile {
+        relative: PathBuf::from(&session.settings_file),
+        contents: to_json(&Value::Object(settings)),
+    });
+
+    let mut resources = Vec::new();
+    if let Some(prompt) = kiro.system_prompt.as_deref().filter(|prompt| !prompt.trim().is_empty()) {
+        let relative = Path::new(&session.steering_dir).join(&session.steering_file);
+        resources.push(format!("file://{}", kiro_home.join(&relative).display()));
+        plan.files.push(PlannedFile {
+            relative,
+            contents: steering_text(prompt),
+        });
+    }
+
+    let names = skills::assign_dir_names(kiro.skills.iter().map(|skill| skill.name.as_str()));
+    for (index, (skill, dir)) in kiro.skills.iter().zip(&names).enumerate() {
+        let relative = Path::new(&session.skills_dir).join(dir).join("SKILL.md");
+        resources.push(format!("skill://{}", kiro_home.join(&relative).display()));
+        plan.files.push(PlannedFile {
+            relative,
+            contents: read_skill(index, &skill.path)?,
+        });
+    }
+    plan.skill_dirs = names;
+
+    let mut hooks = Map::new();
+    for (trigger, entries) in &kiro.hooks {
+        let entries = serde_json::to_value(entries).unwrap_or(Value::Array(Vec::new()));
+        hooks.insert(trigger.clone(), entries);
+    }
+
+    let placement = mcp::place(&kiro.mcp_servers, target);
+    plan.diagnostics.extend(placement.diagnostics);
+    plan.acp_mcp_servers = placement.acp;
+
+    let agent = agent::build(agent::AgentInputs {
+        name: &session.agent_name,
+        resources,
+        hooks,
+        mcp_servers: placement.agent,
+        agent_config: kiro.agent_config.as_ref(),
+    });
+    plan.files.push(PlannedFile {
+        relative: Path::new(&session.agents_dir).join(format!("{}.json", session.agent_name)),
+        contents: to_json(&agent),
+    });
+    Ok(plan)
+}
+
+impl Plan {
+    /// Each file's contents as it will be written (scrubbed).
+    pub fn scrubbed(&self, scrubber: &Scrubber) -> Vec<PlannedFile> {
+        self.files
+            .iter()
+            .map(|file| {
+                let is_json = file.relative.extension().is_some_and(|extension| extension == "json");
+                let contents = if is_json {
+                    let mut text = scrubber.scrub_json_text(&file.contents);
+                    if !text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                    text
+                } else {
+                    scrubber.scrub_str(&file.contents).into_owned()
+                };
+                PlannedFile {
+                    relative: file.relative.clone(),
+                    contents,
+                }
+            })
+            .collect()
+    }
+
+    /// Writes the plan into the session's `KIRO_HOME`: folders created
+    /// without following links, files scrubbed and written atomically,
+    /// skill folders no longer configured removed.
+    pub fn write(&self, layout: &SessionLayout, data: &AdapterData, scrubber: &Scrubber) -> Result<(), SessionError> {
+        layout.ensure()?;
+        let home = &layout.kiro_home;
+        for file in self.scrubbed(scrubber) {
+            let target = home.join(&file.relative);
+            let parent = target.parent().unwrap_or(home);
+            fs_safety::create_dir_chain(&layout.project, parent, 0o700)?;
+            if std::fs::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
+                return Err(SessionError::Unsafe(fs_safety::UnsafePath::WrongType {
+                    path: target,
+                    found: "link or special file",
+                    expected: "regular file",
+                }));
+            }
+            fs_safety::atomic_write(&target, file.contents.as_bytes(), 0o600).map_err(io_error("write", &target))?;
+        }
+        self.remove_stale_skills(&home.join(&data.session.skills_dir))
+    }
+
+    fn remove_stale_skills(&self, skills: &Path) -> Result<(), SessionError> {
+        let Ok(entries) = std::fs::read_dir(skills) else {
+            return Ok(());
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if self.skill_dirs.contains(&name) {
+                continue;
+            }
+            let path = entry.path();
+            let removed = if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            removed.map_err(io_error("remove stale skill", &path))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steering_file_bytes() {
+        assert_eq!(steering_text("Be brief.\n\n"), "---\ninclusion: always\n---\n\nBe brief.\n");
+    }
+
+    #[test]
+    fn plan_has_settings_agent_steering_and_skills() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let skill = temp.path().join("review");
+        std::fs::create_dir(&skill).expect("mkdir");
+        std::fs::write(skill.join("SKILL.md"), "# Review\n").expect("write");
+        let yaml = format!(
+            "configContent:\n  telemetry:\n    enabled: false\nsystemPrompt: Be brief.\nskills:\n  - name: Code Review\n    path: {}\nhooks:\n  preToolUse:\n    - command: ./hooks/check.sh\n      matcher: shell\n",
+            skill.display()
+        );
+        let kiro: KiroConfig = serde_yaml_ng::from_str(&yaml).expect("config");
+        let data = AdapterData::builtin().expect("data");
+        let plan = plan(&kiro, &data, Path::new("/k"), Target::Render).expect("plan");
+        let file = |name: &str| {
+            plan.files
+                .iter()
+                .find(|file| file.relative == Path::new(name))
+                .map(|file| file.contents.clone())
+                .unwrap_or_else(|| panic!("{name} planned"))
+        };
+        assert_eq!(file("settings/cli.json"), "{\n  \"telemetry.enabled\": false\n}\n");
+        assert_eq!(file("steering/oneworks-system.md"), "---\ninclusion: always\n---\n\nBe brief.\n");
+        assert_eq!(file("skills/Code Review/SKILL.md"), "# Review\n");
+        let agent: Value = serde_json::from_str(&file("agents/oneworks.json")).expect("agent json");
+        assert_eq!(agent["name"], "oneworks");
+        assert_eq!(agent["includeMcpJson"], false);
+        assert_eq!(agent["resources"][0], "file:///k/steering/oneworks-system.md");
+        assert_eq!(agent["resources"][1], "skill:///k/skills/Code Review/SKILL.md");
+        assert_eq!(agent["hooks"]["preToolUse"][0]["matcher"], "shell");
+    }
+
+    #[test]
+    fn missing_skill_file_is_a_config_error() {
+        let kiro: KiroConfig =
+            serde_yaml_ng::from_str("skills:\n  - name: x\n    path: /nonexistent/skill\n").expect("config");
+        let data = AdapterData::builtin().expect("data");
+        let error = plan(&kiro, &data, Path::new("/k"), Target::Render).unwrap_err();
+        assert!(error.to_string().contains("skills[0].path"), "{error}");
+    }
+}

@@ -1,0 +1,84 @@
+//! Session worlds: where a session's Kiro profile lives (`layout`), the
+//! fresh per-process HOME (`temp_home`), the allowlisted child environment
+//! (`environment`) and the Kiro config written from `config.yaml`
+//! (`materialize`). Structured runs and supervised TUI sessions start Kiro
+//! only through these.
+
+pub mod environment;
+pub mod layout;
+pub mod materialize;
+pub mod temp_home;
+
+use std::path::PathBuf;
+
+use crate::error::{Classify, ErrorKind};
+use crate::fs_safety::UnsafePath;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Unsafe(#[from] UnsafePath),
+    #[error("failed to {action} `{path}`")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid config at `{key}`: {message}")]
+    Config { key: String, message: String },
+}
+
+impl Classify for SessionError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            SessionError::Unsafe(error) => error.kind(),
+            SessionError::Io { .. } => ErrorKind::Internal,
+            SessionError::Config { .. } => ErrorKind::Config,
+        }
+    }
+    fn hint(&self) -> Option<String> {
+        match self {
+            SessionError::Unsafe(error) => error.hint(),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn io_error<'a>(action: &'static str, path: &'a std::path::Path) -> impl FnOnce(std::io::Error) -> SessionError + 'a {
+    move |source| SessionError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The scrubber for everything a session writes: the credential variables
+/// present in `env`, plus the values of variables the config references as
+/// `${VAR}` (they reach Kiro through the environment, never through files).
+pub fn scrubber_for(
+    env: &crate::locations::Environment,
+    data: &crate::adapter::data::AdapterData,
+    kiro: &crate::config::KiroConfig,
+) -> crate::redact::Scrubber {
+    let referenced = crate::config::env_references(kiro);
+    let secrets = env
+        .iter()
+        .filter(|(name, value)| {
+            !value.is_empty() && (data.credentials.is_credential_name(name) || referenced.contains(*name))
+        })
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .collect();
+    crate::redact::Scrubber::new(secrets, &data.credentials)
+}
+
+/// Whether the Kiro `version` accepts remote MCP servers in agent files.
+pub fn remote_mcp_in_agent_file(data: &crate::adapter::data::AdapterData, version: Option<&str>) -> bool {
+    let since = data
+        .session
+        .remote_mcp_in_agent_file_since
+        .as_deref()
+        .and_then(|since| semver::Version::parse(since).ok());
+    let version = version.and_then(|version| semver::Version::parse(version).ok());
+    matches!((since, version), (Some(since), Some(version)) if version >= since)
+}
