@@ -15,7 +15,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
         resolves a verified kiro-cli; `oneworks config render kiro` writes the isolated \
         Kiro world a session gets from `.oneworks/config.yaml`.",
     after_help = "Exit codes: 0 ok, 1 internal, 2 usage, 3 config, 4 network, 5 checksum, \
-        6 unsafe archive, 7 no usable kiro-cli, 8 install-lock timeout, 11 session, 130 interrupted."
+        6 unsafe content, 7 no usable kiro-cli, 8 install-lock timeout, 9 agent failed, 11 session, 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]

@@ -47,7 +47,10 @@ impl Classify for UnsafePath {
     fn hint(&self) -> Option<String> {
         match self {
             UnsafePath::Io { .. } => None,
-            _ => Some("remove or replace the offending entry; oneworks will not repair it for you".to_owned()),
+            _ => Some(
+                "remove or replace the offending entry; oneworks will not repair it for you"
+                    .to_owned(),
+            ),
         }
     }
 }

@@ -98,7 +98,10 @@ impl Locations {
                 variable: "ONEWORKS_HOME",
             })?;
         let cache_dir = absolute(env.path("ONEWORKS_CACHE_DIR"))
-            .or_else(|| env.xdg("XDG_CACHE_HOME", ".cache").map(|dir| dir.join("oneworks")))
+            .or_else(|| {
+                env.xdg("XDG_CACHE_HOME", ".cache")
+                    .map(|dir| dir.join("oneworks"))
+            })
             .ok_or(LocationError {
                 what: "the download cache",
                 variable: "ONEWORKS_CACHE_DIR",

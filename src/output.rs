@@ -9,7 +9,8 @@ use crate::error::{Error, ErrorKind};
 
 /// Prints one JSON document on stdout.
 pub fn print_json(value: &impl Serialize) -> Result<(), Error> {
-    let text = serde_json::to_string(value).map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let text =
+        serde_json::to_string(value).map_err(|error| Error::new(ErrorKind::Internal, error))?;
     println!("{text}");
     Ok(())
 }

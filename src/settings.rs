@@ -31,8 +31,10 @@ pub struct Settings {
 impl Settings {
     pub fn resolve(global: &GlobalArgs) -> Result<Self, Error> {
         let env = Environment::from_process();
-        let cwd = std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-        let locations = Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
+        let cwd =
+            std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+        let locations =
+            Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
         let project = Project::discover(&cwd);
         let data = AdapterData::load(env.path("ONEWORKS_KIRO_ADAPTER_FILE").as_deref())
             .map_err(|error| Error::new(ErrorKind::Config, error))?;

@@ -126,7 +126,8 @@ impl CredentialRules {
         if self.names.iter().any(|known| *known == upper) {
             return true;
         }
-        upper.starts_with(&self.prefix) && self.suffixes.iter().any(|suffix| upper.ends_with(suffix))
+        upper.starts_with(&self.prefix)
+            && self.suffixes.iter().any(|suffix| upper.ends_with(suffix))
     }
 
     /// The credential variables present (and non-empty) in `vars`.
@@ -177,10 +178,11 @@ impl AdapterData {
     }
 
     fn parse(text: &str, path: &Path) -> Result<Self, DataError> {
-        let data: AdapterData = serde_yaml_ng::from_str(text).map_err(|source| DataError::Parse {
-            path: path.to_owned(),
-            source,
-        })?;
+        let data: AdapterData =
+            serde_yaml_ng::from_str(text).map_err(|source| DataError::Parse {
+                path: path.to_owned(),
+                source,
+            })?;
         let patterns = [&data.binary.identifies, &data.binary.version_pattern]
             .into_iter()
             .chain(data.credentials.value_patterns.iter());

@@ -28,7 +28,9 @@ pub struct ProbeSettings {
 impl ProbeSettings {
     pub fn from_data(data: &AdapterData, path_var: Option<String>) -> Self {
         // The patterns were compiled once when the data was loaded.
-        let compile = |pattern: &str| Regex::new(pattern).unwrap_or_else(|_| Regex::new("$^").expect("empty regex"));
+        let compile = |pattern: &str| {
+            Regex::new(pattern).unwrap_or_else(|_| Regex::new("$^").expect("empty regex"))
+        };
         Self {
             version_args: data.probes.version.clone(),
             acp_args: data.probes.acp.clone(),
@@ -62,7 +64,12 @@ pub struct ProbeReport {
     pub problem: Option<String>,
 }
 
-fn run(executable: &Path, args: &[String], settings: &ProbeSettings, home: &Path) -> CommandOutcome {
+fn run(
+    executable: &Path,
+    args: &[String],
+    settings: &ProbeSettings,
+    home: &Path,
+) -> CommandOutcome {
     let mut command = Command::new(executable);
     command
         .args(args)
@@ -95,8 +102,18 @@ fn run(executable: &Path, args: &[String], settings: &ProbeSettings, home: &Path
             String::from_utf8_lossy(&text).into_owned()
         })
     };
-    let stdout = drain(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
     let status = match child.wait_timeout(settings.timeout) {
         Ok(Some(status)) => Ok(status),
         Ok(None) => {
@@ -163,9 +180,16 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
     let identifies_as_kiro = settings.identifies.is_match(&version_output);
     let version_ok = version.success && parsed.is_some();
     let mut problem = if !version.success {
-        Some(format!("`{}` {}", settings.version_args.join(" "), version.failure.unwrap_or_default()))
+        Some(format!(
+            "`{}` {}",
+            settings.version_args.join(" "),
+            version.failure.unwrap_or_default()
+        ))
     } else if parsed.is_none() {
-        Some(format!("`{}` printed no version: {version_output:?}", settings.version_args.join(" ")))
+        Some(format!(
+            "`{}` printed no version: {version_output:?}",
+            settings.version_args.join(" ")
+        ))
     } else {
         None
     };
@@ -173,7 +197,11 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
     let acp_ok = version.success && {
         let acp = run(executable, &settings.acp_args, settings, home.path());
         if !acp.success && problem.is_none() {
-            problem = Some(format!("`{}` {}", settings.acp_args.join(" "), acp.failure.unwrap_or_default()));
+            problem = Some(format!(
+                "`{}` {}",
+                settings.acp_args.join(" "),
+                acp.failure.unwrap_or_default()
+            ));
         }
         acp.success
     };

@@ -67,7 +67,9 @@ impl Classify for SourceError {
             SourceError::NoSystemCli(_) => {
                 "install Kiro CLI, or use `source: managed` to let oneworks install it".to_owned()
             }
-            SourceError::BadPath(_) => "fix `adapters.kiro.cli.path` or use `source: managed`".to_owned(),
+            SourceError::BadPath(_) => {
+                "fix `adapters.kiro.cli.path` or use `source: managed`".to_owned()
+            }
         })
     }
 }
@@ -78,14 +80,24 @@ pub fn which(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
         .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+            std::fs::metadata(candidate).is_ok_and(|metadata| {
+                metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+            })
         })
 }
 
-fn probed(source: SourceKind, path: &Path, alias: bool, data: &AdapterData, settings: &ProbeSettings) -> Candidate {
+fn probed(
+    source: SourceKind,
+    path: &Path,
+    alias: bool,
+    data: &AdapterData,
+    settings: &ProbeSettings,
+) -> Candidate {
     let report = probe(path, settings);
-    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let reason = if alias && report.version_ok && !report.identifies_as_kiro {
         Some(format!(
             "`{name} --version` says `{}`, which is not {} (an Amazon Q CLI is never used)",
@@ -105,7 +117,11 @@ fn probed(source: SourceKind, path: &Path, alias: bool, data: &AdapterData, sett
             acp: report.acp_ok,
         },
         usable,
-        reason: if usable { None } else { reason.or_else(|| Some("probe failed".to_owned())) },
+        reason: if usable {
+            None
+        } else {
+            reason.or_else(|| Some("probe failed".to_owned()))
+        },
     }
 }
 
@@ -120,7 +136,10 @@ pub fn system_candidates(data: &AdapterData, settings: &ProbeSettings) -> Vec<Ca
 }
 
 /// Resolves `source: system`.
-pub fn resolve_system(data: &AdapterData, settings: &ProbeSettings) -> Result<Candidate, SourceError> {
+pub fn resolve_system(
+    data: &AdapterData,
+    settings: &ProbeSettings,
+) -> Result<Candidate, SourceError> {
     let candidates = system_candidates(data, settings);
     candidates
         .iter()
@@ -167,7 +186,11 @@ pub fn path_candidate(path: &Path, data: &AdapterData, settings: &ProbeSettings)
     probed(SourceKind::Path, path, alias, data, settings)
 }
 
-pub fn resolve_path(path: &Path, data: &AdapterData, settings: &ProbeSettings) -> Result<Candidate, SourceError> {
+pub fn resolve_path(
+    path: &Path,
+    data: &AdapterData,
+    settings: &ProbeSettings,
+) -> Result<Candidate, SourceError> {
     let candidate = path_candidate(path, data, settings);
     if candidate.usable {
         Ok(candidate)

@@ -9,13 +9,19 @@ use crate::settings::Settings;
 pub fn check(settings: &Settings) -> Result<(), Error> {
     let files = &settings.config.files;
     if files.is_empty() {
-        output::say(settings.quiet, "no config files found; using defaults (source: managed, version: latest)");
+        output::say(
+            settings.quiet,
+            "no config files found; using defaults (source: managed, version: latest)",
+        );
     }
     for file in files {
         output::say(settings.quiet, format!("ok: {}", file.display()));
     }
     let cli = &settings.config.config.adapters.kiro.cli;
-    output::say(settings.quiet, format!("kiro: source {}, version {}", cli.source, cli.version));
+    output::say(
+        settings.quiet,
+        format!("kiro: source {}, version {}", cli.source, cli.version),
+    );
     Ok(())
 }
 
@@ -40,7 +46,11 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     plan.write(&layout, &settings.data, &scrubber)?;
     output::say(
         settings.quiet,
-        format!("rendered {} file(s) for session `{name}` into {}", plan.files.len(), layout.kiro_home.display()),
+        format!(
+            "rendered {} file(s) for session `{name}` into {}",
+            plan.files.len(),
+            layout.kiro_home.display()
+        ),
     );
     Ok(())
 }

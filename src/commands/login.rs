@@ -24,7 +24,14 @@ pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
     )?;
     let layout = SessionLayout::new(&settings.project, &settings.locations, name);
     let remote = crate::session::remote_mcp_in_agent_file(&settings.data, Some(&cli.version));
-    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Tui { remote_supported: remote })?;
+    let plan = materialize::plan(
+        kiro,
+        &settings.data,
+        &layout.kiro_home,
+        Target::Tui {
+            remote_supported: remote,
+        },
+    )?;
     for diagnostic in &plan.diagnostics {
         eprintln!("note: {diagnostic}");
     }
@@ -32,20 +39,28 @@ pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
     plan.write(&layout, &settings.data, &scrubber)?;
     let runtime = layout.ensure_runtime()?;
     let home = TempHome::create(runtime)?;
-    let environment = ChildEnvironment::build(&settings.env, &settings.data, kiro, &layout, home.path());
+    let environment =
+        ChildEnvironment::build(&settings.env, &settings.data, kiro, &layout, home.path());
     let mut command = std::process::Command::new(&cli.path);
-    command.args(&settings.data.session.login_command).current_dir(&layout.project);
+    command
+        .args(&settings.data.session.login_command)
+        .current_dir(&layout.project);
     environment.apply(&mut command);
-    let status = command
-        .status()
-        .map_err(|error| Error::new(ErrorKind::AgentFailed, error).with_hint(format!("could not start `{}`", cli.path.display())))?;
+    let status = command.status().map_err(|error| {
+        Error::new(ErrorKind::AgentFailed, error)
+            .with_hint(format!("could not start `{}`", cli.path.display()))
+    })?;
     drop(home);
     if status.success() {
         Ok(())
     } else {
         Err(Error::msg(
             ErrorKind::AgentFailed,
-            format!("`{} {}` failed: {status}", cli.path.display(), settings.data.session.login_command.join(" ")),
+            format!(
+                "`{} {}` failed: {status}",
+                cli.path.display(),
+                settings.data.session.login_command.join(" ")
+            ),
         ))
     }
 }

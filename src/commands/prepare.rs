@@ -53,12 +53,17 @@ pub fn resolve(settings: &Settings, args: &PrepareArgs) -> Result<PrepareReport,
             if args.locked || args.force {
                 return Err(Error::msg(
                     ErrorKind::Config,
-                    format!("--locked and --force apply to `source: managed`, not `source: {}`", cli.source),
+                    format!(
+                        "--locked and --force apply to `source: managed`, not `source: {}`",
+                        cli.source
+                    ),
                 ));
             }
             let probe = settings.probe_settings();
             let candidate = match (cli.source, &cli.path) {
-                (SourceKind::Path, Some(path)) => source::resolve_path(path, &settings.data, &probe)?,
+                (SourceKind::Path, Some(path)) => {
+                    source::resolve_path(path, &settings.data, &probe)?
+                }
                 _ => source::resolve_system(&settings.data, &probe)?,
             };
             Ok(PrepareReport {

@@ -15,24 +15,42 @@ pub fn run(settings: &Settings, keep: usize) -> Result<(), Error> {
         None => None,
     };
     let quiet = settings.quiet;
-    let _lock = crate::install::lock::acquire(&store.lock_path(), settings.lock_timeout()?, |pid| {
-        output::say(quiet, format!("waiting for another oneworks{} to finish installing", pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()));
-    })?;
+    let _lock =
+        crate::install::lock::acquire(&store.lock_path(), settings.lock_timeout()?, |pid| {
+            output::say(
+                quiet,
+                format!(
+                    "waiting for another oneworks{} to finish installing",
+                    pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
+                ),
+            );
+        })?;
     let installed = store.list()?;
     let mut removed = 0;
     for found in installed.iter().skip(keep) {
         if Some(&found.version) == protected.as_ref() {
-            output::say(quiet, format!("keeping {} (named by kiro.lock)", found.version));
+            output::say(
+                quiet,
+                format!("keeping {} (named by kiro.lock)", found.version),
+            );
             continue;
         }
-        store.remove(&found.version).map_err(|source| InstallError::Io {
-            action: "remove",
-            path: found.dir.clone(),
-            source,
-        })?;
+        store
+            .remove(&found.version)
+            .map_err(|source| InstallError::Io {
+                action: "remove",
+                path: found.dir.clone(),
+                source,
+            })?;
         removed += 1;
         output::say(quiet, format!("removed kiro-cli {}", found.version));
     }
-    output::say(quiet, format!("pruned {removed} version(s), {} kept", installed.len() - removed));
+    output::say(
+        quiet,
+        format!(
+            "pruned {removed} version(s), {} kept",
+            installed.len() - removed
+        ),
+    );
     Ok(())
 }

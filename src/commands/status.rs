@@ -32,7 +32,10 @@ fn managed_candidate(installed: &Installed) -> Candidate {
         path: installed.executable.clone(),
         version: Some(installed.version.to_string()),
         version_output: None,
-        probes: Probes { version: true, acp: true },
+        probes: Probes {
+            version: true,
+            acp: true,
+        },
         usable: true,
         reason: None,
     }
@@ -93,7 +96,10 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     if json {
         return output::print_json(&report);
     }
-    println!("adapter: {} (source: {}, version: {})", report.adapter, cli.source, cli.version);
+    println!(
+        "adapter: {} (source: {}, version: {})",
+        report.adapter, cli.source, cli.version
+    );
     match &report.selected {
         Some(selected) => println!(
             "selected: {} {} ({})",
@@ -104,13 +110,21 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         None => println!("selected: none (run `oneworks adapter prepare kiro`)"),
     }
     for candidate in &report.candidates {
-        let state = if candidate.usable { "usable" } else { "skipped" };
+        let state = if candidate.usable {
+            "usable"
+        } else {
+            "skipped"
+        };
         println!(
             "  {:<8} {:<8} {} {}{}",
             candidate.source.as_str(),
             state,
             candidate.path.display(),
-            candidate.version_output.as_deref().or(candidate.version.as_deref()).unwrap_or(""),
+            candidate
+                .version_output
+                .as_deref()
+                .or(candidate.version.as_deref())
+                .unwrap_or(""),
             candidate
                 .reason
                 .as_deref()
@@ -145,7 +159,12 @@ pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     if json {
         return output::print_json(&document);
     }
-    println!("{} ({}), source: {}", settings.data.id, settings.data.display_name, settings.config.config.adapters.kiro.cli.source);
+    println!(
+        "{} ({}), source: {}",
+        settings.data.id,
+        settings.data.display_name,
+        settings.config.config.adapters.kiro.cli.source
+    );
     if installed.is_empty() {
         println!("  no managed versions installed");
     }

@@ -44,8 +44,14 @@ pub fn env_references(kiro: &KiroConfig) -> BTreeSet<String> {
         match server {
             McpServer::Local(local) => {
                 references_in(&local.command, &mut names);
-                local.args.iter().for_each(|arg| references_in(arg, &mut names));
-                local.env.values().for_each(|value| references_in(value, &mut names));
+                local
+                    .args
+                    .iter()
+                    .for_each(|arg| references_in(arg, &mut names));
+                local
+                    .env
+                    .values()
+                    .for_each(|value| references_in(value, &mut names));
             }
             McpServer::Remote(remote) => {
                 references_in(&remote.url, &mut names);
@@ -91,7 +97,9 @@ impl Checker<'_> {
     fn check_value(&self, path: &str, value: &Value) -> Result<(), ConfigError> {
         match value {
             Value::String(text) => {
-                if reference_name(text).is_none() && self.shapes.iter().any(|shape| shape.is_match(text.trim())) {
+                if reference_name(text).is_none()
+                    && self.shapes.iter().any(|shape| shape.is_match(text.trim()))
+                {
                     return Err(ConfigError::Credential {
                         key: path.to_owned(),
                         reason: "the value looks like an access key or token".to_owned(),
@@ -131,7 +139,10 @@ pub(super) fn check_no_credentials(
         .collect();
     let checker = Checker { rules, shapes };
     if let Some(content) = &kiro.config_content {
-        checker.check_value("adapters.kiro.configContent", &Value::Object(content.clone()))?;
+        checker.check_value(
+            "adapters.kiro.configContent",
+            &Value::Object(content.clone()),
+        )?;
     }
     if let Some(agent) = &kiro.agent_config {
         checker.check_value("adapters.kiro.agentConfig", &Value::Object(agent.clone()))?;

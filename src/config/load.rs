@@ -169,7 +169,9 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
         (Some(_), source) if source != SourceKind::Path => {
             return Err(ConfigError::Invalid {
                 key: "adapters.kiro.cli.path".to_owned(),
-                message: format!("`path` is only allowed with `source: path` (source is `{source}`)"),
+                message: format!(
+                    "`path` is only allowed with `source: path` (source is `{source}`)"
+                ),
             })
         }
         (None, SourceKind::Path) => {
@@ -226,9 +228,13 @@ mod tests {
 
     #[test]
     fn bad_version_names_line_and_column() {
-        let error = load_text("adapters:\n  kiro:\n    cli:\n      version: nonsense\n").unwrap_err();
+        let error =
+            load_text("adapters:\n  kiro:\n    cli:\n      version: nonsense\n").unwrap_err();
         let message = error.to_string();
-        assert!(matches!(error, ConfigError::Parse { line: 4, .. }), "{message}");
+        assert!(
+            matches!(error, ConfigError::Parse { line: 4, .. }),
+            "{message}"
+        );
         assert!(message.contains("config.yaml:4:"), "{message}");
         assert!(message.contains("nonsense"), "{message}");
     }
@@ -236,16 +242,26 @@ mod tests {
     #[test]
     fn unknown_key_and_relative_dir_are_refused() {
         let error = load_text("adapters:\n  kiro:\n    colour: red\n").unwrap_err();
-        assert!(matches!(error, ConfigError::Parse { line: 3, .. }), "{error}");
-        let error = load_text("adapters:\n  kiro:\n    additionalDirs: [relative/dir]\n").unwrap_err();
-        assert!(error.to_string().contains("not an absolute path"), "{error}");
+        assert!(
+            matches!(error, ConfigError::Parse { line: 3, .. }),
+            "{error}"
+        );
+        let error =
+            load_text("adapters:\n  kiro:\n    additionalDirs: [relative/dir]\n").unwrap_err();
+        assert!(
+            error.to_string().contains("not an absolute path"),
+            "{error}"
+        );
     }
 
     #[test]
     fn path_needs_path_source() {
         let error =
             load_text("adapters:\n  kiro:\n    cli:\n      path: /opt/kiro-cli\n").unwrap_err();
-        assert!(error.to_string().contains("adapters.kiro.cli.path"), "{error}");
+        assert!(
+            error.to_string().contains("adapters.kiro.cli.path"),
+            "{error}"
+        );
         let loaded = load_text(
             "adapters:\n  kiro:\n    cli:\n      source: path\n      path: /opt/kiro-cli\n",
         )
@@ -290,8 +306,12 @@ mod tests {
 
     #[test]
     fn unknown_hook_trigger_is_refused() {
-        let error = load_text("adapters:\n  kiro:\n    hooks:\n      beforeAll:\n        - command: x\n")
-            .unwrap_err();
-        assert!(error.to_string().contains("adapters.kiro.hooks.beforeAll"), "{error}");
+        let error =
+            load_text("adapters:\n  kiro:\n    hooks:\n      beforeAll:\n        - command: x\n")
+                .unwrap_err();
+        assert!(
+            error.to_string().contains("adapters.kiro.hooks.beforeAll"),
+            "{error}"
+        );
     }
 }

@@ -31,9 +31,17 @@ pub enum NetworkError {
         source: std::io::Error,
     },
     #[error("`{url}` ended after {received} of {expected} bytes")]
-    Truncated { url: String, received: u64, expected: u64 },
+    Truncated {
+        url: String,
+        received: u64,
+        expected: u64,
+    },
     #[error("`{url}` announces {announced} bytes but the manifest says {expected}")]
-    SizeMismatch { url: String, announced: u64, expected: u64 },
+    SizeMismatch {
+        url: String,
+        announced: u64,
+        expected: u64,
+    },
     #[error("`{url}` is larger than {limit} bytes")]
     TooLarge { url: String, limit: u64 },
     #[error("unsupported URL `{url}`: use http, https or file")]
@@ -56,7 +64,10 @@ impl NetworkError {
                 matches!(status, 408 | 429) || (500..600).contains(status)
             }
             NetworkError::Request { source, .. } => {
-                source.is_connect() || source.is_timeout() || source.is_body() || source.is_request()
+                source.is_connect()
+                    || source.is_timeout()
+                    || source.is_body()
+                    || source.is_request()
             }
             NetworkError::Io { .. } | NetworkError::Truncated { .. } => true,
             _ => false,
@@ -121,7 +132,9 @@ impl RetryPolicy {
         loop {
             match operation() {
                 Ok(value) => return Ok(value),
-                Err((error, retry_after)) if error.is_transient() && attempt + 1 < self.attempts => {
+                Err((error, retry_after))
+                    if error.is_transient() && attempt + 1 < self.attempts =>
+                {
                     let delay = self.delay(attempt, retry_after);
                     tracing::warn!("{error}; retrying in {}ms", delay.as_millis());
                     std::thread::sleep(delay);
@@ -153,13 +166,21 @@ pub fn parse_url(text: &str) -> Result<Url, NetworkError> {
     })?;
     match url.scheme() {
         "http" | "https" | "file" => Ok(url),
-        _ => Err(NetworkError::Scheme { url: text.to_owned() }),
+        _ => Err(NetworkError::Scheme {
+            url: text.to_owned(),
+        }),
     }
 }
 
 fn retry_after(response: &reqwest::blocking::Response) -> Option<Duration> {
     let value = response.headers().get(reqwest::header::RETRY_AFTER)?;
-    value.to_str().ok()?.trim().parse::<u64>().ok().map(Duration::from_secs)
+    value
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(Duration::from_secs)
 }
 
 impl Fetcher {
@@ -274,8 +295,14 @@ mod tests {
         let policy = RetryPolicy::default();
         assert_eq!(policy.delay(0, None), Duration::from_millis(250));
         assert_eq!(policy.delay(2, None), Duration::from_millis(1000));
-        assert_eq!(policy.delay(0, Some(Duration::from_secs(3))), Duration::from_secs(3));
-        assert_eq!(policy.delay(0, Some(Duration::from_secs(3600))), policy.max_delay);
+        assert_eq!(
+            policy.delay(0, Some(Duration::from_secs(3))),
+            Duration::from_secs(3)
+        );
+        assert_eq!(
+            policy.delay(0, Some(Duration::from_secs(3600))),
+            policy.max_delay
+        );
     }
 
     #[test]
@@ -288,14 +315,26 @@ mod tests {
         let mut calls = 0;
         let result: Result<(), _> = policy.run(|| {
             calls += 1;
-            Err((NetworkError::Status { url: "u".into(), status: 503 }, None))
+            Err((
+                NetworkError::Status {
+                    url: "u".into(),
+                    status: 503,
+                },
+                None,
+            ))
         });
         assert!(result.is_err());
         assert_eq!(calls, 3);
         let mut calls = 0;
         let result: Result<(), _> = policy.run(|| {
             calls += 1;
-            Err((NetworkError::Status { url: "u".into(), status: 404 }, None))
+            Err((
+                NetworkError::Status {
+                    url: "u".into(),
+                    status: 404,
+                },
+                None,
+            ))
         });
         assert!(result.is_err());
         assert_eq!(calls, 1);
@@ -304,7 +343,13 @@ mod tests {
     #[test]
     fn urls() {
         assert!(parse_url("file:///tmp/manifest.json").is_ok());
-        assert!(matches!(parse_url("ftp://example.com/x"), Err(NetworkError::Scheme { .. })));
-        assert!(matches!(parse_url("not a url"), Err(NetworkError::Url { .. })));
+        assert!(matches!(
+            parse_url("ftp://example.com/x"),
+            Err(NetworkError::Scheme { .. })
+        ));
+        assert!(matches!(
+            parse_url("not a url"),
+            Err(NetworkError::Url { .. })
+        ));
     }
 }

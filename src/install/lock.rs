@@ -43,7 +43,8 @@ impl Classify for LockError {
     fn hint(&self) -> Option<String> {
         match self {
             LockError::Timeout { .. } => Some(
-                "raise ONEWORKS_LOCK_TIMEOUT (seconds) or wait for the other install to finish".to_owned(),
+                "raise ONEWORKS_LOCK_TIMEOUT (seconds) or wait for the other install to finish"
+                    .to_owned(),
             ),
             LockError::Io { .. } => None,
         }
@@ -71,7 +72,11 @@ fn read_pid(file: &mut File) -> Option<u32> {
 
 /// Takes the lock at `path`, waiting up to `timeout`. `on_wait` is called
 /// once, with the holder's pid, when the lock is busy.
-pub fn acquire(path: &Path, timeout: Duration, on_wait: impl FnOnce(Option<u32>)) -> Result<InstallLock, LockError> {
+pub fn acquire(
+    path: &Path,
+    timeout: Duration,
+    on_wait: impl FnOnce(Option<u32>),
+) -> Result<InstallLock, LockError> {
     let io_error = |source| LockError::Io {
         path: path.to_owned(),
         source,
@@ -122,13 +127,19 @@ mod tests {
     fn second_holder_times_out_and_names_the_first() {
         let temp = tempfile::tempdir().expect("tempdir");
         let path = temp.path().join(".install.lock");
-        let held = acquire(&path, Duration::from_secs(1), |_| panic!("free lock must not wait")).expect("first");
+        let held = acquire(&path, Duration::from_secs(1), |_| {
+            panic!("free lock must not wait")
+        })
+        .expect("first");
         let mut waited_for = None;
         let error = acquire(&path, Duration::from_millis(200), |pid| waited_for = pid).unwrap_err();
         assert_eq!(waited_for, Some(std::process::id()));
         assert!(matches!(error, LockError::Timeout { .. }), "{error}");
         drop(held);
-        acquire(&path, Duration::from_secs(1), |_| panic!("released lock must not wait")).expect("after release");
+        acquire(&path, Duration::from_secs(1), |_| {
+            panic!("released lock must not wait")
+        })
+        .expect("after release");
         assert!(path.exists(), "the lock file is never deleted");
     }
 }

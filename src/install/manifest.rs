@@ -42,7 +42,9 @@ pub enum ManifestError {
     },
     #[error("manifest package #{index} (`{download}`): `sha256` is not 64 hex digits")]
     Digest { index: usize, download: String },
-    #[error("manifest package #{index} (`{download}`): `download` must be a relative path without `..`")]
+    #[error(
+        "manifest package #{index} (`{download}`): `download` must be a relative path without `..`"
+    )]
     Download { index: usize, download: String },
 }
 
@@ -63,7 +65,8 @@ pub fn is_safe_download(path: &str) -> bool {
 
 impl Manifest {
     pub fn parse(bytes: &[u8]) -> Result<Self, ManifestError> {
-        let document: serde_json::Value = serde_json::from_slice(bytes).map_err(ManifestError::Json)?;
+        let document: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(ManifestError::Json)?;
         let version = document
             .get("version")
             .and_then(|version| version.as_str())
@@ -141,16 +144,28 @@ mod tests {
     fn rejects_bad_fields() {
         let bad_digest = ENTRY.replace("ee7f0000", "zz7f0000");
         let text = format!(r#"{{"version":"2.15.1","packages":[{bad_digest}]}}"#);
-        assert!(matches!(Manifest::parse(text.as_bytes()), Err(ManifestError::Digest { .. })));
+        assert!(matches!(
+            Manifest::parse(text.as_bytes()),
+            Err(ManifestError::Digest { .. })
+        ));
         let no_size = ENTRY.replace(r#""size":554395785,"#, "");
         let text = format!(r#"{{"version":"2.15.1","packages":[{no_size}]}}"#);
         let error = Manifest::parse(text.as_bytes()).unwrap_err();
         assert!(error.to_string().contains("size"), "{error}");
         let escaping = ENTRY.replace("2.15.1/kirocli", "../kirocli");
         let text = format!(r#"{{"version":"2.15.1","packages":[{escaping}]}}"#);
-        assert!(matches!(Manifest::parse(text.as_bytes()), Err(ManifestError::Download { .. })));
-        assert!(matches!(Manifest::parse(b"{\"packages\":[]}"), Err(ManifestError::Missing("version"))));
-        assert!(matches!(Manifest::parse(b"not json"), Err(ManifestError::Json(_))));
+        assert!(matches!(
+            Manifest::parse(text.as_bytes()),
+            Err(ManifestError::Download { .. })
+        ));
+        assert!(matches!(
+            Manifest::parse(b"{\"packages\":[]}"),
+            Err(ManifestError::Missing("version"))
+        ));
+        assert!(matches!(
+            Manifest::parse(b"not json"),
+            Err(ManifestError::Json(_))
+        ));
         assert!(matches!(
             Manifest::parse(br#"{"version":"two","packages":[]}"#),
             Err(ManifestError::Version(_))

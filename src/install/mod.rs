@@ -141,7 +141,6 @@ impl Classify for InstallError {
     }
 }
 
-
 /// Everything the installer needs, resolved from settings.
 pub struct Installer<'a> {
     pub data: &'a AdapterData,
@@ -195,7 +194,10 @@ struct Target {
     entry: ArtifactEntry,
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> InstallError + 'a {
+fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> InstallError + 'a {
     move |source| InstallError::Io {
         action,
         path: path.to_owned(),
@@ -216,7 +218,9 @@ impl Installer<'_> {
         if request.locked {
             let (pin, path) = match (&pin, &request.pin_path) {
                 (Some(found), _) => found,
-                (None, Some(path)) => return Err(InstallError::LockedWithoutPin { path: path.clone() }),
+                (None, Some(path)) => {
+                    return Err(InstallError::LockedWithoutPin { path: path.clone() })
+                }
                 (None, None) => return Err(InstallError::LockedWithoutProject),
             };
             let version = pin.semver(path)?;
@@ -229,7 +233,12 @@ impl Installer<'_> {
                     });
                 }
             }
-            let entry = platform::select(&pin.packages, &self.host, &self.data.platforms, &self.formats)?;
+            let entry = platform::select(
+                &pin.packages,
+                &self.host,
+                &self.data.platforms,
+                &self.formats,
+            )?;
             let target = Target {
                 version,
                 entry: entry.clone(),
@@ -240,7 +249,12 @@ impl Installer<'_> {
         // asking the manifest (which only vouches for its latest).
         if let (VersionRequest::Exact(requested), Some((pin, path))) = (&request.version, &pin) {
             if pin.semver(path)? == *requested {
-                let entry = platform::select(&pin.packages, &self.host, &self.data.platforms, &self.formats)?;
+                let entry = platform::select(
+                    &pin.packages,
+                    &self.host,
+                    &self.data.platforms,
+                    &self.formats,
+                )?;
                 let target = Target {
                     version: requested.clone(),
                     entry: entry.clone(),
@@ -257,7 +271,12 @@ impl Installer<'_> {
                 });
             }
         }
-        let entry = platform::select(&manifest.packages, &self.host, &self.data.platforms, &self.formats)?;
+        let entry = platform::select(
+            &manifest.packages,
+            &self.host,
+            &self.data.platforms,
+            &self.formats,
+        )?;
         let target = Target {
             version: manifest.version.clone(),
             entry: entry.clone(),
@@ -269,7 +288,11 @@ impl Installer<'_> {
         Ok(prepared)
     }
 
-    fn prepare_offline(&self, request: &Request, pin: Option<&(Pin, PathBuf)>) -> Result<Prepared, InstallError> {
+    fn prepare_offline(
+        &self,
+        request: &Request,
+        pin: Option<&(Pin, PathBuf)>,
+    ) -> Result<Prepared, InstallError> {
         let _lock = self.lock()?;
         let wanted = match (&request.version, pin) {
             (VersionRequest::Exact(version), _) => Some(version.clone()),
@@ -280,22 +303,31 @@ impl Installer<'_> {
             Some(version) => self.store.installed(version)?,
             None => self.store.list()?.into_iter().next(),
         };
-        found.map(Prepared::from).ok_or_else(|| InstallError::Offline {
-            wanted: wanted.map_or_else(|| "(any version)".to_owned(), |version| version.to_string()),
-            root: self.store.versions_dir(),
-        })
+        found
+            .map(Prepared::from)
+            .ok_or_else(|| InstallError::Offline {
+                wanted: wanted
+                    .map_or_else(|| "(any version)".to_owned(), |version| version.to_string()),
+                root: self.store.versions_dir(),
+            })
     }
 
     fn lock(&self) -> Result<lock::InstallLock, InstallError> {
         let quiet = self.quiet;
-        Ok(lock::acquire(&self.store.lock_path(), self.lock_timeout, |pid| {
-            if !quiet {
-                match pid {
-                    Some(pid) => eprintln!("waiting for another oneworks (pid {pid}) to finish installing"),
-                    None => eprintln!("waiting for another oneworks to finish installing"),
+        Ok(lock::acquire(
+            &self.store.lock_path(),
+            self.lock_timeout,
+            |pid| {
+                if !quiet {
+                    match pid {
+                        Some(pid) => eprintln!(
+                            "waiting for another oneworks (pid {pid}) to finish installing"
+                        ),
+                        None => eprintln!("waiting for another oneworks to finish installing"),
+                    }
                 }
-            }
-        })?)
+            },
+        )?)
     }
 
     fn fetch_manifest(&self) -> Result<Manifest, InstallError> {
@@ -350,12 +382,17 @@ impl Installer<'_> {
             .prefix(&format!("{}-", target.version))
             .tempdir_in(self.store.staging_dir())
             .map_err(io("create a staging folder in", &self.store.staging_dir()))?;
-        let limit = entry.size.saturating_mul(self.data.archive.max_expansion).max(1 << 20);
+        let limit = entry
+            .size
+            .saturating_mul(self.data.archive.max_expansion)
+            .max(1 << 20);
         let mut attempt = 0;
         let sha256 = loop {
             let result = self.fetch_into(target, &url, compression, staging.path(), limit);
             match result {
-                Err(InstallError::Network(error)) if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts => {
+                Err(InstallError::Network(error))
+                    if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts =>
+                {
                     let delay = self.fetcher.retry.delay(attempt, None);
                     tracing::warn!("{error}; retrying in {}ms", delay.as_millis());
                     std::thread::sleep(delay);
@@ -381,7 +418,9 @@ impl Installer<'_> {
         if !(report.version_ok && report.acp_ok) {
             return Err(InstallError::ProbeFailed {
                 version: target.version.to_string(),
-                problem: report.problem.unwrap_or_else(|| "no usable output".to_owned()),
+                problem: report
+                    .problem
+                    .unwrap_or_else(|| "no usable output".to_owned()),
             });
         }
         let record = InstallRecord {
@@ -424,7 +463,10 @@ impl Installer<'_> {
         if !self.progress {
             return indicatif::ProgressBar::hidden();
         }
-        let bar = indicatif::ProgressBar::with_draw_target(Some(size), indicatif::ProgressDrawTarget::stderr());
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(size),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
         if let Ok(style) = indicatif::ProgressStyle::with_template(
             "{msg} {bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
         ) {
@@ -461,7 +503,8 @@ impl Installer<'_> {
         let (digest, extracted) = match compression {
             Some(compression) => {
                 let counter = bar.clone();
-                let (mut reader, hasher) = pipeline::hashing_pipe(body.reader, move |bytes| counter.inc(bytes));
+                let (mut reader, hasher) =
+                    pipeline::hashing_pipe(body.reader, move |bytes| counter.inc(bytes));
                 let extracted = extract::extract_tar(&mut reader, compression, &mut staging);
                 reader.drain();
                 drop(reader);
@@ -518,7 +561,12 @@ impl Installer<'_> {
     }
 
     /// Zip: spool to `ONEWORKS_CACHE_DIR` while hashing (deleted on drop).
-    fn spool(&self, mut body: download::Body, url: &Url, bar: &indicatif::ProgressBar) -> Result<SpooledDigest, InstallError> {
+    fn spool(
+        &self,
+        mut body: download::Body,
+        url: &Url,
+        bar: &indicatif::ProgressBar,
+    ) -> Result<SpooledDigest, InstallError> {
         use sha2::Digest as _;
         crate::fs_safety::create_dir_chain(&self.cache_dir, &self.cache_dir, 0o700)?;
         let mut spool = tempfile::Builder::new()
@@ -528,7 +576,11 @@ impl Installer<'_> {
             .map_err(io("create a spool file in", &self.cache_dir))?;
         let mut hasher = sha2::Sha256::new();
         let mut bytes = 0u64;
-        let mut reader = bar.wrap_read(pipeline::HashingSink(&mut body.reader, &mut hasher, &mut bytes));
+        let mut reader = bar.wrap_read(pipeline::HashingSink(
+            &mut body.reader,
+            &mut hasher,
+            &mut bytes,
+        ));
         std::io::copy(&mut reader, spool.as_file_mut()).map_err(|source| NetworkError::Io {
             url: url.to_string(),
             source,

@@ -114,9 +114,11 @@ impl Pin {
         if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
             return Ok(());
         }
-        crate::fs_safety::atomic_write(path, text.as_bytes(), 0o644).map_err(|source| PinError::Write {
-            path: path.to_owned(),
-            source,
+        crate::fs_safety::atomic_write(path, text.as_bytes(), 0o644).map_err(|source| {
+            PinError::Write {
+                path: path.to_owned(),
+                source,
+            }
         })
     }
 }

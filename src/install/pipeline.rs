@@ -75,7 +75,10 @@ pub fn hashing_pipe(
             on_bytes(read as u64);
             if sender.send(chunk).is_err() {
                 // The consumer gave up; keep hashing so the digest is whole.
-                std::io::copy(&mut HashingSink(&mut body, &mut hasher, &mut bytes), &mut std::io::sink())?;
+                std::io::copy(
+                    &mut HashingSink(&mut body, &mut hasher, &mut bytes),
+                    &mut std::io::sink(),
+                )?;
                 break;
             }
         }
@@ -114,7 +117,8 @@ mod tests {
     fn hashes_and_forwards_everything() {
         let data: Vec<u8> = (0..3_000_000u32).map(|index| (index % 251) as u8).collect();
         let expected = hex::encode(Sha256::digest(&data));
-        let (mut reader, handle) = hashing_pipe(Box::new(std::io::Cursor::new(data.clone())), |_| {});
+        let (mut reader, handle) =
+            hashing_pipe(Box::new(std::io::Cursor::new(data.clone())), |_| {});
         let mut forwarded = Vec::new();
         reader.read_to_end(&mut forwarded).expect("read");
         let digest = handle.join().expect("thread").expect("digest");

@@ -57,7 +57,11 @@ impl fmt::Display for Host {
 impl Host {
     pub fn detect() -> Self {
         let os = std::env::consts::OS;
-        let libc = if os == "linux" { detect_libc() } else { Libc::None };
+        let libc = if os == "linux" {
+            detect_libc()
+        } else {
+            Libc::None
+        };
         Self {
             os: os.to_owned(),
             arch: std::env::consts::ARCH.to_owned(),
@@ -158,7 +162,11 @@ pub fn select<'a>(
     };
     chosen.ok_or_else(|| NoPackage {
         host: host.to_string(),
-        formats: if host.os == "linux" { formats.to_vec() } else { Vec::new() },
+        formats: if host.os == "linux" {
+            formats.to_vec()
+        } else {
+            Vec::new()
+        },
         offered: if entries.is_empty() {
             "nothing".to_owned()
         } else {
@@ -209,7 +217,13 @@ mod tests {
     use super::*;
     use crate::adapter::data::AdapterData;
 
-    fn entry(os: &str, arch: &str, triple: &str, file_type: &str, variant: Option<&str>) -> ArtifactEntry {
+    fn entry(
+        os: &str,
+        arch: &str,
+        triple: &str,
+        file_type: &str,
+        variant: Option<&str>,
+    ) -> ArtifactEntry {
         ArtifactEntry {
             target_triple: triple.to_owned(),
             os: os.to_owned(),
@@ -240,8 +254,20 @@ mod tests {
                 }
             }
         }
-        entries.push(entry("macos", "universal", "universal-apple-darwin", "dmg", None));
-        entries.push(entry("windows", "x86_64", "x86_64-pc-windows-msvc", "msi", None));
+        entries.push(entry(
+            "macos",
+            "universal",
+            "universal-apple-darwin",
+            "dmg",
+            None,
+        ));
+        entries.push(entry(
+            "windows",
+            "x86_64",
+            "x86_64-pc-windows-msvc",
+            "msi",
+            None,
+        ));
         entries
     }
 
@@ -286,7 +312,10 @@ mod tests {
         assert_eq!(chosen.target_triple, "aarch64-unknown-linux-musl");
         let musl = host("linux", "aarch64", Libc::Musl);
         let chosen = select(&entries, &musl, &data.platforms, &formats(&["zip"])).expect("found");
-        assert_eq!((chosen.target_triple.as_str(), chosen.file_type.as_str()), ("aarch64-unknown-linux-musl", "zip"));
+        assert_eq!(
+            (chosen.target_triple.as_str(), chosen.file_type.as_str()),
+            ("aarch64-unknown-linux-musl", "zip")
+        );
     }
 
     #[test]
@@ -296,7 +325,13 @@ mod tests {
         let mac = host("macos", "aarch64", Libc::None);
         let chosen = select(&entries, &mac, &data.platforms, &[]).expect("universal dmg");
         assert_eq!(chosen.file_type, "dmg");
-        entries.push(entry("macos", "aarch64", "aarch64-apple-darwin", "dmg", None));
+        entries.push(entry(
+            "macos",
+            "aarch64",
+            "aarch64-apple-darwin",
+            "dmg",
+            None,
+        ));
         let chosen = select(&entries, &mac, &data.platforms, &[]).expect("native dmg");
         assert_eq!(chosen.architecture, "aarch64");
         let windows = host("windows", "x86_64", Libc::None);
@@ -309,7 +344,13 @@ mod tests {
     #[test]
     fn no_package_lists_the_offer() {
         let data = AdapterData::builtin().expect("data");
-        let entries = vec![entry("linux", "aarch64", "aarch64-unknown-linux-gnu", "tarGz", Some("headless"))];
+        let entries = vec![entry(
+            "linux",
+            "aarch64",
+            "aarch64-unknown-linux-gnu",
+            "tarGz",
+            Some("headless"),
+        )];
         let error = select(
             &entries,
             &host("linux", "x86_64", Libc::Gnu(GlibcVersion(2, 36))),
@@ -318,7 +359,10 @@ mod tests {
         )
         .unwrap_err();
         let message = error.to_string();
-        assert!(message.contains("linux/aarch64/headless tarGz"), "{message}");
+        assert!(
+            message.contains("linux/aarch64/headless tarGz"),
+            "{message}"
+        );
         assert!(message.contains("x86_64"), "{message}");
     }
 }

@@ -84,7 +84,10 @@ impl Store {
                 std::fs::remove_file(&path)
             };
             if let Err(error) = removed {
-                tracing::warn!("could not remove stale staging `{}`: {error}", path.display());
+                tracing::warn!(
+                    "could not remove stale staging `{}`: {error}",
+                    path.display()
+                );
             }
         }
     }
@@ -98,7 +101,10 @@ impl Store {
             return Ok(None);
         };
         let Ok(record) = serde_json::from_str::<InstallRecord>(&text) else {
-            tracing::warn!("ignoring `{}`: unreadable install record", record_path.display());
+            tracing::warn!(
+                "ignoring `{}`: unreadable install record",
+                record_path.display()
+            );
             return Ok(None);
         };
         let executable = dir.join(&record.binary);

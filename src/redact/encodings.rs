@@ -219,7 +219,11 @@ pub(crate) fn may_decode(text: &[u8]) -> bool {
 /// `rounds` rounds of URL decoding (`%XX` only) or form decoding (`+` is a
 /// space, then `%XX`), stopping at the first for which it returns true.
 /// Malformed `%` fragments are left as they are, as browsers do.
-pub(crate) fn any_decoding(text: &[u8], rounds: usize, mut found: impl FnMut(&[u8]) -> bool) -> bool {
+pub(crate) fn any_decoding(
+    text: &[u8],
+    rounds: usize,
+    mut found: impl FnMut(&[u8]) -> bool,
+) -> bool {
     let mut frontier: Vec<Vec<u8>> = vec![text.to_vec()];
     for _ in 0..rounds {
         let mut next: Vec<Vec<u8>> = Vec::new();
@@ -303,7 +307,10 @@ mod tests {
             let inner = base64_inner(SECRET.as_bytes(), lead, Alphabet::Standard)
                 .expect("long enough for an inner part");
             assert_eq!(inner.text, text, "lead {lead}");
-            assert_eq!((inner.widen_start, inner.widen_end), (widen_start, widen_end));
+            assert_eq!(
+                (inner.widen_start, inner.widen_end),
+                (widen_start, widen_end)
+            );
         }
         let url = base64_inner(SECRET.as_bytes(), 2, Alphabet::UrlSafe).expect("inner part");
         assert_eq!(url.text, "rM3k_Pn7DqSBmKy8h");
@@ -317,20 +324,34 @@ mod tests {
     #[test]
     fn json_escaped_form_is_a_pattern_only_when_it_differs() {
         let quoted = patterns("pa\"ss\\word");
-        assert!(quoted.iter().any(|pattern| pattern.text == "pa\\\"ss\\\\word"));
+        assert!(quoted
+            .iter()
+            .any(|pattern| pattern.text == "pa\\\"ss\\\\word"));
         let plain = patterns("password");
-        assert_eq!(plain.iter().filter(|pattern| pattern.text == "password").count(), 1);
+        assert_eq!(
+            plain
+                .iter()
+                .filter(|pattern| pattern.text == "password")
+                .count(),
+            1
+        );
     }
 
     #[test]
     fn decoding_explores_url_and_form_rounds() {
         let target = SECRET.as_bytes();
         let twice = b"x=k3y%253F%253E~%25C3%25A9%2520f%252B%252F%2521";
-        assert!(any_decoding(twice, 4, |candidate| candidate.windows(target.len()).any(|w| w == target)));
-        assert!(!any_decoding(twice, 1, |candidate| candidate.windows(target.len()).any(|w| w == target)));
+        assert!(any_decoding(twice, 4, |candidate| candidate
+            .windows(target.len())
+            .any(|w| w == target)));
+        assert!(!any_decoding(twice, 1, |candidate| candidate
+            .windows(target.len())
+            .any(|w| w == target)));
         // Three rounds of form encoding, as Python's quote_plus would write.
         let thrice = b"k3y%25253F%25253E~%2525C3%2525A9%252Bf%25252B%25252F%252521";
-        assert!(any_decoding(thrice, 4, |candidate| candidate.windows(target.len()).any(|w| w == target)));
+        assert!(any_decoding(thrice, 4, |candidate| candidate
+            .windows(target.len())
+            .any(|w| w == target)));
     }
 
     #[test]

@@ -123,7 +123,10 @@ impl Scrubber {
         let vars: Vec<(String, String)> = std::env::vars_os()
             .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
             .collect();
-        let present = rules.present(vars.iter().map(|(name, value)| (name.as_str(), value.as_str())));
+        let present = rules.present(
+            vars.iter()
+                .map(|(name, value)| (name.as_str(), value.as_str())),
+        );
         Self::new(present, rules)
     }
 
@@ -301,13 +304,18 @@ impl Matcher {
             .match_kind(MatchKind::Standard)
             .kind(Some(AhoCorasickKind::DFA))
             .build(&texts)
-            .or_else(|_| AhoCorasick::builder().match_kind(MatchKind::Standard).build(&texts));
+            .or_else(|_| {
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .build(&texts)
+            });
         let Ok(automaton) = automaton else {
             return Matcher::FailClosed;
         };
         let numbers_may_match = texts.iter().any(|text| {
-            text.bytes()
-                .all(|byte| byte.is_ascii_digit() || matches!(byte, b'+' | b'-' | b'.' | b'e' | b'E'))
+            text.bytes().all(|byte| {
+                byte.is_ascii_digit() || matches!(byte, b'+' | b'-' | b'.' | b'e' | b'E')
+            })
         });
         Matcher::Patterns(Arc::new(PatternSet {
             automaton,
@@ -327,10 +335,16 @@ impl PatternSet {
                 return Cow::Owned(REDACTED.to_owned());
             }
             let mut span = found.range();
-            if info.widen_start && span.start > 0 && encodings::is_base64_byte(bytes[span.start - 1]) {
+            if info.widen_start
+                && span.start > 0
+                && encodings::is_base64_byte(bytes[span.start - 1])
+            {
                 span.start -= 1;
             }
-            if info.widen_end && span.end < bytes.len() && encodings::is_base64_byte(bytes[span.end]) {
+            if info.widen_end
+                && span.end < bytes.len()
+                && encodings::is_base64_byte(bytes[span.end])
+            {
                 span.end += 1;
             }
             spans.push(span);

@@ -12,7 +12,9 @@ use super::*;
 use crate::adapter::data::AdapterData;
 
 fn rules() -> CredentialRules {
-    AdapterData::builtin().expect("built-in adapter data").credentials
+    AdapterData::builtin()
+        .expect("built-in adapter data")
+        .credentials
 }
 
 fn scrubber_for(values: &[&str]) -> Scrubber {
@@ -45,7 +47,11 @@ fn each_encoding_is_replaced_in_place() {
     ];
     for form in encoded {
         let text = format!("before <{form}> after");
-        assert_eq!(scrubber.scrub_str(&text), "before <[redacted]> after", "{form}");
+        assert_eq!(
+            scrubber.scrub_str(&text),
+            "before <[redacted]> after",
+            "{form}"
+        );
     }
 }
 
@@ -139,7 +145,10 @@ fn debug_output_does_not_show_secrets() {
     let scrubber = scrubber_for(&["super-secret-value"]);
     let shown = format!("{scrubber:?}");
     assert!(!shown.contains("super-secret-value"), "{shown}");
-    assert!(!shown.contains(&STANDARD.encode("super-secret-value")), "{shown}");
+    assert!(
+        !shown.contains(&STANDARD.encode("super-secret-value")),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -189,7 +198,10 @@ fn json_text_without_changes_keeps_its_bytes() {
 fn json_text_with_changes_is_reserialized_in_its_layout() {
     let scrubber = scrubber_for(&[SECRET]);
     let compact = format!("{{\"a\":\"x {SECRET}\",\"AWS_SESSION_TOKEN\":\"t\"}}");
-    assert_eq!(scrubber.scrub_json_text(&compact), r#"{"a":"x [redacted]"}"#);
+    assert_eq!(
+        scrubber.scrub_json_text(&compact),
+        r#"{"a":"x [redacted]"}"#
+    );
     let pretty = format!("{{\n  \"a\": \"\\u006b3y?>~\u{e9} f+/!\",\n  \"b\": 1\n}}\n");
     assert_eq!(
         scrubber.scrub_json_text(&pretty),
@@ -213,7 +225,10 @@ fn json_lines_are_scrubbed_line_by_line() {
 fn non_json_text_is_scrubbed_as_text() {
     let scrubber = scrubber_for(&[SECRET]);
     let text = format!("export KIRO_API_KEY='{SECRET}'");
-    assert_eq!(scrubber.scrub_json_text(&text), "export KIRO_API_KEY='[redacted]'");
+    assert_eq!(
+        scrubber.scrub_json_text(&text),
+        "export KIRO_API_KEY='[redacted]'"
+    );
 }
 
 // ---- property tests -------------------------------------------------------
@@ -222,8 +237,9 @@ fn non_json_text_is_scrubbed_as_text() {
 /// encoding, base64 `+`/`/`/`=` material, spaces and non-ASCII, but no JSON
 /// syntax, and not inside the marker.
 fn secret() -> impl Strategy<Value = String> {
-    "[a-zA-Z0-9+/=% ~._\\-éü日!?*]{8,24}"
-        .prop_filter("not inside the marker", |value| !REDACTED.contains(value.as_str()))
+    "[a-zA-Z0-9+/=% ~._\\-éü日!?*]{8,24}".prop_filter("not inside the marker", |value| {
+        !REDACTED.contains(value.as_str())
+    })
 }
 
 fn secrets() -> impl Strategy<Value = Vec<String>> {
@@ -250,7 +266,11 @@ impl Written {
         match self {
             Written::In(encoding) => encoding.encode(secret),
             Written::Rounds(rounds) => rounds.iter().fold(secret.to_owned(), |text, &form| {
-                let encoding = if form { Encoding::Form } else { Encoding::PercentUpper };
+                let encoding = if form {
+                    Encoding::Form
+                } else {
+                    Encoding::PercentUpper
+                };
                 encoding.encode(&text)
             }),
         }
@@ -338,7 +358,12 @@ impl Tree {
             Tree::Number(number) => json!(number),
             Tree::Bool(flag) => json!(flag),
             Tree::Null => Value::Null,
-            Tree::Array(items) => Value::Array(items.iter().map(|item| item.build(secrets, written)).collect()),
+            Tree::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|item| item.build(secrets, written))
+                    .collect(),
+            ),
             Tree::Object(members) => {
                 let mut map = serde_json::Map::new();
                 for (name, member) in members {

@@ -110,15 +110,18 @@ mod tests {
             ("XDG_DATA_HOME", "/home/real/.local/share"),
             ("ONEWORKS_CONFIG", "/x"),
         ]);
-        let yaml = "passEnv: [MY_TOOL_HOME]\nhooks:\n  stop:\n    - command: notify ${NOTIFY_URL}\n";
+        let yaml =
+            "passEnv: [MY_TOOL_HOME]\nhooks:\n  stop:\n    - command: notify ${NOTIFY_URL}\n";
         let kiro: KiroConfig = serde_yaml_ng::from_str(yaml).expect("kiro config");
         let project = Project {
             root: "/work/project".into(),
             initialized: true,
         };
-        let locations = Locations::resolve(&Environment::from_pairs([("HOME", "/home/real")])).expect("locations");
+        let locations = Locations::resolve(&Environment::from_pairs([("HOME", "/home/real")]))
+            .expect("locations");
         let layout = SessionLayout::new(&project, &locations, "default");
-        let child = ChildEnvironment::build(&parent, &data, &kiro, &layout, Path::new("/run/home-x"));
+        let child =
+            ChildEnvironment::build(&parent, &data, &kiro, &layout, Path::new("/run/home-x"));
         let names: Vec<&str> = child.names().collect();
         assert_eq!(
             names,
@@ -139,7 +142,12 @@ mod tests {
             ]
         );
         assert_eq!(child.get("HOME"), Some("/run/home-x"));
-        assert_eq!(child.get("KIRO_HOME"), Some("/work/project/.oneworks/sessions/default/kiro-home"));
-        assert!(child.get("XDG_DATA_HOME").is_some_and(|dir| dir.starts_with("/work/project/.oneworks/sessions/default/")));
+        assert_eq!(
+            child.get("KIRO_HOME"),
+            Some("/work/project/.oneworks/sessions/default/kiro-home")
+        );
+        assert!(child
+            .get("XDG_DATA_HOME")
+            .is_some_and(|dir| dir.starts_with("/work/project/.oneworks/sessions/default/")));
     }
 }

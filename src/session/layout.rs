@@ -39,7 +39,8 @@ pub struct XdgDirs {
     pub cache: PathBuf,
 }
 
-const GITIGNORE: &str = "# Written by oneworks: session profiles hold logins and caches.\nsessions/\n";
+const GITIGNORE: &str =
+    "# Written by oneworks: session profiles hold logins and caches.\nsessions/\n";
 
 impl SessionLayout {
     pub fn new(project: &Project, locations: &Locations, name: &str) -> Self {
@@ -111,12 +112,16 @@ impl SessionLayout {
 
 fn restrict(path: &Path) -> Result<(), SessionError> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700)).map_err(io_error("restrict", path))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+        .map_err(io_error("restrict", path))
 }
 
 /// Creates `path` as a 0700 folder of ours, or checks the existing one.
 fn ensure_private(path: &Path) -> Result<(), SessionError> {
-    match std::fs::DirBuilder::new().recursive(false).create_private(path) {
+    match std::fs::DirBuilder::new()
+        .recursive(false)
+        .create_private(path)
+    {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -175,14 +180,27 @@ mod tests {
         let temp = tempfile::tempdir().expect("tempdir");
         let layout = layout(temp.path());
         layout.ensure().expect("ensure");
-        let mode = std::fs::metadata(&layout.root).expect("root").permissions().mode() & 0o777;
+        let mode = std::fs::metadata(&layout.root)
+            .expect("root")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o700);
         assert!(layout.kiro_home.is_dir());
-        let gitignore = std::fs::read_to_string(layout.project.join(".oneworks/.gitignore")).expect("gitignore");
+        let gitignore = std::fs::read_to_string(layout.project.join(".oneworks/.gitignore"))
+            .expect("gitignore");
         assert!(gitignore.lines().any(|line| line == "sessions/"));
         let runtime = layout.ensure_runtime().expect("runtime").to_owned();
-        assert!(runtime.as_os_str().len() < 80, "short runtime path: {}", runtime.display());
-        let mode = std::fs::metadata(&runtime).expect("runtime").permissions().mode() & 0o777;
+        assert!(
+            runtime.as_os_str().len() < 80,
+            "short runtime path: {}",
+            runtime.display()
+        );
+        let mode = std::fs::metadata(&runtime)
+            .expect("runtime")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o700);
     }
 
@@ -200,6 +218,10 @@ mod tests {
         std::fs::create_dir_all(&layout.root).expect("mkdir");
         std::os::unix::fs::symlink(&elsewhere, &layout.kiro_home).expect("symlink");
         assert!(matches!(layout.ensure(), Err(SessionError::Unsafe(_))));
-        assert_eq!(std::fs::read_dir(&elsewhere).expect("list").count(), 0, "nothing written through the link");
+        assert_eq!(
+            std::fs::read_dir(&elsewhere).expect("list").count(),
+            0,
+            "nothing written through the link"
+        );
     }
 }

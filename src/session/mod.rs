@@ -45,7 +45,10 @@ impl Classify for SessionError {
     }
 }
 
-pub(crate) fn io_error<'a>(action: &'static str, path: &'a std::path::Path) -> impl FnOnce(std::io::Error) -> SessionError + 'a {
+pub(crate) fn io_error<'a>(
+    action: &'static str,
+    path: &'a std::path::Path,
+) -> impl FnOnce(std::io::Error) -> SessionError + 'a {
     move |source| SessionError::Io {
         action,
         path: path.to_owned(),
@@ -65,7 +68,8 @@ pub fn scrubber_for(
     let secrets = env
         .iter()
         .filter(|(name, value)| {
-            !value.is_empty() && (data.credentials.is_credential_name(name) || referenced.contains(*name))
+            !value.is_empty()
+                && (data.credentials.is_credential_name(name) || referenced.contains(*name))
         })
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
@@ -73,7 +77,10 @@ pub fn scrubber_for(
 }
 
 /// Whether the Kiro `version` accepts remote MCP servers in agent files.
-pub fn remote_mcp_in_agent_file(data: &crate::adapter::data::AdapterData, version: Option<&str>) -> bool {
+pub fn remote_mcp_in_agent_file(
+    data: &crate::adapter::data::AdapterData,
+    version: Option<&str>,
+) -> bool {
     let since = data
         .session
         .remote_mcp_in_agent_file_since

@@ -35,7 +35,9 @@ impl TempHome {
             .map_err(io_error("create a temporary HOME in", runtime))?;
         let owner_path = owner_marker(dir.path());
         let owner = File::create(&owner_path).map_err(io_error("create", &owner_path))?;
-        owner.lock_exclusive().map_err(io_error("lock", &owner_path))?;
+        owner
+            .lock_exclusive()
+            .map_err(io_error("lock", &owner_path))?;
         Ok(Self {
             dir: Some(dir),
             owner_path,
@@ -53,7 +55,10 @@ impl Drop for TempHome {
         if let Some(dir) = self.dir.take() {
             let path = dir.path().to_owned();
             if let Err(error) = dir.close() {
-                tracing::warn!("could not remove temporary HOME `{}`: {error}", path.display());
+                tracing::warn!(
+                    "could not remove temporary HOME `{}`: {error}",
+                    path.display()
+                );
             }
         }
         let _ = std::fs::remove_file(&self.owner_path);
@@ -104,13 +109,20 @@ mod tests {
         let first = TempHome::create(runtime.path()).expect("first");
         let second = TempHome::create(runtime.path()).expect("second");
         assert_ne!(first.path(), second.path());
-        let mode = std::fs::metadata(first.path()).expect("stat").permissions().mode() & 0o777;
+        let mode = std::fs::metadata(first.path())
+            .expect("stat")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o700);
         let path = first.path().to_owned();
         std::fs::write(path.join("state"), b"x").expect("write");
         drop(first);
         assert!(!path.exists());
-        assert!(second.path().exists(), "a live owner's HOME survives a sweep");
+        assert!(
+            second.path().exists(),
+            "a live owner's HOME survives a sweep"
+        );
         sweep(runtime.path());
         assert!(second.path().exists());
     }

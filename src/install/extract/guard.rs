@@ -27,9 +27,13 @@ fn unsafe_entry(entry: &str, reason: impl Into<String>) -> ExtractError {
 /// (`./` prefixes and trailing `/` dropped).
 pub fn entry_path(raw: &[u8]) -> Result<PathBuf, ExtractError> {
     let shown = String::from_utf8_lossy(raw).escape_debug().to_string();
-    let name = std::str::from_utf8(raw).map_err(|_| unsafe_entry(&shown, "the name is not UTF-8"))?;
+    let name =
+        std::str::from_utf8(raw).map_err(|_| unsafe_entry(&shown, "the name is not UTF-8"))?;
     if name.chars().any(char::is_control) {
-        return Err(unsafe_entry(&shown, "the name holds NUL or control characters"));
+        return Err(unsafe_entry(
+            &shown,
+            "the name holds NUL or control characters",
+        ));
     }
     if name.contains('\\') {
         return Err(unsafe_entry(&shown, "the name holds a backslash"));
@@ -74,9 +78,8 @@ impl Staging {
         }
         let target = self.root.join(path);
         if let Some(parent) = target.parent() {
-            crate::fs_safety::create_dir_chain(&self.root, parent, 0o755).map_err(|error| {
-                unsafe_entry(&path.display().to_string(), error.to_string())
-            })?;
+            crate::fs_safety::create_dir_chain(&self.root, parent, 0o755)
+                .map_err(|error| unsafe_entry(&path.display().to_string(), error.to_string()))?;
         }
         Ok(target)
     }
@@ -88,7 +91,12 @@ impl Staging {
     }
 
     /// Writes a regular file, created new; `executable` keeps only the x bit.
-    pub fn file(&mut self, path: &Path, executable: bool, contents: &mut dyn Read) -> Result<(), ExtractError> {
+    pub fn file(
+        &mut self,
+        path: &Path,
+        executable: bool,
+        contents: &mut dyn Read,
+    ) -> Result<(), ExtractError> {
         let target = self.claim(path)?;
         let mode = if executable { 0o755 } else { 0o644 };
         let write_error = |source| ExtractError::Write {
@@ -108,16 +116,22 @@ impl Staging {
                 Ok(0) => break,
                 Ok(read) => read,
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(error) => return Err(ExtractError::Corrupt { format: "archive", source: error }),
+                Err(error) => {
+                    return Err(ExtractError::Corrupt {
+                        format: "archive",
+                        source: error,
+                    })
+                }
             };
             self.written += read as u64;
             if self.written > self.limit {
                 return Err(ExtractError::TooLarge { limit: self.limit });
             }
-            file.write_all(&buffer[..read]).map_err(|source| ExtractError::Write {
-                path: target.clone(),
-                source,
-            })?;
+            file.write_all(&buffer[..read])
+                .map_err(|source| ExtractError::Write {
+                    path: target.clone(),
+                    source,
+                })?;
         }
         Ok(())
     }
@@ -128,10 +142,16 @@ impl Staging {
         let link = std::str::from_utf8(link_target)
             .map_err(|_| unsafe_entry(&shown, "the link target is not UTF-8"))?;
         if link.is_empty() || link.chars().any(char::is_control) {
-            return Err(unsafe_entry(&shown, "the link target is empty or holds control characters"));
+            return Err(unsafe_entry(
+                &shown,
+                "the link target is empty or holds control characters",
+            ));
         }
         if link.starts_with('/') {
-            return Err(unsafe_entry(&shown, format!("symlink to absolute path `{link}`")));
+            return Err(unsafe_entry(
+                &shown,
+                format!("symlink to absolute path `{link}`"),
+            ));
         }
         // Resolve lexically from the link's folder; it must never climb
         // above the archive root at any step.
@@ -142,11 +162,17 @@ impl Staging {
                 Component::CurDir => {}
                 Component::ParentDir => {
                     depth = depth.checked_sub(1).ok_or_else(|| {
-                        unsafe_entry(&shown, format!("symlink target `{link}` leaves the archive"))
+                        unsafe_entry(
+                            &shown,
+                            format!("symlink target `{link}` leaves the archive"),
+                        )
                     })?;
                 }
                 Component::RootDir | Component::Prefix(_) => {
-                    return Err(unsafe_entry(&shown, format!("symlink to absolute path `{link}`")))
+                    return Err(unsafe_entry(
+                        &shown,
+                        format!("symlink to absolute path `{link}`"),
+                    ))
                 }
             }
         }
@@ -164,10 +190,29 @@ mod tests {
 
     #[test]
     fn entry_names() {
-        assert_eq!(entry_path(b"./kirocli/bin/kiro-cli").expect("ok"), PathBuf::from("kirocli/bin/kiro-cli"));
-        assert_eq!(entry_path(b"kirocli/").expect("ok"), PathBuf::from("kirocli"));
-        for bad in [&b"../evil"[..], b"a/../../evil", b"/etc/passwd", b"a\0b", b"a\nb", b"", b"./", b"a\\b"] {
-            assert!(entry_path(bad).is_err(), "{:?} must be refused", String::from_utf8_lossy(bad));
+        assert_eq!(
+            entry_path(b"./kirocli/bin/kiro-cli").expect("ok"),
+            PathBuf::from("kirocli/bin/kiro-cli")
+        );
+        assert_eq!(
+            entry_path(b"kirocli/").expect("ok"),
+            PathBuf::from("kirocli")
+        );
+        for bad in [
+            &b"../evil"[..],
+            b"a/../../evil",
+            b"/etc/passwd",
+            b"a\0b",
+            b"a\nb",
+            b"",
+            b"./",
+            b"a\\b",
+        ] {
+            assert!(
+                entry_path(bad).is_err(),
+                "{:?} must be refused",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
@@ -175,17 +220,31 @@ mod tests {
     fn symlinks_stay_inside_and_duplicates_fail() {
         let temp = tempfile::tempdir().expect("tempdir");
         let mut staging = Staging::new(temp.path().to_owned(), 1 << 20);
-        staging.symlink(Path::new("kirocli/bin/q"), b"kiro-cli").expect("sibling link");
-        staging.symlink(Path::new("kirocli/bin/up"), b"../install.sh").expect("inside link");
-        assert!(staging.symlink(Path::new("kirocli/bin/out"), b"../../../etc").is_err());
-        assert!(staging.symlink(Path::new("kirocli/abs"), b"/etc/passwd").is_err());
+        staging
+            .symlink(Path::new("kirocli/bin/q"), b"kiro-cli")
+            .expect("sibling link");
+        staging
+            .symlink(Path::new("kirocli/bin/up"), b"../install.sh")
+            .expect("inside link");
+        assert!(staging
+            .symlink(Path::new("kirocli/bin/out"), b"../../../etc")
+            .is_err());
+        assert!(staging
+            .symlink(Path::new("kirocli/abs"), b"/etc/passwd")
+            .is_err());
         let mut data: &[u8] = b"x";
-        staging.file(Path::new("kirocli/a"), false, &mut data).expect("file");
+        staging
+            .file(Path::new("kirocli/a"), false, &mut data)
+            .expect("file");
         let mut data: &[u8] = b"x";
-        assert!(staging.file(Path::new("kirocli/a"), false, &mut data).is_err());
+        assert!(staging
+            .file(Path::new("kirocli/a"), false, &mut data)
+            .is_err());
         // Writing through the symlink folder is refused, not followed.
         let mut data: &[u8] = b"x";
-        let error = staging.file(Path::new("kirocli/bin/up/x"), false, &mut data).unwrap_err();
+        let error = staging
+            .file(Path::new("kirocli/bin/up/x"), false, &mut data)
+            .unwrap_err();
         assert!(error.is_unsafe(), "{error}");
     }
 

@@ -36,6 +36,9 @@ pub enum ExtractError {
 
 impl ExtractError {
     pub fn is_unsafe(&self) -> bool {
-        matches!(self, ExtractError::Unsafe { .. } | ExtractError::TooLarge { .. })
+        matches!(
+            self,
+            ExtractError::Unsafe { .. } | ExtractError::TooLarge { .. }
+        )
     }
 }

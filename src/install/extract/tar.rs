@@ -31,14 +31,19 @@ fn corrupt(compression: Compression) -> impl Fn(std::io::Error) -> ExtractError 
 }
 
 /// Extracts a compressed tar stream into `staging`.
-pub fn extract_tar(reader: impl Read, compression: Compression, staging: &mut Staging) -> Result<(), ExtractError> {
+pub fn extract_tar(
+    reader: impl Read,
+    compression: Compression,
+    staging: &mut Staging,
+) -> Result<(), ExtractError> {
     let decoder: Box<dyn Read> = match compression {
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(std::io::BufReader::with_capacity(
-            256 * 1024,
-            reader,
-        ))),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+            std::io::BufReader::with_capacity(256 * 1024, reader),
+        )),
         Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(reader)),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(reader).map_err(corrupt(compression))?),
+        Compression::Zstd => {
+            Box::new(zstd::stream::read::Decoder::new(reader).map_err(corrupt(compression))?)
+        }
     };
     let mut archive = ::tar::Archive::new(decoder);
     let entries = archive.entries().map_err(corrupt(compression))?;

@@ -22,7 +22,10 @@ pub fn extract_zip(spool: File, staging: &mut Staging) -> Result<(), ExtractErro
         let path = entry_path(file.name_raw())?;
         if file.is_symlink() {
             let mut target = Vec::new();
-            (&mut file).take(4096).read_to_end(&mut target).map_err(corrupt)?;
+            (&mut file)
+                .take(4096)
+                .read_to_end(&mut target)
+                .map_err(corrupt)?;
             staging.symlink(&path, &target)?;
         } else if file.is_dir() {
             staging.directory(&path)?;

@@ -66,7 +66,9 @@ mod tests {
             "tools": ["read", "write"],
             "toolsSettings": {"shell": {"allowedCommands": ["ls"]}},
         });
-        let Value::Object(config) = config else { unreachable!() };
+        let Value::Object(config) = config else {
+            unreachable!()
+        };
         let mut hooks = Map::new();
         hooks.insert("agentSpawn".into(), json!([{"command": "echo hi"}]));
         let agent = build(AgentInputs {
@@ -78,11 +80,20 @@ mod tests {
         });
         assert_eq!(agent["name"], "oneworks");
         assert_eq!(agent["includeMcpJson"], false);
-        assert_eq!(agent["hooks"], json!({"agentSpawn": [{"command": "echo hi"}]}));
+        assert_eq!(
+            agent["hooks"],
+            json!({"agentSpawn": [{"command": "echo hi"}]})
+        );
         assert_eq!(agent["mcpServers"], json!({}));
         assert_eq!(agent["description"], "mine");
         assert_eq!(agent["tools"], json!(["read", "write"]));
-        assert_eq!(agent["toolsSettings"]["shell"]["allowedCommands"], json!(["ls"]));
-        assert_eq!(agent["resources"], json!(["file:///k/steering/oneworks-system.md"]));
+        assert_eq!(
+            agent["toolsSettings"]["shell"]["allowedCommands"],
+            json!(["ls"])
+        );
+        assert_eq!(
+            agent["resources"],
+            json!(["file:///k/steering/oneworks-system.md"])
+        );
     }
 }

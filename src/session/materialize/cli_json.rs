@@ -13,7 +13,11 @@ pub fn flatten(content: &Map<String, Value>) -> Result<Map<String, Value>, Sessi
     Ok(flat)
 }
 
-fn walk(map: &Map<String, Value>, prefix: &str, flat: &mut Map<String, Value>) -> Result<(), SessionError> {
+fn walk(
+    map: &Map<String, Value>,
+    prefix: &str,
+    flat: &mut Map<String, Value>,
+) -> Result<(), SessionError> {
     for (key, value) in map {
         let dotted = if prefix.is_empty() {
             key.clone()
@@ -49,17 +53,35 @@ mod tests {
 
     #[test]
     fn flat_and_nested_give_the_same_file() {
-        let flat = flatten(&map(json!({"telemetry.enabled": false, "chat.defaultModel": "m"}))).expect("flat");
-        let nested = flatten(&map(json!({"telemetry": {"enabled": false}, "chat": {"defaultModel": "m"}}))).expect("nested");
-        assert_eq!(Value::Object(flat.clone()), json!({"telemetry.enabled": false, "chat.defaultModel": "m"}));
+        let flat = flatten(&map(
+            json!({"telemetry.enabled": false, "chat.defaultModel": "m"}),
+        ))
+        .expect("flat");
+        let nested = flatten(&map(
+            json!({"telemetry": {"enabled": false}, "chat": {"defaultModel": "m"}}),
+        ))
+        .expect("nested");
+        assert_eq!(
+            Value::Object(flat.clone()),
+            json!({"telemetry.enabled": false, "chat.defaultModel": "m"})
+        );
         assert_eq!(flat, nested);
-        let mixed = flatten(&map(json!({"chat": {"defaultAgent": "oneworks", "x": {"y": [1]}}, "a.b": 1}))).expect("mixed");
-        assert_eq!(Value::Object(mixed), json!({"chat.defaultAgent": "oneworks", "chat.x.y": [1], "a.b": 1}));
+        let mixed = flatten(&map(
+            json!({"chat": {"defaultAgent": "oneworks", "x": {"y": [1]}}, "a.b": 1}),
+        ))
+        .expect("mixed");
+        assert_eq!(
+            Value::Object(mixed),
+            json!({"chat.defaultAgent": "oneworks", "chat.x.y": [1], "a.b": 1})
+        );
     }
 
     #[test]
     fn a_key_given_twice_is_refused() {
-        let error = flatten(&map(json!({"telemetry.enabled": false, "telemetry": {"enabled": true}}))).unwrap_err();
+        let error = flatten(&map(
+            json!({"telemetry.enabled": false, "telemetry": {"enabled": true}}),
+        ))
+        .unwrap_err();
         assert!(error.to_string().contains("telemetry.enabled"), "{error}");
     }
 }

@@ -118,18 +118,42 @@ mod tests {
         assert_eq!(render.agent.keys().collect::<Vec<_>>(), ["github"]);
         assert!(render.acp.is_empty());
         assert_eq!(render.diagnostics.len(), 2);
-        assert!(render.diagnostics.iter().all(|line| line.contains("pending capability check")));
+        assert!(render
+            .diagnostics
+            .iter()
+            .all(|line| line.contains("pending capability check")));
 
-        let acp = place(&servers, Target::Acp { http: true, sse: false });
-        assert!(acp.agent.is_empty(), "ACP runs keep MCP out of the agent file");
-        let names: Vec<&str> = acp.acp.iter().filter_map(|server| server["name"].as_str()).collect();
+        let acp = place(
+            &servers,
+            Target::Acp {
+                http: true,
+                sse: false,
+            },
+        );
+        assert!(
+            acp.agent.is_empty(),
+            "ACP runs keep MCP out of the agent file"
+        );
+        let names: Vec<&str> = acp
+            .acp
+            .iter()
+            .filter_map(|server| server["name"].as_str())
+            .collect();
         assert_eq!(names, ["docs", "github"]);
         assert_eq!(acp.diagnostics.len(), 1);
         assert!(acp.diagnostics[0].contains("stream"));
 
-        let tui = place(&servers, Target::Tui { remote_supported: false });
+        let tui = place(
+            &servers,
+            Target::Tui {
+                remote_supported: false,
+            },
+        );
         assert_eq!(tui.agent.keys().collect::<Vec<_>>(), ["github"]);
-        assert_eq!(tui.agent["github"]["env"]["GITHUB_TOKEN"], "${GITHUB_TOKEN}");
+        assert_eq!(
+            tui.agent["github"]["env"]["GITHUB_TOKEN"],
+            "${GITHUB_TOKEN}"
+        );
         assert_eq!(tui.diagnostics.len(), 2);
     }
 }

@@ -41,7 +41,10 @@ pub struct Plan {
 
 /// The steering file's exact bytes for a system prompt.
 pub fn steering_text(prompt: &str) -> String {
-    let mut text = format!("---\ninclusion: always\n---\n\n{}", prompt.trim_end_matches('\n'));
+    let mut text = format!(
+        "---\ninclusion: always\n---\n\n{}",
+        prompt.trim_end_matches('\n')
+    );
     text.push('\n');
     text
 }
@@ -72,7 +75,12 @@ fn read_skill(index: usize, path: &Path) -> Result<String, SessionError> {
 }
 
 /// Computes what `kiro_home` should hold for `target`.
-pub fn plan(kiro: &KiroConfig, data: &AdapterData, kiro_home: &Path, target: Target) -> Result<Plan, SessionError> {
+pub fn plan(
+    kiro: &KiroConfig,
+    data: &AdapterData,
+    kiro_home: &Path,
+    target: Target,
+) -> Result<Plan, SessionError> {
     let session = &data.session;
     let mut plan = Plan::default();
 
@@ -86,7 +94,11 @@ pub fn plan(kiro: &KiroConfig, data: &AdapterData, kiro_home: &Path, target: Tar
     });
 
     let mut resources = Vec::new();
-    if let Some(prompt) = kiro.system_prompt.as_deref().filter(|prompt| !prompt.trim().is_empty()) {
+    if let Some(prompt) = kiro
+        .system_prompt
+        .as_deref()
+        .filter(|prompt| !prompt.trim().is_empty())
+    {
         let relative = Path::new(&session.steering_dir).join(&session.steering_file);
         resources.push(format!("file://{}", kiro_home.join(&relative).display()));
         plan.files.push(PlannedFile {
@@ -136,7 +148,10 @@ impl Plan {
         self.files
             .iter()
             .map(|file| {
-                let is_json = file.relative.extension().is_some_and(|extension| extension == "json");
+                let is_json = file
+                    .relative
+                    .extension()
+                    .is_some_and(|extension| extension == "json");
                 let contents = if is_json {
                     let mut text = scrubber.scrub_json_text(&file.contents);
                     if !text.ends_with('\n') {
@@ -157,7 +172,12 @@ impl Plan {
     /// Writes the plan into the session's `KIRO_HOME`: folders created
     /// without following links, files scrubbed and written atomically,
     /// skill folders no longer configured removed.
-    pub fn write(&self, layout: &SessionLayout, data: &AdapterData, scrubber: &Scrubber) -> Result<(), SessionError> {
+    pub fn write(
+        &self,
+        layout: &SessionLayout,
+        data: &AdapterData,
+        scrubber: &Scrubber,
+    ) -> Result<(), SessionError> {
         layout.ensure()?;
         let home = &layout.kiro_home;
         for file in self.scrubbed(scrubber) {
@@ -171,7 +191,8 @@ impl Plan {
                     expected: "regular file",
                 }));
             }
-            fs_safety::atomic_write(&target, file.contents.as_bytes(), 0o600).map_err(io_error("write", &target))?;
+            fs_safety::atomic_write(&target, file.contents.as_bytes(), 0o600)
+                .map_err(io_error("write", &target))?;
         }
         self.remove_stale_skills(&home.join(&data.session.skills_dir))
     }
@@ -203,7 +224,10 @@ mod tests {
 
     #[test]
     fn steering_file_bytes() {
-        assert_eq!(steering_text("Be brief.\n\n"), "---\ninclusion: always\n---\n\nBe brief.\n");
+        assert_eq!(
+            steering_text("Be brief.\n\n"),
+            "---\ninclusion: always\n---\n\nBe brief.\n"
+        );
     }
 
     #[test]
@@ -226,21 +250,34 @@ mod tests {
                 .map(|file| file.contents.clone())
                 .unwrap_or_else(|| panic!("{name} planned"))
         };
-        assert_eq!(file("settings/cli.json"), "{\n  \"telemetry.enabled\": false\n}\n");
-        assert_eq!(file("steering/oneworks-system.md"), "---\ninclusion: always\n---\n\nBe brief.\n");
+        assert_eq!(
+            file("settings/cli.json"),
+            "{\n  \"telemetry.enabled\": false\n}\n"
+        );
+        assert_eq!(
+            file("steering/oneworks-system.md"),
+            "---\ninclusion: always\n---\n\nBe brief.\n"
+        );
         assert_eq!(file("skills/Code Review/SKILL.md"), "# Review\n");
         let agent: Value = serde_json::from_str(&file("agents/oneworks.json")).expect("agent json");
         assert_eq!(agent["name"], "oneworks");
         assert_eq!(agent["includeMcpJson"], false);
-        assert_eq!(agent["resources"][0], "file:///k/steering/oneworks-system.md");
-        assert_eq!(agent["resources"][1], "skill:///k/skills/Code Review/SKILL.md");
+        assert_eq!(
+            agent["resources"][0],
+            "file:///k/steering/oneworks-system.md"
+        );
+        assert_eq!(
+            agent["resources"][1],
+            "skill:///k/skills/Code Review/SKILL.md"
+        );
         assert_eq!(agent["hooks"]["preToolUse"][0]["matcher"], "shell");
     }
 
     #[test]
     fn missing_skill_file_is_a_config_error() {
         let kiro: KiroConfig =
-            serde_yaml_ng::from_str("skills:\n  - name: x\n    path: /nonexistent/skill\n").expect("config");
+            serde_yaml_ng::from_str("skills:\n  - name: x\n    path: /nonexistent/skill\n")
+                .expect("config");
         let data = AdapterData::builtin().expect("data");
         let error = plan(&kiro, &data, Path::new("/k"), Target::Render).unwrap_err();
         assert!(error.to_string().contains("skills[0].path"), "{error}");

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 const MAX_LEN: usize = 64;
 const RESERVED: &[&str] = &[
-    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
-    "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
 ];
 
 /// One safe directory name for `display`.
@@ -16,7 +16,11 @@ pub fn safe_dir_name(display: &str) -> String {
     let mut name = String::new();
     for character in display.chars() {
         let keep = character.is_alphanumeric() || matches!(character, '-' | '_' | '.' | ' ');
-        let next = if keep && !character.is_control() { character } else { '-' };
+        let next = if keep && !character.is_control() {
+            character
+        } else {
+            '-'
+        };
         if next == '-' && name.ends_with('-') {
             continue;
         }
@@ -36,7 +40,12 @@ pub fn safe_dir_name(display: &str) -> String {
     if name.is_empty() {
         name = "skill".to_owned();
     }
-    let stem = name.split('.').next().unwrap_or_default().trim_end().to_ascii_uppercase();
+    let stem = name
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .trim_end()
+        .to_ascii_uppercase();
     if RESERVED.contains(&stem.as_str()) {
         name.insert(0, '_');
     }
@@ -74,17 +83,36 @@ mod tests {
     fn assert_safe(name: &str) {
         assert!(!name.is_empty());
         assert!(name.len() <= MAX_LEN, "{name}");
-        assert!(!name.contains(['/', '\\', ':', '*', '?', '"', '<', '>', '|', '\0']), "{name}");
+        assert!(
+            !name.contains(['/', '\\', ':', '*', '?', '"', '<', '>', '|', '\0']),
+            "{name}"
+        );
         assert!(!name.ends_with('.') && !name.ends_with(' '), "{name:?}");
         assert!(name != "." && name != "..");
-        let stem = name.split('.').next().unwrap_or_default().to_ascii_uppercase();
+        let stem = name
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_uppercase();
         assert!(!RESERVED.contains(&stem.trim_end()), "{name}");
     }
 
     #[test]
     fn hostile_names_become_safe_and_distinct() {
         let long = "x".repeat(300);
-        let inputs = ["../evil", "CON", "aux.txt", "name.", "name ", "a/b", "a\\b", "", long.as_str(), "Code Review", "code review"];
+        let inputs = [
+            "../evil",
+            "CON",
+            "aux.txt",
+            "name.",
+            "name ",
+            "a/b",
+            "a\\b",
+            "",
+            long.as_str(),
+            "Code Review",
+            "code review",
+        ];
         let names = assign_dir_names(inputs.iter().copied());
         for name in &names {
             assert_safe(name);

@@ -1,0 +1,223 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[oneworks] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'oneworks'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'oneworks'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand adapter 'Install, inspect and manage adapter CLIs'
+            cand config 'Check and render configuration'
+            cand completions 'Print shell completions to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;adapter'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand prepare 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
+            cand status 'Show which kiro-cli would be used, and why other candidates were skipped'
+            cand list 'List adapters and their installed versions'
+            cand login 'Run Kiro''s own login inside a session profile'
+            cand prune 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;adapter;prepare'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --offline 'Make no network request: use an installed version or fail (exit 7)'
+            cand --force 'Download and install again even if the version is installed'
+            cand --locked 'Install exactly the artifact recorded in `.oneworks/kiro.lock`'
+            cand --json 'Print one JSON document on stdout'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;adapter;status'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --json 'Print one JSON document on stdout'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;adapter;list'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --json 'Print one JSON document on stdout'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;adapter;login'= {
+            cand --session 'Session whose profile receives the login'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;adapter;prune'= {
+            cand --keep 'How many of the newest versions to keep'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;adapter;help'= {
+            cand prepare 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
+            cand status 'Show which kiro-cli would be used, and why other candidates were skipped'
+            cand list 'List adapters and their installed versions'
+            cand login 'Run Kiro''s own login inside a session profile'
+            cand prune 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;adapter;help;prepare'= {
+        }
+        &'oneworks;adapter;help;status'= {
+        }
+        &'oneworks;adapter;help;list'= {
+        }
+        &'oneworks;adapter;help;login'= {
+        }
+        &'oneworks;adapter;help;prune'= {
+        }
+        &'oneworks;adapter;help;help'= {
+        }
+        &'oneworks;config'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand check 'Validate the layered configuration and print where it came from'
+            cand render 'Write (or with --dry-run print) the Kiro world a session gets'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;config;check'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;config;render'= {
+            cand --session 'Session name'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --dry-run 'Print what would be written instead of writing it'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;config;help'= {
+            cand check 'Validate the layered configuration and print where it came from'
+            cand render 'Write (or with --dry-run print) the Kiro world a session gets'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;config;help;check'= {
+        }
+        &'oneworks;config;help;render'= {
+        }
+        &'oneworks;config;help;help'= {
+        }
+        &'oneworks;completions'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;help'= {
+            cand adapter 'Install, inspect and manage adapter CLIs'
+            cand config 'Check and render configuration'
+            cand completions 'Print shell completions to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;help;adapter'= {
+            cand prepare 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
+            cand status 'Show which kiro-cli would be used, and why other candidates were skipped'
+            cand list 'List adapters and their installed versions'
+            cand login 'Run Kiro''s own login inside a session profile'
+            cand prune 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+        }
+        &'oneworks;help;adapter;prepare'= {
+        }
+        &'oneworks;help;adapter;status'= {
+        }
+        &'oneworks;help;adapter;list'= {
+        }
+        &'oneworks;help;adapter;login'= {
+        }
+        &'oneworks;help;adapter;prune'= {
+        }
+        &'oneworks;help;config'= {
+            cand check 'Validate the layered configuration and print where it came from'
+            cand render 'Write (or with --dry-run print) the Kiro world a session gets'
+        }
+        &'oneworks;help;config;check'= {
+        }
+        &'oneworks;help;config;render'= {
+        }
+        &'oneworks;help;completions'= {
+        }
+        &'oneworks;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

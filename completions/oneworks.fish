@@ -1,0 +1,125 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_oneworks_global_optspecs
+    string join \n config= q/quiet v/verbose no-progress h/help V/version
+end
+
+function __fish_oneworks_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_oneworks_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_oneworks_using_subcommand
+    set -l cmd (__fish_oneworks_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c oneworks -n "__fish_oneworks_needs_command" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_needs_command" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_needs_command" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_needs_command" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c oneworks -n "__fish_oneworks_needs_command" -s V -l version -d 'Print version'
+complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "adapter" -d 'Install, inspect and manage adapter CLIs'
+complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "config" -d 'Check and render configuration'
+complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "prepare" -d 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "status" -d 'Show which kiro-cli would be used, and why other candidates were skipped'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "list" -d 'List adapters and their installed versions'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "login" -d 'Run Kiro\'s own login inside a session profile'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "prune" -d 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l offline -d 'Make no network request: use an installed version or fail (exit 7)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l force -d 'Download and install again even if the version is installed'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l locked -d 'Install exactly the artifact recorded in `.oneworks/kiro.lock`'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l json -d 'Print one JSON document on stdout'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON document on stdout'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON document on stdout'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -l session -d 'Session whose profile receives the login' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -l keep -d 'How many of the newest versions to keep' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show which kiro-cli would be used, and why other candidates were skipped'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "list" -d 'List adapters and their installed versions'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "login" -d 'Run Kiro\'s own login inside a session profile'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -f -a "check" -d 'Validate the layered configuration and print where it came from'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -f -a "render" -d 'Write (or with --dry-run print) the Kiro world a session gets'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check render help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l session -d 'Session name' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l dry-run -d 'Print what would be written instead of writing it'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "check" -d 'Validate the layered configuration and print where it came from'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "render" -d 'Write (or with --dry-run print) the Kiro world a session gets'
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config completions help" -f -a "adapter" -d 'Install, inspect and manage adapter CLIs'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config completions help" -f -a "config" -d 'Check and render configuration'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config completions help" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "prepare" -d 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "status" -d 'Show which kiro-cli would be used, and why other candidates were skipped'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "list" -d 'List adapters and their installed versions'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "login" -d 'Run Kiro\'s own login inside a session profile'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "prune" -d 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "check" -d 'Validate the layered configuration and print where it came from'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "render" -d 'Write (or with --dry-run print) the Kiro world a session gets'
