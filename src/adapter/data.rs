@@ -123,7 +123,7 @@ impl CredentialRules {
     /// Whether `name` is a credential variable name, in any case.
     pub fn is_credential_name(&self, name: &str) -> bool {
         let upper = name.to_ascii_uppercase();
-        if self.names.iter().any(|known| *known == upper) {
+        if self.names.contains(&upper) {
             return true;
         }
         upper.starts_with(&self.prefix)

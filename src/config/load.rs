@@ -107,7 +107,7 @@ pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig,
 fn read_layer(path: &Path) -> Result<Value, ConfigError> {
     let text = fs_err::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_owned(),
-        source: source.into(),
+        source,
     })?;
     let positioned = |error: serde_yaml_ng::Error| match error.location() {
         Some(location) => ConfigError::Parse {

@@ -40,6 +40,12 @@ pub enum ManifestError {
         #[source]
         source: serde_json::Error,
     },
+    #[error("manifest package #{index}: `{field}` {problem}")]
+    Field {
+        index: usize,
+        field: &'static str,
+        problem: String,
+    },
     #[error("manifest package #{index} (`{download}`): `sha256` is not 64 hex digits")]
     Digest { index: usize, download: String },
     #[error(
@@ -63,6 +69,51 @@ pub fn is_safe_download(path: &str) -> bool {
         && !path.chars().any(char::is_control)
 }
 
+const STRING_FIELDS: [&str; 6] = [
+    "targetTriple",
+    "os",
+    "fileType",
+    "architecture",
+    "download",
+    "sha256",
+];
+
+/// Names the first required field that is missing or of the wrong type.
+fn check_fields(index: usize, entry: &serde_json::Value) -> Result<(), ManifestError> {
+    let Some(object) = entry.as_object() else {
+        return Err(ManifestError::Field {
+            index,
+            field: "(entry)",
+            problem: "is not an object".to_owned(),
+        });
+    };
+    let field_error = |field: &'static str, problem: &str| ManifestError::Field {
+        index,
+        field,
+        problem: problem.to_owned(),
+    };
+    for field in STRING_FIELDS {
+        match object.get(field) {
+            None | Some(serde_json::Value::Null) => return Err(field_error(field, "is missing")),
+            Some(serde_json::Value::String(_)) => {}
+            Some(other) => {
+                return Err(field_error(
+                    field,
+                    &format!("must be a string, found `{other}`"),
+                ))
+            }
+        }
+    }
+    match object.get("size") {
+        None | Some(serde_json::Value::Null) => Err(field_error("size", "is missing")),
+        Some(size) if size.as_u64().is_some() => Ok(()),
+        Some(other) => Err(field_error(
+            "size",
+            &format!("must be a whole number of bytes, found `{other}`"),
+        )),
+    }
+}
+
 impl Manifest {
     pub fn parse(bytes: &[u8]) -> Result<Self, ManifestError> {
         let document: serde_json::Value =
@@ -81,6 +132,7 @@ impl Manifest {
             .iter()
             .enumerate()
             .map(|(index, entry)| {
+                check_fields(index, entry)?;
                 let entry = ArtifactEntry::deserialize(entry)
                     .map_err(|source| ManifestError::Entry { index, source })?;
                 entry.validate(index)?;

@@ -363,8 +363,14 @@ impl Installer<'_> {
         };
         let url = self.artifact_url(entry)?;
         let _lock = self.lock()?;
-        // Under the lock: anything in staging was left by a killed install.
+        // Under the lock: anything in staging or the spool was left by a
+        // killed install.
         self.store.sweep_staging();
+        sweep_spools(&self.cache_dir);
+        crate::fs_safety::check_dir_chain(
+            &self.store.home,
+            &self.store.version_dir(&target.version),
+        )?;
         if !force {
             if let Some(installed) = self.store.installed(&target.version)? {
                 if installed.record.sha256.eq_ignore_ascii_case(&entry.sha256) {
@@ -570,7 +576,7 @@ impl Installer<'_> {
         use sha2::Digest as _;
         crate::fs_safety::create_dir_chain(&self.cache_dir, &self.cache_dir, 0o700)?;
         let mut spool = tempfile::Builder::new()
-            .prefix(".kiro-spool-")
+            .prefix(SPOOL_PREFIX)
             .suffix(".zip")
             .tempfile_in(&self.cache_dir)
             .map_err(io("create a spool file in", &self.cache_dir))?;
@@ -607,6 +613,24 @@ impl From<pipeline::Digest> for SpooledDigest {
             sha256: digest.sha256,
             bytes: digest.bytes,
             spool: None,
+        }
+    }
+}
+
+const SPOOL_PREFIX: &str = ".kiro-spool-";
+
+/// Removes zip spools left by killed installs. Call under the install lock.
+fn sweep_spools(cache_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache_dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let is_spool = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.starts_with(SPOOL_PREFIX));
+        if is_spool && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }

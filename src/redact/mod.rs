@@ -63,6 +63,11 @@ struct PatternSet {
     info: Vec<PatternInfo>,
     /// Whether some pattern could occur inside a JSON number's text.
     numbers_may_match: bool,
+    /// Whether some pattern contains `[` or `]`, so that the marker and the
+    /// text kept around it could spell a secret anew: any occurrence that
+    /// overlaps the marker and reaches past it holds its first or last
+    /// character.
+    marker_may_join: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -84,16 +89,14 @@ impl PatternInfo {
 impl fmt::Debug for Scrubber {
     // Never prints the secrets or the patterns derived from them.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let patterns = match &self.matcher {
-            Matcher::Nothing => "none".to_owned(),
-            Matcher::Patterns(set) => set.info.len().to_string(),
-            Matcher::FailClosed => "fail-closed".to_owned(),
+        let mut shown = formatter.debug_struct("Scrubber");
+        shown.field("secret_names", &self.secret_names);
+        match &self.matcher {
+            Matcher::Nothing => shown.field("patterns", &0),
+            Matcher::Patterns(set) => shown.field("patterns", &set.info.len()),
+            Matcher::FailClosed => shown.field("fail_closed", &true),
         };
-        formatter
-            .debug_struct("Scrubber")
-            .field("secret_names", &self.secret_names)
-            .field("patterns", &patterns)
-            .finish_non_exhaustive()
+        shown.finish_non_exhaustive()
     }
 }
 
@@ -317,10 +320,14 @@ impl Matcher {
                 byte.is_ascii_digit() || matches!(byte, b'+' | b'-' | b'.' | b'e' | b'E')
             })
         });
+        let marker_may_join = texts
+            .iter()
+            .any(|text| text.bytes().any(|byte| byte == b'[' || byte == b']'));
         Matcher::Patterns(Arc::new(PatternSet {
             automaton,
             info,
             numbers_may_match,
+            marker_may_join,
         }))
     }
 }
@@ -353,9 +360,11 @@ impl PatternSet {
             Cow::Borrowed(text)
         } else {
             match replace_spans(text, spans) {
-                // The marker next to the text kept around it could spell a
-                // secret anew; then nothing of the string is kept.
-                Some(out) if !self.automaton.is_match(out.as_bytes()) => Cow::Owned(out),
+                // Should the marker and the text kept around it spell a
+                // secret anew, nothing of the string is kept.
+                Some(out) if !(self.marker_may_join && self.automaton.is_match(out.as_bytes())) => {
+                    Cow::Owned(out)
+                }
                 _ => return Cow::Owned(REDACTED.to_owned()),
             }
         };

@@ -73,6 +73,18 @@ fn adjacent_and_overlapping_occurrences_leave_nothing() {
 }
 
 #[test]
+fn the_marker_never_completes_another_secret() {
+    // Replacing the first secret leaves `[redacted]tail-part`, which holds
+    // the second.
+    let scrubber = scrubber_for(&["abcdefghij", "d]tail-part"]);
+    assert_eq!(scrubber.scrub_str("xx abcdefghijtail-part yy"), REDACTED);
+    assert_eq!(
+        scrubber.scrub_str("xx abcdefghij tail-part yy"),
+        "xx [redacted] tail-part yy"
+    );
+}
+
+#[test]
 fn secrets_found_only_after_decoding_remove_the_whole_string() {
     let scrubber = scrubber_for(&[SECRET]);
     let twice_url = "https://host/cb?token=k3y%253F%253E~%25C3%25A9%2520f%252B%252F%2521&x=1";
@@ -202,9 +214,10 @@ fn json_text_with_changes_is_reserialized_in_its_layout() {
         scrubber.scrub_json_text(&compact),
         r#"{"a":"x [redacted]"}"#
     );
-    let pretty = format!("{{\n  \"a\": \"\\u006b3y?>~\u{e9} f+/!\",\n  \"b\": 1\n}}\n");
+    // The secret with its first character written as a JSON escape.
+    let pretty = "{\n  \"a\": \"\\u006b3y?>~\u{e9} f+/!\",\n  \"b\": 1\n}\n";
     assert_eq!(
-        scrubber.scrub_json_text(&pretty),
+        scrubber.scrub_json_text(pretty),
         "{\n  \"a\": \"[redacted]\",\n  \"b\": 1\n}\n"
     );
 }

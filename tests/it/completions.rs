@@ -32,7 +32,10 @@ fn checked_in_completions_are_current() {
             "`oneworks completions {shell}` failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        assert!(!output.stdout.is_empty(), "`oneworks completions {shell}` printed nothing");
+        assert!(
+            !output.stdout.is_empty(),
+            "`oneworks completions {shell}` printed nothing"
+        );
         let path = folder.join(file);
         if update {
             std::fs::create_dir_all(&folder).expect("create completions/");

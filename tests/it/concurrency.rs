@@ -51,22 +51,58 @@ fn eight_concurrent_prepares_download_once() {
     }
     std::fs::write(&release_marker, "go").expect("release download");
 
+    let pids: Vec<u32> = running.iter().map(Running::pid).collect();
     let outcomes: Vec<_> = running.into_iter().map(Running::wait).collect();
     let documents: Vec<_> = outcomes
         .iter()
         .map(|outcome| assert_prepared(outcome, "managed", VERSION))
         .collect();
-    let fresh = documents.iter().filter(|document| !reused(document)).count();
+    let fresh = documents
+        .iter()
+        .filter(|document| !reused(document))
+        .count();
     assert_eq!(
         fresh,
         1,
         "exactly one process installs, the others reuse:\n{}",
-        outcomes.iter().map(|outcome| outcome.stdout.as_str()).collect::<Vec<_>>().join("\n")
+        outcomes
+            .iter()
+            .map(|outcome| outcome.stdout.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
+    // The others said whom they waited for (SPEC §4.3 wording): the one
+    // process that installed.
+    let installer = documents
+        .iter()
+        .position(|document| !reused(document))
+        .map(|index| pids[index])
+        .expect("an installer");
+    let waited: Vec<&str> = outcomes
+        .iter()
+        .filter(|outcome| outcome.stderr.contains("waiting for another oneworks"))
+        .map(|outcome| outcome.stderr.as_str())
+        .collect();
+    assert!(
+        !waited.is_empty(),
+        "no process reported waiting for the lock"
+    );
+    for stderr in waited {
+        assert!(
+            stderr.contains(&format!("(pid {installer})")),
+            "waited for the wrong pid (installer {installer}): {stderr}"
+        );
+    }
     let path = path_of(&documents[0]);
     assert!(documents.iter().all(|document| path_of(document) == path));
-    assert!(documents.iter().all(|document| document["sha256"] == documents[0]["sha256"]));
-    assert_eq!(env.server.hits(&artifact.server_path), 1, "exactly one download");
+    assert!(documents
+        .iter()
+        .all(|document| document["sha256"] == documents[0]["sha256"]));
+    assert_eq!(
+        env.server.hits(&artifact.server_path),
+        1,
+        "exactly one download"
+    );
     assert_eq!(release.artifact_hits(&env.server), 1);
     let (code, output) = run_binary(&path, &["--version"]);
     assert_eq!((code, output.trim()), (Some(0), "kiro-cli 2.15.1"));
@@ -101,12 +137,19 @@ fn lock_held_by_another_process_times_out_naming_the_variable() {
         "the timeout must name ONEWORKS_LOCK_TIMEOUT: {message}\n{}",
         outcome.describe()
     );
-    assert_eq!(release.artifact_hits(&env.server), 0, "downloaded without the lock");
+    assert_eq!(
+        release.artifact_hits(&env.server),
+        0,
+        "downloaded without the lock"
+    );
     env.assert_nothing_published(VERSION);
 
     drop(lock);
     assert_prepared(&env.prepare(&[]), "managed", VERSION);
-    assert!(env.install_lock().exists(), "the lock file is never deleted");
+    assert!(
+        env.install_lock().exists(),
+        "the lock file is never deleted"
+    );
 }
 
 #[test]
@@ -156,7 +199,10 @@ fn kill_then_recover(format: Format, fraction_percent: usize, in_progress: fn(&T
             release: never,
         },
     );
-    env.serve_manifest(&manifest::document(VERSION, std::slice::from_ref(&artifact.entry)));
+    env.serve_manifest(&manifest::document(
+        VERSION,
+        std::slice::from_ref(&artifact.entry),
+    ));
 
     let running = spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]));
     let deadline = std::time::Instant::now() + WAIT;
@@ -180,14 +226,21 @@ fn kill_then_recover(format: Format, fraction_percent: usize, in_progress: fn(&T
         std::thread::sleep(Duration::from_millis(10));
     }
     let killed = running.kill();
-    assert_eq!(killed.code, None, "killed by a signal\n{}", killed.describe());
+    assert_eq!(
+        killed.code,
+        None,
+        "killed by a signal\n{}",
+        killed.describe()
+    );
     assert!(
         std::fs::symlink_metadata(env.version_dir(VERSION)).is_err(),
         "a half-installed version is visible after the kill"
     );
 
-    env.server
-        .route(&artifact.server_path, Route::Ok(artifact.bytes.clone().into()));
+    env.server.route(
+        &artifact.server_path,
+        Route::Ok(artifact.bytes.clone().into()),
+    );
     let outcome = env.prepare(&[]);
     let document = assert_prepared(&outcome, "managed", VERSION);
     assert!(!reused(&document), "{}", outcome.describe());
@@ -200,7 +253,10 @@ fn kill_then_recover(format: Format, fraction_percent: usize, in_progress: fn(&T
         Some(4 * 1024 * 1024),
         "the recovered install is complete"
     );
-    assert!(env.install_lock().exists(), "the lock file is never deleted");
+    assert!(
+        env.install_lock().exists(),
+        "the lock file is never deleted"
+    );
     // The killed run could not clean up after itself; the next one must.
     env.assert_no_leftovers();
 }

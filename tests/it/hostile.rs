@@ -26,9 +26,14 @@ fn marker(env: &TestEnv) -> String {
 
 fn serve_archive(env: &TestEnv, format: Format, bytes: Vec<u8>) -> Artifact {
     let artifact = Artifact::new(VERSION, format, Libc::Gnu, bytes);
-    env.server
-        .route(&artifact.server_path, Route::Ok(artifact.bytes.clone().into()));
-    env.serve_manifest(&manifest::document(VERSION, std::slice::from_ref(&artifact.entry)));
+    env.server.route(
+        &artifact.server_path,
+        Route::Ok(artifact.bytes.clone().into()),
+    );
+    env.serve_manifest(&manifest::document(
+        VERSION,
+        std::slice::from_ref(&artifact.entry),
+    ));
     artifact
 }
 
@@ -84,7 +89,9 @@ fn check_refusal(env: &TestEnv, marker: &str, outcome: &Outcome) -> Vec<String> 
     let secret = env.outside.join("secret");
     match std::fs::symlink_metadata(&secret) {
         Ok(meta) if meta.nlink() == 1 && meta.is_file() => {}
-        other => problems.push(format!("the outside secret was linked or replaced: {other:?}")),
+        other => problems.push(format!(
+            "the outside secret was linked or replaced: {other:?}"
+        )),
     }
     if std::fs::read_to_string(&secret).ok().as_deref() != Some("secret\n") {
         problems.push("the outside secret was modified".to_owned());
@@ -103,9 +110,24 @@ fn refuse_all(format: Format, cases: fn(&str, &str, &str) -> Vec<archive::Hostil
         let case = cases(VERSION, &marker, &env.outside.to_string_lossy()).swap_remove(index);
         serve_archive(&env, format, archive::pack(format, &case.entries));
         let outcome = env.prepare(&[]);
-        let problems = check_refusal(&env, &marker, &outcome);
+        let mut problems = check_refusal(&env, &marker, &outcome);
+        if problems.is_empty()
+            && !outcome.json()["error"]["message"]
+                .as_str()
+                .is_some_and(|message| message.contains(&case.offender))
+        {
+            problems.push(format!(
+                "the message should name the entry `{}`\n{}",
+                case.offender,
+                outcome.describe()
+            ));
+        }
         if !problems.is_empty() {
-            failures.push(format!("{format:?} `{}`:\n  {}", case.name, problems.join("\n  ")));
+            failures.push(format!(
+                "{format:?} `{}`:\n  {}",
+                case.name,
+                problems.join("\n  ")
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -132,7 +154,11 @@ fn the_hostile_cases_are_not_refused_for_another_reason() {
     // the refusals above could come from a broken archive, not the attack.
     for format in [Format::TarGz, Format::TarZst, Format::Zip] {
         let env = TestEnv::new();
-        serve_archive(&env, format, archive::pack(format, &archive::kiro_entries(VERSION)));
+        serve_archive(
+            &env,
+            format,
+            archive::pack(format, &archive::kiro_entries(VERSION)),
+        );
         assert_prepared(&env.prepare(&[]), "managed", VERSION);
     }
     let env = TestEnv::new();
@@ -183,9 +209,21 @@ fn only_the_executable_bit_of_modes_is_kept() {
             .mode()
             & 0o7777
     };
-    assert_eq!(mode("kirocli/bin/setuid") & 0o7000, 0, "setuid/setgid/sticky dropped");
-    assert_eq!(mode("kirocli/bin/setuid") & 0o100, 0o100, "executable bit kept");
-    assert_eq!(mode("kirocli/world-writable") & 0o022, 0, "group/other write dropped");
+    assert_eq!(
+        mode("kirocli/bin/setuid") & 0o7000,
+        0,
+        "setuid/setgid/sticky dropped"
+    );
+    assert_eq!(
+        mode("kirocli/bin/setuid") & 0o100,
+        0o100,
+        "executable bit kept"
+    );
+    assert_eq!(
+        mode("kirocli/world-writable") & 0o022,
+        0,
+        "group/other write dropped"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -199,16 +237,32 @@ fn installed() -> TestEnv {
     env
 }
 
+/// Wording that says "this is a symlink".
+const SYMLINK: &[&str] = &["symlink", "symbolic link"];
+
+/// Exit 6 with a message that names `path` and contains one of `wording`.
 #[track_caller]
-fn assert_refused(outcome: &Outcome, fragment: &str) {
-    assert_eq!(outcome.code, Some(6), "expected exit 6\n{}", outcome.describe());
+fn assert_refused(outcome: &Outcome, path: &Path, wording: &[&str]) {
+    assert_eq!(
+        outcome.code,
+        Some(6),
+        "expected exit 6\n{}",
+        outcome.describe()
+    );
     let message = outcome.json()["error"]["message"]
         .as_str()
         .unwrap_or_default()
-        .to_lowercase();
+        .to_owned();
     assert!(
-        message.contains(fragment),
-        "the message should mention `{fragment}`\n{}",
+        message.contains(&*path.to_string_lossy()),
+        "the message should name `{}`\n{}",
+        path.display(),
+        outcome.describe()
+    );
+    let lower = message.to_lowercase();
+    assert!(
+        wording.is_empty() || wording.iter().any(|fragment| lower.contains(fragment)),
+        "the message should say one of {wording:?}\n{}",
         outcome.describe()
     );
 }
@@ -226,8 +280,12 @@ fn managed_root_that_is_a_symlink_is_refused() {
     std::fs::create_dir_all(&elsewhere).expect("elsewhere");
     std::fs::create_dir_all(env.kiro_root().parent().expect("adapters")).expect("adapters");
     symlink(&elsewhere, &env.kiro_root());
-    assert_refused(&env.prepare(&[]), "symlink");
-    assert!(walk(&elsewhere).is_empty(), "wrote through the symlink: {:?}", walk(&elsewhere));
+    assert_refused(&env.prepare(&[]), &env.kiro_root(), SYMLINK);
+    assert!(
+        walk(&elsewhere).is_empty(),
+        "wrote through the symlink: {:?}",
+        walk(&elsewhere)
+    );
 }
 
 #[test]
@@ -237,9 +295,14 @@ fn ancestor_symlink_under_oneworks_home_is_refused() {
     let elsewhere = env.base().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).expect("elsewhere");
     std::fs::create_dir_all(&env.oneworks_home).expect("oneworks home");
-    symlink(&elsewhere, &env.oneworks_home.join("adapters"));
-    assert_refused(&env.prepare(&[]), "symlink");
-    assert!(walk(&elsewhere).is_empty(), "wrote through the symlink: {:?}", walk(&elsewhere));
+    let adapters = env.oneworks_home.join("adapters");
+    symlink(&elsewhere, &adapters);
+    assert_refused(&env.prepare(&[]), &adapters, SYMLINK);
+    assert!(
+        walk(&elsewhere).is_empty(),
+        "wrote through the symlink: {:?}",
+        walk(&elsewhere)
+    );
 }
 
 #[test]
@@ -250,8 +313,12 @@ fn versions_folder_that_is_a_symlink_is_refused() {
     std::fs::create_dir_all(&elsewhere).expect("elsewhere");
     std::fs::create_dir_all(env.kiro_root()).expect("kiro root");
     symlink(&elsewhere, &env.versions_dir());
-    assert_refused(&env.prepare(&[]), "symlink");
-    assert!(walk(&elsewhere).is_empty(), "wrote through the symlink: {:?}", walk(&elsewhere));
+    assert_refused(&env.prepare(&[]), &env.versions_dir(), SYMLINK);
+    assert!(
+        walk(&elsewhere).is_empty(),
+        "wrote through the symlink: {:?}",
+        walk(&elsewhere)
+    );
 }
 
 #[test]
@@ -260,8 +327,12 @@ fn version_folder_that_is_a_symlink_is_refused() {
     let moved = env.base().join("moved-version");
     std::fs::rename(env.version_dir(VERSION), &moved).expect("move version");
     symlink(&moved, &env.version_dir(VERSION));
-    assert_refused(&env.prepare(&[]), "symlink");
-    assert_refused(&env.prepare(&["--offline"]), "symlink");
+    assert_refused(&env.prepare(&[]), &env.version_dir(VERSION), SYMLINK);
+    assert_refused(
+        &env.prepare(&["--offline"]),
+        &env.version_dir(VERSION),
+        SYMLINK,
+    );
 }
 
 #[test]
@@ -272,9 +343,8 @@ fn executable_symlink_escaping_the_version_folder_is_refused() {
     std::fs::copy(&binary, &planted).expect("copy binary outside");
     std::fs::remove_file(&binary).expect("remove binary");
     symlink(&planted, &binary);
-    let outcome = env.prepare(&[]);
-    assert_eq!(outcome.code, Some(6), "{}", outcome.describe());
-    assert_refused(&env.prepare(&["--offline"]), "kiro-cli");
+    assert_refused(&env.prepare(&[]), &binary, &[]);
+    assert_refused(&env.prepare(&["--offline"]), &binary, &[]);
 }
 
 #[test]
@@ -283,8 +353,8 @@ fn executable_that_is_a_folder_is_refused() {
     let binary = env.managed_binary(VERSION);
     std::fs::remove_file(&binary).expect("remove binary");
     std::fs::create_dir(&binary).expect("folder in its place");
-    assert_refused(&env.prepare(&[]), "kiro-cli");
-    assert_refused(&env.prepare(&["--offline"]), "kiro-cli");
+    assert_refused(&env.prepare(&[]), &binary, &[]);
+    assert_refused(&env.prepare(&["--offline"]), &binary, &[]);
 }
 
 #[test]
@@ -297,6 +367,6 @@ fn executable_that_is_a_fifo_is_refused() {
         .status()
         .expect("run mkfifo");
     assert!(status.success(), "mkfifo failed");
-    assert_refused(&env.prepare(&[]), "kiro-cli");
-    assert_refused(&env.prepare(&["--offline"]), "kiro-cli");
+    assert_refused(&env.prepare(&[]), &binary, &[]);
+    assert_refused(&env.prepare(&["--offline"]), &binary, &[]);
 }

@@ -6,6 +6,8 @@ mod support;
 
 mod completions;
 mod concurrency;
+mod config;
+mod harness;
 mod hostile;
 mod network;
 mod prepare;

@@ -20,9 +20,14 @@ fn serve_single(env: &TestEnv, format: Format, edit: impl FnOnce(Value) -> Value
         Libc::Gnu,
         archive::kiro_archive(format, VERSION),
     );
-    env.server
-        .route(&artifact.server_path, Route::Ok(artifact.bytes.clone().into()));
-    env.serve_manifest(&manifest::document(VERSION, &[edit(artifact.entry.clone())]));
+    env.server.route(
+        &artifact.server_path,
+        Route::Ok(artifact.bytes.clone().into()),
+    );
+    env.serve_manifest(&manifest::document(
+        VERSION,
+        &[edit(artifact.entry.clone())],
+    ));
     artifact
 }
 
@@ -33,7 +38,11 @@ fn manifest_404_is_a_network_error() {
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(4, "network");
     assert!(message.contains("404"), "{}", outcome.describe());
-    assert!(message.contains(&env.manifest_url()), "name the URL\n{}", outcome.describe());
+    assert!(
+        message.contains(&env.manifest_url()),
+        "name the URL\n{}",
+        outcome.describe()
+    );
     env.assert_nothing_published(VERSION);
 }
 
@@ -89,7 +98,10 @@ fn truncated_body_is_a_network_error() {
 #[test]
 fn malformed_manifest_is_a_clear_error() {
     let cases: Vec<(&str, Vec<u8>)> = vec![
-        ("not json", b"{\"version\": \"2.15.1\", \"packages\": [".to_vec()),
+        (
+            "not json",
+            b"{\"version\": \"2.15.1\", \"packages\": [".to_vec(),
+        ),
         ("html", b"<html><body>Service moved</body></html>".to_vec()),
         (
             "no version",
@@ -127,7 +139,11 @@ fn malformed_entry_fields_are_clear_errors() {
         let outcome = env.prepare(&[]);
         assert_eq!(outcome.code, Some(4), "case {name}\n{}", outcome.describe());
         let message = outcome.assert_error(4, "network");
-        assert!(message.contains(field), "case {name}: name the field\n{}", outcome.describe());
+        assert!(
+            message.contains(field),
+            "case {name}: name the field\n{}",
+            outcome.describe()
+        );
         assert_eq!(
             env.server.hits(&artifact.server_path),
             0,
@@ -140,10 +156,17 @@ fn malformed_entry_fields_are_clear_errors() {
 #[test]
 fn no_package_for_this_platform_lists_what_the_manifest_offers() {
     let env = TestEnv::new();
-    env.serve_manifest(&manifest::document(VERSION, &manifest::foreign_entries(VERSION)));
+    env.serve_manifest(&manifest::document(
+        VERSION,
+        &manifest::foreign_entries(VERSION),
+    ));
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(7, "no_usable_cli");
-    let other_arch = if ARCH == "x86_64" { "aarch64" } else { "x86_64" };
+    let other_arch = if ARCH == "x86_64" {
+        "aarch64"
+    } else {
+        "x86_64"
+    };
     assert!(
         message.contains(other_arch),
         "the message should list the offered packages\n{}",
@@ -256,15 +279,78 @@ fn slow_download_completes() {
             delay_ms: 5,
         },
     );
-    env.serve_manifest(&manifest::document(VERSION, std::slice::from_ref(&artifact.entry)));
+    env.serve_manifest(&manifest::document(
+        VERSION,
+        std::slice::from_ref(&artifact.entry),
+    ));
     let document = assert_prepared(&env.prepare(&[]), "managed", VERSION);
     assert_eq!(document["sha256"].as_str(), Some(artifact.sha256.as_str()));
-    let padding = env
-        .version_dir(VERSION)
-        .join("kirocli/share/padding.bin");
+    let padding = env.version_dir(VERSION).join("kirocli/share/padding.bin");
     assert_eq!(
         std::fs::metadata(&padding).map(|meta| meta.len()).ok(),
         Some(256 * 1024),
         "every byte of a slow body arrives"
     );
+}
+
+#[test]
+fn download_base_override_fetches_artifacts_from_the_mirror() {
+    let mut env = TestEnv::new();
+    let release = env.publish(VERSION, &[Format::TarGz]);
+    let artifact = release.gnu(Format::TarGz);
+    let mirror_path = artifact
+        .server_path
+        .replacen("/stable/", "/mirror/kiro/", 1);
+    env.server
+        .route(&mirror_path, Route::Ok(artifact.bytes.clone().into()));
+    env.set_env(
+        "ONEWORKS_KIRO_DOWNLOAD_BASE",
+        &env.server.url("/mirror/kiro/"),
+    );
+    let document = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert_eq!(document["sha256"].as_str(), Some(artifact.sha256.as_str()));
+    assert_eq!(env.server.hits(&mirror_path), 1);
+    assert_eq!(
+        release.artifact_hits(&env.server),
+        0,
+        "the default base was used"
+    );
+}
+
+#[test]
+fn file_manifest_url_is_supported() {
+    let mut env = TestEnv::new();
+    let release = env.stage_release(VERSION, &[Format::TarGz]);
+    let manifest_file = env.base().join("mirror").join("manifest.json");
+    std::fs::create_dir_all(manifest_file.parent().expect("parent")).expect("mirror dir");
+    std::fs::write(&manifest_file, release.manifest()).expect("write manifest");
+    env.set_env(
+        "ONEWORKS_KIRO_MANIFEST_URL",
+        &format!("file://{}", manifest_file.display()),
+    );
+    env.set_env("ONEWORKS_KIRO_DOWNLOAD_BASE", &env.server.url("/stable/"));
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert_eq!(env.manifest_hits(), 0);
+    assert_eq!(release.artifact_hits(&env.server), 1);
+}
+
+#[test]
+fn file_mirror_serves_manifest_and_artifacts() {
+    let mut env = TestEnv::new();
+    let release = env.stage_release(VERSION, &[Format::TarZst]);
+    let mirror = env.base().join("air-gapped");
+    let artifact = release.gnu(Format::TarZst);
+    let relative = artifact.server_path.trim_start_matches("/stable/");
+    std::fs::create_dir_all(mirror.join(relative).parent().expect("parent")).expect("mirror");
+    std::fs::write(mirror.join(relative), &artifact.bytes).expect("write artifact");
+    std::fs::create_dir_all(mirror.join("latest")).expect("latest");
+    std::fs::write(mirror.join("latest/manifest.json"), release.manifest()).expect("manifest");
+    env.set_env(
+        "ONEWORKS_KIRO_MANIFEST_URL",
+        &format!("file://{}/latest/manifest.json", mirror.display()),
+    );
+    let document = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert_eq!(document["sha256"].as_str(), Some(artifact.sha256.as_str()));
+    assert_eq!(env.server.total_hits(), 0, "a file mirror needs no server");
+    env.assert_no_leftovers();
 }

@@ -79,7 +79,11 @@ fn cold_install(format: Format) {
     let outcome = env.prepare(&[]);
     let document = assert_prepared(&outcome, "managed", VERSION);
     let artifact = release.gnu(format);
-    assert!(!reused(&document), "a cold install is not reused\n{}", outcome.describe());
+    assert!(
+        !reused(&document),
+        "a cold install is not reused\n{}",
+        outcome.describe()
+    );
     assert_eq!(document["sha256"].as_str(), Some(artifact.sha256.as_str()));
     assert_eq!(path_of(&document), env.managed_binary(VERSION));
     assert_eq!(
@@ -99,7 +103,11 @@ fn cold_install(format: Format) {
     // Exactly the glibc artifact of the forced format was downloaded, once.
     assert_eq!(env.server.hits(&artifact.server_path), 1);
     assert_eq!(release.artifact_hits(&env.server), 1);
-    assert_eq!(env.server.hits(&release.artifact(format, Libc::Musl).server_path), 0);
+    assert_eq!(
+        env.server
+            .hits(&release.artifact(format, Libc::Musl).server_path),
+        0
+    );
 
     let (code, output) = run_binary(&path_of(&document), &["--version"]);
     assert_eq!(code, Some(0));
@@ -159,10 +167,18 @@ fn second_prepare_downloads_nothing_and_reports_reused() {
 
     let outcome = env.prepare(&[]);
     let second = assert_prepared(&outcome, "managed", VERSION);
-    assert!(reused(&second), "second prepare must reuse\n{}", outcome.describe());
+    assert!(
+        reused(&second),
+        "second prepare must reuse\n{}",
+        outcome.describe()
+    );
     assert_eq!(path_of(&second), path_of(&first));
     assert_eq!(second["sha256"], first["sha256"]);
-    assert_eq!(release.artifact_hits(&env.server), 1, "no second artifact download");
+    assert_eq!(
+        release.artifact_hits(&env.server),
+        1,
+        "no second artifact download"
+    );
 }
 
 #[test]
@@ -176,7 +192,11 @@ fn offline_uses_the_installed_version_without_any_request() {
     let offline = assert_prepared(&outcome, "managed", VERSION);
     assert!(reused(&offline), "{}", outcome.describe());
     assert_eq!(path_of(&offline), path_of(&first));
-    assert_eq!(env.server.total_hits(), requests, "--offline made a request");
+    assert_eq!(
+        env.server.total_hits(),
+        requests,
+        "--offline made a request"
+    );
 }
 
 #[test]
@@ -199,7 +219,11 @@ fn force_reinstalls() {
 
     let outcome = env.prepare(&["--force"]);
     let document = assert_prepared(&outcome, "managed", VERSION);
-    assert!(!reused(&document), "--force is a fresh install\n{}", outcome.describe());
+    assert!(
+        !reused(&document),
+        "--force is a fresh install\n{}",
+        outcome.describe()
+    );
     assert_eq!(release.artifact_hits(&env.server), 2);
     let (code, output) = run_binary(&path_of(&document), &["--version"]);
     assert_eq!((code, output.trim()), (Some(0), "kiro-cli 2.15.1"));
@@ -222,8 +246,15 @@ fn locked_reinstalls_the_locked_artifact_after_the_manifest_moved_on() {
     let document = assert_prepared(&outcome, "managed", VERSION);
     assert!(!reused(&document));
     assert_eq!(path_of(&document), env.managed_binary(VERSION));
-    assert_eq!(document["sha256"].as_str(), Some(old.gnu(Format::TarGz).sha256.as_str()));
-    assert_eq!(env.manifest_hits(), manifest_requests, "--locked consulted the manifest");
+    assert_eq!(
+        document["sha256"].as_str(),
+        Some(old.gnu(Format::TarGz).sha256.as_str())
+    );
+    assert_eq!(
+        env.manifest_hits(),
+        manifest_requests,
+        "--locked consulted the manifest"
+    );
     assert_eq!(old.artifact_hits(&env.server), 2);
     assert_eq!(new.artifact_hits(&env.server), 0);
     let lock = read_json(&env.kiro_lock());
@@ -253,12 +284,19 @@ fn locked_verifies_the_recorded_sha256() {
     for package in lock["packages"].as_array_mut().expect("packages") {
         package["sha256"] = Value::String(forged.clone());
     }
-    std::fs::write(env.kiro_lock(), serde_json::to_vec_pretty(&lock).expect("json"))
-        .expect("write kiro.lock");
+    std::fs::write(
+        env.kiro_lock(),
+        serde_json::to_vec_pretty(&lock).expect("json"),
+    )
+    .expect("write kiro.lock");
 
     let outcome = env.prepare(&["--locked"]);
     let message = outcome.assert_error(5, "checksum_mismatch");
-    assert!(message.contains(&forged), "expected digest missing\n{}", outcome.describe());
+    assert!(
+        message.contains(&forged),
+        "expected digest missing\n{}",
+        outcome.describe()
+    );
     assert!(
         message.contains(&release.gnu(Format::TarGz).sha256),
         "computed digest missing\n{}",
@@ -271,7 +309,9 @@ fn locked_verifies_the_recorded_sha256() {
 fn exact_version_equal_to_the_manifest_installs() {
     let env = TestEnv::new();
     env.publish(VERSION, &[Format::TarGz]);
-    env.write_config("adapters:\n  kiro:\n    cli:\n      source: managed\n      version: 2.15.1\n");
+    env.write_config(
+        "adapters:\n  kiro:\n    cli:\n      source: managed\n      version: 2.15.1\n",
+    );
     assert_prepared(&env.prepare(&[]), "managed", VERSION);
 }
 
@@ -283,8 +323,16 @@ fn other_exact_version_is_refused_before_any_download() {
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(7, "no_usable_cli");
     assert!(message.contains("2.0.0"), "{}", outcome.describe());
-    assert!(message.contains(VERSION), "should name the manifest's version\n{}", outcome.describe());
-    assert_eq!(release.artifact_hits(&env.server), 0, "refused only after downloading");
+    assert!(
+        message.contains(VERSION),
+        "should name the manifest's version\n{}",
+        outcome.describe()
+    );
+    assert_eq!(
+        release.artifact_hits(&env.server),
+        0,
+        "refused only after downloading"
+    );
     env.assert_nothing_published("2.0.0");
     env.assert_nothing_published(VERSION);
 }
@@ -311,7 +359,10 @@ fn pinned_version_recorded_in_kiro_lock_is_accepted_after_latest_moved_on() {
 
     let outcome = env.prepare(&[]);
     let document = assert_prepared(&outcome, "managed", VERSION);
-    assert_eq!(document["sha256"].as_str(), Some(old.gnu(Format::TarGz).sha256.as_str()));
+    assert_eq!(
+        document["sha256"].as_str(),
+        Some(old.gnu(Format::TarGz).sha256.as_str())
+    );
 }
 
 #[test]
@@ -326,8 +377,16 @@ fn nonsense_version_is_a_config_error_with_its_line() {
         "the message must name line 4\n{}",
         outcome.describe()
     );
-    assert!(message.contains("nonsense") || message.contains("version"), "{}", outcome.describe());
-    assert_eq!(env.server.total_hits(), 0, "a config error comes before the network");
+    assert!(
+        message.contains("nonsense") || message.contains("version"),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(
+        env.server.total_hits(),
+        0,
+        "a config error comes before the network"
+    );
 }
 
 #[test]
@@ -344,4 +403,38 @@ fn status_reports_the_managed_install() {
     assert_eq!(selected["version"], VERSION, "{}", outcome.describe());
     assert_eq!(selected["path"], prepared["path"], "{}", outcome.describe());
     assert!(status["candidates"].is_array(), "{}", outcome.describe());
+}
+
+#[test]
+fn prune_keeps_the_newest_and_the_locked_version() {
+    let env = TestEnv::new();
+    env.publish("2.15.1", &[Format::TarGz]);
+    assert_prepared(&env.prepare(&[]), "managed", "2.15.1");
+    let locked_at_2_15_1 = std::fs::read(env.kiro_lock()).expect("kiro.lock");
+    for version in ["2.16.0", "2.17.0"] {
+        env.publish(version, &[Format::TarGz]);
+        assert_prepared(&env.prepare(&[]), "managed", version);
+    }
+    // The project still pins 2.15.1.
+    std::fs::write(env.kiro_lock(), locked_at_2_15_1).expect("restore kiro.lock");
+
+    let outcome = env.run(&["adapter", "prune", "kiro", "--keep", "1"]);
+    outcome.assert_success();
+    let mut left: Vec<String> = std::fs::read_dir(env.versions_dir())
+        .expect("versions")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["2.15.1", "2.17.0"],
+        "keep the newest and the locked version\n{}",
+        outcome.describe()
+    );
+    env.assert_no_leftovers();
+    assert!(
+        env.install_lock().exists(),
+        "the lock file is never deleted"
+    );
 }

@@ -31,7 +31,11 @@ fn system_kiro_cli_on_path_wins_over_q() {
     let outcome = env.prepare(&[]);
     let document = assert_prepared(&outcome, "system", "2.15.1");
     assert_eq!(path_of(&document), kiro);
-    assert_eq!(env.server.total_hits(), 0, "the system source needs no network");
+    assert_eq!(
+        env.server.total_hits(),
+        0,
+        "the system source needs no network"
+    );
     assert!(
         std::fs::symlink_metadata(env.kiro_root()).is_err()
             || crate::support::walk(&env.versions_dir()).is_empty(),
@@ -59,14 +63,23 @@ fn system_rejects_an_amazon_q_and_status_says_why() {
     let status = env.status();
     let document = status.json();
     assert_eq!(document["adapter"], "kiro", "{}", status.describe());
-    assert!(document["selected"].is_null(), "nothing is usable\n{}", status.describe());
+    assert!(
+        document["selected"].is_null(),
+        "nothing is usable\n{}",
+        status.describe()
+    );
     let candidates = candidates(&status);
     let candidate = candidates
         .iter()
         .find(|candidate| candidate["path"] == json!(q.to_string_lossy()))
         .unwrap_or_else(|| panic!("status must list {}\n{}", q.display(), status.describe()));
     assert_eq!(candidate["source"], "system", "{}", status.describe());
-    assert_eq!(candidate["version_output"], "q 1.17.0", "{}", status.describe());
+    assert_eq!(
+        candidate["version_output"],
+        "q 1.17.0",
+        "{}",
+        status.describe()
+    );
     assert_eq!(candidate["usable"], false, "{}", status.describe());
     assert!(
         candidate["reason"]
@@ -95,18 +108,30 @@ fn status_lists_the_skipped_q_next_to_the_chosen_kiro_cli() {
     let status = env.status();
     status.assert_success();
     let document = status.json();
-    assert_eq!(document["selected"]["source"], "system", "{}", status.describe());
+    assert_eq!(
+        document["selected"]["source"],
+        "system",
+        "{}",
+        status.describe()
+    );
     assert_eq!(
         document["selected"]["path"],
         json!(kiro.to_string_lossy()),
         "{}",
         status.describe()
     );
-    assert_eq!(document["selected"]["version"], "2.15.1", "{}", status.describe());
+    assert_eq!(
+        document["selected"]["version"],
+        "2.15.1",
+        "{}",
+        status.describe()
+    );
     let candidates = candidates(&status);
     assert!(
-        candidates.iter().any(|candidate| candidate["path"] == json!(q.to_string_lossy())
-            && candidate["usable"] == false),
+        candidates
+            .iter()
+            .any(|candidate| candidate["path"] == json!(q.to_string_lossy())
+                && candidate["usable"] == false),
         "the Amazon Q `q` must be listed as skipped\n{}",
         status.describe()
     );
@@ -124,7 +149,11 @@ fn system_without_any_cli_is_exit_7() {
 #[test]
 fn path_source_uses_the_given_executable() {
     let env = TestEnv::new();
-    let kiro = install_fake(&env.base().join("opt"), "kiro-cli", &fake::kiro_script("2.15.3"));
+    let kiro = install_fake(
+        &env.base().join("opt"),
+        "kiro-cli",
+        &fake::kiro_script("2.15.3"),
+    );
     env.write_config(&path_config(&kiro.to_string_lossy()));
     let document = assert_prepared(&env.prepare(&[]), "path", "2.15.3");
     assert_eq!(path_of(&document), kiro);
@@ -134,7 +163,11 @@ fn path_source_uses_the_given_executable() {
 #[test]
 fn path_source_relative_path_is_a_config_error() {
     let env = TestEnv::new();
-    install_fake(&env.project.join("bin"), "kiro-cli", &fake::kiro_script("2.15.1"));
+    install_fake(
+        &env.project.join("bin"),
+        "kiro-cli",
+        &fake::kiro_script("2.15.1"),
+    );
     env.write_config(&path_config("bin/kiro-cli"));
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(3, "config");
@@ -144,7 +177,11 @@ fn path_source_relative_path_is_a_config_error() {
 #[test]
 fn path_without_source_path_is_a_config_error() {
     let env = TestEnv::new();
-    let kiro = install_fake(&env.base().join("opt"), "kiro-cli", &fake::kiro_script("2.15.1"));
+    let kiro = install_fake(
+        &env.base().join("opt"),
+        "kiro-cli",
+        &fake::kiro_script("2.15.1"),
+    );
     env.write_config(&format!(
         "adapters:\n  kiro:\n    cli:\n      source: managed\n      path: {}\n",
         kiro.display()
@@ -159,18 +196,30 @@ fn path_source_missing_file_is_exit_7() {
     env.write_config(&path_config(&missing.to_string_lossy()));
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(7, "no_usable_cli");
-    assert!(message.contains(&*missing.to_string_lossy()), "{}", outcome.describe());
+    assert!(
+        message.contains(&*missing.to_string_lossy()),
+        "{}",
+        outcome.describe()
+    );
 }
 
 #[test]
 fn path_source_not_executable_is_exit_7() {
     let env = TestEnv::new();
-    let kiro = install_fake(&env.base().join("opt"), "kiro-cli", &fake::kiro_script("2.15.1"));
+    let kiro = install_fake(
+        &env.base().join("opt"),
+        "kiro-cli",
+        &fake::kiro_script("2.15.1"),
+    );
     set_mode(&kiro, 0o644);
     env.write_config(&path_config(&kiro.to_string_lossy()));
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(7, "no_usable_cli");
-    assert!(message.contains(&*kiro.to_string_lossy()), "{}", outcome.describe());
+    assert!(
+        message.contains(&*kiro.to_string_lossy()),
+        "{}",
+        outcome.describe()
+    );
 }
 
 #[test]
@@ -215,7 +264,11 @@ fn path_source_failing_the_version_probe_is_exit_7() {
 #[test]
 fn path_source_that_does_not_identify_as_kiro_is_exit_7() {
     let env = TestEnv::new();
-    let kiro = install_fake(&env.base().join("opt"), "kiro-cli", &fake::amazon_q_script());
+    let kiro = install_fake(
+        &env.base().join("opt"),
+        "kiro-cli",
+        &fake::amazon_q_script(),
+    );
     env.write_config(&path_config(&kiro.to_string_lossy()));
     env.prepare(&[]).assert_error(7, "no_usable_cli");
 }
@@ -225,11 +278,20 @@ fn a_hanging_probe_times_out() {
     let mut env = TestEnv::new();
     let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
         .expect("read manifests/kiro.yaml");
-    assert!(data.contains("timeoutSeconds: 15"), "the probe timeout moved in kiro.yaml");
+    assert!(
+        data.contains("timeoutSeconds: 15"),
+        "the probe timeout moved in kiro.yaml"
+    );
     let adapter_file = env.base().join("kiro.yaml");
-    std::fs::write(&adapter_file, data.replace("timeoutSeconds: 15", "timeoutSeconds: 1"))
-        .expect("write adapter file");
-    env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", &adapter_file.to_string_lossy());
+    std::fs::write(
+        &adapter_file,
+        data.replace("timeoutSeconds: 15", "timeoutSeconds: 1"),
+    )
+    .expect("write adapter file");
+    env.set_env(
+        "ONEWORKS_KIRO_ADAPTER_FILE",
+        &adapter_file.to_string_lossy(),
+    );
     let script = fake::with(&fake::kiro_script("2.15.1"), "hangSeconds", json!(60));
     let kiro = install_fake(&env.base().join("opt"), "kiro-cli", &script);
     env.write_config(&path_config(&kiro.to_string_lossy()));
@@ -271,8 +333,14 @@ fn probes_do_not_inherit_unrelated_credentials() {
         .map(|line| serde_json::from_str(line).expect("log line is JSON"))
         .collect();
     let argv: Vec<&Value> = lines.iter().map(|line| &line["argv"]).collect();
-    assert!(argv.contains(&&json!(["--version"])), "version probe ran: {argv:?}");
-    assert!(argv.contains(&&json!(["acp", "--help"])), "acp probe ran: {argv:?}");
+    assert!(
+        argv.contains(&&json!(["--version"])),
+        "version probe ran: {argv:?}"
+    );
+    assert!(
+        argv.contains(&&json!(["acp", "--help"])),
+        "acp probe ran: {argv:?}"
+    );
     for line in &lines {
         for name in ["GITHUB_TOKEN", "OPENAI_API_KEY"] {
             assert!(

@@ -306,18 +306,39 @@ fn replace_all(haystack: &mut [u8], from: &[u8], to: &[u8]) {
 pub struct Hostile {
     pub name: &'static str,
     pub entries: Vec<Entry>,
+    /// The offending entry's name up to its first control character: a
+    /// clear refusal names it.
+    pub offender: String,
 }
 
 fn with_kiro(version: &str, name: &'static str, extra: Vec<Entry>) -> Hostile {
+    let offender = extra
+        .first()
+        .map(|entry| {
+            entry
+                .path()
+                .chars()
+                .take_while(|c| !c.is_control())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut entries = kiro_entries(version);
     entries.extend(extra);
-    Hostile { name, entries }
+    Hostile {
+        name,
+        entries,
+        offender,
+    }
 }
 
 pub fn hostile_tar_cases(version: &str, marker: &str, outside: &str) -> Vec<Hostile> {
     let file = |path: String| Entry::file(&path, 0o644, "evil");
     vec![
-        with_kiro(version, "parent-dir", vec![file(format!("../{marker}-up1"))]),
+        with_kiro(
+            version,
+            "parent-dir",
+            vec![file(format!("../{marker}-up1"))],
+        ),
         with_kiro(
             version,
             "parent-dir-deep",
@@ -396,7 +417,11 @@ pub fn hostile_tar_cases(version: &str, marker: &str, outside: &str) -> Vec<Host
 pub fn hostile_zip_cases(version: &str, marker: &str, outside: &str) -> Vec<Hostile> {
     let file = |path: String| Entry::file(&path, 0o644, "evil");
     vec![
-        with_kiro(version, "parent-dir", vec![file(format!("../{marker}-up1"))]),
+        with_kiro(
+            version,
+            "parent-dir",
+            vec![file(format!("../{marker}-up1"))],
+        ),
         with_kiro(
             version,
             "parent-dir-deep",

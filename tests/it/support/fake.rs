@@ -15,8 +15,11 @@ pub fn install_fake(dir: &Path, name: &str, script: &Value) -> PathBuf {
     std::fs::create_dir_all(dir).expect("create fake dir");
     let path = dir.join(name);
     let script_path = dir.join(format!("{name}.script.json"));
-    std::fs::write(&script_path, serde_json::to_vec_pretty(script).expect("script json"))
-        .expect("write fake script");
+    std::fs::write(
+        &script_path,
+        serde_json::to_vec_pretty(script).expect("script json"),
+    )
+    .expect("write fake script");
     let wrapper = format!(
         "#!/bin/sh\nexec {} --fake-script {} \"$@\"\n",
         shell_quote(FAKE_EXE),

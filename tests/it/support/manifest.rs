@@ -67,7 +67,11 @@ pub fn document(version: &str, packages: &[Value]) -> Vec<u8> {
 /// systems, the full (desktop) variant, and package formats it does not
 /// install.
 pub fn foreign_entries(version: &str) -> Vec<Value> {
-    let other_arch = if ARCH == "x86_64" { "aarch64" } else { "x86_64" };
+    let other_arch = if ARCH == "x86_64" {
+        "aarch64"
+    } else {
+        "x86_64"
+    };
     vec![
         json!({
             "kind": "deb", "targetTriple": format!("{other_arch}-unknown-linux-gnu"),

@@ -30,7 +30,8 @@ pub const RUN_DEADLINE: Duration = Duration::from_secs(180);
 pub const MANIFEST_PATH: &str = "/stable/latest/manifest.json";
 
 pub struct TestEnv {
-    pub root: tempfile::TempDir,
+    /// Owns the temp folder: everything below is removed on drop.
+    _temp: tempfile::TempDir,
     pub server: Server,
     pub home: PathBuf,
     pub bin: PathBuf,
@@ -79,7 +80,7 @@ impl TestEnv {
             runtime_dir,
             outside,
             env: BTreeMap::new(),
-            root,
+            _temp: root,
         }
     }
 
@@ -204,8 +205,10 @@ impl TestEnv {
                 }
                 let bytes = archive::pack(format, &entries);
                 let artifact = Artifact::new(version, format, libc, bytes);
-                self.server
-                    .route(&artifact.server_path, Route::Ok(artifact.bytes.clone().into()));
+                self.server.route(
+                    &artifact.server_path,
+                    Route::Ok(artifact.bytes.clone().into()),
+                );
                 artifacts.push(artifact);
             }
         }
@@ -303,7 +306,10 @@ impl Release {
     }
 
     pub fn entries(&self) -> Vec<Value> {
-        self.artifacts.iter().map(|artifact| artifact.entry.clone()).collect()
+        self.artifacts
+            .iter()
+            .map(|artifact| artifact.entry.clone())
+            .collect()
     }
 
     /// The manifest document: this release's entries and foreign ones.
@@ -358,7 +364,10 @@ impl Outcome {
     #[track_caller]
     pub fn json(&self) -> Value {
         serde_json::from_str(self.stdout.trim()).unwrap_or_else(|error| {
-            panic!("stdout is not one JSON document ({error})\n{}", self.describe())
+            panic!(
+                "stdout is not one JSON document ({error})\n{}",
+                self.describe()
+            )
         })
     }
 
@@ -381,7 +390,16 @@ impl Outcome {
             .get("message")
             .and_then(Value::as_str)
             .unwrap_or_else(|| panic!("error without a message\n{}", self.describe()));
-        assert!(!message.trim().is_empty(), "empty error message\n{}", self.describe());
+        assert!(
+            !message.trim().is_empty(),
+            "empty error message\n{}",
+            self.describe()
+        );
+        assert!(
+            !self.stderr.trim().is_empty(),
+            "a --json failure also prints the human message on stderr\n{}",
+            self.describe()
+        );
         message.to_owned()
     }
 
@@ -400,7 +418,7 @@ pub struct Running {
 }
 
 impl Running {
-    pub fn id(&self) -> u32 {
+    pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
@@ -474,18 +492,6 @@ pub fn run(command: Command) -> Outcome {
     spawn(command).wait()
 }
 
-/// Polls `condition` until it holds or `deadline` passes; panics naming
-/// `what` on timeout. Polling is the point: no sleep stands in for the
-/// condition itself.
-#[track_caller]
-pub fn wait_until(what: &str, deadline: Duration, mut condition: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !condition() {
-        assert!(start.elapsed() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 pub fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
@@ -555,7 +561,11 @@ pub fn assert_prepared(outcome: &Outcome, source: &str, version: &str) -> Value 
     assert_eq!(text("source"), source, "{}", outcome.describe());
     assert_eq!(text("version"), version, "{}", outcome.describe());
     let path = PathBuf::from(text("path"));
-    assert!(path.is_absolute(), "path must be absolute\n{}", outcome.describe());
+    assert!(
+        path.is_absolute(),
+        "path must be absolute\n{}",
+        outcome.describe()
+    );
     assert!(
         document.get("reused").and_then(Value::as_bool).is_some(),
         "`reused` missing or not a boolean\n{}",
