@@ -40,11 +40,39 @@ fn main() -> ExitCode {
             &script.acp_help_stderr,
             script.acp_help_exit,
         ),
+        ["login"] => login(&script),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Like Kiro, keeps what a login produces under HOME and the XDG data
+/// folder; the tests check where that lands.
+fn login(script: &Script) -> ExitCode {
+    for (variable, relative) in [
+        ("HOME", ".kiro/fake-login"),
+        ("XDG_DATA_HOME", "kiro-cli/fake-login.db"),
+    ] {
+        let Some(base) = std::env::var_os(variable) else {
+            eprintln!("fake-kiro-cli: login needs {variable}");
+            return ExitCode::from(70);
+        };
+        let path = std::path::Path::new(&base).join(relative);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, b"logged in\n"));
+        if let Err(error) = written {
+            eprintln!("fake-kiro-cli: cannot write `{}`: {error}", path.display());
+            return ExitCode::from(70);
+        }
+    }
+    if script.login_crash {
+        std::process::abort();
+    }
+    exit_code(script.login_exit)
 }
 
 fn answer(text: &str, error_text: &str, code: i32) -> ExitCode {
@@ -76,7 +104,17 @@ fn log_invocation(script: &Script, args: &[String]) -> Result<(), String> {
             )
         })
         .collect();
-    let mut line = serde_json::json!({ "argv": args, "env": env }).to_string();
+    // The HOME's mode as the child sees it (the tests check 0700).
+    let home_mode = std::env::var_os("HOME").and_then(|home| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(home)
+            .ok()
+            .map(|metadata| metadata.permissions().mode() & 0o7777)
+    });
+    let cwd = std::env::current_dir().ok();
+    let mut line =
+        serde_json::json!({ "argv": args, "env": env, "homeMode": home_mode, "cwd": cwd })
+            .to_string();
     line.push('\n');
     let mut file = std::fs::OpenOptions::new()
         .create(true)

@@ -27,6 +27,10 @@ pub struct Script {
     pub hang_seconds: u64,
     /// Append one JSON line `{"argv":[…],"env":{…}}` per invocation here.
     pub log: Option<PathBuf>,
+    /// Exit status of `login`.
+    pub login_exit: i32,
+    /// `login` aborts (a crash, SIGABRT) instead of exiting.
+    pub login_crash: bool,
 }
 
 impl Default for Script {
@@ -42,6 +46,8 @@ impl Default for Script {
             acp_help_stderr: String::new(),
             hang_seconds: 0,
             log: None,
+            login_exit: 0,
+            login_crash: false,
         }
     }
 }
