@@ -130,6 +130,10 @@ impl Settings {
             fetcher: Fetcher::default(),
             progress: self.progress,
             quiet: self.quiet,
+            scrubber: crate::redact::Scrubber::new(
+                self.data.credentials.present(self.env.iter()),
+                &self.data.credentials,
+            ),
         })
     }
 }

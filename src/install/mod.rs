@@ -155,6 +155,9 @@ pub struct Installer<'a> {
     pub fetcher: Fetcher,
     pub progress: bool,
     pub quiet: bool,
+    /// Scrubs the install record and `kiro.lock` (a mirror URL may carry a
+    /// credential).
+    pub scrubber: crate::redact::Scrubber,
 }
 
 /// What `prepare` was asked for.
@@ -283,7 +286,7 @@ impl Installer<'_> {
         };
         let prepared = self.install_or_reuse(&target, request.force)?;
         if let Some(path) = &request.pin_path {
-            Pin::from_manifest(&manifest).write(path)?;
+            Pin::from_manifest(&manifest).write(path, &self.scrubber)?;
         }
         Ok(prepared)
     }
@@ -440,12 +443,14 @@ impl Installer<'_> {
             installed_at: crate::output::now_rfc3339(),
         };
         let record_path = staging.path().join(store::RECORD_FILE);
-        let record_json = serde_json::to_vec_pretty(&record).map_err(|error| InstallError::Io {
-            action: "encode",
-            path: record_path.clone(),
-            source: error.into(),
-        })?;
-        crate::fs_safety::atomic_write(&record_path, &record_json, 0o644)
+        let record_json =
+            serde_json::to_string_pretty(&record).map_err(|error| InstallError::Io {
+                action: "encode",
+                path: record_path.clone(),
+                source: error.into(),
+            })?;
+        let record_json = self.scrubber.scrub_json_text(&record_json);
+        crate::fs_safety::atomic_write(&record_path, record_json.as_bytes(), 0o644)
             .map_err(io("write", &record_path))?;
         let staged = staging.keep();
         self.store

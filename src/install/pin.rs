@@ -105,11 +105,12 @@ impl Pin {
     }
 
     /// Writes the pin atomically (unchanged content is not rewritten).
-    pub fn write(&self, path: &Path) -> Result<(), PinError> {
-        let mut text = serde_json::to_string_pretty(self).map_err(|source| PinError::Invalid {
+    pub fn write(&self, path: &Path, scrubber: &crate::redact::Scrubber) -> Result<(), PinError> {
+        let text = serde_json::to_string_pretty(self).map_err(|source| PinError::Invalid {
             path: path.to_owned(),
             source,
         })?;
+        let mut text = scrubber.scrub_json_text(&text);
         text.push('\n');
         if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
             return Ok(());

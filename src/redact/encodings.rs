@@ -224,13 +224,13 @@ pub(crate) fn any_decoding(
     rounds: usize,
     mut found: impl FnMut(&[u8]) -> bool,
 ) -> bool {
-    let mut frontier: Vec<Vec<u8>> = vec![text.to_vec()];
+    let mut frontier: Vec<Cow<'_, [u8]>> = vec![Cow::Borrowed(text)];
     for _ in 0..rounds {
-        let mut next: Vec<Vec<u8>> = Vec::new();
+        let mut next: Vec<Cow<'_, [u8]>> = Vec::new();
         for current in &frontier {
             if current.contains(&b'%') {
                 if let Cow::Owned(decoded) = Cow::from(percent_encoding::percent_decode(current)) {
-                    push_new(&mut next, decoded);
+                    push_new(&mut next, Cow::Owned(decoded));
                 }
             }
             if current.contains(&b'+') {
@@ -239,7 +239,7 @@ pub(crate) fn any_decoding(
                     .map(|&byte| if byte == b'+' { b' ' } else { byte })
                     .collect();
                 let decoded = Cow::from(percent_encoding::percent_decode(&spaced)).into_owned();
-                push_new(&mut next, decoded);
+                push_new(&mut next, Cow::Owned(decoded));
             }
         }
         if next.iter().any(|candidate| found(candidate)) {
@@ -254,7 +254,7 @@ pub(crate) fn any_decoding(
     false
 }
 
-fn push_new(list: &mut Vec<Vec<u8>>, item: Vec<u8>) {
+fn push_new<'a>(list: &mut Vec<Cow<'a, [u8]>>, item: Cow<'a, [u8]>) {
     if !list.contains(&item) {
         list.push(item);
     }

@@ -2,7 +2,8 @@
 //!
 //! A [`Scrubber`] is built once from the credential values present in the
 //! environment. It compiles every secret in every encoding it looks for
-//! (see [`encodings`]) into one Aho-Corasick automaton, so scrubbing costs
+//! (each [`Encoding`], plus the fragments a secret leaves inside longer
+//! base64 text) into one Aho-Corasick automaton, so scrubbing costs
 //! one pass over the data however many secrets there are. Text that could
 //! hide a secret under URL or form encoding (it holds a `%` or a `+`) is
 //! decoded up to four times and searched again.

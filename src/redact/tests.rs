@@ -31,6 +31,12 @@ fn scrubber_for(values: &[&str]) -> Scrubber {
 const SECRET: &str = "k3y?>~é f+/!";
 
 #[test]
+fn scrubbers_can_be_shared_between_threads() {
+    fn shareable<T: Clone + Send + Sync>() {}
+    shareable::<Scrubber>();
+}
+
+#[test]
 fn each_encoding_is_replaced_in_place() {
     let scrubber = scrubber_for(&[SECRET]);
     // Reference values computed independently with Python's urllib and base64.
