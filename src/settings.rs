@@ -130,10 +130,8 @@ impl Settings {
             fetcher: Fetcher::default(),
             progress: self.progress,
             quiet: self.quiet,
-            scrubber: crate::redact::Scrubber::new(
-                self.data.credentials.present(self.env.iter()),
-                &self.data.credentials,
-            ),
+            credentials: self.data.credentials.present(self.env.iter()),
+            scrubber: std::sync::OnceLock::new(),
         })
     }
 }

@@ -155,9 +155,11 @@ pub struct Installer<'a> {
     pub fetcher: Fetcher,
     pub progress: bool,
     pub quiet: bool,
-    /// Scrubs the install record and `kiro.lock` (a mirror URL may carry a
-    /// credential).
-    pub scrubber: crate::redact::Scrubber,
+    /// Credential variables present, for scrubbing the install record and
+    /// `kiro.lock` (a mirror URL may carry a credential).
+    pub credentials: Vec<(String, String)>,
+    /// Built on first write only: the warm reuse path never pays for it.
+    pub scrubber: std::sync::OnceLock<crate::redact::Scrubber>,
 }
 
 /// What `prepare` was asked for.
@@ -209,6 +211,12 @@ fn io<'a>(
 }
 
 impl Installer<'_> {
+    fn scrubber(&self) -> &crate::redact::Scrubber {
+        self.scrubber.get_or_init(|| {
+            crate::redact::Scrubber::new(self.credentials.clone(), &self.data.credentials)
+        })
+    }
+
     pub fn prepare(&self, request: &Request) -> Result<Prepared, InstallError> {
         self.store.prepare_dirs()?;
         let pin = match &request.pin_path {
@@ -286,7 +294,7 @@ impl Installer<'_> {
         };
         let prepared = self.install_or_reuse(&target, request.force)?;
         if let Some(path) = &request.pin_path {
-            Pin::from_manifest(&manifest).write(path, &self.scrubber)?;
+            Pin::from_manifest(&manifest).write(path, self.scrubber())?;
         }
         Ok(prepared)
     }
@@ -449,7 +457,7 @@ impl Installer<'_> {
                 path: record_path.clone(),
                 source: error.into(),
             })?;
-        let record_json = self.scrubber.scrub_json_text(&record_json);
+        let record_json = self.scrubber().scrub_json_text(&record_json);
         crate::fs_safety::atomic_write(&record_path, record_json.as_bytes(), 0o644)
             .map_err(io("write", &record_path))?;
         let staged = staging.keep();
