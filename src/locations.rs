@@ -80,20 +80,29 @@ pub struct Locations {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("cannot tell where `{what}` lives: set `{variable}` or `HOME` to an absolute path")]
-pub struct LocationError {
-    pub what: &'static str,
-    pub variable: &'static str,
+pub enum LocationError {
+    #[error("cannot tell where {what} live: set `{variable}` or `HOME` to an absolute path")]
+    Unknown {
+        what: &'static str,
+        variable: &'static str,
+    },
+    #[error("`{variable}` must be an absolute path")]
+    Relative { variable: &'static str },
 }
 
 impl Locations {
     pub fn resolve(env: &Environment) -> Result<Self, LocationError> {
+        for variable in ["ONEWORKS_HOME", "ONEWORKS_CACHE_DIR"] {
+            if env.path(variable).is_some_and(|path| path.is_relative()) {
+                return Err(LocationError::Relative { variable });
+            }
+        }
         let data_home = absolute(env.path("ONEWORKS_HOME"))
             .or_else(|| {
                 env.xdg("XDG_DATA_HOME", ".local/share")
                     .map(|dir| dir.join("oneworks"))
             })
-            .ok_or(LocationError {
+            .ok_or(LocationError::Unknown {
                 what: "managed installs",
                 variable: "ONEWORKS_HOME",
             })?;
@@ -102,7 +111,7 @@ impl Locations {
                 env.xdg("XDG_CACHE_HOME", ".cache")
                     .map(|dir| dir.join("oneworks"))
             })
-            .ok_or(LocationError {
+            .ok_or(LocationError::Unknown {
                 what: "the download cache",
                 variable: "ONEWORKS_CACHE_DIR",
             })?;

@@ -79,6 +79,8 @@ fn run(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // Its own process group, so a timeout can stop whatever it started.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     if let Some(path) = &settings.path_var {
         command.env("PATH", path);
     }
@@ -117,9 +119,17 @@ fn run(
     let status = match child.wait_timeout(settings.timeout) {
         Ok(Some(status)) => Ok(status),
         Ok(None) => {
+            kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
-            Err(format!("timed out after {}s", settings.timeout.as_secs()))
+            // Grandchildren may still hold the pipes: do not wait for the
+            // readers, their output is not needed any more.
+            return CommandOutcome {
+                success: false,
+                stdout: String::new(),
+                stderr: String::new(),
+                failure: Some(format!("timed out after {}s", settings.timeout.as_secs())),
+            };
         }
         Err(error) => Err(format!("could not wait: {error}")),
     };
@@ -145,6 +155,18 @@ fn run(
             stderr,
             failure: Some(failure),
         },
+    }
+}
+
+/// SIGKILLs the process group `pid` leads.
+#[allow(unsafe_code)]
+fn kill_group(pid: u32) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: kill has no memory-safety preconditions; a negative pid
+        // names the process group the probe leads.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
     }
 }
 

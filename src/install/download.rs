@@ -11,6 +11,9 @@ use url::Url;
 
 use crate::error::{Classify, ErrorKind};
 
+/// How long a request may wait for headers or for the next body bytes.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The most a manifest may weigh.
 const MANIFEST_LIMIT: u64 = 16 * 1024 * 1024;
 
@@ -44,6 +47,8 @@ pub enum NetworkError {
     },
     #[error("`{url}` is larger than {limit} bytes")]
     TooLarge { url: String, limit: u64 },
+    #[error("`{url}` sent more than the {expected} bytes the manifest announces")]
+    Oversized { url: String, expected: u64 },
     #[error("unsupported URL `{url}`: use http, https or file")]
     Scheme { url: String },
     #[error("invalid URL `{url}`")]
@@ -191,7 +196,9 @@ impl Fetcher {
         let client = reqwest::blocking::Client::builder()
             .user_agent(concat!("oneworks/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(30))
-            .timeout(None)
+            // Blocking reqwest applies this to the wait for headers and to
+            // each body read: an idle timeout, not a cap on the download.
+            .timeout(IDLE_TIMEOUT)
             .build()
             .map_err(NetworkError::Client)?;
         Ok(self.client.get_or_init(|| client))

@@ -63,7 +63,9 @@ pub fn is_sha256(text: &str) -> bool {
 pub fn is_safe_download(path: &str) -> bool {
     !path.is_empty()
         && !path.starts_with('/')
-        && !path.contains("://")
+        && !path.contains(':')
+        && !path.contains('?')
+        && !path.contains('#')
         && !path.contains('\\')
         && path.split('/').all(|part| part != ".." && !part.is_empty())
         && !path.chars().any(char::is_control)

@@ -223,6 +223,12 @@ impl Installer<'_> {
             Some(path) => Pin::read(path)?.map(|pin| (pin, path.clone())),
             None => None,
         };
+        if request.locked && pin.is_none() {
+            return Err(match &request.pin_path {
+                Some(path) => InstallError::LockedWithoutPin { path: path.clone() },
+                None => InstallError::LockedWithoutProject,
+            });
+        }
         if request.offline {
             return self.prepare_offline(request, pin.as_ref());
         }
@@ -350,12 +356,23 @@ impl Installer<'_> {
     }
 
     fn artifact_url(&self, entry: &ArtifactEntry) -> Result<Url, InstallError> {
-        self.download_base.join(&entry.download).map_err(|source| {
+        let url = self.download_base.join(&entry.download).map_err(|source| {
             InstallError::Network(NetworkError::Url {
                 url: format!("{}{}", self.download_base, entry.download),
                 source,
             })
-        })
+        })?;
+        // A mirror stays a mirror: nothing the manifest says leaves the base.
+        if !url.as_str().starts_with(self.download_base.as_str()) {
+            return Err(InstallError::Manifest {
+                url: self.manifest_url.to_string(),
+                source: ManifestError::Download {
+                    index: 0,
+                    download: entry.download.clone(),
+                },
+            });
+        }
+        Ok(url)
     }
 
     fn install_or_reuse(&self, target: &Target, force: bool) -> Result<Prepared, InstallError> {
@@ -407,8 +424,13 @@ impl Installer<'_> {
         let sha256 = loop {
             let result = self.fetch_into(target, &url, compression, staging.path(), limit);
             match result {
+                // `open` already retried the request itself; here only a
+                // body that broke off mid-stream is tried again.
                 Err(InstallError::Network(error))
-                    if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts =>
+                    if matches!(
+                        error,
+                        NetworkError::Io { .. } | NetworkError::Truncated { .. }
+                    ) && attempt + 1 < self.fetcher.retry.attempts =>
                 {
                     let delay = self.fetcher.retry.delay(attempt, None);
                     tracing::warn!("{error}; retrying in {}ms", delay.as_millis());
@@ -443,7 +465,9 @@ impl Installer<'_> {
         let record = InstallRecord {
             version: target.version.to_string(),
             sha256: sha256.clone(),
-            url: url.to_string(),
+            // Only the URL can carry a credential (a mirror's userinfo or
+            // query); the other fields are ours and must stay intact.
+            url: self.scrubber().scrub_str(url.as_str()).into_owned(),
             size: entry.size,
             file_type: entry.file_type.clone(),
             target_triple: entry.target_triple.clone(),
@@ -457,7 +481,6 @@ impl Installer<'_> {
                 path: record_path.clone(),
                 source: error.into(),
             })?;
-        let record_json = self.scrubber().scrub_json_text(&record_json);
         crate::fs_safety::atomic_write(&record_path, record_json.as_bytes(), 0o644)
             .map_err(io("write", &record_path))?;
         let staged = staging.keep();
@@ -519,6 +542,14 @@ impl Installer<'_> {
         }
         let bar = self.progress_bar(entry.size);
         let mut staging = Staging::new(staging_dir.to_owned(), limit);
+        // Never read more than one byte past what the manifest announces.
+        let body = download::Body {
+            reader: Box::new(std::io::Read::take(
+                body.reader,
+                entry.size.saturating_add(1),
+            )),
+            length: body.length,
+        };
         let (digest, extracted) = match compression {
             Some(compression) => {
                 let counter = bar.clone();
@@ -543,6 +574,13 @@ impl Installer<'_> {
             None => (self.spool(body, url, &bar)?, None),
         };
         bar.finish_and_clear();
+        if digest.bytes > entry.size {
+            return Err(NetworkError::Oversized {
+                url: url.to_string(),
+                expected: entry.size,
+            }
+            .into());
+        }
         if digest.bytes != entry.size {
             return Err(NetworkError::Truncated {
                 url: url.to_string(),

@@ -106,11 +106,16 @@ impl Pin {
 
     /// Writes the pin atomically (unchanged content is not rewritten).
     pub fn write(&self, path: &Path, scrubber: &crate::redact::Scrubber) -> Result<(), PinError> {
-        let text = serde_json::to_string_pretty(self).map_err(|source| PinError::Invalid {
+        // Only the download paths come from outside; versions, digests and
+        // sizes are checked values that scrubbing must not touch.
+        let mut pin = self.clone();
+        for entry in &mut pin.packages {
+            entry.download = scrubber.scrub_str(&entry.download).into_owned();
+        }
+        let mut text = serde_json::to_string_pretty(&pin).map_err(|source| PinError::Invalid {
             path: path.to_owned(),
             source,
         })?;
-        let mut text = scrubber.scrub_json_text(&text);
         text.push('\n');
         if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
             return Ok(());

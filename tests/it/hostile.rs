@@ -370,3 +370,21 @@ fn executable_that_is_a_fifo_is_refused() {
     assert_refused(&env.prepare(&[]), &binary, &[]);
     assert_refused(&env.prepare(&["--offline"]), &binary, &[]);
 }
+
+#[test]
+fn a_duplicate_in_a_zip_with_prepended_bytes_is_refused() {
+    let env = TestEnv::new();
+    let marker = marker(&env);
+    let case = archive::hostile_zip_cases(VERSION, &marker, &env.outside.to_string_lossy())
+        .into_iter()
+        .find(|case| case.name == "duplicate")
+        .expect("duplicate case");
+    // Self-extracting zips carry a prefix; offsets in the directory then
+    // do not point where they say.
+    let mut bytes = b"JUNKPREFIX".to_vec();
+    bytes.extend(archive::pack(Format::Zip, &case.entries));
+    serve_archive(&env, Format::Zip, bytes);
+    let outcome = env.prepare(&[]);
+    let problems = check_refusal(&env, &marker, &outcome);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

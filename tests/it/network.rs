@@ -354,3 +354,56 @@ fn file_mirror_serves_manifest_and_artifacts() {
     assert_eq!(env.server.total_hits(), 0, "a file mirror needs no server");
     env.assert_no_leftovers();
 }
+
+#[test]
+fn an_always_failing_artifact_is_requested_a_bounded_number_of_times() {
+    let env = TestEnv::new();
+    let artifact = serve_single(&env, Format::TarGz, |entry| entry);
+    env.server.route(&artifact.server_path, Route::Status(503));
+    env.prepare(&[]).assert_error(4, "network");
+    // One retry loop (4 attempts), not a loop of loops.
+    assert_eq!(env.server.hits(&artifact.server_path), 4);
+}
+
+#[test]
+fn a_download_path_cannot_leave_the_download_base() {
+    let env = TestEnv::new();
+    let artifact = serve_single(&env, Format::TarGz, |entry| entry);
+    // One slash: `Url::join` would read it as an absolute URL.
+    let elsewhere = env
+        .server
+        .url("/elsewhere.tar.gz")
+        .replacen("http://", "http:/", 1);
+    env.server.route(
+        "/elsewhere.tar.gz",
+        Route::Ok(artifact.bytes.clone().into()),
+    );
+    for download in [
+        elsewhere.as_str(),
+        "file:/etc/passwd",
+        "2.15.1/x?y=1",
+        "/abs/path.tar.gz",
+    ] {
+        env.serve_manifest(&manifest::document(
+            VERSION,
+            &[manifest::with_field(
+                &artifact.entry,
+                "download",
+                Some(json!(download)),
+            )],
+        ));
+        let outcome = env.prepare(&[]);
+        outcome.assert_error(4, "network");
+        assert!(
+            outcome.all_text().contains("download"),
+            "{download}: {}",
+            outcome.describe()
+        );
+    }
+    assert_eq!(
+        env.server.hits("/elsewhere.tar.gz"),
+        0,
+        "nothing fetched outside the base"
+    );
+    env.assert_nothing_published(VERSION);
+}

@@ -438,3 +438,74 @@ fn prune_keeps_the_newest_and_the_locked_version() {
         "the lock file is never deleted"
     );
 }
+
+#[test]
+fn offline_locked_without_kiro_lock_is_still_a_config_error() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    std::fs::remove_file(env.kiro_lock()).expect("remove kiro.lock");
+    let requests = env.server.total_hits();
+    env.prepare(&["--offline", "--locked"])
+        .assert_error(3, "config");
+    assert_eq!(
+        env.server.total_hits(),
+        requests,
+        "--offline made a request"
+    );
+}
+
+#[test]
+fn a_short_credential_in_the_environment_does_not_damage_records() {
+    let mut env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    // Short secrets replace whole strings when scrubbed; the installer's own
+    // checked fields (version, digests, sizes) must not be scrubbed at all.
+    env.set_env("KIRO_DEBUG_TOKEN", "1");
+    let first = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert_eq!(first["sha256"].as_str().map(str::len), Some(64));
+    let record = read_json(&env.version_dir(VERSION).join("install.json"));
+    assert_eq!(record["version"], VERSION, "{record:#}");
+    assert_eq!(record["sha256"], first["sha256"], "{record:#}");
+    let lock = read_json(&env.kiro_lock());
+    assert_eq!(lock["version"], VERSION, "{lock:#}");
+    let second = assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    assert!(reused(&second));
+}
+
+#[test]
+fn a_credential_in_a_mirror_url_is_not_written_to_disk() {
+    let mut env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    let token = "mirror-token-0123456789";
+    env.set_env("KIRO_MIRROR_TOKEN", token);
+    // The token rides in the userinfo of the download base.
+    let url = env
+        .server
+        .url("/stable/")
+        .replacen("http://", &format!("http://user:{token}@"), 1);
+    env.set_env("ONEWORKS_KIRO_DOWNLOAD_BASE", &url);
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    for file in [
+        env.version_dir(VERSION).join("install.json"),
+        env.kiro_lock(),
+    ] {
+        let text = std::fs::read_to_string(&file).expect("read");
+        assert!(
+            !text.contains(token),
+            "{} holds the token:\n{text}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn a_relative_oneworks_home_is_a_config_error() {
+    let mut env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    env.set_env("ONEWORKS_HOME", "relative/home");
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(3, "config");
+    assert!(message.contains("ONEWORKS_HOME"), "{}", outcome.describe());
+    assert!(!env.project.join("relative").exists());
+}

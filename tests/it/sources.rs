@@ -351,3 +351,40 @@ fn probes_do_not_inherit_unrelated_credentials() {
         }
     }
 }
+
+#[test]
+fn a_probe_whose_children_hold_its_pipes_still_times_out() {
+    let mut env = TestEnv::new();
+    let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
+        .expect("read manifests/kiro.yaml");
+    let adapter_file = env.base().join("kiro.yaml");
+    std::fs::write(
+        &adapter_file,
+        data.replace("timeoutSeconds: 15", "timeoutSeconds: 1"),
+    )
+    .expect("write adapter file");
+    env.set_env(
+        "ONEWORKS_KIRO_ADAPTER_FILE",
+        &adapter_file.to_string_lossy(),
+    );
+    // The shell does not exec `sleep`: a grandchild keeps stdout open.
+    let dir = env.base().join("opt");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let kiro = dir.join("kiro-cli");
+    std::fs::write(&kiro, "#!/bin/sh\nsleep 60\necho done\n").expect("write");
+    std::fs::set_permissions(
+        &kiro,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .expect("chmod");
+    env.write_config(&path_config(&kiro.to_string_lossy()));
+    let started = Instant::now();
+    let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
+        .wait_for(Duration::from_secs(50));
+    outcome.assert_error(7, "no_usable_cli");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the probe's process group was not stopped at its timeout ({:?})",
+        started.elapsed()
+    );
+}

@@ -12,8 +12,25 @@ use super::ExtractError;
 pub struct Staging {
     root: PathBuf,
     seen: HashSet<PathBuf>,
+    symlinks: Vec<PathBuf>,
     written: u64,
     limit: u64,
+}
+
+/// A write that fails because the path is taken is a malformed archive
+/// (an entry clashing with an earlier one), not an internal error.
+fn write_error(path: &Path, source: std::io::Error) -> ExtractError {
+    if source.kind() == std::io::ErrorKind::AlreadyExists {
+        ExtractError::Unsafe {
+            entry: path.display().to_string(),
+            reason: "clashes with an earlier entry".to_owned(),
+        }
+    } else {
+        ExtractError::Write {
+            path: path.to_owned(),
+            source,
+        }
+    }
 }
 
 fn unsafe_entry(entry: &str, reason: impl Into<String>) -> ExtractError {
@@ -63,6 +80,7 @@ impl Staging {
         Self {
             root,
             seen: HashSet::new(),
+            symlinks: Vec::new(),
             written: 0,
             limit,
         }
@@ -99,17 +117,13 @@ impl Staging {
     ) -> Result<(), ExtractError> {
         let target = self.claim(path)?;
         let mode = if executable { 0o755 } else { 0o644 };
-        let write_error = |source| ExtractError::Write {
-            path: target.clone(),
-            source,
-        };
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(mode)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&target)
-            .map_err(write_error)?;
+            .map_err(|source| write_error(&target, source))?;
         let mut buffer = vec![0u8; 256 * 1024];
         loop {
             let read = match contents.read(&mut buffer) {
@@ -177,10 +191,43 @@ impl Staging {
             }
         }
         let target = self.claim(path)?;
-        std::os::unix::fs::symlink(link, &target).map_err(|source| ExtractError::Write {
-            path: target.clone(),
-            source,
-        })
+        std::os::unix::fs::symlink(link, &target).map_err(|source| write_error(&target, source))?;
+        self.symlinks.push(target);
+        Ok(())
+    }
+
+    /// After the last entry: every link must resolve, through any chain of
+    /// links, to something inside the archive root (a lexical check per
+    /// link cannot see chains like `l -> .`, `x -> l/l/../..`).
+    pub fn finish(&self) -> Result<(), ExtractError> {
+        let root =
+            std::fs::canonicalize(&self.root).map_err(|source| write_error(&self.root, source))?;
+        for link in &self.symlinks {
+            let shown = link
+                .strip_prefix(&self.root)
+                .unwrap_or(link)
+                .display()
+                .to_string();
+            match std::fs::canonicalize(link) {
+                Ok(real) if real.starts_with(&root) => {}
+                Ok(real) => {
+                    return Err(unsafe_entry(
+                        &shown,
+                        format!(
+                            "symlink resolves to `{}`, outside the archive",
+                            real.display()
+                        ),
+                    ))
+                }
+                Err(_) => {
+                    return Err(unsafe_entry(
+                        &shown,
+                        "symlink target does not exist in the archive",
+                    ))
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -80,5 +80,5 @@ pub fn extract_tar(
             other => return Err(refuse(&format!("unsupported entry type {other:?}"))),
         }
     }
-    Ok(())
+    staging.finish()
 }

@@ -18,18 +18,28 @@ fn corrupt(source: impl Into<std::io::Error>) -> ExtractError {
 pub fn extract_zip(mut spool: File, staging: &mut Staging) -> Result<(), ExtractError> {
     // The zip crate keeps one entry per name, so duplicates are found by
     // walking the central directory here first.
-    if let Some(names) = central_directory_names(&mut spool).map_err(corrupt)? {
-        let mut seen = std::collections::HashSet::new();
-        if let Some(duplicate) = names.iter().find(|name| !seen.insert(name.as_slice())) {
-            return Err(ExtractError::Unsafe {
-                entry: String::from_utf8_lossy(duplicate)
-                    .escape_debug()
-                    .to_string(),
-                reason: "duplicate entry".to_owned(),
-            });
-        }
+    // Fail closed: a directory this walk cannot read is not trusted either.
+    let names = central_directory_names(&mut spool)
+        .ok()
+        .flatten()
+        .ok_or_else(|| corrupt(std::io::Error::other("unreadable central directory")))?;
+    let mut seen = std::collections::HashSet::new();
+    if let Some(duplicate) = names.iter().find(|name| !seen.insert(name.as_slice())) {
+        return Err(ExtractError::Unsafe {
+            entry: String::from_utf8_lossy(duplicate)
+                .escape_debug()
+                .to_string(),
+            reason: "duplicate entry".to_owned(),
+        });
     }
     let mut archive = ::zip::ZipArchive::new(spool).map_err(corrupt)?;
+    if archive.len() != names.len() {
+        return Err(corrupt(std::io::Error::other(format!(
+            "the central directory lists {} entries, the zip reader {}",
+            names.len(),
+            archive.len()
+        ))));
+    }
     for index in 0..archive.len() {
         let mut file = archive.by_index(index).map_err(corrupt)?;
         let path = entry_path(file.name_raw())?;
@@ -54,7 +64,7 @@ pub fn extract_zip(mut spool: File, staging: &mut Staging) -> Result<(), Extract
             staging.file(&path, mode & 0o111 != 0, &mut file)?;
         }
     }
-    Ok(())
+    staging.finish()
 }
 
 const EOCD_SIGNATURE: [u8; 4] = [0x50, 0x4b, 0x05, 0x06];
@@ -93,9 +103,13 @@ fn central_directory(file: &mut File) -> std::io::Result<Option<(u64, u64)>> {
         return Ok(None);
     };
     let total = le16(&tail[position + 10..]);
+    let size = le32(&tail[position + 12..]);
     let offset = le32(&tail[position + 16..]);
-    if total != 0xFFFF && offset != 0xFFFF_FFFF {
-        return Ok(Some((offset, total)));
+    if total != 0xFFFF && offset != 0xFFFF_FFFF && size != 0xFFFF_FFFF {
+        // The directory ends where the end record starts; counting back from
+        // there also works for zips with bytes prepended (self-extractors).
+        let end = length - window + position as u64;
+        return Ok(end.checked_sub(size).map(|start| (start, total)));
     }
     // Zip64: the locator sits right before the end record.
     let Some(locator) = position.checked_sub(20) else {

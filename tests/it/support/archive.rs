@@ -411,6 +411,27 @@ pub fn hostile_tar_cases(version: &str, marker: &str, outside: &str) -> Vec<Host
             "control-character",
             vec![file(format!("kirocli/bin/{marker}\u{1b}[2J"))],
         ),
+        // Each link looks inside on its own; together they climb out
+        // (`kirocli/l` is the folder itself, so `l/l/../../..` is three up).
+        with_kiro(
+            version,
+            "symlink-chain",
+            vec![
+                Entry::symlink("kirocli/esc", "l/l/../../.."),
+                Entry::symlink("kirocli/l", "."),
+            ],
+        ),
+        // A file where an earlier entry implied a folder.
+        Hostile {
+            name: "clash-with-implied-folder",
+            entries: {
+                let mut entries = kiro_entries(version);
+                entries.push(Entry::file("kirocli/x/y", 0o644, "y"));
+                entries.push(Entry::file("kirocli/x", 0o644, "x"));
+                entries
+            },
+            offender: "kirocli/x".to_owned(),
+        },
     ]
 }
 
