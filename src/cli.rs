@@ -15,7 +15,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
         resolves a verified kiro-cli; `oneworks config render kiro` writes the isolated \
         Kiro world a session gets from `.oneworks/config.yaml`.",
     after_help = "Exit codes: 0 ok, 1 internal, 2 usage, 3 config, 4 network, 5 checksum, \
-        6 unsafe content, 7 no usable kiro-cli, 8 install-lock timeout, 9 agent failed, 11 session, 130 interrupted."
+        6 unsafe content, 7 no usable kiro-cli, 8 install-lock timeout, 9 agent failed, 10 permission refused, 11 session, 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -149,6 +149,44 @@ impl Cli {
             Command::Adapter(AdapterCommand::Status { json, .. }) => *json,
             Command::Adapter(AdapterCommand::List { json }) => *json,
             _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn help_lists_every_exit_code() {
+        let help = Cli::command()
+            .get_after_help()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let kinds = [
+            ErrorKind::Internal,
+            ErrorKind::Config,
+            ErrorKind::Network,
+            ErrorKind::ChecksumMismatch,
+            ErrorKind::UnsafeArchive,
+            ErrorKind::NoUsableCli,
+            ErrorKind::LockTimeout,
+            ErrorKind::AgentFailed,
+            ErrorKind::PermissionRefused,
+            ErrorKind::Session,
+            ErrorKind::Interrupted,
+        ];
+        let codes = [0, 2]
+            .into_iter()
+            .chain(kinds.into_iter().map(ErrorKind::exit_code));
+        for code in codes {
+            assert!(
+                help.contains(&format!(" {code} ")),
+                "exit code {code} missing from: {help}"
+            );
         }
     }
 }

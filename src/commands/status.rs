@@ -96,18 +96,19 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     if json {
         return output::print_json(&report);
     }
-    println!(
+    // Human text goes to stderr (SPEC §1.3); stdout is for JSON only.
+    eprintln!(
         "adapter: {} (source: {}, version: {})",
         report.adapter, cli.source, cli.version
     );
     match &report.selected {
-        Some(selected) => println!(
+        Some(selected) => eprintln!(
             "selected: {} {} ({})",
             selected.path.display(),
             selected.version.as_deref().unwrap_or("?"),
             selected.source
         ),
-        None => println!("selected: none (run `oneworks adapter prepare kiro`)"),
+        None => eprintln!("selected: none ({})", nothing_selected_advice(cli.source)),
     }
     for candidate in &report.candidates {
         let state = if candidate.usable {
@@ -115,7 +116,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         } else {
             "skipped"
         };
-        println!(
+        eprintln!(
             "  {:<8} {:<8} {} {}{}",
             candidate.source.as_str(),
             state,
@@ -133,6 +134,20 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         );
     }
     Ok(())
+}
+
+/// What to do when no kiro-cli is selected. `prepare` installs only for
+/// `source: managed`; for `system` and `path` it would only check again.
+fn nothing_selected_advice(source: SourceKind) -> &'static str {
+    match source {
+        SourceKind::Managed => "run `oneworks adapter prepare kiro` to install it",
+        SourceKind::System => {
+            "install Kiro CLI so that `kiro-cli` is on PATH, or set `adapters.kiro.cli.source` to `managed` or `path`; the candidates below say why each was skipped"
+        }
+        SourceKind::Path => {
+            "fix `adapters.kiro.cli.path`: it must be the absolute path of a working kiro-cli; the candidate below says why it was skipped"
+        }
+    }
 }
 
 pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
@@ -159,17 +174,17 @@ pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     if json {
         return output::print_json(&document);
     }
-    println!(
+    eprintln!(
         "{} ({}), source: {}",
         settings.data.id,
         settings.data.display_name,
         settings.config.config.adapters.kiro.cli.source
     );
     if installed.is_empty() {
-        println!("  no managed versions installed");
+        eprintln!("  no managed versions installed");
     }
     for found in &installed {
-        println!("  {} {}", found.version, found.executable.display());
+        eprintln!("  {} {}", found.version, found.executable.display());
     }
     Ok(())
 }

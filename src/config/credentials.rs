@@ -36,6 +36,30 @@ fn references_in(text: &str, names: &mut BTreeSet<String>) {
     }
 }
 
+/// `text` with every `${VAR}` reference cut out: what is left is written
+/// literally, and only that can hold a credential.
+fn without_references(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        match after.find('}') {
+            Some(end) if super::schema::is_env_name(&after[..end]) => {
+                out.push_str(&rest[..start]);
+                // A space keeps the text on either side from joining.
+                out.push(' ');
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..start + 2]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The variables that MCP and hooks config reference as `${VAR}`: they join
 /// the Kiro child's environment (SPEC §6.1).
 pub fn env_references(kiro: &KiroConfig) -> BTreeSet<String> {
@@ -97,9 +121,8 @@ impl Checker<'_> {
     fn check_value(&self, path: &str, value: &Value) -> Result<(), ConfigError> {
         match value {
             Value::String(text) => {
-                if reference_name(text).is_none()
-                    && self.shapes.iter().any(|shape| shape.is_match(text.trim()))
-                {
+                let literal = without_references(text);
+                if self.shapes.iter().any(|shape| shape.is_match(&literal)) {
                     return Err(ConfigError::Credential {
                         key: path.to_owned(),
                         reason: "the value looks like an access key or token".to_owned(),
@@ -189,6 +212,34 @@ mod tests {
         ] {
             let error = load_text(text).unwrap_err();
             assert!(matches!(error, ConfigError::Credential { .. }), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn credential_shapes_are_found_anywhere_in_a_value() {
+        for value in [
+            "Bearer ghp_abcdefghijklmnopqrstuvwxyz0123",
+            "token=ghs_abcdefghijklmnopqrstuvwxyz0123&x=1",
+            "key AKIAABCDEFGHIJKLMNOP, region us-east-1",
+            "--api-key ksk_0123456789abcdef",
+            "${GITHUB_TOKEN} ghp_abcdefghijklmnopqrstuvwxyz0123",
+        ] {
+            let text = format!("adapters:\n  kiro:\n    agentConfig:\n      prompt: \"{value}\"\n");
+            let error = load_text(&text).unwrap_err();
+            assert!(
+                matches!(error, ConfigError::Credential { .. }),
+                "{value}: {error}"
+            );
+        }
+        for value in [
+            "Bearer ${GITHUB_TOKEN}",
+            "${ghp_abcdefghijklmnopqrstuvwxyz0123}",
+            "x${ksk_0123456789abcdef}",
+            "see AKIAABCDEFGHIJKLMNOPQ and notghp_abcdefghijklmnopqrstuvwxyz0123",
+            "the ksk_ prefix",
+        ] {
+            let text = format!("adapters:\n  kiro:\n    agentConfig:\n      prompt: \"{value}\"\n");
+            load_text(&text).unwrap_or_else(|error| panic!("{value}: {error}"));
         }
     }
 

@@ -114,7 +114,7 @@ fn read_layer(path: &Path) -> Result<Value, ConfigError> {
             path: path.to_owned(),
             line: location.line(),
             column: location.column(),
-            message: error.to_string(),
+            message: without_location(&error.to_string(), location.line(), location.column()),
         },
         None => ConfigError::ParseNoPosition {
             path: path.to_owned(),
@@ -129,6 +129,12 @@ fn read_layer(path: &Path) -> Result<Value, ConfigError> {
     let base = path.parent().unwrap_or(Path::new("."));
     absolutize_skill_paths(&mut value, base);
     Ok(value)
+}
+
+/// `message` without the parser's own " at line N column M" for the
+/// position the error prefix already names (`path:line:column`).
+fn without_location(message: &str, line: usize, column: usize) -> String {
+    message.replacen(&format!(" at line {line} column {column}"), "", 1)
 }
 
 fn absolutize_skill_paths(value: &mut Value, base: &Path) {
@@ -146,9 +152,12 @@ fn absolutize_skill_paths(value: &mut Value, base: &Path) {
     }
 }
 
-/// Maps merge key by key; anything else in `upper` replaces `lower`.
+/// Maps merge key by key; anything else in `upper` replaces `lower`, but
+/// a `null` in `upper` counts as not set: a project file whose `kiro:` has
+/// every line commented out must not wipe the user file's settings.
 fn merge(lower: &mut Value, upper: Value) {
     match (lower, upper) {
+        (_, Value::Null) => {}
         (Value::Mapping(lower), Value::Mapping(upper)) => {
             for (key, value) in upper {
                 match lower.get_mut(&key) {
@@ -213,6 +222,7 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{McpServer, RemoteTransport};
 
     fn load_text(text: &str) -> Result<LoadedConfig, ConfigError> {
         let temp = tempfile::tempdir().expect("tempdir");
@@ -237,6 +247,76 @@ mod tests {
         );
         assert!(message.contains("config.yaml:4:"), "{message}");
         assert!(message.contains("nonsense"), "{message}");
+    }
+
+    #[test]
+    fn positions_are_named_once() {
+        for (text, line) in [
+            ("adapters:\n  kiro:\n    cli:\n      version: nonsense\n", 4),
+            ("adapters:\n  kiro:\n    colour: red\n", 3),
+            ("adapters:\n  kiro:\n    passEnv: [A\n", 4),
+        ] {
+            let error = load_text(text).unwrap_err();
+            let message = error.to_string();
+            assert!(
+                matches!(error, ConfigError::Parse { line: found, .. } if found == line),
+                "{message}"
+            );
+            assert!(
+                message.contains(&format!("config.yaml:{line}:")),
+                "{message}"
+            );
+            assert!(
+                !message.contains(&format!("at line {line} column")),
+                "the position is repeated: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn mcp_server_errors_say_what_is_wrong() {
+        let error =
+            load_text("adapters:\n  kiro:\n    mcpServers:\n      x:\n        comand: /bin/x\n")
+                .unwrap_err();
+        let message = error.to_string();
+        assert!(
+            matches!(error, ConfigError::Parse { line: 5, .. }),
+            "{message}"
+        );
+        assert!(message.contains("unknown field `comand`"), "{message}");
+        assert!(!message.contains("untagged"), "{message}");
+        for (text, expected) in [
+            (
+                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        args: [a]\n",
+                "needs `command` (a local server) or `url`",
+            ),
+            (
+                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        command: /bin/x\n        url: https://example.com\n",
+                "not both",
+            ),
+            (
+                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        command: /bin/x\n        headers: {a: b}\n",
+                "`headers` only apply to remote servers",
+            ),
+            (
+                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        url: https://example.com\n        env: {A: b}\n",
+                "`env` only apply to local servers",
+            ),
+        ] {
+            let error = load_text(text).unwrap_err();
+            let message = error.to_string();
+            assert!(matches!(error, ConfigError::Parse { .. }), "{message}");
+            assert!(message.contains(expected), "{text}: {message}");
+        }
+        let loaded = load_text(
+            "adapters:\n  kiro:\n    mcpServers:\n      a:\n        command: /bin/a\n      b:\n        url: https://example.com/mcp\n        transport: sse\n",
+        )
+        .expect("valid servers");
+        let servers = &loaded.config.adapters.kiro.mcp_servers;
+        assert!(matches!(&servers["a"], McpServer::Local(local) if local.command == "/bin/a"));
+        assert!(
+            matches!(&servers["b"], McpServer::Remote(remote) if remote.transport == RemoteTransport::Sse)
+        );
     }
 
     #[test]
@@ -302,6 +382,42 @@ mod tests {
         assert_eq!(content["telemetry.enabled"], false);
         assert_eq!(content["chat.defaultModel"], "m2");
         assert_eq!(loaded.files.len(), 2);
+    }
+
+    #[test]
+    fn null_in_the_upper_layer_keeps_the_lower_one() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let user = temp.path().join("user.yaml");
+        let project = temp.path().join("project.yaml");
+        std::fs::write(
+            &user,
+            "adapters:\n  kiro:\n    cli:\n      source: system\n    passEnv: [A]\n",
+        )
+        .expect("write");
+        // Everything under `kiro:` commented out: `kiro` is null.
+        std::fs::write(
+            &project,
+            "adapters:\n  kiro:\n#    cli:\n#      source: managed\n",
+        )
+        .expect("write");
+        let sources = ConfigSources {
+            user: Some(user),
+            project: Some(project.clone()),
+            explicit: None,
+        };
+        let data = AdapterData::builtin().expect("data");
+        let loaded = load(&sources, &data).expect("loads");
+        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::System);
+        assert_eq!(loaded.config.adapters.kiro.pass_env.len(), 1);
+        // A null deeper down, with a set sibling, behaves the same.
+        std::fs::write(
+            &project,
+            "adapters:\n  kiro:\n    cli:\n    passEnv: [B, C]\n",
+        )
+        .expect("write");
+        let loaded = load(&sources, &data).expect("loads");
+        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::System);
+        assert_eq!(loaded.config.adapters.kiro.pass_env.len(), 2);
     }
 
     #[test]

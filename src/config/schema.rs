@@ -165,31 +165,88 @@ pub struct SkillConfig {
     pub path: PathBuf,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+/// An MCP server: local (`command`) or remote (`url`).
+#[derive(Debug, Clone)]
 pub enum McpServer {
     Local(LocalMcpServer),
     Remote(RemoteMcpServer),
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct LocalMcpServer {
     pub command: String,
-    #[serde(default)]
     pub args: Vec<String>,
-    #[serde(default)]
     pub env: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct RemoteMcpServer {
     pub url: String,
-    #[serde(default)]
     pub transport: RemoteTransport,
-    #[serde(default)]
     pub headers: BTreeMap<String, String>,
+}
+
+/// Every key either kind of server may have, so that an unknown key
+/// (`comand:`) is named with its line instead of "did not match any
+/// variant"; which kind it is is decided afterwards.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawMcpServer {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    env: Option<BTreeMap<String, String>>,
+    url: Option<String>,
+    transport: Option<RemoteTransport>,
+    headers: Option<BTreeMap<String, String>>,
+}
+
+impl<'de> Deserialize<'de> for McpServer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawMcpServer::deserialize(deserializer)?;
+        let misplaced = |keys: &[(&str, bool)], kind: &str| {
+            let found: Vec<String> = keys
+                .iter()
+                .filter(|(_, present)| *present)
+                .map(|(key, _)| format!("`{key}`"))
+                .collect();
+            (!found.is_empty()).then(|| {
+                serde::de::Error::custom(format!("{} only apply to {kind}", found.join(" and ")))
+            })
+        };
+        match (raw.command, raw.url) {
+            (Some(command), None) => {
+                let remote_keys = [
+                    ("transport", raw.transport.is_some()),
+                    ("headers", raw.headers.is_some()),
+                ];
+                if let Some(error) = misplaced(&remote_keys, "remote servers (`url`)") {
+                    return Err(error);
+                }
+                Ok(McpServer::Local(LocalMcpServer {
+                    command,
+                    args: raw.args.unwrap_or_default(),
+                    env: raw.env.unwrap_or_default(),
+                }))
+            }
+            (None, Some(url)) => {
+                let local_keys = [("args", raw.args.is_some()), ("env", raw.env.is_some())];
+                if let Some(error) = misplaced(&local_keys, "local servers (`command`)") {
+                    return Err(error);
+                }
+                Ok(McpServer::Remote(RemoteMcpServer {
+                    url,
+                    transport: raw.transport.unwrap_or_default(),
+                    headers: raw.headers.unwrap_or_default(),
+                }))
+            }
+            (Some(_), Some(_)) => Err(serde::de::Error::custom(
+                "an MCP server has either `command` (a local server) or `url` (a remote one), not both",
+            )),
+            (None, None) => Err(serde::de::Error::custom(
+                "an MCP server needs `command` (a local server) or `url` (a remote one)",
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]

@@ -32,7 +32,7 @@ pub const REDACTED: &str = "[redacted]";
 /// Secrets with fewer characters than this make the whole string that holds
 /// them go, rather than each occurrence: replacing every `abc` in a text
 /// would leave the text around it a crib for the secret.
-const SHORT_SECRET_CHARS: usize = 8;
+pub const SHORT_SECRET_CHARS: usize = 8;
 
 /// How many rounds of URL/form decoding to undo when looking for a secret.
 const MAX_DECODE_ROUNDS: usize = 4;
@@ -223,7 +223,7 @@ impl Scrubber {
                 .fold(false, |changed, item| self.scrub_value(item) | changed),
             Value::Object(map) => {
                 let before = map.len();
-                map.retain(|name, _| !self.is_forbidden_name(name));
+                map.retain(|name, value| !self.is_forbidden_property(name, value));
                 let dropped = map.len() != before;
                 map.values_mut()
                     .fold(dropped, |changed, item| self.scrub_value(item) | changed)
@@ -245,14 +245,26 @@ impl Scrubber {
         }
     }
 
-    fn is_forbidden_name(&self, name: &str) -> bool {
-        self.rules.is_credential_name(name)
+    /// A property goes when its name holds a secret, or when its name is a
+    /// credential variable name and its value is anything but a whole
+    /// `${VAR}` reference: `KIRO_API_KEY: "${KIRO_API_KEY}"` in an MCP
+    /// server's `env` carries no secret, and the server needs it.
+    fn is_forbidden_property(&self, name: &str, value: &Value) -> bool {
+        if self.contains_secret(name) {
+            return true;
+        }
+        let credential_name = self.rules.is_credential_name(name)
             || self
                 .secret_names
                 .iter()
-                .any(|secret_name| secret_name.eq_ignore_ascii_case(name))
-            || self.contains_secret(name)
+                .any(|secret_name| secret_name.eq_ignore_ascii_case(name));
+        credential_name && !is_reference(value)
     }
+}
+
+/// Whether `value` is a string that is exactly one `${NAME}` reference.
+fn is_reference(value: &Value) -> bool {
+    matches!(value, Value::String(text) if crate::config::reference_name(text).is_some())
 }
 
 fn serialize(value: &Value, pretty: bool) -> String {

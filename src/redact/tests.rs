@@ -198,6 +198,30 @@ fn json_names_are_dropped_even_without_secret_values() {
 }
 
 #[test]
+fn credential_names_holding_only_a_reference_are_kept() {
+    let scrubber = scrubber_for(&["s3cr3t-t0ken-value"]);
+    let mut value = json!({"env": {
+        "KIRO_API_KEY": "${KIRO_API_KEY}",
+        "kiro_test0_api_key": "${OTHER_NAME}",
+        "AWS_SESSION_TOKEN": "${AWS_SESSION_TOKEN}x",
+        "AWS_SECRET_ACCESS_KEY": "prefix ${AWS_SECRET_ACCESS_KEY}",
+        "AWS_ACCESS_KEY_ID": "${not a name}",
+        "KIRO_DB_PASSWORD": {"nested": "${KIRO_DB_PASSWORD}"},
+        "s3cr3t-t0ken-value": "${KIRO_API_KEY}",
+        "region": "${AWS_REGION}",
+    }});
+    scrubber.scrub_json(&mut value);
+    assert_eq!(
+        value,
+        json!({"env": {
+            "KIRO_API_KEY": "${KIRO_API_KEY}",
+            "kiro_test0_api_key": "${OTHER_NAME}",
+            "region": "${AWS_REGION}",
+        }})
+    );
+}
+
+#[test]
 fn json_numbers_holding_a_numeric_secret_are_replaced() {
     let scrubber = scrubber_for(&["12345678901"]);
     let mut value = json!({"id": 9_912_345_678_901_u64, "other": 42});

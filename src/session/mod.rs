@@ -57,8 +57,12 @@ pub(crate) fn io_error<'a>(
 }
 
 /// The scrubber for everything a session writes: the credential variables
-/// present in `env`, plus the values of variables the config references as
-/// `${VAR}` (they reach Kiro through the environment, never through files).
+/// present in `env` (SPEC §6.1), plus the values of variables the config
+/// references as `${VAR}` (they reach Kiro through the environment, never
+/// through files) — those only when at least
+/// [`SHORT_SECRET_CHARS`](crate::redact::SHORT_SECRET_CHARS) long. A short
+/// referenced value (`USER_NAME=proj`) is more likely a plain setting than
+/// a secret, and as a secret it would wipe every string that holds it.
 pub fn scrubber_for(
     env: &crate::locations::Environment,
     data: &crate::adapter::data::AdapterData,
@@ -69,7 +73,9 @@ pub fn scrubber_for(
         .iter()
         .filter(|(name, value)| {
             !value.is_empty()
-                && (data.credentials.is_credential_name(name) || referenced.contains(*name))
+                && (data.credentials.is_credential_name(name)
+                    || (referenced.contains(*name)
+                        && value.chars().count() >= crate::redact::SHORT_SECRET_CHARS))
         })
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
@@ -88,4 +94,29 @@ pub fn remote_mcp_in_agent_file(
         .and_then(|since| semver::Version::parse(since).ok());
     let version = version.and_then(|version| semver::Version::parse(version).ok());
     matches!((since, version), (Some(since), Some(version)) if version >= since)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_referenced_values_are_not_secrets_but_short_credentials_are() {
+        let env = crate::locations::Environment::from_pairs([
+            ("USER_NAME", "proj"),
+            ("LONG_REFERENCE", "long-value-1234"),
+            ("KIRO_API_KEY", "abc"),
+            ("UNREFERENCED", "unreferenced-value"),
+        ]);
+        let data = crate::adapter::data::AdapterData::builtin().expect("data");
+        let kiro: crate::config::KiroConfig = serde_yaml_ng::from_str(
+            "hooks:\n  stop:\n    - command: notify ${USER_NAME} ${LONG_REFERENCE}\n",
+        )
+        .expect("config");
+        let scrubber = scrubber_for(&env, &data, &kiro);
+        assert!(!scrubber.contains_secret("the proj agent"));
+        assert!(scrubber.contains_secret("x long-value-1234 y"));
+        assert!(scrubber.contains_secret("abc"));
+        assert!(!scrubber.contains_secret("unreferenced-value"));
+    }
 }

@@ -157,3 +157,51 @@ fn config_in_a_parent_project_is_found_from_a_subfolder() {
     command.current_dir(&nested);
     assert_prepared(&crate::support::run(command), "system", "2.15.1");
 }
+
+#[test]
+fn human_status_and_list_speak_on_stderr_only() {
+    // No kiro-cli anywhere on PATH.
+    let env = TestEnv::new();
+    env.write_config(SYSTEM);
+    let status = env.run(&["adapter", "status", "kiro"]);
+    status.assert_success();
+    assert_eq!(
+        status.stdout,
+        "",
+        "stdout is for JSON only\n{}",
+        status.describe()
+    );
+    assert!(
+        status.stderr.contains("selected: none"),
+        "{}",
+        status.describe()
+    );
+    // `prepare` installs nothing for `source: system`: say what to fix.
+    assert!(
+        !status.stderr.contains("prepare") && status.stderr.contains("PATH"),
+        "{}",
+        status.describe()
+    );
+
+    env.write_config(&format!(
+        "adapters:\n  kiro:\n    cli:\n      source: path\n      path: {}\n",
+        env.base().join("missing/kiro-cli").display()
+    ));
+    let status = env.run(&["adapter", "status", "kiro"]);
+    status.assert_success();
+    assert_eq!(status.stdout, "", "{}", status.describe());
+    assert!(
+        !status.stderr.contains("prepare") && status.stderr.contains("adapters.kiro.cli.path"),
+        "{}",
+        status.describe()
+    );
+
+    let list = env.run(&["adapter", "list"]);
+    list.assert_success();
+    assert_eq!(list.stdout, "", "{}", list.describe());
+    assert!(
+        list.stderr.contains("no managed versions installed"),
+        "{}",
+        list.describe()
+    );
+}

@@ -525,3 +525,121 @@ fn stale_homes_of_dead_owners_are_swept() {
     assert!(!stale.exists(), "stale HOME swept at the next start");
     assert!(!runtime.join("home-stale1.owner").exists());
 }
+
+#[test]
+fn symlinked_skills_folder_is_refused_and_its_target_survives() {
+    let env = TestEnv::new();
+    // No skills configured: rendering would clear `skills/` of stale ones.
+    env.write_config("adapters:\n  kiro:\n    systemPrompt: hi\n");
+    let target = env.outside.join("skills-elsewhere");
+    std::fs::create_dir_all(target.join("a-folder")).expect("mkdir");
+    std::fs::write(target.join("a-folder/keep"), "keep\n").expect("write");
+    std::fs::write(target.join("a-file"), "keep\n").expect("write");
+    let before = snapshot(&env.outside);
+    let home = kiro_home(&env, "default");
+    std::fs::create_dir_all(&home).expect("mkdir kiro-home");
+    std::os::unix::fs::symlink(&target, home.join("skills")).expect("symlink");
+
+    let outcome = env.run(&["config", "render", "kiro"]);
+    outcome.assert_code(6);
+    assert!(
+        outcome.stderr.contains("symbolic link") && outcome.stderr.contains("skills"),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(
+        snapshot(&env.outside),
+        before,
+        "nothing outside the project was removed"
+    );
+}
+
+#[test]
+fn links_inside_the_skills_folder_are_refused_not_followed() {
+    let env = TestEnv::new();
+    env.write_config("adapters:\n  kiro:\n    systemPrompt: hi\n");
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let skills = kiro_home(&env, "default").join("skills");
+    assert!(skills.is_dir(), "render creates the skills folder");
+    std::os::unix::fs::symlink(&env.outside, skills.join("linked")).expect("symlink");
+    std::fs::create_dir(skills.join("stale")).expect("mkdir");
+    let before = snapshot(&env.outside);
+    let outcome = env.run(&["config", "render", "kiro"]);
+    outcome.assert_code(6);
+    assert!(outcome.stderr.contains("linked"), "{}", outcome.describe());
+    assert_eq!(snapshot(&env.outside), before);
+}
+
+#[test]
+fn short_referenced_values_are_not_secrets() {
+    let mut env = TestEnv::new();
+    // Referenced by a hook, but short: a user name, not a credential.
+    env.set_env("USER_NAME", "proj");
+    env.write_config(
+        "adapters:\n  kiro:\n    systemPrompt: \"Hello proj team\"\n    agentConfig:\n      description: the proj agent\n    hooks:\n      stop:\n        - command: notify ${USER_NAME}\n",
+    );
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let home = kiro_home(&env, "default");
+    let steering =
+        std::fs::read_to_string(home.join("steering/oneworks-system.md")).expect("steering");
+    assert_eq!(steering, "---\ninclusion: always\n---\n\nHello proj team\n");
+    let agent: Value =
+        serde_json::from_slice(&std::fs::read(home.join("agents/oneworks.json")).expect("agent"))
+            .expect("agent json");
+    assert_eq!(agent["description"], "the proj agent");
+    assert_eq!(
+        agent["resources"][0],
+        format!(
+            "file://{}",
+            home.join("steering/oneworks-system.md").display()
+        )
+    );
+}
+
+#[test]
+fn a_short_credential_takes_its_line_not_the_front_matter() {
+    let mut env = TestEnv::new();
+    // A credential variable is a secret however short; the whole line that
+    // holds it goes, the rest of the steering file stays.
+    env.set_env("KIRO_API_KEY", "hunter2");
+    env.write_config(
+        "adapters:\n  kiro:\n    systemPrompt: |\n      First line.\n      The key is hunter2.\n      Last line.\n",
+    );
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let steering =
+        std::fs::read_to_string(kiro_home(&env, "default").join("steering/oneworks-system.md"))
+            .expect("steering");
+    assert!(!steering.contains("hunter2"), "{steering}");
+    assert!(
+        steering == "---\ninclusion: always\n---\n\nFirst line.\n[redacted]\nLast line.\n",
+        "{steering}"
+    );
+}
+
+#[test]
+fn mcp_credential_references_survive_scrubbing() {
+    let mut env = TestEnv::new();
+    env.set_env("KIRO_API_KEY", SECRET);
+    env.set_env("GITHUB_TOKEN", "ghp_live_token_value_123456");
+    env.write_config(
+        "adapters:\n  kiro:\n    mcpServers:\n      kiro-tools:\n        command: /usr/local/bin/kiro-mcp\n        env:\n          KIRO_API_KEY: \"${KIRO_API_KEY}\"\n          GITHUB_TOKEN: \"${GITHUB_TOKEN}\"\n",
+    );
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let home = kiro_home(&env, "default");
+    let agent: Value =
+        serde_json::from_slice(&std::fs::read(home.join("agents/oneworks.json")).expect("agent"))
+            .expect("agent json");
+    assert_eq!(
+        agent["mcpServers"]["kiro-tools"]["env"],
+        json!({"KIRO_API_KEY": "${KIRO_API_KEY}", "GITHUB_TOKEN": "${GITHUB_TOKEN}"}),
+        "{agent}"
+    );
+    for (relative, contents) in snapshot(&home) {
+        let text = String::from_utf8_lossy(&contents);
+        assert!(
+            !text.contains(SECRET) && !text.contains("ghp_live_token_value_123456"),
+            "{} leaks a secret: {text}",
+            relative.display()
+        );
+    }
+}

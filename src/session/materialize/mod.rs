@@ -143,7 +143,10 @@ pub fn plan(
 }
 
 impl Plan {
-    /// Each file's contents as it will be written (scrubbed).
+    /// Each file's contents as it will be written (scrubbed). JSON files
+    /// are scrubbed as documents; Markdown and other text line by line, so
+    /// a short secret that takes its whole string with it takes one line,
+    /// never the steering file's front matter.
     pub fn scrubbed(&self, scrubber: &Scrubber) -> Vec<PlannedFile> {
         self.files
             .iter()
@@ -159,7 +162,7 @@ impl Plan {
                     }
                     text
                 } else {
-                    scrubber.scrub_str(&file.contents).into_owned()
+                    scrub_lines(scrubber, &file.contents)
                 };
                 PlannedFile {
                     relative: file.relative.clone(),
@@ -194,28 +197,65 @@ impl Plan {
             fs_safety::atomic_write(&target, file.contents.as_bytes(), 0o600)
                 .map_err(io_error("write", &target))?;
         }
-        self.remove_stale_skills(&home.join(&data.session.skills_dir))
+        self.remove_stale_skills(layout, &home.join(&data.session.skills_dir))
     }
 
-    fn remove_stale_skills(&self, skills: &Path) -> Result<(), SessionError> {
-        let Ok(entries) = std::fs::read_dir(skills) else {
-            return Ok(());
-        };
-        for entry in entries.flatten() {
+    /// Removes the entries of `skills` (oneworks-owned) that no configured
+    /// skill uses. The folder is checked (and created) without following
+    /// links first: listing a linked `skills` would delete whatever it
+    /// points at. Only plain folders and files are removed; a link or
+    /// special entry inside is refused, not followed or deleted.
+    fn remove_stale_skills(
+        &self,
+        layout: &SessionLayout,
+        skills: &Path,
+    ) -> Result<(), SessionError> {
+        fs_safety::create_dir_chain(&layout.project, skills, 0o700)?;
+        let entries = std::fs::read_dir(skills).map_err(io_error("list", skills))?;
+        for entry in entries {
+            let entry = entry.map_err(io_error("list", skills))?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if self.skill_dirs.contains(&name) {
                 continue;
             }
             let path = entry.path();
-            let removed = if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            // `file_type` does not follow links.
+            let kind = entry.file_type().map_err(io_error("inspect", &path))?;
+            let removed = if kind.is_dir() {
                 std::fs::remove_dir_all(&path)
-            } else {
+            } else if kind.is_file() {
                 std::fs::remove_file(&path)
+            } else if kind.is_symlink() {
+                return Err(SessionError::Unsafe(fs_safety::UnsafePath::Symlink {
+                    path,
+                }));
+            } else {
+                return Err(SessionError::Unsafe(fs_safety::UnsafePath::WrongType {
+                    path,
+                    found: fs_safety::describe(kind),
+                    expected: "skill folder",
+                }));
             };
             removed.map_err(io_error("remove stale skill", &path))?;
         }
         Ok(())
     }
+}
+
+/// `text` scrubbed one line at a time, line endings kept. A secret that
+/// spans lines (a multi-line value) is not seen line by line: then the
+/// text is scrubbed as a whole.
+fn scrub_lines(scrubber: &Scrubber, text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        out.push_str(&scrubber.scrub_str(body));
+        out.push_str(&line[body.len()..]);
+    }
+    if scrubber.contains_secret(&out) {
+        return scrubber.scrub_str(text).into_owned();
+    }
+    out
 }
 
 #[cfg(test)]
@@ -271,6 +311,50 @@ mod tests {
             "skill:///k/skills/Code Review/SKILL.md"
         );
         assert_eq!(agent["hooks"]["preToolUse"][0]["matcher"], "shell");
+    }
+
+    #[test]
+    fn text_files_are_scrubbed_line_by_line() {
+        let data = AdapterData::builtin().expect("data");
+        // A short secret takes the whole string that holds it: here, one line.
+        let scrubber = Scrubber::new(
+            vec![("KIRO_API_KEY".to_owned(), "hunter2".to_owned())],
+            &data.credentials,
+        );
+        let plan = Plan {
+            files: vec![
+                PlannedFile {
+                    relative: PathBuf::from("steering/oneworks-system.md"),
+                    contents: steering_text("Intro.\r\nUse hunter2 here.\nOutro."),
+                },
+                PlannedFile {
+                    relative: PathBuf::from("agents/oneworks.json"),
+                    contents: "{\"description\": \"with hunter2\"}".to_owned(),
+                },
+            ],
+            ..Plan::default()
+        };
+        let scrubbed = plan.scrubbed(&scrubber);
+        assert_eq!(
+            scrubbed[0].contents,
+            "---\ninclusion: always\n---\n\nIntro.\r\n[redacted]\nOutro.\n"
+        );
+        assert_eq!(scrubbed[1].contents, "{\"description\":\"[redacted]\"}\n");
+    }
+
+    #[test]
+    fn a_secret_spanning_lines_is_still_removed() {
+        let data = AdapterData::builtin().expect("data");
+        let scrubber = Scrubber::new(
+            vec![(
+                "KIRO_API_KEY".to_owned(),
+                "first-half\nsecond-half".to_owned(),
+            )],
+            &data.credentials,
+        );
+        let text = scrub_lines(&scrubber, "a\nkey first-half\nsecond-half end\nb\n");
+        assert!(!scrubber.contains_secret(&text), "{text}");
+        assert_eq!(text, "a\nkey [redacted] end\nb\n");
     }
 
     #[test]
