@@ -160,7 +160,10 @@ pub struct Body {
 /// The network seam: HTTP(S) through one lazily built client, or files.
 #[derive(Default)]
 pub struct Fetcher {
-    client: OnceLock<reqwest::blocking::Client>,
+    /// With the system's CA roots, for `https`.
+    tls_client: OnceLock<reqwest::blocking::Client>,
+    /// Without them, for plain `http`.
+    plain_client: OnceLock<reqwest::blocking::Client>,
     pub retry: RetryPolicy,
 }
 
@@ -189,11 +192,16 @@ fn retry_after(response: &reqwest::blocking::Response) -> Option<Duration> {
 }
 
 impl Fetcher {
-    fn client(&self) -> Result<&reqwest::blocking::Client, NetworkError> {
-        if let Some(client) = self.client.get() {
+    fn client(&self, url: &Url) -> Result<&reqwest::blocking::Client, NetworkError> {
+        // Loading the system's CA roots costs milliseconds per process;
+        // plain-HTTP mirrors (loopback, air-gapped) never need them.
+        let https = url.scheme() == "https";
+        let slot = if https { &self.tls_client } else { &self.plain_client };
+        if let Some(client) = slot.get() {
             return Ok(client);
         }
         let client = reqwest::blocking::Client::builder()
+            .tls_built_in_root_certs(https)
             .user_agent(concat!("oneworks/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(30))
             // Blocking reqwest applies this to the wait for headers and to
@@ -201,7 +209,7 @@ impl Fetcher {
             .timeout(IDLE_TIMEOUT)
             .build()
             .map_err(NetworkError::Client)?;
-        Ok(self.client.get_or_init(|| client))
+        Ok(slot.get_or_init(|| client))
     }
 
     /// Opens `url` for reading, retrying transient failures before the body.
@@ -220,7 +228,7 @@ impl Fetcher {
                 length,
             });
         }
-        let client = self.client()?;
+        let client = self.client(url)?;
         self.retry.run(|| {
             let response = client.get(url.clone()).send().map_err(|source| {
                 (
