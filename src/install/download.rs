@@ -196,7 +196,11 @@ impl Fetcher {
         // Loading the system's CA roots costs milliseconds per process;
         // plain-HTTP mirrors (loopback, air-gapped) never need them.
         let https = url.scheme() == "https";
-        let slot = if https { &self.tls_client } else { &self.plain_client };
+        let slot = if https {
+            &self.tls_client
+        } else {
+            &self.plain_client
+        };
         if let Some(client) = slot.get() {
             return Ok(client);
         }

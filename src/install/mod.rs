@@ -250,33 +250,13 @@ impl Installer<'_> {
                     });
                 }
             }
-            let entry = platform::select(
-                &pin.packages,
-                &self.host,
-                &self.data.platforms,
-                &self.formats,
-            )?;
-            let target = Target {
-                version,
-                entry: entry.clone(),
-            };
-            return self.install_or_reuse(&target, request.force);
+            return self.install_from_pin(pin, version, request.force);
         }
         // An exact version the pin records installs from the pin, without
         // asking the manifest (which only vouches for its latest).
         if let (VersionRequest::Exact(requested), Some((pin, path))) = (&request.version, &pin) {
             if pin.semver(path)? == *requested {
-                let entry = platform::select(
-                    &pin.packages,
-                    &self.host,
-                    &self.data.platforms,
-                    &self.formats,
-                )?;
-                let target = Target {
-                    version: requested.clone(),
-                    entry: entry.clone(),
-                };
-                return self.install_or_reuse(&target, request.force);
+                return self.install_from_pin(pin, requested.clone(), request.force);
             }
         }
         let manifest = self.fetch_manifest()?;
@@ -303,6 +283,27 @@ impl Installer<'_> {
             Pin::from_manifest(&manifest).write(path, self.scrubber())?;
         }
         Ok(prepared)
+    }
+
+    /// Installs (or reuses) this host's artifact as `kiro.lock` records it,
+    /// verified against the recorded sha256; the manifest is not consulted.
+    fn install_from_pin(
+        &self,
+        pin: &Pin,
+        version: semver::Version,
+        force: bool,
+    ) -> Result<Prepared, InstallError> {
+        let entry = platform::select(
+            &pin.packages,
+            &self.host,
+            &self.data.platforms,
+            &self.formats,
+        )?;
+        let target = Target {
+            version,
+            entry: entry.clone(),
+        };
+        self.install_or_reuse(&target, force)
     }
 
     fn prepare_offline(

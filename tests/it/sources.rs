@@ -273,9 +273,9 @@ fn path_source_that_does_not_identify_as_kiro_is_exit_7() {
     env.prepare(&[]).assert_error(7, "no_usable_cli");
 }
 
-#[test]
-fn a_hanging_probe_times_out() {
-    let mut env = TestEnv::new();
+/// Points `ONEWORKS_KIRO_ADAPTER_FILE` at a copy of the adapter data whose
+/// probe timeout is 1 s.
+fn use_one_second_probe_timeout(env: &mut TestEnv) {
     let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
         .expect("read manifests/kiro.yaml");
     assert!(
@@ -292,6 +292,12 @@ fn a_hanging_probe_times_out() {
         "ONEWORKS_KIRO_ADAPTER_FILE",
         &adapter_file.to_string_lossy(),
     );
+}
+
+#[test]
+fn a_hanging_probe_times_out() {
+    let mut env = TestEnv::new();
+    use_one_second_probe_timeout(&mut env);
     let script = fake::with(&fake::kiro_script("2.15.1"), "hangSeconds", json!(60));
     let kiro = install_fake(&env.base().join("opt"), "kiro-cli", &script);
     env.write_config(&path_config(&kiro.to_string_lossy()));
@@ -355,18 +361,7 @@ fn probes_do_not_inherit_unrelated_credentials() {
 #[test]
 fn a_probe_whose_children_hold_its_pipes_still_times_out() {
     let mut env = TestEnv::new();
-    let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
-        .expect("read manifests/kiro.yaml");
-    let adapter_file = env.base().join("kiro.yaml");
-    std::fs::write(
-        &adapter_file,
-        data.replace("timeoutSeconds: 15", "timeoutSeconds: 1"),
-    )
-    .expect("write adapter file");
-    env.set_env(
-        "ONEWORKS_KIRO_ADAPTER_FILE",
-        &adapter_file.to_string_lossy(),
-    );
+    use_one_second_probe_timeout(&mut env);
     // The shell does not exec `sleep`: a grandchild keeps stdout open.
     let dir = env.base().join("opt");
     std::fs::create_dir_all(&dir).expect("mkdir");
