@@ -21,6 +21,9 @@ pub struct Candidate {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     pub version_output: Option<String>,
+    /// Managed installs: the verified archive digest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
     pub probes: Probes,
     pub usable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,6 +115,7 @@ fn probed(
         path: path.to_owned(),
         version: report.version,
         version_output: Some(report.version_output).filter(|output| !output.is_empty()),
+        sha256: None,
         probes: Probes {
             version: report.version_ok,
             acp: report.acp_ok,
@@ -156,6 +160,7 @@ pub fn path_candidate(path: &Path, data: &AdapterData, settings: &ProbeSettings)
         path: path.to_owned(),
         version: None,
         version_output: None,
+        sha256: None,
         probes: Probes::default(),
         usable: false,
         reason: Some(reason),

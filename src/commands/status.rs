@@ -32,6 +32,9 @@ fn managed_candidate(installed: &Installed) -> Candidate {
         path: installed.executable.clone(),
         version: Some(installed.version.to_string()),
         version_output: None,
+        sha256: Some(installed.record.sha256.clone()),
+        // Both probes passed before the version was published (SPEC §4.3);
+        // status does not run them again.
         probes: Probes {
             version: true,
             acp: true,

@@ -61,7 +61,15 @@ fn fake_kiro_answers_the_probes_its_script_describes() {
 fn fake_kiro_finds_its_script_beside_its_executable() {
     let dir = tempfile::tempdir().expect("temp dir");
     let copy = dir.path().join("kiro-cli");
-    std::fs::copy(FAKE_EXE, &copy).expect("copy fake");
+    // Copied by another process: a file this process had open for writing
+    // could leak into a concurrently forked child and make exec fail with
+    // ETXTBSY.
+    let copied = std::process::Command::new("cp")
+        .arg(FAKE_EXE)
+        .arg(&copy)
+        .status()
+        .expect("run cp");
+    assert!(copied.success(), "copy fake");
     assert_eq!(
         run(&copy, &["--version"]).1,
         "kiro-cli 2.15.1\n",

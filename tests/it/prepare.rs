@@ -402,6 +402,12 @@ fn status_reports_the_managed_install() {
     assert_eq!(selected["source"], "managed", "{}", outcome.describe());
     assert_eq!(selected["version"], VERSION, "{}", outcome.describe());
     assert_eq!(selected["path"], prepared["path"], "{}", outcome.describe());
+    assert_eq!(
+        selected["sha256"],
+        prepared["sha256"],
+        "{}",
+        outcome.describe()
+    );
     assert!(status["candidates"].is_array(), "{}", outcome.describe());
 }
 
