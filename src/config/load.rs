@@ -242,7 +242,14 @@ mod tests {
             load_text("adapters:\n  kiro:\n    cli:\n      version: nonsense\n").unwrap_err();
         let message = error.to_string();
         assert!(
-            matches!(error, ConfigError::Parse { line: 4, .. }),
+            matches!(
+                error,
+                ConfigError::Parse {
+                    line: 4,
+                    column: 7,
+                    ..
+                }
+            ),
             "{message}"
         );
         assert!(message.contains("config.yaml:4:"), "{message}");

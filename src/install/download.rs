@@ -218,13 +218,28 @@ impl Fetcher {
 
     /// Opens `url` for reading, retrying transient failures before the body.
     pub fn open(&self, url: &Url) -> Result<Body, NetworkError> {
+        self.retry.run(|| self.open_once(url))
+    }
+
+    /// One attempt, with the server's `Retry-After` on failure.
+    fn open_once(&self, url: &Url) -> Result<Body, (NetworkError, Option<Duration>)> {
         if url.scheme() == "file" {
-            let path = url.to_file_path().map_err(|()| NetworkError::Scheme {
-                url: url.to_string(),
+            let path = url.to_file_path().map_err(|()| {
+                (
+                    NetworkError::Scheme {
+                        url: url.to_string(),
+                    },
+                    None,
+                )
             })?;
-            let file = std::fs::File::open(&path).map_err(|source| NetworkError::Io {
-                url: url.to_string(),
-                source,
+            let file = std::fs::File::open(&path).map_err(|source| {
+                (
+                    NetworkError::Io {
+                        url: url.to_string(),
+                        source,
+                    },
+                    None,
+                )
             })?;
             let length = file.metadata().ok().map(|metadata| metadata.len());
             return Ok(Body {
@@ -232,40 +247,40 @@ impl Fetcher {
                 length,
             });
         }
-        let client = self.client(url)?;
-        self.retry.run(|| {
-            let response = client.get(url.clone()).send().map_err(|source| {
-                (
-                    NetworkError::Request {
-                        url: url.to_string(),
-                        source,
-                    },
-                    None,
-                )
-            })?;
-            let status = response.status();
-            if !status.is_success() {
-                let wait = retry_after(&response);
-                return Err((
-                    NetworkError::Status {
-                        url: url.to_string(),
-                        status: status.as_u16(),
-                    },
-                    wait,
-                ));
-            }
-            let length = response.content_length();
-            Ok(Body {
-                reader: Box::new(response),
-                length,
-            })
+        let client = self.client(url).map_err(|error| (error, None))?;
+        let response = client.get(url.clone()).send().map_err(|source| {
+            (
+                NetworkError::Request {
+                    url: url.to_string(),
+                    source,
+                },
+                None,
+            )
+        })?;
+        let status = response.status();
+        if !status.is_success() {
+            let wait = retry_after(&response);
+            return Err((
+                NetworkError::Status {
+                    url: url.to_string(),
+                    status: status.as_u16(),
+                },
+                wait,
+            ));
+        }
+        let length = response.content_length();
+        Ok(Body {
+            reader: Box::new(response),
+            length,
         })
     }
 
     /// Fetches a small document (the manifest) whole, with retries.
     pub fn get_small(&self, url: &Url) -> Result<Vec<u8>, NetworkError> {
+        // One retry loop around request and body: a failing manifest is
+        // asked for `attempts` times, not attempts².
         self.retry.run(|| {
-            let body = self.open(url).map_err(|error| (error, None))?;
+            let body = self.open_once(url)?;
             let mut bytes = Vec::new();
             body.reader
                 .take(MANIFEST_LIMIT + 1)

@@ -639,10 +639,24 @@ impl Installer<'_> {
             &mut hasher,
             &mut bytes,
         ));
-        std::io::copy(&mut reader, spool.as_file_mut()).map_err(|source| NetworkError::Io {
-            url: url.to_string(),
-            source,
-        })?;
+        // Read errors are the network's; write errors (a full disk) are ours.
+        let mut buffer = vec![0u8; 256 * 1024];
+        loop {
+            let read = match std::io::Read::read(&mut reader, &mut buffer) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(NetworkError::Io {
+                        url: url.to_string(),
+                        source,
+                    }
+                    .into())
+                }
+            };
+            std::io::Write::write_all(spool.as_file_mut(), &buffer[..read])
+                .map_err(io("write the download spool", spool.path()))?;
+        }
         drop(reader);
         Ok(SpooledDigest {
             sha256: hex::encode(hasher.finalize()),

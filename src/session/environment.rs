@@ -16,9 +16,7 @@ use crate::locations::Environment;
 const PASS_THROUGH: &[&str] = &[
     "PATH",
     "LANG",
-    "LANGUAGE",
     "TERM",
-    "COLORTERM",
     "TZ",
     "HTTPS_PROXY",
     "https_proxy",

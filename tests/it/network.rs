@@ -407,3 +407,17 @@ fn a_download_path_cannot_leave_the_download_base() {
     );
     env.assert_nothing_published(VERSION);
 }
+
+#[test]
+fn an_always_failing_manifest_is_requested_a_bounded_number_of_times() {
+    let env = TestEnv::new();
+    env.server.route(MANIFEST_PATH, Route::Status(503));
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert!(message.contains("503"), "{}", outcome.describe());
+    assert_eq!(
+        env.manifest_hits(),
+        4,
+        "one retry loop, not a loop of loops"
+    );
+}

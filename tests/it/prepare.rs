@@ -154,6 +154,11 @@ fn default_format_preference_picks_one_supported_archive() {
         .find(|artifact| env.server.hits(&artifact.server_path) == 1)
         .expect("one artifact was downloaded");
     assert_eq!(chosen.libc, Libc::Gnu, "a glibc host takes the gnu build");
+    assert_eq!(
+        chosen.format,
+        Format::TarZst,
+        "the documented default preference starts with tarZst"
+    );
     assert_eq!(document["sha256"].as_str(), Some(chosen.sha256.as_str()));
 }
 
@@ -373,15 +378,11 @@ fn nonsense_version_is_a_config_error_with_its_line() {
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(3, "config");
     assert!(
-        message.contains(":4:") || message.to_lowercase().contains("line 4"),
-        "the message must name line 4\n{}",
+        message.contains("config.yaml:4:7"),
+        "the message must name line 4, column 7 (the `version` key)\n{}",
         outcome.describe()
     );
-    assert!(
-        message.contains("nonsense") || message.contains("version"),
-        "{}",
-        outcome.describe()
-    );
+    assert!(message.contains("nonsense"), "{}", outcome.describe());
     assert_eq!(
         env.server.total_hits(),
         0,
@@ -514,4 +515,64 @@ fn a_relative_oneworks_home_is_a_config_error() {
     let message = outcome.assert_error(3, "config");
     assert!(message.contains("ONEWORKS_HOME"), "{}", outcome.describe());
     assert!(!env.project.join("relative").exists());
+}
+
+#[test]
+fn a_downloaded_binary_failing_its_probe_is_not_published() {
+    use crate::support::archive::{self, Entry};
+    use crate::support::server::Route;
+    let env = TestEnv::new();
+    // The archive verifies, but its kiro-cli does not speak ACP.
+    let mut entries: Vec<Entry> = archive::kiro_entries(VERSION)
+        .into_iter()
+        .filter(|entry| entry.path() != "kirocli/bin/kiro-cli")
+        .collect();
+    entries.push(Entry::file(
+        "kirocli/bin/kiro-cli",
+        0o755,
+        format!("#!/bin/sh\ncase \"$1\" in\n  --version) echo 'kiro-cli {VERSION}' ;;\n  *) echo 'no acp here' >&2; exit 2 ;;\nesac\n"),
+    ));
+    let artifact = Artifact::new(
+        VERSION,
+        Format::TarGz,
+        Libc::Gnu,
+        archive::pack(Format::TarGz, &entries),
+    );
+    env.server.route(
+        &artifact.server_path,
+        Route::Ok(artifact.bytes.clone().into()),
+    );
+    env.serve_manifest(&crate::support::manifest::document(
+        VERSION,
+        std::slice::from_ref(&artifact.entry),
+    ));
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(
+        message.contains("acp --help"),
+        "the failed probe is named\n{}",
+        outcome.describe()
+    );
+    assert!(
+        message.contains("no acp here"),
+        "its stderr is shown\n{}",
+        outcome.describe()
+    );
+    env.assert_nothing_published(VERSION);
+    env.assert_no_leftovers();
+
+    // A good archive for the same version then installs.
+    let good = Artifact::new(
+        VERSION,
+        Format::TarGz,
+        Libc::Gnu,
+        archive::kiro_archive(Format::TarGz, VERSION),
+    );
+    env.server
+        .route(&good.server_path, Route::Ok(good.bytes.clone().into()));
+    env.serve_manifest(&crate::support::manifest::document(
+        VERSION,
+        std::slice::from_ref(&good.entry),
+    ));
+    assert_prepared(&env.prepare(&[]), "managed", VERSION);
 }

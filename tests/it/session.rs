@@ -322,7 +322,7 @@ fn credentials_in_config_are_refused_and_nothing_is_written() {
         let outcome = env.run(&["config", "render", "kiro"]);
         outcome.assert_code(3);
         assert!(outcome.stderr.contains("credential"), "{}", outcome.describe());
-        assert!(outcome.stderr.contains("${VAR}") || outcome.stderr.contains("hint"), "{}", outcome.describe());
+        assert!(outcome.stderr.contains("${VAR}"), "the hint names `${{VAR}}`\n{}", outcome.describe());
         assert!(!env.project.join(".oneworks/sessions").exists(), "nothing written for {yaml}");
     }
 }
@@ -642,4 +642,33 @@ fn mcp_credential_references_survive_scrubbing() {
             relative.display()
         );
     }
+}
+
+#[test]
+fn a_killed_oneworks_leaves_a_home_that_the_next_start_sweeps() {
+    let env = TestEnv::new();
+    let release = env.outside.join("release-login");
+    let log = fake_kiro(&env, &[("loginWaitForFile", json!(release))]);
+    env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
+    let running = crate::support::spawn(env.cmd(&["adapter", "login", "kiro"]));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let home = loop {
+        if let Some(login) = login_invocations(&log).first() {
+            break PathBuf::from(login["env"]["HOME"].as_str().expect("HOME"));
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fake never ran login"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    running.kill();
+    assert!(
+        home.exists(),
+        "SIGKILL leaves the HOME behind: {}",
+        home.display()
+    );
+    std::fs::write(&release, b"").expect("let the orphaned fake finish");
+    env.run(&["adapter", "login", "kiro"]).assert_success();
+    assert!(!home.exists(), "the next start swept the dead owner's HOME");
 }

@@ -304,10 +304,10 @@ fn a_hanging_probe_times_out() {
 
     let started = Instant::now();
     let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
-        .wait_for(Duration::from_secs(40));
+        .wait_for(Duration::from_secs(60));
     outcome.assert_error(7, "no_usable_cli");
     assert!(
-        started.elapsed() < Duration::from_secs(40),
+        started.elapsed() < Duration::from_secs(10),
         "the probe was not stopped at its timeout"
     );
     assert!(
@@ -375,10 +375,10 @@ fn a_probe_whose_children_hold_its_pipes_still_times_out() {
     env.write_config(&path_config(&kiro.to_string_lossy()));
     let started = Instant::now();
     let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
-        .wait_for(Duration::from_secs(50));
+        .wait_for(Duration::from_secs(60));
     outcome.assert_error(7, "no_usable_cli");
     assert!(
-        started.elapsed() < Duration::from_secs(30),
+        started.elapsed() < Duration::from_secs(10),
         "the probe's process group was not stopped at its timeout ({:?})",
         started.elapsed()
     );

@@ -69,6 +69,13 @@ fn login(script: &Script) -> ExitCode {
             return ExitCode::from(70);
         }
     }
+    if let Some(release) = &script.login_wait_for_file {
+        // Bounded, so a test that forgets the file does not leak a process.
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        while !release.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
     if script.login_crash {
         std::process::abort();
     }

@@ -31,6 +31,9 @@ pub struct Script {
     pub login_exit: i32,
     /// `login` aborts (a crash, SIGABRT) instead of exiting.
     pub login_crash: bool,
+    /// `login` waits until this file exists before it exits (the test
+    /// controls when; never a timer).
+    pub login_wait_for_file: Option<PathBuf>,
 }
 
 impl Default for Script {
@@ -48,6 +51,7 @@ impl Default for Script {
             log: None,
             login_exit: 0,
             login_crash: false,
+            login_wait_for_file: None,
         }
     }
 }
