@@ -90,7 +90,13 @@ fn truncated_body_is_a_network_error() {
             },
         );
         let outcome = env.prepare(&[]);
-        outcome.assert_error(4, "network");
+        let message = outcome.assert_error(4, "network");
+        assert!(
+            message.contains(&artifact.server_path)
+                && (message.contains("bytes") || message.contains("end of file")),
+            "the message names the URL and the shortfall\n{}",
+            outcome.describe()
+        );
         env.assert_nothing_published(VERSION);
     }
 }
@@ -117,7 +123,12 @@ fn malformed_manifest_is_a_clear_error() {
         env.serve_manifest(&document);
         let outcome = env.prepare(&[]);
         assert_eq!(outcome.code, Some(4), "case {name}\n{}", outcome.describe());
-        outcome.assert_error(4, "network");
+        let message = outcome.assert_error(4, "network");
+        assert!(
+            message.contains("manifest") && message.contains(MANIFEST_PATH),
+            "case {name}: the message names the manifest URL\n{}",
+            outcome.describe()
+        );
         env.assert_nothing_published(VERSION);
     }
 }

@@ -84,7 +84,7 @@ fn system_rejects_an_amazon_q_and_status_says_why() {
     assert!(
         candidate["reason"]
             .as_str()
-            .is_some_and(|reason| !reason.trim().is_empty()),
+            .is_some_and(|reason| reason.contains("q 1.17.0") && reason.contains("not Kiro")),
         "status must say why q was skipped\n{}",
         status.describe()
     );
@@ -197,7 +197,7 @@ fn path_source_missing_file_is_exit_7() {
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(7, "no_usable_cli");
     assert!(
-        message.contains(&*missing.to_string_lossy()),
+        message.contains(&*missing.to_string_lossy()) && message.contains("does not exist"),
         "{}",
         outcome.describe()
     );
@@ -216,7 +216,7 @@ fn path_source_not_executable_is_exit_7() {
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(7, "no_usable_cli");
     assert!(
-        message.contains(&*kiro.to_string_lossy()),
+        message.contains(&*kiro.to_string_lossy()) && message.contains("not executable"),
         "{}",
         outcome.describe()
     );
