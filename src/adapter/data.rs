@@ -24,13 +24,20 @@ pub enum DataError {
         #[source]
         source: serde_yaml_ng::Error,
     },
-    #[error("adapter data file `{path}`: pattern `{pattern}` is not a valid regular expression")]
-    Pattern {
-        path: PathBuf,
-        pattern: String,
-        #[source]
-        source: regex::Error,
-    },
+}
+
+/// A regular expression from the data file, compiled once while the file
+/// is parsed (so a bad one is an error with its line and column).
+#[derive(Debug, Clone)]
+pub struct Pattern(pub regex::Regex);
+
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        regex::Regex::new(&text)
+            .map(Pattern)
+            .map_err(|error| serde::de::Error::custom(format!("invalid pattern `{text}`: {error}")))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -60,8 +67,8 @@ pub struct ManifestData {
 pub struct BinaryData {
     pub name: String,
     pub aliases: Vec<String>,
-    pub identifies: String,
-    pub version_pattern: String,
+    pub identifies: Pattern,
+    pub version_pattern: Pattern,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -116,7 +123,7 @@ pub struct CredentialRules {
     pub names: Vec<String>,
     pub prefix: String,
     pub suffixes: Vec<String>,
-    pub value_patterns: Vec<String>,
+    pub value_patterns: Vec<Pattern>,
 }
 
 impl CredentialRules {
@@ -183,16 +190,6 @@ impl AdapterData {
                 path: path.to_owned(),
                 source,
             })?;
-        let patterns = [&data.binary.identifies, &data.binary.version_pattern]
-            .into_iter()
-            .chain(data.credentials.value_patterns.iter());
-        for pattern in patterns {
-            regex::Regex::new(pattern).map_err(|source| DataError::Pattern {
-                path: path.to_owned(),
-                pattern: pattern.clone(),
-                source,
-            })?;
-        }
         Ok(data)
     }
 }
@@ -206,6 +203,18 @@ mod tests {
         let data = AdapterData::builtin().expect("built-in data parses");
         assert_eq!(data.binary.name, "kiro-cli");
         assert_eq!(data.platforms.linux.glibc_floor["x86_64"], "2.34");
+    }
+
+    #[test]
+    fn a_bad_pattern_is_refused_with_its_position() {
+        let text = BUILTIN_KIRO.replace(r"'(?i)\bkiro(-cli)?\b'", "'(unclosed'");
+        assert_ne!(text, BUILTIN_KIRO, "the identifies pattern moved");
+        let error = AdapterData::parse(&text, Path::new("kiro.yaml")).expect_err("bad pattern");
+        let DataError::Parse { source, .. } = &error else {
+            panic!("expected a parse error, got {error}");
+        };
+        assert!(source.location().is_some(), "{source}");
+        assert!(source.to_string().contains("(unclosed"), "{source}");
     }
 
     #[test]

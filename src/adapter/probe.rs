@@ -27,16 +27,12 @@ pub struct ProbeSettings {
 
 impl ProbeSettings {
     pub fn from_data(data: &AdapterData, path_var: Option<String>) -> Self {
-        // The patterns were compiled once when the data was loaded.
-        let compile = |pattern: &str| {
-            Regex::new(pattern).unwrap_or_else(|_| Regex::new("$^").expect("empty regex"))
-        };
         Self {
             version_args: data.probes.version.clone(),
             acp_args: data.probes.acp.clone(),
             timeout: Duration::from_secs(data.probes.timeout_seconds),
-            identifies: compile(&data.binary.identifies),
-            version_pattern: compile(&data.binary.version_pattern),
+            identifies: data.binary.identifies.0.clone(),
+            version_pattern: data.binary.version_pattern.0.clone(),
             path_var,
         }
     }

@@ -158,7 +158,7 @@ pub(super) fn check_no_credentials(
     let shapes = rules
         .value_patterns
         .iter()
-        .filter_map(|pattern| Regex::new(pattern).ok())
+        .map(|pattern| pattern.0.clone())
         .collect();
     let checker = Checker { rules, shapes };
     if let Some(content) = &kiro.config_content {

@@ -294,6 +294,21 @@ fn use_one_second_probe_timeout(env: &mut TestEnv) {
     );
 }
 
+/// Runs `prepare` and checks it gave up (exit 7) well before a 60 s hang
+/// ended: the 1 s probe timeout stopped the probe and all it started.
+fn prepare_stops_at_the_probe_timeout(env: &TestEnv) -> Outcome {
+    let started = Instant::now();
+    let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
+        .wait_for(Duration::from_secs(60));
+    outcome.assert_error(7, "no_usable_cli");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the probe was not stopped at its timeout ({:?})",
+        started.elapsed()
+    );
+    outcome
+}
+
 #[test]
 fn a_hanging_probe_times_out() {
     let mut env = TestEnv::new();
@@ -302,14 +317,7 @@ fn a_hanging_probe_times_out() {
     let kiro = install_fake(&env.base().join("opt"), "kiro-cli", &script);
     env.write_config(&path_config(&kiro.to_string_lossy()));
 
-    let started = Instant::now();
-    let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
-        .wait_for(Duration::from_secs(60));
-    outcome.assert_error(7, "no_usable_cli");
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "the probe was not stopped at its timeout"
-    );
+    let outcome = prepare_stops_at_the_probe_timeout(&env);
     assert!(
         outcome.all_text().to_lowercase().contains("timed out")
             || outcome.all_text().to_lowercase().contains("timeout"),
@@ -367,19 +375,7 @@ fn a_probe_whose_children_hold_its_pipes_still_times_out() {
     std::fs::create_dir_all(&dir).expect("mkdir");
     let kiro = dir.join("kiro-cli");
     std::fs::write(&kiro, "#!/bin/sh\nsleep 60\necho done\n").expect("write");
-    std::fs::set_permissions(
-        &kiro,
-        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
-    )
-    .expect("chmod");
+    set_mode(&kiro, 0o755);
     env.write_config(&path_config(&kiro.to_string_lossy()));
-    let started = Instant::now();
-    let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
-        .wait_for(Duration::from_secs(60));
-    outcome.assert_error(7, "no_usable_cli");
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "the probe's process group was not stopped at its timeout ({:?})",
-        started.elapsed()
-    );
+    prepare_stops_at_the_probe_timeout(&env);
 }
