@@ -121,17 +121,6 @@ pub trait Classify: std::error::Error + Send + Sync + 'static {
     }
 }
 
-/// Lifts a subsystem error into the edge error, keeping kind and hint.
-pub fn classify<E: Classify>(error: E) -> Error {
-    let kind = error.kind();
-    let hint = error.hint();
-    Error {
-        kind,
-        inner: anyhow::Error::new(error),
-        hint,
-    }
-}
-
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Prints a failure: the human message (and hint) on stderr, and with
@@ -153,8 +142,13 @@ pub fn report(error: &Error, json: bool) {
     }
 }
 
+/// Lifts a subsystem error into the edge error, keeping kind and hint.
 impl<E: Classify> From<E> for Error {
     fn from(error: E) -> Self {
-        classify(error)
+        Self {
+            kind: error.kind(),
+            hint: error.hint(),
+            inner: anyhow::Error::new(error),
+        }
     }
 }

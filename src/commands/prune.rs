@@ -15,16 +15,11 @@ pub fn run(settings: &Settings, keep: usize) -> Result<(), Error> {
         None => None,
     };
     let quiet = settings.quiet;
-    let _lock =
-        crate::install::lock::acquire(&store.lock_path(), settings.lock_timeout()?, |pid| {
-            output::say(
-                quiet,
-                format!(
-                    "waiting for another oneworks{} to finish installing",
-                    pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
-                ),
-            );
-        })?;
+    let _lock = crate::install::lock::acquire_announced(
+        &store.lock_path(),
+        settings.lock_timeout()?,
+        quiet,
+    )?;
     let installed = store.list()?;
     let mut removed = 0;
     for found in installed.iter().skip(keep) {

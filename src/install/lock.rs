@@ -119,6 +119,22 @@ pub fn acquire(
     Ok(InstallLock { file })
 }
 
+/// [`acquire`], telling the user on stderr (unless `quiet`) whom it waits for.
+pub fn acquire_announced(
+    path: &Path,
+    timeout: Duration,
+    quiet: bool,
+) -> Result<InstallLock, LockError> {
+    acquire(path, timeout, |pid| {
+        if !quiet {
+            eprintln!(
+                "waiting for another oneworks{} to finish installing",
+                holder(pid)
+            );
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

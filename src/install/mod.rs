@@ -39,6 +39,8 @@ pub enum InstallError {
         #[source]
         source: ManifestError,
     },
+    #[error("the manifest's download path `{download}` leaves the download base `{base}`")]
+    OutsideBase { download: String, base: String },
     #[error(transparent)]
     NoPackage(#[from] NoPackage),
     #[error("failed to verify `kiro-cli` {version}: expected sha256 {expected}, computed {computed} (from `{url}`)")]
@@ -94,7 +96,7 @@ impl Classify for InstallError {
     fn kind(&self) -> ErrorKind {
         match self {
             InstallError::Network(error) => error.kind(),
-            InstallError::Manifest { .. } => ErrorKind::Network,
+            InstallError::Manifest { .. } | InstallError::OutsideBase { .. } => ErrorKind::Network,
             InstallError::Checksum { .. } => ErrorKind::ChecksumMismatch,
             InstallError::Extract { source, .. } => match source {
                 ExtractError::Write { .. } => ErrorKind::Internal,
@@ -331,20 +333,10 @@ impl Installer<'_> {
     }
 
     fn lock(&self) -> Result<lock::InstallLock, InstallError> {
-        let quiet = self.quiet;
-        Ok(lock::acquire(
+        Ok(lock::acquire_announced(
             &self.store.lock_path(),
             self.lock_timeout,
-            |pid| {
-                if !quiet {
-                    match pid {
-                        Some(pid) => eprintln!(
-                            "waiting for another oneworks (pid {pid}) to finish installing"
-                        ),
-                        None => eprintln!("waiting for another oneworks to finish installing"),
-                    }
-                }
-            },
+            self.quiet,
         )?)
     }
 
@@ -365,12 +357,9 @@ impl Installer<'_> {
         })?;
         // A mirror stays a mirror: nothing the manifest says leaves the base.
         if !url.as_str().starts_with(self.download_base.as_str()) {
-            return Err(InstallError::Manifest {
-                url: self.manifest_url.to_string(),
-                source: ManifestError::Download {
-                    index: 0,
-                    download: entry.download.clone(),
-                },
+            return Err(InstallError::OutsideBase {
+                download: entry.download.clone(),
+                base: self.download_base.to_string(),
             });
         }
         Ok(url)
