@@ -260,6 +260,25 @@ pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
     Ok(())
 }
 
+/// Removes every entry of `dir` (folders recursively, links as links),
+/// keeping `dir` itself. Tries them all; returns the first failure.
+pub fn empty_dir(dir: &Path) -> std::io::Result<()> {
+    let mut first_error = None;
+    for entry in std::fs::read_dir(dir)? {
+        let removed = entry.and_then(|entry| {
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(entry.path())
+            } else {
+                std::fs::remove_file(entry.path())
+            }
+        });
+        if let Err(error) = removed {
+            first_error.get_or_insert(error);
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
 /// Writes `contents` to `path` atomically: a temp file in the same folder,
 /// flushed and renamed over the target. Readers see the old or the new
 /// file, never a half-written one.

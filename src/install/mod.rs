@@ -426,7 +426,8 @@ impl Installer<'_> {
                     tracing::warn!("{error}; retrying in {}ms", delay.as_millis());
                     std::thread::sleep(delay);
                     attempt += 1;
-                    clear_dir(staging.path()).map_err(io("clear", staging.path()))?;
+                    crate::fs_safety::empty_dir(staging.path())
+                        .map_err(io("clear", staging.path()))?;
                 }
                 other => break other?,
             }
@@ -688,16 +689,4 @@ fn sweep_spools(cache_dir: &Path) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-}
-
-fn clear_dir(dir: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            std::fs::remove_dir_all(entry.path())?;
-        } else {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
-    Ok(())
 }

@@ -72,23 +72,14 @@ impl Store {
 
     /// Removes staging folders left by killed installs. Call under the lock.
     pub fn sweep_staging(&self) {
-        let Ok(entries) = std::fs::read_dir(self.staging_dir()) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-            let removed = if is_dir {
-                std::fs::remove_dir_all(&path)
-            } else {
-                std::fs::remove_file(&path)
-            };
-            if let Err(error) = removed {
-                tracing::warn!(
-                    "could not remove stale staging `{}`: {error}",
-                    path.display()
-                );
-            }
+        let staging = self.staging_dir();
+        match fs_safety::empty_dir(&staging) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => tracing::warn!(
+                "could not sweep stale staging in `{}`: {error}",
+                staging.display()
+            ),
         }
     }
 
