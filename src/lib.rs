@@ -3,8 +3,9 @@
 //!
 //! Layout: `cli` (clap types) → `settings` (resolved options) → `commands`
 //! (one file per command). Subsystems: `config`, `adapter` (vendor data,
-//! sources, probes), `install` (the managed installer), `session` (session
-//! homes and materialized Kiro config), `redact` (the credential scrubber),
+//! sources, probes), `install` (the managed installer), `profile` (the
+//! Kiro profile world a child runs in: layout, temp HOME, environment,
+//! materialized config), `redact` (the credential scrubber),
 //! `fs_safety` (shared path checks and atomic writes).
 
 pub mod adapter;
@@ -19,5 +20,5 @@ pub mod logging;
 pub mod output;
 pub mod redact;
 pub mod run;
-pub mod session;
+pub mod profile;
 pub mod settings;

@@ -2,8 +2,8 @@
 
 use crate::error::Error;
 use crate::output;
-use crate::session::layout::SessionLayout;
-use crate::session::materialize::{self, mcp::Target};
+use crate::profile::layout::ProfileLayout;
+use crate::profile::materialize::{self, mcp::Target};
 use crate::settings::Settings;
 
 pub fn check(settings: &Settings) -> Result<(), Error> {
@@ -28,13 +28,13 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
 /// Writes (or prints) what session `name` gets from the config.
 pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Error> {
     let kiro = &settings.config.config.adapters.kiro;
-    let layout = SessionLayout::new(&settings.project, &settings.locations, name);
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
     layout.check()?;
     let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
     for diagnostic in &plan.diagnostics {
         eprintln!("note: {diagnostic}");
     }
-    let scrubber = crate::session::scrubber_for(&settings.env, &settings.data, kiro);
+    let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
     if dry_run {
         println!("# KIRO_HOME={}", layout.kiro_home.display());
         for file in plan.scrubbed(&scrubber) {

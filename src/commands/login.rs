@@ -4,10 +4,10 @@
 
 use crate::cli::{AdapterName, PrepareArgs};
 use crate::error::{Error, ErrorKind};
-use crate::session::environment::ChildEnvironment;
-use crate::session::layout::SessionLayout;
-use crate::session::materialize::{self, mcp::Target};
-use crate::session::temp_home::TempHome;
+use crate::profile::environment::ChildEnvironment;
+use crate::profile::layout::ProfileLayout;
+use crate::profile::materialize::{self, mcp::Target};
+use crate::profile::temp_home::TempHome;
 use crate::settings::Settings;
 
 pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
@@ -22,8 +22,8 @@ pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
             json: false,
         },
     )?;
-    let layout = SessionLayout::new(&settings.project, &settings.locations, name);
-    let remote = crate::session::remote_mcp_in_agent_file(&settings.data, Some(&cli.version));
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
+    let remote = crate::profile::remote_mcp_in_agent_file(&settings.data, Some(&cli.version));
     let plan = materialize::plan(
         kiro,
         &settings.data,
@@ -35,7 +35,7 @@ pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
     for diagnostic in &plan.diagnostics {
         eprintln!("note: {diagnostic}");
     }
-    let scrubber = crate::session::scrubber_for(&settings.env, &settings.data, kiro);
+    let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
     plan.write(&layout, &settings.data, &scrubber)?;
     let runtime = layout.ensure_runtime()?;
     let home = TempHome::create(runtime)?;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use fs4::fs_std::FileExt;
 
-use super::{io_error, SessionError};
+use super::{io_error, ProfileError};
 
 const PREFIX: &str = "home-";
 const OWNER_SUFFIX: &str = ".owner";
@@ -42,7 +42,7 @@ struct Claim {
 impl TempHome {
     /// Creates a new HOME in `runtime` (a private 0700 folder), after
     /// sweeping ones whose owner is gone.
-    pub fn create(runtime: &Path) -> Result<Self, SessionError> {
+    pub fn create(runtime: &Path) -> Result<Self, ProfileError> {
         sweep(runtime);
         let mut last_error = None;
         for _ in 0..ATTEMPTS {
@@ -74,7 +74,7 @@ impl Claim {
     /// Creates a marker with a fresh name and locks it. `None` when a sweep
     /// removed the marker between its creation and the lock (the lock then
     /// guards nothing): the caller tries another name.
-    fn new(runtime: &Path) -> Result<Option<Claim>, SessionError> {
+    fn new(runtime: &Path) -> Result<Option<Claim>, ProfileError> {
         let marker = tempfile::Builder::new()
             .prefix(PREFIX)
             .suffix(OWNER_SUFFIX)

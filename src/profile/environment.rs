@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::layout::SessionLayout;
+use super::layout::ProfileLayout;
 use crate::adapter::data::AdapterData;
 use crate::config::{env_references, KiroConfig};
 use crate::locations::Environment;
@@ -39,7 +39,7 @@ impl ChildEnvironment {
         parent: &Environment,
         data: &AdapterData,
         kiro: &KiroConfig,
-        layout: &SessionLayout,
+        layout: &ProfileLayout,
         home: &Path,
     ) -> Self {
         let mut vars = BTreeMap::new();
@@ -117,7 +117,7 @@ mod tests {
         };
         let locations = Locations::resolve(&Environment::from_pairs([("HOME", "/home/real")]))
             .expect("locations");
-        let layout = SessionLayout::new(&project, &locations, "default");
+        let layout = ProfileLayout::new(&project, &locations, "default");
         let child =
             ChildEnvironment::build(&parent, &data, &kiro, &layout, Path::new("/run/home-x"));
         let names: Vec<&str> = child.names().collect();

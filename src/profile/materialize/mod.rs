@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use self::mcp::Target;
-use super::layout::SessionLayout;
-use super::{io_error, SessionError};
+use super::layout::ProfileLayout;
+use super::{io_error, ProfileError};
 use crate::adapter::data::AdapterData;
 use crate::config::KiroConfig;
 use crate::fs_safety;
@@ -55,20 +55,20 @@ fn to_json(value: &Value) -> String {
     text
 }
 
-fn read_skill(index: usize, path: &Path) -> Result<String, SessionError> {
+fn read_skill(index: usize, path: &Path) -> Result<String, ProfileError> {
     let file = path.join("SKILL.md");
     let key = format!("adapters.kiro.skills[{index}].path");
-    let metadata = std::fs::metadata(&file).map_err(|error| SessionError::Config {
+    let metadata = std::fs::metadata(&file).map_err(|error| ProfileError::Config {
         key: key.clone(),
         message: format!("cannot read `{}`: {error}", file.display()),
     })?;
     if !metadata.is_file() {
-        return Err(SessionError::Config {
+        return Err(ProfileError::Config {
             key,
             message: format!("`{}` is not a regular file", file.display()),
         });
     }
-    std::fs::read_to_string(&file).map_err(|error| SessionError::Config {
+    std::fs::read_to_string(&file).map_err(|error| ProfileError::Config {
         key,
         message: format!("cannot read `{}`: {error}", file.display()),
     })
@@ -80,7 +80,7 @@ pub fn plan(
     data: &AdapterData,
     kiro_home: &Path,
     target: Target,
-) -> Result<Plan, SessionError> {
+) -> Result<Plan, ProfileError> {
     let session = &data.session;
     let mut plan = Plan::default();
 
@@ -177,10 +177,10 @@ impl Plan {
     /// skill folders no longer configured removed.
     pub fn write(
         &self,
-        layout: &SessionLayout,
+        layout: &ProfileLayout,
         data: &AdapterData,
         scrubber: &Scrubber,
-    ) -> Result<(), SessionError> {
+    ) -> Result<(), ProfileError> {
         layout.ensure()?;
         let home = &layout.kiro_home;
         for file in self.scrubbed(scrubber) {
@@ -188,7 +188,7 @@ impl Plan {
             let parent = target.parent().unwrap_or(home);
             fs_safety::create_dir_chain(&layout.project, parent, 0o700)?;
             if std::fs::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
-                return Err(SessionError::Unsafe(fs_safety::UnsafePath::WrongType {
+                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
                     path: target,
                     found: "link or special file",
                     expected: "regular file",
@@ -207,9 +207,9 @@ impl Plan {
     /// special entry inside is refused, not followed or deleted.
     fn remove_stale_skills(
         &self,
-        layout: &SessionLayout,
+        layout: &ProfileLayout,
         skills: &Path,
-    ) -> Result<(), SessionError> {
+    ) -> Result<(), ProfileError> {
         fs_safety::create_dir_chain(&layout.project, skills, 0o700)?;
         let entries = std::fs::read_dir(skills).map_err(io_error("list", skills))?;
         for entry in entries {
@@ -226,11 +226,11 @@ impl Plan {
             } else if kind.is_file() {
                 std::fs::remove_file(&path)
             } else if kind.is_symlink() {
-                return Err(SessionError::Unsafe(fs_safety::UnsafePath::Symlink {
+                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::Symlink {
                     path,
                 }));
             } else {
-                return Err(SessionError::Unsafe(fs_safety::UnsafePath::WrongType {
+                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
                     path,
                     found: fs_safety::describe(kind),
                     expected: "skill folder",

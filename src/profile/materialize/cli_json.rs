@@ -4,10 +4,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::session::SessionError;
+use crate::profile::ProfileError;
 
 /// Flattens nested maps into dotted keys; a key given twice is an error.
-pub fn flatten(content: &Map<String, Value>) -> Result<Map<String, Value>, SessionError> {
+pub fn flatten(content: &Map<String, Value>) -> Result<Map<String, Value>, ProfileError> {
     let mut flat = Map::new();
     walk(content, "", &mut flat)?;
     Ok(flat)
@@ -17,7 +17,7 @@ fn walk(
     map: &Map<String, Value>,
     prefix: &str,
     flat: &mut Map<String, Value>,
-) -> Result<(), SessionError> {
+) -> Result<(), ProfileError> {
     for (key, value) in map {
         let dotted = if prefix.is_empty() {
             key.clone()
@@ -28,7 +28,7 @@ fn walk(
             Value::Object(inner) if !inner.is_empty() => walk(inner, &dotted, flat)?,
             other => {
                 if flat.insert(dotted.clone(), other.clone()).is_some() {
-                    return Err(SessionError::Config {
+                    return Err(ProfileError::Config {
                         key: format!("adapters.kiro.configContent.{dotted}"),
                         message: format!("`{dotted}` is given twice (flat and nested)"),
                     });

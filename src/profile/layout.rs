@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::{io_error, SessionError};
+use super::{io_error, ProfileError};
 use crate::fs_safety;
 use crate::locations::{Locations, Project};
 
 /// The folders of one session.
 #[derive(Debug, Clone)]
-pub struct SessionLayout {
+pub struct ProfileLayout {
     pub name: String,
     /// The project root: symlinks are refused below it.
     pub project: PathBuf,
@@ -42,7 +42,7 @@ pub struct XdgDirs {
 const GITIGNORE: &str =
     "# Written by oneworks: session profiles hold logins and caches.\nsessions/\n";
 
-impl SessionLayout {
+impl ProfileLayout {
     pub fn new(project: &Project, locations: &Locations, name: &str) -> Self {
         let root = project.dot_dir().join("sessions").join(name);
         // Unix socket paths are limited to 108 bytes: a short hash of the
@@ -74,14 +74,14 @@ impl SessionLayout {
 
     /// Refuses the session root and `KIRO_HOME` when a link, a special
     /// entry or an escaping real path is on the way. Creates nothing.
-    pub fn check(&self) -> Result<(), SessionError> {
+    pub fn check(&self) -> Result<(), ProfileError> {
         fs_safety::check_dir_chain(&self.project, &self.kiro_home)?;
         fs_safety::check_dir_chain(&self.project, &self.data)?;
         Ok(())
     }
 
     /// Creates the profile (0700) and `.oneworks/.gitignore`, refusing links.
-    pub fn ensure(&self) -> Result<(), SessionError> {
+    pub fn ensure(&self) -> Result<(), ProfileError> {
         self.check()?;
         let dot = self.project.join(".oneworks");
         fs_safety::create_dir_chain(&self.project, &dot, 0o755)?;
@@ -103,21 +103,21 @@ impl SessionLayout {
 
     /// Creates the private runtime folders (0700, ours) and returns this
     /// session's.
-    pub fn ensure_runtime(&self) -> Result<&Path, SessionError> {
+    pub fn ensure_runtime(&self) -> Result<&Path, ProfileError> {
         ensure_private(&self.runtime_base)?;
         ensure_private(&self.runtime)?;
         Ok(&self.runtime)
     }
 }
 
-fn restrict(path: &Path) -> Result<(), SessionError> {
+fn restrict(path: &Path) -> Result<(), ProfileError> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
         .map_err(io_error("restrict", path))
 }
 
 /// Creates `path` as a 0700 folder of ours, or checks the existing one.
-fn ensure_private(path: &Path) -> Result<(), SessionError> {
+fn ensure_private(path: &Path) -> Result<(), ProfileError> {
     match std::fs::DirBuilder::new()
         .recursive(false)
         .create_private(path)
@@ -161,7 +161,7 @@ mod tests {
     use crate::locations::Environment;
     use std::os::unix::fs::PermissionsExt;
 
-    fn layout(temp: &Path) -> SessionLayout {
+    fn layout(temp: &Path) -> ProfileLayout {
         let project = Project {
             root: temp.join("project"),
             initialized: true,
@@ -172,7 +172,7 @@ mod tests {
             ("XDG_RUNTIME_DIR", temp.join("run")),
         ]);
         let locations = Locations::resolve(&env).expect("locations");
-        SessionLayout::new(&project, &locations, "default")
+        ProfileLayout::new(&project, &locations, "default")
     }
 
     #[test]
@@ -212,12 +212,12 @@ mod tests {
         std::fs::create_dir_all(&elsewhere).expect("mkdir");
         std::fs::create_dir_all(layout.root.parent().expect("parent")).expect("mkdir");
         std::os::unix::fs::symlink(&elsewhere, &layout.root).expect("symlink");
-        assert!(matches!(layout.ensure(), Err(SessionError::Unsafe(_))));
+        assert!(matches!(layout.ensure(), Err(ProfileError::Unsafe(_))));
         std::fs::remove_file(&layout.root).expect("unlink");
 
         std::fs::create_dir_all(&layout.root).expect("mkdir");
         std::os::unix::fs::symlink(&elsewhere, &layout.kiro_home).expect("symlink");
-        assert!(matches!(layout.ensure(), Err(SessionError::Unsafe(_))));
+        assert!(matches!(layout.ensure(), Err(ProfileError::Unsafe(_))));
         assert_eq!(
             std::fs::read_dir(&elsewhere).expect("list").count(),
             0,

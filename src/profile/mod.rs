@@ -1,4 +1,4 @@
-//! Session worlds: where a session's Kiro profile lives (`layout`), the
+//! Profile worlds: where a session's Kiro profile lives (`layout`), the
 //! fresh per-process HOME (`temp_home`), the allowlisted child environment
 //! (`environment`) and the Kiro config written from `config.yaml`
 //! (`materialize`). Structured runs and supervised TUI sessions start Kiro
@@ -15,7 +15,7 @@ use crate::error::{Classify, ErrorKind};
 use crate::fs_safety::UnsafePath;
 
 #[derive(Debug, thiserror::Error)]
-pub enum SessionError {
+pub enum ProfileError {
     #[error(transparent)]
     Unsafe(#[from] UnsafePath),
     #[error("failed to {action} `{path}`")]
@@ -29,17 +29,17 @@ pub enum SessionError {
     Config { key: String, message: String },
 }
 
-impl Classify for SessionError {
+impl Classify for ProfileError {
     fn kind(&self) -> ErrorKind {
         match self {
-            SessionError::Unsafe(error) => error.kind(),
-            SessionError::Io { .. } => ErrorKind::Internal,
-            SessionError::Config { .. } => ErrorKind::Config,
+            ProfileError::Unsafe(error) => error.kind(),
+            ProfileError::Io { .. } => ErrorKind::Internal,
+            ProfileError::Config { .. } => ErrorKind::Config,
         }
     }
     fn hint(&self) -> Option<String> {
         match self {
-            SessionError::Unsafe(error) => error.hint(),
+            ProfileError::Unsafe(error) => error.hint(),
             _ => None,
         }
     }
@@ -48,8 +48,8 @@ impl Classify for SessionError {
 pub(crate) fn io_error<'a>(
     action: &'static str,
     path: &'a std::path::Path,
-) -> impl FnOnce(std::io::Error) -> SessionError + 'a {
-    move |source| SessionError::Io {
+) -> impl FnOnce(std::io::Error) -> ProfileError + 'a {
+    move |source| ProfileError::Io {
         action,
         path: path.to_owned(),
         source,
