@@ -3,10 +3,11 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = oneworks::cli::Cli::parse();
+    let cli = match oneworks::cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return ExitCode::from(code),
+    };
     oneworks::logging::init(&cli.global);
     let json = cli.wants_json();
     match oneworks::run::run(cli) {
