@@ -148,6 +148,30 @@ pub fn stdout_error(error: std::io::Error) -> Error {
     }
 }
 
+/// Prints a failure: the human message (and hint) on stderr, and with
+/// `--json` also `{"error":{kind,message,hint}}` on stdout. Both pass the
+/// scrubber; a closed stdout prints nothing.
+pub fn report_error(error: &Error, json: bool) {
+    if error.kind() == ErrorKind::StdoutClosed {
+        return;
+    }
+    human(format_args!("error: {}", error.message()));
+    if let Some(hint) = error.hint() {
+        human(format_args!("hint: {hint}"));
+    }
+    if json {
+        let document = serde_json::json!({
+            "error": {
+                "kind": error.kind().as_str(),
+                "message": sanitize(&error.message()),
+                "hint": error.hint().map(|hint| sanitize(hint).into_owned()),
+            }
+        });
+        // Nothing more to do if stdout is gone as well.
+        let _ = print_json(&document);
+    }
+}
+
 /// Whether stderr is a terminal (progress bars only then).
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
