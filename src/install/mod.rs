@@ -11,11 +11,13 @@ mod fetch;
 pub mod format;
 pub mod lock;
 pub mod manifest;
+pub mod network_error;
 pub mod pin;
 pub mod pipeline;
 pub mod platform;
 pub mod policy;
 mod publish;
+pub mod retry;
 pub mod reuse;
 pub mod store;
 

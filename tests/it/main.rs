@@ -9,6 +9,7 @@ mod concurrency;
 mod config;
 mod harness;
 mod hostile;
+mod launch;
 mod network;
 mod prepare;
 mod session;
