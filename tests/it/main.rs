@@ -12,5 +12,6 @@ mod hostile;
 mod launch;
 mod network;
 mod prepare;
+mod reuse;
 mod session;
 mod sources;
