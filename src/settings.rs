@@ -163,13 +163,23 @@ impl Settings {
         let manifest_url = parse_url(&manifest_text)?;
         let base_text = match self.env.get("ONEWORKS_KIRO_DOWNLOAD_BASE") {
             Some(base) => base.to_owned(),
-            None => match manifest_text.strip_suffix(&self.data.manifest.base_strip_suffix) {
-                Some(base) => base.to_owned(),
-                None => manifest_url
-                    .join(".")
-                    .map(|url| url.to_string())
-                    .unwrap_or_else(|_| manifest_text.clone()),
-            },
+            None => {
+                // The manifest's query (a mirror's token) and fragment are
+                // not part of the base.
+                let mut bare = manifest_url.clone();
+                bare.set_query(None);
+                bare.set_fragment(None);
+                match bare
+                    .as_str()
+                    .strip_suffix(&self.data.manifest.base_strip_suffix)
+                {
+                    Some(base) => base.to_owned(),
+                    None => bare
+                        .join(".")
+                        .map(|url| url.to_string())
+                        .unwrap_or_else(|_| bare.to_string()),
+                }
+            }
         };
         let base_text = if base_text.ends_with('/') {
             base_text

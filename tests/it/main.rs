@@ -11,6 +11,7 @@ mod harness;
 mod hostile;
 mod launch;
 mod network;
+mod outside;
 mod prepare;
 mod reuse;
 mod session;
