@@ -10,6 +10,7 @@ mod config;
 mod harness;
 mod hostile;
 mod launch;
+mod messages;
 mod network;
 mod outside;
 mod prepare;
