@@ -139,13 +139,11 @@ impl Fetcher {
         Ok(slot.get_or_init(|| client))
     }
 
-    /// Opens `url` for reading, retrying transient failures before the body.
-    pub fn open(&self, url: &Url) -> Result<Body, NetworkError> {
-        self.retry.run(|| self.open_once(url))
-    }
-
-    /// One attempt, with the server's `Retry-After` on failure.
-    fn open_once(&self, url: &Url) -> Result<Body, (NetworkError, Option<Duration>)> {
+    /// Opens `url` for reading: one attempt, with the server's
+    /// `Retry-After` on failure. The caller's retry loop covers the request
+    /// and the body together, so a failing server is asked at most
+    /// `attempts` times in all.
+    pub fn open_once(&self, url: &Url) -> Result<Body, (NetworkError, Option<Duration>)> {
         if url.scheme() == "file" {
             let path = url
                 .to_file_path()

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::download::NetworkError;
 use super::extract::ExtractError;
+use super::format::FileType;
 use super::lock::LockError;
 use super::manifest::ManifestError;
 use super::pin::PinError;
@@ -61,7 +62,10 @@ pub enum InstallError {
     #[error("--locked needs a project: no `.oneworks/` folder at or above the working directory")]
     LockedWithoutProject,
     #[error("installing a `{file_type}` package is not supported on this host yet (selected `{download}`)")]
-    UnsupportedHost { file_type: String, download: String },
+    UnsupportedHost {
+        file_type: FileType,
+        download: String,
+    },
     #[error("the `kiro-cli` {version} archive holds none of {candidates}")]
     NoBinary { version: String, candidates: String },
     #[error("the downloaded `kiro-cli` {version} failed its probe: {problem}")]

@@ -64,24 +64,26 @@ impl Installer<'_> {
             .size
             .saturating_mul(self.data.archive.max_expansion)
             .max(1 << 20);
+        // One loop around request and body: a server that fails either
+        // way is asked at most `attempts` times in all.
         let mut attempt = 0;
         loop {
-            match self.fetch_into(target, url, unpack, staging_dir, limit) {
-                // `open` already retried the request itself; here only a
-                // body that broke off mid-stream is tried again.
-                Err(InstallError::Network(error))
-                    if matches!(
-                        error,
-                        NetworkError::Io { .. }
-                            | NetworkError::Truncated { .. }
-                            | NetworkError::Stalled { .. }
-                    ) && attempt + 1 < self.fetcher.retry.attempts =>
+            let outcome = match self.fetcher.open_once(url) {
+                Ok(body) => self
+                    .fetch_into(body, target, url, unpack, staging_dir, limit)
+                    .map_err(|error| (error, None)),
+                Err((error, retry_after)) => Err((InstallError::Network(error), retry_after)),
+            };
+            match outcome {
+                Ok(sha256) => return Ok(sha256),
+                Err((InstallError::Network(error), retry_after))
+                    if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts =>
                 {
-                    self.fetcher.retry.pause(attempt, None, &error);
+                    self.fetcher.retry.pause(attempt, retry_after, &error);
                     attempt += 1;
                     crate::fs_safety::empty_dir(staging_dir).map_err(io("clear", staging_dir))?;
                 }
-                other => return other,
+                Err((error, _)) => return Err(error),
             }
         }
     }
@@ -106,6 +108,7 @@ impl Installer<'_> {
     /// One attempt: downloads, hashes and extracts one artifact.
     fn fetch_into(
         &self,
+        body: download::Body,
         target: &Target,
         url: &Url,
         unpack: Unpack,
@@ -113,7 +116,6 @@ impl Installer<'_> {
         limit: u64,
     ) -> Result<String, InstallError> {
         let entry = &target.entry;
-        let body = self.fetcher.open(url)?;
         if let Some(announced) = body.length {
             if announced != entry.size {
                 return Err(NetworkError::SizeMismatch {

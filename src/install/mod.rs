@@ -287,7 +287,7 @@ impl Installer<'_> {
             .file_type
             .unpack()
             .ok_or_else(|| InstallError::UnsupportedHost {
-                file_type: entry.file_type.to_string(),
+                file_type: entry.file_type.clone(),
                 download: crate::adapter::display::outside_line(&entry.download).into_owned(),
             })?;
         let url = self.artifact_url(entry)?;

@@ -221,3 +221,104 @@ pub(super) fn without_url(error: std::io::Error) -> std::io::Error {
         None => std::io::Error::from(kind),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url() -> Url {
+        Url::parse("http://user:secret@mirror.test/k.tar.gz?token=t0k").expect("url")
+    }
+
+    const SHOWN: &str = "http://***@mirror.test/k.tar.gz?token=***";
+
+    #[test]
+    fn a_timed_out_read_is_a_stall_naming_the_url() {
+        let idle = Duration::from_secs(30);
+        let error = NetworkError::read(
+            &url(),
+            std::io::Error::new(std::io::ErrorKind::TimedOut, BodyFailure::Stalled),
+            idle,
+        );
+        assert_eq!(
+            error.to_string(),
+            format!("`{SHOWN}` stalled: no data for 30s")
+        );
+        assert!(error.is_transient());
+        let error = NetworkError::read(
+            &url(),
+            std::io::Error::other(std::io::Error::from(std::io::ErrorKind::TimedOut)),
+            idle,
+        );
+        assert!(matches!(error, NetworkError::Stalled { .. }), "{error}");
+    }
+
+    #[test]
+    fn a_body_that_broke_off_is_a_truncation() {
+        let error = NetworkError::read(
+            &url(),
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                BodyFailure::Ended {
+                    received: 5,
+                    expected: 9,
+                },
+            ),
+            Duration::from_secs(30),
+        );
+        assert_eq!(
+            error.to_string(),
+            format!("`{SHOWN}` ended after 5 of 9 bytes")
+        );
+        let error = NetworkError::read(
+            &url(),
+            std::io::Error::from(std::io::ErrorKind::ConnectionReset),
+            Duration::from_secs(30),
+        );
+        assert_eq!(error.to_string(), format!("reading `{SHOWN}` failed"));
+    }
+
+    #[test]
+    fn every_network_failure_a_user_can_act_on_has_a_hint() {
+        let shown = SHOWN.to_owned();
+        for error in [
+            NetworkError::Status {
+                url: shown.clone(),
+                status: 503,
+            },
+            NetworkError::Status {
+                url: shown.clone(),
+                status: 403,
+            },
+            NetworkError::Status {
+                url: shown.clone(),
+                status: 404,
+            },
+            NetworkError::Stalled {
+                url: shown.clone(),
+                idle: Duration::from_secs(1),
+            },
+            NetworkError::Truncated {
+                url: shown.clone(),
+                received: 1,
+                expected: 2,
+            },
+            NetworkError::SizeMismatch {
+                url: shown.clone(),
+                announced: 1,
+                expected: 2,
+            },
+            NetworkError::Oversized {
+                url: shown.clone(),
+                expected: 2,
+            },
+            NetworkError::TooLarge {
+                url: shown.clone(),
+                limit: 2,
+            },
+            NetworkError::Scheme { url: shown },
+        ] {
+            assert!(error.hint().is_some(), "{error}");
+        }
+    }
+}

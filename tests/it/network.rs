@@ -640,3 +640,31 @@ fn a_body_longer_than_the_manifest_size_is_refused() {
         env.assert_nothing_published(VERSION);
     }
 }
+
+#[test]
+fn a_server_silent_before_its_headers_is_asked_three_times_in_all() {
+    let mut env = fast(TestEnv::new());
+    env.set_env("ONEWORKS_HTTP_TIMEOUT", "1");
+    let artifact = serve_single(&env, Format::TarGz, |entry| entry);
+    env.server.route(
+        &artifact.server_path,
+        Route::Silent {
+            release: env.base().join("never-released"),
+        },
+    );
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!(
+            "`{}` stalled: no data for 1s",
+            env.server.url(&artifact.server_path)
+        )
+    );
+    assert_eq!(
+        env.server.hits(&artifact.server_path),
+        3,
+        "one retry loop around request and body"
+    );
+    env.assert_nothing_published(VERSION);
+}

@@ -36,6 +36,10 @@ pub enum Route {
         after_bytes: usize,
         release: PathBuf,
     },
+    /// Reads the request and answers nothing until the `release` file
+    /// exists (or the server is dropped): a server that hangs before its
+    /// headers.
+    Silent { release: PathBuf },
     /// 200 without a `Content-Length`: the body ends when the server
     /// closes the connection.
     NoLength(Arc<[u8]>),
@@ -71,6 +75,7 @@ enum Plan {
     Stall(Arc<[u8]>, usize, PathBuf),
     Slow(Arc<[u8]>, usize, u64),
     NoLength(Arc<[u8]>),
+    Silent(PathBuf),
     NotFound,
 }
 
@@ -191,6 +196,7 @@ fn plan(route: &mut Route) -> Plan {
     match route {
         Route::Ok(body) => Plan::Body(Arc::clone(body)),
         Route::NoLength(body) => Plan::NoLength(Arc::clone(body)),
+        Route::Silent { release } => Plan::Silent(release.clone()),
         Route::Status(code) => Plan::Status(*code, None),
         Route::Truncate { body, send } => Plan::Truncate(Arc::clone(body), *send),
         Route::FailThen {
@@ -286,6 +292,16 @@ fn respond(
                 stream.write_all(&body)?;
             }
             Ok(())
+        }
+        Plan::Silent(release) => {
+            *shared.lock().stalled.entry(path.to_owned()).or_insert(0) += 1;
+            while !release.exists() {
+                if shared.stopping.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            write_head(stream, 503, 0, None)
         }
         Plan::NoLength(body) => {
             stream.write_all(
