@@ -150,6 +150,26 @@ impl Manifest {
 
 impl ArtifactEntry {
     pub fn validate(&self, index: usize) -> Result<(), ManifestError> {
+        // Manifest text reaches messages and records: a value with control
+        // characters is malformed, not something to show.
+        let texts = [
+            ("targetTriple", Some(self.target_triple.as_str())),
+            ("os", Some(self.os.as_str())),
+            ("fileType", Some(self.file_type.as_str())),
+            ("architecture", Some(self.architecture.as_str())),
+            ("variant", self.variant.as_deref()),
+            ("download", Some(self.download.as_str())),
+            ("cliPath", self.cli_path.as_deref()),
+        ];
+        for (field, text) in texts {
+            if text.is_some_and(|text| text.chars().any(char::is_control)) {
+                return Err(ManifestError::Field {
+                    index,
+                    field,
+                    problem: "contains control characters".to_owned(),
+                });
+            }
+        }
         if !is_sha256(&self.sha256) {
             return Err(ManifestError::Digest {
                 index,
@@ -220,6 +240,12 @@ mod tests {
             Manifest::parse(b"{\"packages\":[]}"),
             Err(ManifestError::Missing("version"))
         ));
+        let hostile = ENTRY.replace("x86_64-unknown-linux-gnu", "x86_64\\u001b[31m");
+        let text = format!(r#"{{"version":"2.15.1","packages":[{hostile}]}}"#);
+        assert_eq!(
+            Manifest::parse(text.as_bytes()).unwrap_err().to_string(),
+            "manifest package #0: `targetTriple` contains control characters"
+        );
         assert!(matches!(
             Manifest::parse(b"not json"),
             Err(ManifestError::Json(_))

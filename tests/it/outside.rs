@@ -141,3 +141,36 @@ fn a_symlinked_dot_oneworks_is_refused_by_prepare() {
     assert_eq!(env.server.total_hits(), 0, "refused before any request");
     env.assert_nothing_published(VERSION);
 }
+
+#[test]
+fn manifest_fields_with_control_characters_are_malformed() {
+    for (field, value) in [
+        ("download", "2.15.1/\u{1b}[2Jkirocli.tar.gz"),
+        ("os", "\u{1b}]0;pwned\u{7}linux"),
+        ("targetTriple", "x86_64-unknown-linux-gnu\u{1b}[31m"),
+    ] {
+        let env = TestEnv::new();
+        let release = env.stage_release(VERSION, &[Format::TarGz]);
+        let entries: Vec<serde_json::Value> = release
+            .entries()
+            .into_iter()
+            .map(|mut entry| {
+                entry[field] = json!(value);
+                entry
+            })
+            .collect();
+        env.serve_manifest(&crate::support::manifest::document(VERSION, &entries));
+        let outcome = env.prepare(&[]);
+        let message = outcome.assert_error(4, "network");
+        assert_eq!(
+            message,
+            format!(
+                "failed to read the Kiro manifest `{}`: manifest package #0: `{field}` contains control characters",
+                env.manifest_url()
+            )
+        );
+        assert_no_controls(&outcome.stderr);
+        assert_eq!(release.artifact_hits(&env.server), 0, "{field}");
+        env.assert_nothing_published(VERSION);
+    }
+}
