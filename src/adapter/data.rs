@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::install::format::FileType;
+
 /// The data file built into the binary.
 pub const BUILTIN_KIRO: &str = include_str!("../../manifests/kiro.yaml");
 
@@ -59,7 +61,6 @@ pub struct AdapterData {
 pub struct ManifestData {
     pub url: String,
     pub base_strip_suffix: String,
-    pub channel: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -92,21 +93,19 @@ pub struct PlatformData {
 pub struct LinuxData {
     pub variant: String,
     pub glibc_floor: BTreeMap<String, String>,
-    pub format_preference: Vec<String>,
+    pub format_preference: Vec<FileType>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MacosData {
-    pub file_type: String,
-    pub architectures: Vec<String>,
-    pub default_cli_path: String,
+    pub file_type: FileType,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WindowsData {
-    pub file_type: String,
+    pub file_type: FileType,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -135,7 +135,10 @@ fn run(
         Ok(status) => CommandOutcome {
             success: status.success(),
             failure: (!status.success()).then(|| {
-                let tail = stderr.trim().lines().last().unwrap_or_default().to_owned();
+                // Outside text: it ends up in messages on the terminal.
+                let tail =
+                    super::display::outside_line(stderr.trim().lines().last().unwrap_or_default())
+                        .into_owned();
                 if tail.is_empty() {
                     format!("exited with {status}")
                 } else {
@@ -188,8 +191,8 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         .chain(version.stderr.lines())
         .map(str::trim)
         .find(|line| !line.is_empty())
-        .unwrap_or_default()
-        .to_owned();
+        .map(|line| super::display::outside_line(line).into_owned())
+        .unwrap_or_default();
     let parsed = settings
         .version_pattern
         .captures(&version_output)
@@ -205,7 +208,7 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         ))
     } else if parsed.is_none() {
         Some(format!(
-            "`{}` printed no version: {version_output:?}",
+            "`{}` printed no version: `{version_output}`",
             settings.version_args.join(" ")
         ))
     } else {

@@ -15,7 +15,7 @@ use crate::error::{Classify, ErrorKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("timed out after {}s waiting for another oneworks{} to finish installing (lock `{path}`)", timeout.as_secs(), holder(*pid))]
+    #[error("timed out after {} waiting for another oneworks{} to finish installing (lock `{path}`)", humantime::format_duration(*timeout), holder(*pid))]
     Timeout {
         path: PathBuf,
         pid: Option<u32>,
@@ -63,11 +63,28 @@ impl Drop for InstallLock {
     }
 }
 
+/// The pid the holder recorded, only when that process is alive: a pid
+/// left by a killed holder (the lock died with it) names nobody.
 fn read_pid(file: &mut File) -> Option<u32> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
     file.take(32).read_to_string(&mut text).ok()?;
-    text.trim().parse().ok()
+    text.trim().parse().ok().filter(|pid| is_alive(*pid))
+}
+
+/// Whether process `pid` exists (signal 0 checks without sending).
+#[allow(unsafe_code)]
+fn is_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: kill with signal 0 only checks that `pid` exists and may be
+    // signalled; it has no memory-safety preconditions.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Takes the lock at `path`, waiting up to `timeout`. `on_wait` is called
@@ -157,5 +174,27 @@ mod tests {
         })
         .expect("after release");
         assert!(path.exists(), "the lock file is never deleted");
+    }
+
+    #[test]
+    fn a_dead_holder_pid_is_not_named() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let path = temp.path().join(".install.lock");
+        let held = acquire(&path, Duration::from_secs(1), |_| {}).expect("first");
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let dead = child.id();
+        child.wait().expect("wait");
+        std::fs::write(&path, format!("{dead}\n")).expect("record a dead pid");
+        let mut waited_for = Some(0);
+        let error = acquire(&path, Duration::from_millis(100), |pid| waited_for = pid).unwrap_err();
+        assert_eq!(waited_for, None);
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "timed out after 100ms waiting for another oneworks to finish installing (lock `{}`)",
+                path.display()
+            )
+        );
+        drop(held);
     }
 }

@@ -24,7 +24,7 @@ pub enum PinError {
         #[source]
         source: serde_json::Error,
     },
-    #[error("`{path}` records version `{version}`, which is not a semantic version")]
+    #[error("`{path}` records version `{}`, which is not a semantic version", crate::adapter::display::outside_line(.version))]
     Version { path: PathBuf, version: String },
     #[error("`{path}` holds a malformed package entry")]
     Entry {
@@ -53,10 +53,18 @@ impl Classify for PinError {
             _ => ErrorKind::Config,
         }
     }
+    fn hint(&self) -> Option<String> {
+        match self {
+            PinError::Invalid { path, .. }
+            | PinError::Version { path, .. }
+            | PinError::Entry { path, .. } => Some(format!(
+                "fix or delete `{}`; `oneworks adapter prepare kiro` writes it again",
+                path.display()
+            )),
+            PinError::Read { .. } | PinError::Write { .. } => None,
+        }
+    }
 }
-
-/// The archive formats worth pinning (installable ones).
-const ARCHIVES: [&str; 4] = ["tarGz", "tarXz", "tarZst", "zip"];
 
 impl Pin {
     pub fn from_manifest(manifest: &Manifest) -> Self {
@@ -65,7 +73,7 @@ impl Pin {
             packages: manifest
                 .packages
                 .iter()
-                .filter(|entry| ARCHIVES.contains(&entry.file_type.as_str()))
+                .filter(|entry| entry.file_type.is_installable())
                 .cloned()
                 .collect(),
         }

@@ -18,11 +18,14 @@ pub struct InstallRecord {
     pub sha256: String,
     pub url: String,
     pub size: u64,
-    pub file_type: String,
+    pub file_type: super::format::FileType,
     pub target_triple: String,
     /// The executable, relative to the version folder.
     pub binary: String,
     pub installed_at: String,
+    /// The executable as published, compared before every reuse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary_fingerprint: Option<super::reuse::Fingerprint>,
 }
 
 /// An installed, checked version.
