@@ -6,7 +6,16 @@ use crate::profile::layout::ProfileLayout;
 use crate::profile::materialize::{self, mcp::Target};
 use crate::settings::Settings;
 
+/// Everything `render` checks, without writing: the config (loaded with
+/// the settings), the default session's folders, and the plan — skill
+/// sources included.
 pub fn check(settings: &Settings) -> Result<(), Error> {
+    let kiro = &settings.config.config.adapters.kiro;
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, "default");
+    layout.check()?;
+    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
+    let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
+    print_notes(&plan.diagnostics, &scrubber);
     let files = &settings.config.files;
     if files.is_empty() {
         output::say(
@@ -31,10 +40,8 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
     layout.check()?;
     let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
-    for diagnostic in &plan.diagnostics {
-        eprintln!("note: {diagnostic}");
-    }
     let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
+    print_notes(&plan.diagnostics, &scrubber);
     if dry_run {
         println!("# KIRO_HOME={}", layout.kiro_home.display());
         for file in plan.scrubbed(&scrubber) {
@@ -53,4 +60,11 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
         ),
     );
     Ok(())
+}
+
+/// Render notes on stderr, scrubbed (they may quote config values).
+fn print_notes(diagnostics: &[String], scrubber: &crate::redact::Scrubber) {
+    for diagnostic in diagnostics {
+        eprintln!("note: {}", scrubber.scrub_str(diagnostic));
+    }
 }

@@ -11,5 +11,5 @@ mod harness;
 mod hostile;
 mod network;
 mod prepare;
-mod session;
+mod profile;
 mod sources;

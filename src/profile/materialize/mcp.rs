@@ -93,7 +93,7 @@ pub fn place(servers: &BTreeMap<String, McpServer>, target: Target) -> Placement
             (McpServer::Remote(remote), Target::Render) => placement.diagnostics.push(format!(
                 "MCP server `{name}` ({}, {}): pending capability check; not written until the agent's support is known",
                 transport_name(remote.transport),
-                remote.url
+                crate::redact::redact_url(&remote.url)
             )),
         }
     }
