@@ -11,5 +11,5 @@ pub mod schema;
 pub use credentials::check_text;
 pub use error::ConfigError;
 pub use load::{load, ConfigSources, LoadedConfig, MAX_CONFIG_BYTES};
-pub use references::{env_references, reference_name, resolve_references};
+pub use references::{env_references, reference_name, references_in, resolve_references};
 pub use schema::*;

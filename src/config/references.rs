@@ -13,7 +13,7 @@ pub fn reference_name(value: &str) -> Option<&str> {
 }
 
 /// Every `${VAR}` named anywhere in a string.
-pub(super) fn references_in(text: &str, names: &mut BTreeSet<String>) {
+pub fn references_in(text: &str, names: &mut BTreeSet<String>) {
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         let after = &rest[start + 2..];

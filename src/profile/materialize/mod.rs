@@ -4,6 +4,7 @@
 //! (pure), then written — every file scrubbed and written atomically — or
 //! printed for `--dry-run`.
 
+pub mod acp_mcp;
 pub mod agent;
 pub mod cli_json;
 pub mod mcp;
