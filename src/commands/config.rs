@@ -62,9 +62,21 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     Ok(())
 }
 
-/// Render notes on stderr, scrubbed (they may quote config values).
+/// Render notes on stderr, scrubbed (they may quote config values) and
+/// with control characters replaced (server names come from the config).
 fn print_notes(diagnostics: &[String], scrubber: &crate::redact::Scrubber) {
     for diagnostic in diagnostics {
-        eprintln!("note: {}", scrubber.scrub_str(diagnostic));
+        let printable: String = scrubber
+            .scrub_str(diagnostic)
+            .chars()
+            .map(|character| {
+                if character.is_control() {
+                    '\u{fffd}'
+                } else {
+                    character
+                }
+            })
+            .collect();
+        eprintln!("note: {printable}");
     }
 }

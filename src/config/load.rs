@@ -141,13 +141,26 @@ fn sets_skills(layer: &Value) -> bool {
         .is_some_and(|skills| !skills.is_null())
 }
 
-/// `message` with credential-shaped text masked: parser messages quote the
-/// offending value, and a key pasted into the wrong field must not be
-/// echoed to the terminal.
+/// `message` made safe to print: credential-shaped text masked (parser
+/// messages quote the offending value, and a key pasted into the wrong
+/// field must not be echoed) and control characters shown escaped (a
+/// key holding `ESC[2J` must not clear the terminal).
 fn mask_credentials(message: &str, rules: &CredentialRules) -> String {
     let mut out = message.to_owned();
     for pattern in &rules.value_patterns {
         out = pattern.0.replace_all(&out, "***").into_owned();
+    }
+    if out.chars().any(char::is_control) {
+        out = out
+            .chars()
+            .map(|character| {
+                if character.is_control() {
+                    format!("\\u{{{:x}}}", u32::from(character))
+                } else {
+                    character.to_string()
+                }
+            })
+            .collect();
     }
     out
 }
@@ -484,6 +497,51 @@ mod tests {
         let loaded = load(&sources, &data).expect("loads");
         assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::System);
         assert_eq!(loaded.config.adapters.kiro.pass_env.len(), 2);
+    }
+
+    #[test]
+    fn relative_skill_paths_follow_the_file_that_set_them() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let user_dir = temp.path().join("user");
+        let project_dir = temp.path().join("project/.oneworks");
+        std::fs::create_dir_all(&user_dir).expect("mkdir");
+        std::fs::create_dir_all(&project_dir).expect("mkdir");
+        let user = user_dir.join("config.yaml");
+        let project = project_dir.join("config.yaml");
+        std::fs::write(
+            &user,
+            "adapters:\n  kiro:\n    skills:\n      - name: a\n        path: ./skills/a\n",
+        )
+        .expect("write");
+        std::fs::write(&project, "adapters:\n  kiro:\n    systemPrompt: hi\n").expect("write");
+        let sources = ConfigSources {
+            user: Some(user),
+            project: Some(project.clone()),
+            explicit: None,
+        };
+        let data = AdapterData::builtin().expect("data");
+        let loaded = load(&sources, &data).expect("loads");
+        let skill = &loaded.config.adapters.kiro.skills[0];
+        assert_eq!(skill.path, user_dir.join("skills/a"));
+        assert_eq!(skill.config_dir, user_dir);
+
+        std::fs::write(
+            &project,
+            "adapters:\n  kiro:\n    skills:\n      - name: b\n        path: ./skills/b\n",
+        )
+        .expect("write");
+        let loaded = load(&sources, &data).expect("loads");
+        let skill = &loaded.config.adapters.kiro.skills[0];
+        assert_eq!(skill.path, project_dir.join("skills/b"));
+        assert_eq!(skill.config_dir, project_dir);
+    }
+
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        let error = load_text("adapters:\n  kiro:\n    \"\\e[2Jx\": 1\n").unwrap_err();
+        let message = error.to_string();
+        assert!(!message.contains('\u{1b}'), "{message:?}");
+        assert!(message.contains("\\u{1b}[2Jx"), "{message:?}");
     }
 
     #[test]

@@ -384,3 +384,26 @@ fn render_notes_redact_url_credentials() {
         .collect();
     insta::assert_snapshot!(notes);
 }
+
+#[test]
+fn control_characters_from_the_config_do_not_reach_the_terminal() {
+    let env = TestEnv::new();
+    env.write_config(
+        "adapters:\n  kiro:\n    mcpServers:\n      \"\\e]0;title\\a\\e[2J\":\n        url: https://example.com/mcp\n",
+    );
+    let outcome = env.run(&["config", "render", "kiro", "--dry-run"]);
+    outcome.assert_success();
+    assert!(
+        outcome.stderr.contains("pending capability check") && !outcome.stderr.contains('\u{1b}'),
+        "{:?}",
+        outcome.stderr
+    );
+    env.write_config("adapters:\n  kiro:\n    \"\\e[2J\": 1\n");
+    let outcome = env.run(&["config", "check"]);
+    outcome.assert_code(3);
+    assert!(
+        !outcome.all_text().contains('\u{1b}'),
+        "{:?}",
+        outcome.stderr
+    );
+}
