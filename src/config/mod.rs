@@ -4,12 +4,14 @@
 
 mod credentials;
 mod error;
+mod file;
 mod load;
 mod references;
 pub mod schema;
 
 pub use credentials::check_text;
 pub use error::ConfigError;
-pub use load::{load, ConfigSources, LoadedConfig, MAX_CONFIG_BYTES};
+pub use file::MAX_CONFIG_BYTES;
+pub use load::{load, ConfigSources, LoadedConfig};
 pub use references::{env_references, reference_name, references_in, resolve_references};
 pub use schema::*;

@@ -252,9 +252,22 @@ impl Scrubber {
     }
 }
 
-/// Whether `value` is a string that is exactly one `${NAME}` reference.
+/// Whether `value` is a string that is exactly one `${NAME}` reference
+/// (the syntax of `config::reference_name`, restated here so that the
+/// scrubber, which config uses, does not depend on config).
 fn is_reference(value: &Value) -> bool {
-    matches!(value, Value::String(text) if crate::config::reference_name(text).is_some())
+    let Value::String(text) = value else {
+        return false;
+    };
+    let Some(name) = text
+        .strip_prefix("${")
+        .and_then(|rest| rest.strip_suffix('}'))
+    else {
+        return false;
+    };
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
 }
 
 fn serialize(value: &Value, pretty: bool) -> String {
