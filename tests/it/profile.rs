@@ -1,6 +1,7 @@
-//! Session worlds (issue 3): `config render`, `adapter login` with the fake
-//! Kiro, the canary real HOME, the fresh temp HOME, the child environment,
-//! symlink refusals and scrubbing of what is written.
+//! Profile worlds (SPEC §5, §6): `config render`, `adapter login` with the
+//! fake Kiro, the canary real HOME, the fresh temp HOME, the child
+//! environment, skill sources read without following links, symlink
+//! refusals and scrubbing of what is written.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

@@ -1,8 +1,11 @@
 //! Materializing a session's Kiro world from `config.yaml` (SPEC §5):
 //! `settings/cli.json`, `agents/oneworks.json`, the always-included steering
-//! file, staged skills, MCP servers and hooks. A [`Plan`] is computed first
-//! (pure), then written — every file scrubbed and written atomically — or
-//! printed for `--dry-run`.
+//! file, staged skills (read by `skill_source` without following links),
+//! MCP servers and hooks. A [`Plan`] is computed first (reading skill
+//! sources, writing nothing), then written — every file scrubbed and
+//! written atomically — or printed for `--dry-run`. ACP runs get their MCP
+//! servers from [`acp_mcp::acp_mcp_servers`] after `initialize`, not from
+//! the plan.
 
 pub mod acp_mcp;
 pub mod agent;
