@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::error::ErrorKind;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "oneworks",
@@ -141,6 +143,60 @@ pub fn parse_session_name(name: &str) -> Result<String, String> {
     }
 }
 
+/// Parses the process arguments. On a usage error prints clap's message on
+/// stderr (and, when `--json` is among the arguments, the `{"error":…}`
+/// document on stdout) and returns the exit code; `--help`/`--version`
+/// print and return 0.
+pub fn parse() -> Result<Cli, u8> {
+    // An empty `ONEWORKS_CONFIG=` means "not set", like an unset variable,
+    // rather than "a value is required for --config".
+    if std::env::var_os("ONEWORKS_CONFIG").is_some_and(|value| value.is_empty()) {
+        std::env::remove_var("ONEWORKS_CONFIG");
+    }
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    Cli::try_parse_from(&args).map_err(|error| {
+        use clap::error::ErrorKind as ClapKind;
+        let informational = matches!(
+            error.kind(),
+            ClapKind::DisplayHelp
+                | ClapKind::DisplayVersion
+                | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand
+        );
+        if informational {
+            let _ = error.print();
+            return if error.kind() == ClapKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ErrorKind::Usage.exit_code()
+            } else {
+                0
+            };
+        }
+        let _ = error.print();
+        if args.iter().skip(1).any(|arg| arg == "--json") {
+            let message = error.kind().as_str().map_or_else(
+                || "invalid command line".to_owned(),
+                |kind| kind.to_lowercase(),
+            );
+            let detail = error
+                .render()
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_owned();
+            let document = serde_json::json!({
+                "error": {
+                    "kind": ErrorKind::Usage.as_str(),
+                    "message": crate::output::clean(if detail.is_empty() { &message } else { &detail }),
+                    "hint": "run with --help to see the accepted arguments",
+                }
+            });
+            let _ = crate::output::print_json(&document);
+        }
+        ErrorKind::Usage.exit_code()
+    })
+}
+
 impl Cli {
     /// Whether this invocation asked for JSON output (errors follow suit).
     pub fn wants_json(&self) -> bool {
@@ -157,8 +213,7 @@ impl Cli {
 mod tests {
     use clap::CommandFactory;
 
-    use super::Cli;
-    use crate::error::ErrorKind;
+    use super::{Cli, ErrorKind};
 
     #[test]
     fn help_lists_every_exit_code() {

@@ -8,6 +8,7 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     Internal,
+    Usage,
     Config,
     Network,
     ChecksumMismatch,
@@ -18,12 +19,15 @@ pub enum ErrorKind {
     PermissionRefused,
     Session,
     Interrupted,
+    /// Stdout was closed by its reader (`… | head -1`): end quietly.
+    StdoutClosed,
 }
 
 impl ErrorKind {
     pub fn exit_code(self) -> u8 {
         match self {
             ErrorKind::Internal => 1,
+            ErrorKind::Usage => 2,
             ErrorKind::Config => 3,
             ErrorKind::Network => 4,
             ErrorKind::ChecksumMismatch => 5,
@@ -34,12 +38,14 @@ impl ErrorKind {
             ErrorKind::PermissionRefused => 10,
             ErrorKind::Session => 11,
             ErrorKind::Interrupted => 130,
+            ErrorKind::StdoutClosed => 0,
         }
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::Internal => "internal",
+            ErrorKind::Usage => "usage",
             ErrorKind::Config => "config",
             ErrorKind::Network => "network",
             ErrorKind::ChecksumMismatch => "checksum_mismatch",
@@ -50,6 +56,7 @@ impl ErrorKind {
             ErrorKind::PermissionRefused => "permission_refused",
             ErrorKind::Session => "session",
             ErrorKind::Interrupted => "interrupted",
+            ErrorKind::StdoutClosed => "stdout_closed",
         }
     }
 }
@@ -72,6 +79,11 @@ impl Error {
 
     pub fn msg(kind: ErrorKind, message: impl fmt::Display) -> Self {
         Self::new(kind, anyhow::anyhow!("{message}"))
+    }
+
+    /// Stdout was closed by its reader: the command ends quietly, exit 0.
+    pub fn stdout_closed() -> Self {
+        Self::msg(ErrorKind::StdoutClosed, "standard output was closed")
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -122,25 +134,6 @@ pub trait Classify: std::error::Error + Send + Sync + 'static {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// Prints a failure: the human message (and hint) on stderr, and with
-/// `--json` also `{"error":{kind,message,hint}}` on stdout.
-pub fn report(error: &Error, json: bool) {
-    eprintln!("error: {}", error.message());
-    if let Some(hint) = error.hint() {
-        eprintln!("hint: {hint}");
-    }
-    if json {
-        let document = serde_json::json!({
-            "error": {
-                "kind": error.kind().as_str(),
-                "message": error.message(),
-                "hint": error.hint(),
-            }
-        });
-        println!("{document}");
-    }
-}
 
 /// Lifts a subsystem error into the edge error, keeping kind and hint.
 impl<E: Classify> From<E> for Error {

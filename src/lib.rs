@@ -18,6 +18,7 @@ pub mod install;
 pub mod locations;
 pub mod logging;
 pub mod output;
+pub mod process;
 pub mod profile;
 pub mod redact;
 pub mod run;

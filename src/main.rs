@@ -3,16 +3,17 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = oneworks::cli::Cli::parse();
+    let cli = match oneworks::cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return ExitCode::from(code),
+    };
     oneworks::logging::init(&cli.global);
     let json = cli.wants_json();
     match oneworks::run::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            oneworks::error::report(&error, json);
+            oneworks::output::report_error(&error, json);
             ExitCode::from(error.kind().exit_code())
         }
     }

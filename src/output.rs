@@ -1,24 +1,174 @@
-//! Output helpers: JSON documents on stdout, human text on stderr, and
-//! RFC 3339 timestamps for records.
+//! Everything oneworks prints goes through here (SPEC §1.3, §6.2): JSON
+//! documents on stdout, human text on stderr, each passed through the
+//! credential scrubber, with control characters from outside text replaced
+//! so they cannot move the cursor, set the title or clear the screen.
+//!
+//! A closed stdout (`… | head -1`) ends the command quietly; a full disk is
+//! a plain error. Nothing here panics on a failed write.
 
-use std::io::IsTerminal;
+use std::borrow::Cow;
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
+use crate::redact::Scrubber;
 
-/// Prints one JSON document on stdout.
-pub fn print_json(value: &impl Serialize) -> Result<(), Error> {
-    let text =
-        serde_json::to_string(value).map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    println!("{text}");
-    Ok(())
+type ScrubberSource = Arc<dyn Fn() -> Option<Scrubber> + Send + Sync>;
+
+/// How the print scrubber is built (lazily: most runs print one line, and
+/// the warm `prepare --offline` path must stay fast) and the built one.
+struct PrintScrubber {
+    source: Option<ScrubberSource>,
+    built: Option<Option<Arc<Scrubber>>>,
+}
+
+static PRINT_SCRUBBER: Mutex<PrintScrubber> = Mutex::new(PrintScrubber {
+    source: None,
+    built: None,
+});
+
+/// Replaces how the print scrubber is built: once the config is known, it
+/// also covers the variables the config references and `webhookAuthEnv`.
+pub fn set_scrubber_source(source: impl Fn() -> Option<Scrubber> + Send + Sync + 'static) {
+    let mut state = PRINT_SCRUBBER
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    state.source = Some(Arc::new(source));
+    state.built = None;
+}
+
+/// The scrubber for printed text: by default, the credential variables of
+/// this process's environment under the built-in adapter rules.
+pub fn scrubber() -> Option<Arc<Scrubber>> {
+    let mut state = PRINT_SCRUBBER
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(built) = &state.built {
+        return built.clone();
+    }
+    let scrubber = match &state.source {
+        Some(source) => source(),
+        None => default_scrubber(),
+    };
+    let built = scrubber.map(Arc::new);
+    state.built = Some(built.clone());
+    built
+}
+
+/// `None` only if the built-in adapter data failed to load, which its
+/// own tests rule out.
+fn default_scrubber() -> Option<Scrubber> {
+    let env = crate::locations::Environment::from_process();
+    let data = crate::adapter::data::AdapterData::builtin().ok()?;
+    Some(crate::profile::scrubber_for(
+        &env,
+        &data,
+        &crate::config::KiroConfig::default(),
+    ))
+}
+
+/// Scrubbed text (unchanged when there is no scrubber).
+pub fn scrub(text: &str) -> Cow<'_, str> {
+    match scrubber() {
+        Some(scrubber) => Cow::Owned(scrubber.scrub_str(text).into_owned()),
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// Replaces control characters other than newline and tab (ESC, BEL, CR,
+/// DEL, C1 controls) with U+FFFD.
+pub fn sanitize(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| if unsafe_char(c) { '\u{fffd}' } else { c })
+            .collect(),
+    )
+}
+
+/// Scrubbed and sanitized: what may reach a terminal or a log.
+pub fn clean(text: &str) -> String {
+    sanitize(&scrub(text)).into_owned()
+}
+
+/// One line of human text on stderr. A failed write (closed or full
+/// stderr) is ignored: there is nowhere left to report it.
+pub fn human(text: impl std::fmt::Display) {
+    let line = clean(&text.to_string());
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{line}");
 }
 
 /// Human text for people: stderr, unless `quiet`.
 pub fn say(quiet: bool, text: impl std::fmt::Display) {
     if !quiet {
-        eprintln!("{text}");
+        human(text);
+    }
+}
+
+/// Prints one JSON document (or one JSON line of a stream) on stdout,
+/// scrubbed, and flushes it so a pipe consumer sees it at once.
+pub fn print_json(value: &impl Serialize) -> Result<(), Error> {
+    let mut value =
+        serde_json::to_value(value).map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    if let Some(scrubber) = scrubber() {
+        scrubber.scrub_json(&mut value);
+    }
+    write_stdout(&format!("{value}\n"))
+}
+
+/// Prints text on stdout (scrubbed; outside text sanitized by the caller).
+pub fn print_text(text: &str) -> Result<(), Error> {
+    write_stdout(&scrub(text))
+}
+
+fn write_stdout(text: &str) -> Result<(), Error> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(stdout_error)
+}
+
+/// A write error on stdout: a closed pipe ends the command quietly, any
+/// other (a full disk) is a plain error.
+pub fn stdout_error(error: std::io::Error) -> Error {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        Error::stdout_closed()
+    } else {
+        Error::msg(
+            ErrorKind::Internal,
+            format!("failed to write to standard output: {error}"),
+        )
+    }
+}
+
+/// Prints a failure: the human message (and hint) on stderr, and with
+/// `--json` also `{"error":{kind,message,hint}}` on stdout. Both pass the
+/// scrubber; a closed stdout prints nothing.
+pub fn report_error(error: &Error, json: bool) {
+    if error.kind() == ErrorKind::StdoutClosed {
+        return;
+    }
+    human(format_args!("error: {}", error.message()));
+    if let Some(hint) = error.hint() {
+        human(format_args!("hint: {hint}"));
+    }
+    if json {
+        let document = serde_json::json!({
+            "error": {
+                "kind": error.kind().as_str(),
+                "message": sanitize(&error.message()),
+                "hint": error.hint().map(|hint| sanitize(hint).into_owned()),
+            }
+        });
+        // Nothing more to do if stdout is gone as well.
+        let _ = print_json(&document);
     }
 }
 
@@ -32,4 +182,19 @@ pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_replaced_but_newline_and_tab_kept() {
+        let text = "a\u{1b}[31mred\u{1b}]0;title\u{7}\u{1b}[2J\r\u{9b}b\tc\nd";
+        assert_eq!(
+            sanitize(text),
+            "a\u{fffd}[31mred\u{fffd}]0;title\u{fffd}\u{fffd}[2J\u{fffd}\u{fffd}b\tc\nd"
+        );
+        assert!(matches!(sanitize("plain\ttext\n"), Cow::Borrowed(_)));
+    }
 }

@@ -5,6 +5,19 @@ use crate::commands;
 use crate::error::Error;
 use crate::settings::Settings;
 
+/// Resolves the settings and, from then on, scrubs everything printed with
+/// the config's secrets too (referenced `${VAR}`s, `webhookAuthEnv`).
+fn settings(global: &crate::cli::GlobalArgs) -> Result<Settings, Error> {
+    let settings = Settings::resolve(global)?;
+    let env = settings.env.clone();
+    let data = settings.data.clone();
+    let kiro = settings.config.config.adapters.kiro.clone();
+    crate::output::set_scrubber_source(move || {
+        Some(crate::profile::scrubber_for(&env, &data, &kiro))
+    });
+    Ok(settings)
+}
+
 pub fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Completions { shell } => {
@@ -12,7 +25,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Adapter(command) => {
-            let settings = Settings::resolve(&cli.global)?;
+            let settings = settings(&cli.global)?;
             match command {
                 AdapterCommand::Prepare(args) => commands::prepare::run(&settings, &args),
                 AdapterCommand::Status { json, .. } => commands::status::status(&settings, json),
@@ -22,7 +35,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Command::Config(command) => {
-            let settings = Settings::resolve(&cli.global)?;
+            let settings = settings(&cli.global)?;
             match command {
                 ConfigCommand::Check => commands::config::check(&settings),
                 ConfigCommand::Render {

@@ -3,4 +3,5 @@
 
 pub mod data;
 pub mod probe;
+pub mod resolve;
 pub mod source;

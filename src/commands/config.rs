@@ -14,8 +14,7 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
     let layout = ProfileLayout::new(&settings.project, &settings.locations, "default");
     layout.check()?;
     let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
-    let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
-    print_notes(&plan.diagnostics, &scrubber);
+    print_notes(&plan.diagnostics);
     let files = &settings.config.files;
     if files.is_empty() {
         output::say(
@@ -41,12 +40,15 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     layout.check()?;
     let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
     let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
-    print_notes(&plan.diagnostics, &scrubber);
+    print_notes(&plan.diagnostics);
     if dry_run {
-        println!("# KIRO_HOME={}", layout.kiro_home.display());
+        output::print_text(&format!("# KIRO_HOME={}\n", layout.kiro_home.display()))?;
         for file in plan.scrubbed(&scrubber) {
-            println!("--- {}", file.relative.display());
-            print!("{}", file.contents);
+            output::print_text(&format!(
+                "--- {}\n{}",
+                file.relative.display(),
+                file.contents
+            ))?;
         }
         return Ok(());
     }
@@ -62,21 +64,10 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     Ok(())
 }
 
-/// Render notes on stderr, scrubbed (they may quote config values) and
-/// with control characters replaced (server names come from the config).
-fn print_notes(diagnostics: &[String], scrubber: &crate::redact::Scrubber) {
+/// Render notes on stderr, through `output` (scrubbed: they may quote
+/// config values; sanitized: server names come from the config).
+fn print_notes(diagnostics: &[String]) {
     for diagnostic in diagnostics {
-        let printable: String = scrubber
-            .scrub_str(diagnostic)
-            .chars()
-            .map(|character| {
-                if character.is_control() {
-                    '\u{fffd}'
-                } else {
-                    character
-                }
-            })
-            .collect();
-        eprintln!("note: {printable}");
+        output::human(format_args!("note: {diagnostic}"));
     }
 }

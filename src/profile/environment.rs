@@ -79,6 +79,25 @@ impl ChildEnvironment {
         self.vars.keys().map(String::as_str)
     }
 
+    /// Every variable, by name (for `tokio::process`, tmux `-e`, a
+    /// [`ChildSpec`](crate::process::spec::ChildSpec)).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.vars
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+    }
+
+    /// Sets a variable oneworks itself decides (the supervisor's
+    /// `KIRO_ACP_RECORD_PATH`), replacing any value taken from the parent.
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.vars.insert(name.into(), value.into());
+    }
+
+    /// Removes a variable (an inherited value oneworks must not pass on).
+    pub fn remove(&mut self, name: &str) {
+        self.vars.remove(name);
+    }
+
     /// Applies it to a command: clears the inherited environment first.
     pub fn apply(&self, command: &mut std::process::Command) {
         command.env_clear().envs(&self.vars);

@@ -8,6 +8,7 @@ pub mod environment;
 pub mod layout;
 pub mod materialize;
 pub mod temp_home;
+pub mod world;
 
 use std::path::PathBuf;
 

@@ -10,6 +10,7 @@ mod config;
 mod harness;
 mod hostile;
 mod network;
+mod output;
 mod prepare;
 mod profile;
 mod sources;

@@ -369,7 +369,8 @@ fn canary_home_is_untouched_by_render_and_login() {
     let log = fake_kiro(&env, &[]);
     env.write_config(&full_config(&env));
     env.run(&["config", "render", "kiro"]).assert_success();
-    env.run(&["adapter", "login", "kiro"]).assert_success();
+    env.run_on_terminal(&["adapter", "login", "kiro"])
+        .assert_success();
     assert_eq!(login_invocations(&log).len(), 1, "the fake ran login");
     assert_eq!(
         snapshot(&env.home),
@@ -407,10 +408,12 @@ fn login_gets_a_fresh_private_home_and_an_allowlisted_environment() {
     env.write_config(
         "adapters:\n  kiro:\n    cli:\n      source: system\n    passEnv: [MY_TOOL_HOME]\n",
     );
-    env.run(&["adapter", "login", "kiro"]).assert_success();
-    env.run(&["adapter", "login", "kiro", "--session", "other"])
+    env.run_on_terminal(&["adapter", "login", "kiro"])
         .assert_success();
-    env.run(&["adapter", "login", "kiro"]).assert_success();
+    env.run_on_terminal(&["adapter", "login", "kiro", "--session", "other"])
+        .assert_success();
+    env.run_on_terminal(&["adapter", "login", "kiro"])
+        .assert_success();
 
     let logins = login_invocations(&log);
     assert_eq!(logins.len(), 3);
@@ -492,7 +495,7 @@ fn crashed_login_fails_and_still_removes_its_home() {
     let env = TestEnv::new();
     let log = fake_kiro(&env, &[("loginCrash", json!(true))]);
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
-    let outcome = env.run(&["adapter", "login", "kiro"]);
+    let outcome = env.run_on_terminal(&["adapter", "login", "kiro"]);
     outcome.assert_code(9);
     let logins = login_invocations(&log);
     assert_eq!(logins.len(), 1);
@@ -509,7 +512,8 @@ fn stale_homes_of_dead_owners_are_swept() {
     let env = TestEnv::new();
     let log = fake_kiro(&env, &[]);
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
-    env.run(&["adapter", "login", "kiro"]).assert_success();
+    env.run_on_terminal(&["adapter", "login", "kiro"])
+        .assert_success();
     let first = PathBuf::from(
         login_invocations(&log)[0]["env"]["HOME"]
             .as_str()
@@ -522,7 +526,8 @@ fn stale_homes_of_dead_owners_are_swept() {
     std::fs::create_dir(&stale).expect("mkdir");
     std::fs::write(stale.join("leftover"), b"x").expect("write");
     std::fs::write(runtime.join("home-stale1.owner"), b"").expect("marker");
-    env.run(&["adapter", "login", "kiro"]).assert_success();
+    env.run_on_terminal(&["adapter", "login", "kiro"])
+        .assert_success();
     assert!(!stale.exists(), "stale HOME swept at the next start");
     assert!(!runtime.join("home-stale1.owner").exists());
 }
@@ -807,7 +812,7 @@ fn a_killed_oneworks_leaves_a_home_that_the_next_start_sweeps() {
     let release = env.outside.join("release-login");
     let log = fake_kiro(&env, &[("loginWaitForFile", json!(release))]);
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
-    let running = crate::support::spawn(env.cmd(&["adapter", "login", "kiro"]));
+    let running = crate::support::spawn(env.terminal_cmd(&["adapter", "login", "kiro"]));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let home = loop {
         if let Some(login) = login_invocations(&log).first() {
@@ -826,6 +831,7 @@ fn a_killed_oneworks_leaves_a_home_that_the_next_start_sweeps() {
         home.display()
     );
     std::fs::write(&release, b"").expect("let the orphaned fake finish");
-    env.run(&["adapter", "login", "kiro"]).assert_success();
+    env.run_on_terminal(&["adapter", "login", "kiro"])
+        .assert_success();
     assert!(!home.exists(), "the next start swept the dead owner's HOME");
 }

@@ -132,6 +132,34 @@ impl TestEnv {
         run(self.cmd(args))
     }
 
+    /// Runs oneworks with a terminal on its standard streams (through
+    /// util-linux `script`, which gives the child a pty): stdout and stderr
+    /// arrive merged in `stdout`.
+    pub fn run_on_terminal(&self, args: &[&str]) -> Outcome {
+        run(self.terminal_cmd(args))
+    }
+
+    /// The command [`run_on_terminal`](Self::run_on_terminal) runs.
+    pub fn terminal_cmd(&self, args: &[&str]) -> Command {
+        let line = std::iter::once(ONEWORKS)
+            .chain(args.iter().copied())
+            .map(shell_quote)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut command = self.cmd(&[]);
+        let mut script = Command::new("script");
+        script
+            .args(["-qefc", &line, "/dev/null"])
+            .env_clear()
+            .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .env("SHELL", "/bin/sh")
+            .current_dir(command.get_current_dir().unwrap_or(&self.project))
+            .stdin(Stdio::null());
+        // `command` only served as the template of the environment.
+        command.stdin(Stdio::null());
+        script
+    }
+
     /// `adapter prepare kiro --json EXTRA…`.
     pub fn prepare(&self, extra: &[&str]) -> Outcome {
         let mut args = vec!["adapter", "prepare", "kiro", "--json"];
@@ -486,6 +514,11 @@ pub fn spawn(mut command: Command) -> Running {
         stdout,
         stderr,
     }
+}
+
+/// Quotes one word for `sh -c`.
+pub fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
 }
 
 pub fn run(command: Command) -> Outcome {

@@ -1,0 +1,333 @@
+//! One owner per child process (tokio): started from a [`ChildSpec`] in its
+//! own process group, stdin and stdout piped for the owner, stderr drained
+//! line by line into the log with its tail kept for error messages, and a
+//! stop that asks politely before it forces: close stdin → wait → SIGTERM
+//! to the group → wait → SIGKILL to the group. Dropping an unstopped child
+//! kills its group, so no path leaves a Kiro running behind oneworks.
+
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::task::JoinHandle;
+
+use super::group;
+use super::spec::ChildSpec;
+use super::tail::StderrTail;
+
+/// How long each step of [`ManagedChild::stop`] waits before the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopBounds {
+    /// After closing stdin, before SIGTERM.
+    pub after_close: Duration,
+    /// After SIGTERM, before SIGKILL.
+    pub after_terminate: Duration,
+}
+
+impl Default for StopBounds {
+    fn default() -> Self {
+        Self {
+            after_close: Duration::from_secs(2),
+            after_terminate: Duration::from_secs(3),
+        }
+    }
+}
+
+/// How a stop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// It exited on its own after stdin closed.
+    Exited(ExitStatus),
+    /// It exited after SIGTERM.
+    Terminated(ExitStatus),
+    /// It needed SIGKILL.
+    Killed(ExitStatus),
+}
+
+impl Stopped {
+    pub fn status(self) -> ExitStatus {
+        match self {
+            Stopped::Exited(status) | Stopped::Terminated(status) | Stopped::Killed(status) => {
+                status
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct ManagedChild {
+    label: String,
+    pid: u32,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Option<ChildStdout>,
+    tail: Arc<Mutex<StderrTail>>,
+    drain: Option<JoinHandle<()>>,
+    reaped: Option<ExitStatus>,
+}
+
+impl ManagedChild {
+    /// Starts `spec` with piped stdin, stdout and stderr. `label` names the
+    /// child in log lines (`kiro-cli acp`). Must be called inside a tokio
+    /// runtime.
+    pub fn spawn(spec: &ChildSpec, label: impl Into<String>) -> std::io::Result<Self> {
+        Self::spawn_with(spec, label, Stdio::piped(), Stdio::piped())
+    }
+
+    /// Starts `spec` on the user's terminal: all three streams inherited,
+    /// nothing drained (Kiro's login talks to the user directly).
+    pub fn spawn_attached(spec: &ChildSpec, label: impl Into<String>) -> std::io::Result<Self> {
+        Self::start(
+            spec,
+            label.into(),
+            Stdio::inherit(),
+            Stdio::inherit(),
+            false,
+        )
+    }
+
+    /// Like [`spawn`](Self::spawn), choosing stdin and stdout.
+    pub fn spawn_with(
+        spec: &ChildSpec,
+        label: impl Into<String>,
+        stdin: Stdio,
+        stdout: Stdio,
+    ) -> std::io::Result<Self> {
+        Self::start(spec, label.into(), stdin, stdout, true)
+    }
+
+    fn start(
+        spec: &ChildSpec,
+        label: String,
+        stdin: Stdio,
+        stdout: Stdio,
+        drain_stderr: bool,
+    ) -> std::io::Result<Self> {
+        let mut command = spec.tokio_command();
+        command.stdin(stdin).stdout(stdout).stderr(if drain_stderr {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        });
+        let mut child = command.spawn()?;
+        let pid = child
+            .id()
+            .ok_or_else(|| std::io::Error::other("the child exited before it could be tracked"))?;
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let drain = child.stderr.take().map(|stderr| {
+            let tail = Arc::clone(&tail);
+            let label = label.clone();
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stderr).split(b'\n');
+                while let Ok(Some(line)) = lines.next_segment().await {
+                    let line = String::from_utf8_lossy(&line);
+                    let line = line.trim_end_matches('\r');
+                    tracing::debug!(child = %label, "{}", crate::output::sanitize(line));
+                    if let Ok(mut tail) = tail.lock() {
+                        tail.push(line);
+                    }
+                }
+            })
+        });
+        tracing::debug!(child = %label, pid, "started `{}`", spec.display());
+        Ok(Self {
+            label,
+            pid,
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            child,
+            tail,
+            drain,
+            reaped: None,
+        })
+    }
+
+    pub fn id(&self) -> u32 {
+        self.pid
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
+    pub fn take_stdout(&mut self) -> Option<ChildStdout> {
+        self.stdout.take()
+    }
+
+    /// The last lines of the child's stderr, control characters removed.
+    /// Waits (briefly) for the drain to finish when the child has exited,
+    /// so the lines written just before the exit are there.
+    pub async fn stderr_tail(&mut self) -> String {
+        if self.reaped.is_some() {
+            if let Some(drain) = self.drain.take() {
+                let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
+            }
+        }
+        self.tail.lock().map(|tail| tail.text()).unwrap_or_default()
+    }
+
+    /// Waits for the child to exit.
+    pub async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        if let Some(status) = self.reaped {
+            return Ok(status);
+        }
+        let status = self.child.wait().await?;
+        self.reaped = Some(status);
+        Ok(status)
+    }
+
+    /// Stops the child: close stdin (dropping our handle, and the caller's
+    /// if they return it first), wait `after_close`; SIGTERM its group, wait
+    /// `after_terminate`; SIGKILL its group and reap. Grandchildren in the
+    /// group get the same signals.
+    pub async fn stop(&mut self, bounds: StopBounds) -> std::io::Result<Stopped> {
+        if let Some(status) = self.reaped {
+            return Ok(Stopped::Exited(status));
+        }
+        self.stdin = None;
+        if let Ok(status) = tokio::time::timeout(bounds.after_close, self.wait()).await {
+            group::kill_group(self.pid);
+            return Ok(Stopped::Exited(status?));
+        }
+        tracing::debug!(child = %self.label, pid = self.pid, "sending SIGTERM");
+        group::terminate_group(self.pid);
+        if let Ok(status) = tokio::time::timeout(bounds.after_terminate, self.wait()).await {
+            group::kill_group(self.pid);
+            return Ok(Stopped::Terminated(status?));
+        }
+        tracing::debug!(child = %self.label, pid = self.pid, "sending SIGKILL");
+        self.kill_now();
+        Ok(Stopped::Killed(self.wait().await?))
+    }
+
+    /// SIGKILL to the whole group at once (a second Ctrl-C).
+    pub fn kill_now(&mut self) {
+        group::kill_group(self.pid);
+    }
+}
+
+impl Drop for ManagedChild {
+    fn drop(&mut self) {
+        if self.reaped.is_none() {
+            group::kill_group(self.pid);
+            // Reap without blocking when it is already gone; tokio's orphan
+            // reaper takes care of the rest.
+            let _ = self.child.try_wait();
+        } else {
+            // The leader exited; stragglers in its group go with it.
+            group::kill_group(self.pid);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use tokio::io::AsyncBufReadExt;
+
+    use super::*;
+
+    const SHORT: StopBounds = StopBounds {
+        after_close: Duration::from_millis(200),
+        after_terminate: Duration::from_millis(300),
+    };
+
+    fn shell(script: &str) -> ChildSpec {
+        ChildSpec::new("/bin/sh")
+            .args(["-c", script])
+            .envs([("PATH", "/usr/bin:/bin")])
+    }
+
+    async fn first_line(child: &mut ManagedChild) -> String {
+        let stdout = child.take_stdout().expect("stdout");
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        lines.next_line().await.expect("read").expect("a line")
+    }
+
+    /// Waits (bounded) until `pid` no longer runs.
+    async fn gone(pid: u32) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if !group::is_alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn a_child_that_ignores_sigterm_is_killed_with_its_group() {
+        // The shell and its background `sleep` both ignore SIGTERM (an
+        // ignored signal stays ignored across exec).
+        let mut child = ManagedChild::spawn(
+            &shell("trap '' TERM; sleep 600 & echo $!; wait; wait"),
+            "stubborn",
+        )
+        .expect("spawn");
+        let grandchild: u32 = first_line(&mut child).await.parse().expect("pid");
+        let pid = child.id();
+        assert!(group::is_alive(pid) && group::is_alive(grandchild));
+        let started = Instant::now();
+        let stopped = child.stop(SHORT).await.expect("stop");
+        assert!(matches!(stopped, Stopped::Killed(_)), "{stopped:?}");
+        // It waited for both bounds before forcing.
+        assert!(started.elapsed() >= SHORT.after_close + SHORT.after_terminate);
+        assert!(gone(pid).await, "the child {pid} still runs");
+        assert!(
+            gone(grandchild).await,
+            "the grandchild {grandchild} still runs"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_polite_child_exits_when_stdin_closes() {
+        let mut child =
+            ManagedChild::spawn(&shell("cat >/dev/null; exit 3"), "polite").expect("spawn");
+        let stopped = child.stop(SHORT).await.expect("stop");
+        assert!(matches!(stopped, Stopped::Exited(status) if status.code() == Some(3)));
+    }
+
+    #[tokio::test]
+    async fn a_child_that_keeps_stdin_open_ends_on_sigterm() {
+        let mut child =
+            ManagedChild::spawn(&shell("echo ready; exec sleep 600"), "sleeper").expect("spawn");
+        assert_eq!(first_line(&mut child).await, "ready");
+        let stopped = child.stop(SHORT).await.expect("stop");
+        assert!(matches!(stopped, Stopped::Terminated(_)), "{stopped:?}");
+    }
+
+    #[tokio::test]
+    async fn stderr_is_drained_and_its_tail_kept() {
+        let mut child = ManagedChild::spawn(
+            &shell("i=0; while [ $i -lt 50 ]; do echo \"err $i\" >&2; i=$((i+1)); done; printf 'x\\033[2J\\n' >&2; exit 1"),
+            "noisy",
+        )
+        .expect("spawn");
+        let status = child.wait().await.expect("wait");
+        assert_eq!(status.code(), Some(1));
+        let tail = child.stderr_tail().await;
+        let lines: Vec<&str> = tail.lines().collect();
+        assert_eq!(lines.len(), super::super::tail::TAIL_LINES);
+        assert_eq!(lines[0], "err 31");
+        assert_eq!(lines[lines.len() - 1], "x\u{fffd}[2J");
+    }
+
+    #[tokio::test]
+    async fn dropping_an_unstopped_child_kills_its_group() {
+        let mut child =
+            ManagedChild::spawn(&shell("sleep 600 & echo $!; wait"), "dropped").expect("spawn");
+        let grandchild: u32 = first_line(&mut child).await.parse().expect("pid");
+        let pid = child.id();
+        drop(child);
+        assert!(gone(pid).await);
+        assert!(gone(grandchild).await);
+    }
+}
