@@ -110,7 +110,11 @@ fn warn_short_once(name: &str) {
         .map(|mut warned| warned.insert(name.to_owned()))
         .unwrap_or(false);
     if first {
-        eprintln!(
+        // Not through `output`: the print scrubber is built by this
+        // function. `eprintln!` would panic on a closed stderr.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "warning: `{name}` is shorter than {} characters, too short to be a credential; only text equal to it is redacted",
             crate::redact::SHORT_SECRET_CHARS
         );
