@@ -295,7 +295,11 @@ fn a_symlinked_dot_oneworks_is_refused_by_check_as_by_render() {
     .expect("write");
     std::fs::remove_dir(env.project.join(".oneworks")).expect("rmdir");
     std::os::unix::fs::symlink(&elsewhere, env.project.join(".oneworks")).expect("symlink");
-    for args in [&["config", "check"][..], &["config", "render", "kiro"][..]] {
+    for args in [
+        &["config", "check"][..],
+        &["config", "render", "kiro"][..],
+        &["adapter", "prepare", "kiro"][..],
+    ] {
         let outcome = env.run(args);
         outcome.assert_code(6);
         assert!(
@@ -309,6 +313,7 @@ fn a_symlinked_dot_oneworks_is_refused_by_check_as_by_render() {
         .map(|entry| entry.expect("entry").file_name())
         .collect();
     assert_eq!(left, ["config.yaml"], "nothing written through the link");
+    assert_eq!(env.server.total_hits(), 0, "refused before the network");
 }
 
 #[test]
