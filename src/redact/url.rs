@@ -120,4 +120,22 @@ mod tests {
         assert_eq!(&url[found.password.expect("password")], "${PASS}");
         assert_eq!(&url[found.userinfo.expect("userinfo")], "me:${PASS}");
     }
+
+    proptest::proptest! {
+        #[test]
+        fn no_password_or_token_survives(
+            user in "[a-z]{1,8}",
+            password in "[A-Za-z0-9%._~-]{1,16}",
+            token in "[A-Za-z0-9%._~-]{1,16}",
+            name in "(token|api_key|X-Amz-Signature|client_secret|password|auth)",
+            path in "(/[a-z@]{0,6}){0,3}",
+        ) {
+            let url = format!("https://{user}:{password}@host.example{path}?a=1&{name}={token}#f");
+            let shown = redact_url(&url);
+            proptest::prop_assert_eq!(
+                shown,
+                format!("https://***@host.example{path}?a=1&{name}=***#f")
+            );
+        }
+    }
 }
