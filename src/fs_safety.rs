@@ -140,6 +140,88 @@ pub fn check_dir_chain(base: &Path, path: &Path) -> Result<(), UnsafePath> {
     Ok(())
 }
 
+/// Refuses a project's `.oneworks` folder that is a symbolic link or not a
+/// folder (a missing one is fine). One rule for every command: config is
+/// never read, and nothing is written, through a linked `.oneworks`.
+pub fn check_project_dot_dir(dot_dir: &Path) -> Result<(), UnsafePath> {
+    match std::fs::symlink_metadata(dot_dir) {
+        Ok(metadata) if metadata.file_type().is_symlink() => Err(UnsafePath::Symlink {
+            path: dot_dir.to_owned(),
+        }),
+        Ok(metadata) if !metadata.is_dir() => Err(UnsafePath::WrongType {
+            path: dot_dir.to_owned(),
+            found: describe(metadata.file_type()),
+            expected: "directory",
+        }),
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(io_error(dot_dir)(error)),
+    }
+}
+
+/// What [`read_regular_file`] found instead of a small regular file.
+#[derive(Debug)]
+pub enum ReadRefusal {
+    /// The path (or, with `follow`, its target) does not exist.
+    Missing,
+    /// A symbolic link, when links are not followed.
+    Symlink,
+    /// A folder, FIFO, device or socket.
+    NotRegular(&'static str),
+    TooLarge,
+    Io(std::io::Error),
+}
+
+/// Reads a regular file of at most `limit` bytes. Opening never blocks (a
+/// FIFO is refused, not waited on) and never reads more than `limit + 1`
+/// bytes (`/dev/zero` is refused, not swallowed). With `follow` false the
+/// last component must not be a link (`O_NOFOLLOW`).
+pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, ReadRefusal> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path);
+    let file = match file {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ReadRefusal::Missing)
+        }
+        Err(error) if error.raw_os_error() == Some(libc::ELOOP) && !follow => {
+            return Err(ReadRefusal::Symlink)
+        }
+        Err(error) => {
+            // Opening a socket fails (ENXIO); name what it is.
+            return match std::fs::symlink_metadata(path) {
+                Ok(metadata) if !metadata.is_file() && !metadata.file_type().is_symlink() => {
+                    Err(ReadRefusal::NotRegular(describe(metadata.file_type())))
+                }
+                _ => Err(ReadRefusal::Io(error)),
+            };
+        }
+    };
+    let metadata = file.metadata().map_err(ReadRefusal::Io)?;
+    if !metadata.is_file() {
+        return Err(ReadRefusal::NotRegular(describe(metadata.file_type())));
+    }
+    if metadata.len() > limit {
+        return Err(ReadRefusal::TooLarge);
+    }
+    let mut contents = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut contents)
+        .map_err(ReadRefusal::Io)?;
+    if contents.len() as u64 > limit {
+        return Err(ReadRefusal::TooLarge);
+    }
+    Ok(contents)
+}
+
 /// Creates `path` and every missing folder between `base` and it, one level
 /// at a time with `mode`, refusing symlinks and non-folders on the way.
 /// `base` itself is created with its parents if missing (it must not be a
@@ -339,6 +421,62 @@ mod tests {
         assert!(matches!(
             check_executable(&root, &folder),
             Err(UnsafePath::WrongType { .. })
+        ));
+    }
+
+    #[test]
+    fn regular_files_only_and_bounded() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let file = temp.path().join("f");
+        std::fs::write(&file, b"12345").expect("write");
+        assert_eq!(read_regular_file(&file, 5, false).expect("fits"), b"12345");
+        assert!(matches!(
+            read_regular_file(&file, 4, false),
+            Err(ReadRefusal::TooLarge)
+        ));
+        let link = temp.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).expect("symlink");
+        assert!(matches!(
+            read_regular_file(&link, 5, false),
+            Err(ReadRefusal::Symlink)
+        ));
+        assert_eq!(
+            read_regular_file(&link, 5, true).expect("followed"),
+            b"12345"
+        );
+        let fifo = temp.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(status.success());
+        assert!(matches!(
+            read_regular_file(&fifo, 5, true),
+            Err(ReadRefusal::NotRegular("FIFO"))
+        ));
+        assert!(matches!(
+            read_regular_file(Path::new("/dev/zero"), 5, true),
+            Err(ReadRefusal::NotRegular("device"))
+        ));
+        assert!(matches!(
+            read_regular_file(temp.path(), 5, true),
+            Err(ReadRefusal::NotRegular("directory"))
+        ));
+        assert!(matches!(
+            read_regular_file(&temp.path().join("none"), 5, true),
+            Err(ReadRefusal::Missing)
+        ));
+    }
+
+    #[test]
+    fn a_linked_dot_dir_is_refused() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let dot = temp.path().join(".oneworks");
+        check_project_dot_dir(&dot).expect("missing is fine");
+        std::os::unix::fs::symlink(temp.path(), &dot).expect("symlink");
+        assert!(matches!(
+            check_project_dot_dir(&dot),
+            Err(UnsafePath::Symlink { .. })
         ));
     }
 

@@ -15,6 +15,6 @@ mod network;
 mod output;
 mod outside;
 mod prepare;
+mod profile;
 mod reuse;
-mod session;
 mod sources;
