@@ -10,6 +10,7 @@ mod config;
 mod harness;
 mod hostile;
 mod launch;
+mod login;
 mod messages;
 mod network;
 mod output;
