@@ -4,7 +4,11 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExtractError {
-    #[error("archive entry `{entry}` is unsafe: {reason}")]
+    #[error(
+        "archive entry `{}` is unsafe: {}",
+        crate::adapter::display::outside_line(.entry),
+        crate::adapter::display::outside_line(.reason)
+    )]
     Unsafe { entry: String, reason: String },
     #[error("archive expands past the size bound of {limit} bytes")]
     TooLarge { limit: u64 },
