@@ -1,7 +1,7 @@
 //! Downloading one artifact into a staging folder: the streaming pass for
 //! the tar formats (network → SHA-256 → decompress → extract), the spool
-//! for zips, the size and digest checks, and retries of a body that broke
-//! off mid-stream.
+//! for zips, the size and digest checks, and one retry loop around request
+//! and body together (at most `attempts` requests in all).
 
 use std::path::Path;
 
