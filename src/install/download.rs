@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use url::Url;
 
-pub use super::network_error::NetworkError;
 use super::network_error::{is_timeout, without_url, BodyFailure};
+pub use super::network_error::{shown, NetworkError};
 pub use super::retry::RetryPolicy;
 
 /// How long a request may wait for headers or for the next body bytes,
@@ -19,11 +19,6 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The most a manifest may weigh.
 const MANIFEST_LIMIT: u64 = 16 * 1024 * 1024;
-
-/// A URL as it may be printed or recorded (SPEC §6.2 URLs).
-pub fn shown(url: &Url) -> String {
-    crate::adapter::display::redact_url(url.as_str())
-}
 
 /// An HTTP response body that counts what it received.
 struct HttpBody {

@@ -1,7 +1,7 @@
 //! Downloading one artifact into a staging folder: the streaming pass for
 //! the tar formats (network → SHA-256 → decompress → extract), the spool
-//! for zips, the size and digest checks, and retries of a body that broke
-//! off mid-stream.
+//! for zips, the size and digest checks, and one retry loop around request
+//! and body together (at most `attempts` requests in all).
 
 use std::path::Path;
 
@@ -12,9 +12,8 @@ use super::error::{io, InstallError};
 use super::extract::{self, guard::Staging};
 use super::format::Unpack;
 use super::pipeline;
+use super::spool::SPOOL_PREFIX;
 use super::{Installer, Target};
-
-const SPOOL_PREFIX: &str = ".kiro-spool-";
 
 /// A digest, and for zips the spool it was computed over.
 struct SpooledDigest {
@@ -29,22 +28,6 @@ impl From<pipeline::Digest> for SpooledDigest {
             sha256: digest.sha256,
             bytes: digest.bytes,
             spool: None,
-        }
-    }
-}
-
-/// Removes zip spools left by killed installs. Call under the install lock.
-pub(super) fn sweep_spools(cache_dir: &Path) {
-    let Ok(entries) = fs_err::read_dir(cache_dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let is_spool = entry
-            .file_name()
-            .to_str()
-            .is_some_and(|name| name.starts_with(SPOOL_PREFIX));
-        if is_spool && entry.file_type().is_ok_and(|kind| kind.is_file()) {
-            let _ = fs_err::remove_file(entry.path());
         }
     }
 }

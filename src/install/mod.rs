@@ -8,6 +8,7 @@ pub mod download;
 pub mod error;
 pub mod extract;
 mod fetch;
+pub mod fingerprint;
 pub mod format;
 pub mod lock;
 pub mod manifest;
@@ -19,6 +20,7 @@ pub mod policy;
 mod publish;
 pub mod retry;
 pub mod reuse;
+mod spool;
 pub mod store;
 
 use std::path::PathBuf;
@@ -295,7 +297,7 @@ impl Installer<'_> {
         // Under the lock: anything in staging or the spool was left by a
         // killed install.
         self.store.sweep_staging();
-        fetch::sweep_spools(&self.cache_dir);
+        spool::sweep_spools(&self.cache_dir);
         crate::fs_safety::check_dir_chain(
             &self.store.home,
             &self.store.version_dir(&target.version),

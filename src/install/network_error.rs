@@ -7,8 +7,12 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::download::shown;
 use crate::error::{Classify, ErrorKind};
+
+/// A URL as it may be printed or recorded (SPEC §6.2 URLs).
+pub fn shown(url: &Url) -> String {
+    crate::adapter::display::redact_url(url.as_str())
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum NetworkError {

@@ -128,4 +128,19 @@ mod tests {
         assert!(result.is_err());
         assert_eq!(calls, 1);
     }
+
+    #[test]
+    fn a_dead_or_stalled_server_fails_within_two_minutes_by_default() {
+        let policy = RetryPolicy::default();
+        let idle = crate::install::download::DEFAULT_IDLE_TIMEOUT;
+        assert_eq!(idle, Duration::from_secs(30));
+        // Every attempt may wait the idle timeout once (connect, headers or
+        // a body read), and the backoff runs between attempts.
+        let waits: Duration = (0..policy.attempts - 1)
+            .map(|attempt| policy.delay(attempt, None))
+            .sum();
+        let worst = idle * policy.attempts + waits;
+        assert_eq!(worst, Duration::from_secs(93));
+        assert!(worst <= Duration::from_secs(120));
+    }
 }

@@ -25,7 +25,7 @@ pub struct InstallRecord {
     pub installed_at: String,
     /// The executable as published, compared before every reuse.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binary_fingerprint: Option<super::reuse::Fingerprint>,
+    pub binary_fingerprint: Option<super::fingerprint::Fingerprint>,
 }
 
 /// An installed, checked version.

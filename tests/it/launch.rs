@@ -138,3 +138,45 @@ fn a_broken_install_is_refused_not_reused() {
     );
     assert_eq!(env.server.total_hits(), before, "no request at all");
 }
+
+#[test]
+fn the_system_source_is_probed_like_prepare_without_any_request() {
+    let env = TestEnv::new();
+    env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
+    let kiro = crate::support::fake::install_fake(
+        &env.bin,
+        "kiro-cli",
+        &crate::support::fake::kiro_script("2.15.1"),
+    );
+    let resolved = launch(&env).expect("launch resolution");
+    assert_eq!(
+        resolved,
+        ResolvedCli {
+            source: SourceKind::System,
+            version: "2.15.1".to_owned(),
+            path: kiro,
+            sha256: None,
+            reused: true,
+        }
+    );
+    assert_eq!(env.server.total_hits(), 0);
+}
+
+#[test]
+fn a_symlinked_dot_oneworks_is_refused_by_launch_too() {
+    let env = TestEnv::new();
+    installed(&env, "2.15.1");
+    let elsewhere = env.outside.join("dot-oneworks");
+    let dot = env.project.join(".oneworks");
+    std::fs::rename(&dot, &elsewhere).expect("move .oneworks");
+    std::os::unix::fs::symlink(&elsewhere, &dot).expect("symlink");
+    let error = launch(&env).expect_err("refused");
+    assert_eq!(error.kind(), ErrorKind::UnsafeArchive);
+    assert_eq!(
+        error.message(),
+        format!(
+            "refusing to use `{}`: it is a symbolic link (oneworks never follows links inside its managed folders)",
+            dot.display()
+        )
+    );
+}

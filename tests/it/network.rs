@@ -280,7 +280,7 @@ fn uppercase_sha256_in_the_manifest_is_accepted() {
 
 #[test]
 fn artifact_503_then_200_is_retried_and_succeeds() {
-    let env = TestEnv::new();
+    let env = fast(TestEnv::new());
     let artifact = serve_single(&env, Format::TarGz, |entry| entry);
     env.server.route(
         &artifact.server_path,
@@ -315,7 +315,7 @@ fn retry_after_is_honoured_for_429() {
 
 #[test]
 fn manifest_503_then_200_is_retried_and_succeeds() {
-    let env = TestEnv::new();
+    let env = fast(TestEnv::new());
     let release = env.stage_release(VERSION, &[Format::TarGz]);
     env.server.route(
         MANIFEST_PATH,

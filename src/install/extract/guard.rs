@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
-use super::ExtractError;
+use super::error::ExtractError;
 
 /// A staging folder being filled from one archive.
 pub struct Staging {
