@@ -63,10 +63,8 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
 }
 
 /// The real uid of this process.
-#[allow(unsafe_code)]
 pub fn current_uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }
+    rustix::process::getuid().as_raw()
 }
 
 /// A name for a file type in messages.

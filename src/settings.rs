@@ -103,7 +103,7 @@ impl Settings {
                         ErrorKind::Config,
                         format!(
                             "ONEWORKS_LOCK_TIMEOUT `{}` is not a number of seconds or a duration like `90s`",
-                            crate::adapter::display::outside_line(text)
+                            crate::output::sanitize::sanitize_line(text)
                         ),
                     )
                     .with_hint("set ONEWORKS_LOCK_TIMEOUT to whole seconds (`1800`) or a duration (`30m`), or unset it")
@@ -126,7 +126,7 @@ impl Settings {
                         ErrorKind::Config,
                         format!(
                             "ONEWORKS_HTTP_TIMEOUT `{}` is not a positive number of seconds or a duration like `90s`",
-                            crate::adapter::display::outside_line(text)
+                            crate::output::sanitize::sanitize_line(text)
                         ),
                     )
                     .with_hint("set ONEWORKS_HTTP_TIMEOUT to whole seconds (`30`) or a duration (`2m`), or unset it")

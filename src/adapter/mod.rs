@@ -3,7 +3,6 @@
 //! that turns settings into a runnable CLI for `prepare` and for launches.
 
 pub mod data;
-pub mod display;
 pub mod probe;
 pub mod resolve;
 pub mod source;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::adapter::resolve::{resolve_for_prepare, PrepareOptions, ResolvedCli};
+use crate::adapter::resolve::{resolve_for_prepare, PrepareOptions};
 use crate::cli::PrepareArgs;
 use crate::config::SourceKind;
 use crate::error::Error;
@@ -33,12 +33,6 @@ fn options(args: &PrepareArgs) -> PrepareOptions {
     }
 }
 
-/// Kept for callers not yet moved to the resolver: `prepare`'s resolution
-/// with `args`' flags. New code calls `crate::adapter::resolve` directly.
-pub fn resolve(settings: &Settings, args: &PrepareArgs) -> Result<ResolvedCli, Error> {
-    resolve_for_prepare(settings, options(args))
-}
-
 pub fn run(settings: &Settings, args: &PrepareArgs) -> Result<(), Error> {
     let resolved = resolve_for_prepare(settings, options(args))?;
     let report = PrepareReport {
@@ -57,7 +51,7 @@ pub fn run(settings: &Settings, args: &PrepareArgs) -> Result<(), Error> {
         settings.quiet,
         format!(
             "{verb} kiro-cli {} ({}) at {}",
-            crate::adapter::display::outside_line(&report.version),
+            crate::output::sanitize::sanitize_line(&report.version),
             report.source,
             report.path.display()
         ),

@@ -4,7 +4,6 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::adapter::display::outside_line;
 use crate::adapter::probe::ProbeSettings;
 use crate::adapter::source::{self, Candidate, Probes};
 use crate::config::SourceKind;
@@ -14,6 +13,7 @@ use crate::install::policy::{self, Choice, Selection};
 use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
 use crate::output;
+use crate::output::sanitize::sanitize_line;
 use crate::settings::Settings;
 
 #[derive(Debug, Serialize)]
@@ -145,7 +145,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         Some(selected) => eprintln!(
             "selected: {} {} ({})",
             selected.path.display(),
-            outside_line(selected.version.as_deref().unwrap_or("?")),
+            sanitize_line(selected.version.as_deref().unwrap_or("?")),
             selected.source
         ),
         None if broken_managed => eprintln!(
@@ -169,7 +169,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
             candidate.source.as_str(),
             state,
             candidate.path.display(),
-            outside_line(
+            sanitize_line(
                 candidate
                     .version_output
                     .as_deref()
@@ -179,7 +179,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
             candidate
                 .reason
                 .as_deref()
-                .map(|reason| format!(" — {}", outside_line(reason)))
+                .map(|reason| format!(" — {}", sanitize_line(reason)))
                 .unwrap_or_default()
         );
     }

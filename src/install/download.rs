@@ -78,13 +78,13 @@ impl Default for Fetcher {
 
 pub fn parse_url(text: &str) -> Result<Url, NetworkError> {
     let url = Url::parse(text).map_err(|source| NetworkError::Url {
-        url: crate::adapter::display::redact_url(text),
+        url: crate::redact::redact_url(text),
         source,
     })?;
     match url.scheme() {
         "http" | "https" | "file" => Ok(url),
         _ => Err(NetworkError::Scheme {
-            url: crate::adapter::display::redact_url(text),
+            url: crate::redact::redact_url(text),
         }),
     }
 }

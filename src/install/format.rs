@@ -96,7 +96,7 @@ impl From<FileType> for String {
 
 impl fmt::Display for FileType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(crate::adapter::display::outside_text(self.as_str()).as_ref())
+        f.write_str(crate::output::sanitize::sanitize(self.as_str()).as_ref())
     }
 }
 

@@ -69,22 +69,10 @@ fn read_pid(file: &mut File) -> Option<u32> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
     file.take(32).read_to_string(&mut text).ok()?;
-    text.trim().parse().ok().filter(|pid| is_alive(*pid))
-}
-
-/// Whether process `pid` exists (signal 0 checks without sending).
-#[allow(unsafe_code)]
-fn is_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: kill with signal 0 only checks that `pid` exists and may be
-    // signalled; it has no memory-safety preconditions.
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    text.trim()
+        .parse()
+        .ok()
+        .filter(|pid| crate::process::group::is_alive(*pid))
 }
 
 /// Takes the lock at `path`, waiting up to `timeout`. `on_wait` is called

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::format::FileType;
-use crate::adapter::display::outside_line;
+use crate::output::sanitize::sanitize_line;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -35,7 +35,7 @@ pub enum ManifestError {
     Json(#[source] serde_json::Error),
     #[error("the manifest has no `{0}` field")]
     Missing(&'static str),
-    #[error("the manifest `version` `{}` is not a semantic version", outside_line(.0))]
+    #[error("the manifest `version` `{}` is not a semantic version", sanitize_line(.0))]
     Version(String),
     #[error("manifest package #{index} is malformed: {source}")]
     Entry {
@@ -49,10 +49,10 @@ pub enum ManifestError {
         field: &'static str,
         problem: String,
     },
-    #[error("manifest package #{index} (`{}`): `sha256` is not 64 hex digits", outside_line(.download))]
+    #[error("manifest package #{index} (`{}`): `sha256` is not 64 hex digits", sanitize_line(.download))]
     Digest { index: usize, download: String },
     #[error(
-        "manifest package #{index} (`{}`): `download` must be a relative path without `..` or control characters", outside_line(.download)
+        "manifest package #{index} (`{}`): `download` must be a relative path without `..` or control characters", sanitize_line(.download)
     )]
     Download { index: usize, download: String },
 }
@@ -195,7 +195,7 @@ impl ArtifactEntry {
             self.file_type.as_str(),
             self.target_triple
         );
-        outside_line(&text).into_owned()
+        sanitize_line(&text).into_owned()
     }
 }
 

@@ -250,7 +250,7 @@ impl Installer<'_> {
     fn artifact_url(&self, entry: &ArtifactEntry) -> Result<Url, InstallError> {
         let url = self.download_base.join(&entry.download).map_err(|source| {
             InstallError::Network(NetworkError::Url {
-                url: crate::adapter::display::redact_url(&format!(
+                url: crate::redact::redact_url(&format!(
                     "{}{}",
                     self.download_base, entry.download
                 )),
@@ -260,7 +260,7 @@ impl Installer<'_> {
         // A mirror stays a mirror: nothing the manifest says leaves the base.
         if !url.as_str().starts_with(self.download_base.as_str()) {
             return Err(InstallError::OutsideBase {
-                download: crate::adapter::display::outside_line(&entry.download).into_owned(),
+                download: crate::output::sanitize::sanitize_line(&entry.download).into_owned(),
                 base: shown(&self.download_base),
             });
         }
@@ -290,7 +290,7 @@ impl Installer<'_> {
             .unpack()
             .ok_or_else(|| InstallError::UnsupportedHost {
                 file_type: entry.file_type.clone(),
-                download: crate::adapter::display::outside_line(&entry.download).into_owned(),
+                download: crate::output::sanitize::sanitize_line(&entry.download).into_owned(),
             })?;
         let url = self.artifact_url(entry)?;
         let _lock = self.lock()?;
@@ -356,7 +356,7 @@ impl Installer<'_> {
                     format!(
                         "the installed kiro-cli {} is broken ({change}; {}): reinstalling it",
                         target.version,
-                        crate::adapter::display::outside_line(
+                        crate::output::sanitize::sanitize_line(
                             report.problem.as_deref().unwrap_or("probe failed")
                         )
                     ),

@@ -11,7 +11,7 @@ use crate::error::{Classify, ErrorKind};
 
 /// A URL as it may be printed or recorded (SPEC §6.2 URLs).
 pub fn shown(url: &Url) -> String {
-    crate::adapter::display::redact_url(url.as_str())
+    crate::redact::redact_url(url.as_str())
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -24,7 +24,7 @@ pub enum PinError {
         #[source]
         source: serde_json::Error,
     },
-    #[error("`{path}` records version `{}`, which is not a semantic version", crate::adapter::display::outside_line(.version))]
+    #[error("`{path}` records version `{}`, which is not a semantic version", crate::output::sanitize::sanitize_line(.version))]
     Version { path: PathBuf, version: String },
     #[error("`{path}` holds a malformed package entry")]
     Entry {

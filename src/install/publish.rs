@@ -43,7 +43,7 @@ impl Installer<'_> {
         if !(report.version_ok && report.acp_ok) {
             return Err(InstallError::ProbeFailed {
                 version: target.version.to_string(),
-                problem: crate::adapter::display::outside_line(
+                problem: crate::output::sanitize::sanitize_line(
                     report.problem.as_deref().unwrap_or("no usable output"),
                 )
                 .into_owned(),

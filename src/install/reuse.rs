@@ -67,7 +67,7 @@ pub fn verify(installed: &Installed, settings: &ProbeSettings) -> Result<(), Ins
             version: installed.version.to_string(),
             path: installed.executable.clone(),
             change,
-            problem: crate::adapter::display::outside_line(
+            problem: crate::output::sanitize::sanitize_line(
                 report.problem.as_deref().unwrap_or("no usable output"),
             )
             .into_owned(),

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod architecture;
 mod completions;
 mod concurrency;
 mod config;

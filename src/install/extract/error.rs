@@ -6,8 +6,8 @@ use std::path::PathBuf;
 pub enum ExtractError {
     #[error(
         "archive entry `{}` is unsafe: {}",
-        crate::adapter::display::outside_line(.entry),
-        crate::adapter::display::outside_line(.reason)
+        crate::output::sanitize::sanitize_line(.entry),
+        crate::output::sanitize::sanitize_line(.reason)
     )]
     Unsafe { entry: String, reason: String },
     #[error("archive expands past the size bound of {limit} bytes")]

@@ -15,6 +15,10 @@ use serde::Serialize;
 use crate::error::{Error, ErrorKind};
 use crate::redact::Scrubber;
 
+pub mod sanitize;
+
+pub use sanitize::{sanitize, sanitize_line};
+
 type ScrubberSource = Arc<dyn Fn() -> Option<Scrubber> + Send + Sync>;
 
 /// How the print scrubber is built (lazily: most runs print one line, and
@@ -75,20 +79,6 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
         Some(scrubber) => Cow::Owned(scrubber.scrub_str(text).into_owned()),
         None => Cow::Borrowed(text),
     }
-}
-
-/// Replaces control characters other than newline and tab (ESC, BEL, CR,
-/// DEL, C1 controls) with U+FFFD.
-pub fn sanitize(text: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(unsafe_char) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(
-        text.chars()
-            .map(|c| if unsafe_char(c) { '\u{fffd}' } else { c })
-            .collect(),
-    )
 }
 
 /// Scrubbed and sanitized: what may reach a terminal or a log.
@@ -182,19 +172,4 @@ pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_characters_are_replaced_but_newline_and_tab_kept() {
-        let text = "a\u{1b}[31mred\u{1b}]0;title\u{7}\u{1b}[2J\r\u{9b}b\tc\nd";
-        assert_eq!(
-            sanitize(text),
-            "a\u{fffd}[31mred\u{fffd}]0;title\u{fffd}\u{fffd}[2J\u{fffd}\u{fffd}b\tc\nd"
-        );
-        assert!(matches!(sanitize("plain\ttext\n"), Cow::Borrowed(_)));
-    }
 }
