@@ -1,6 +1,7 @@
 //! Vendor adapters: what oneworks knows about each agent CLI (data), how it
 //! finds and probes an installed CLI (sources, probes).
 
+pub mod acp_data;
 pub mod data;
 pub mod probe;
 pub mod resolve;

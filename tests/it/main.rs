@@ -4,6 +4,7 @@
 
 mod support;
 
+mod acp_support;
 mod completions;
 mod concurrency;
 mod config;
@@ -12,5 +13,6 @@ mod hostile;
 mod network;
 mod output;
 mod prepare;
+mod run;
 mod session;
 mod sources;
