@@ -793,3 +793,92 @@ fn prompt_files_and_their_refusal_with_json() {
     );
     acp.run(&["--json"]).assert_code(2);
 }
+
+#[test]
+fn requests_we_do_not_serve_are_answered_method_not_found() {
+    let acp = AcpEnv::new(json!({
+        "turn": [
+            {"request": {"id": "fs-1", "method": "fs/read_text_file", "params": {"path": "/etc/passwd"}}},
+            {"request": {"id": 3, "method": "terminal/create", "params": {"command": "sh"}}},
+            {"text": "ok"}
+        ]
+    }));
+    let outcome = acp.run(&args(&["--json"]));
+    outcome.assert_success();
+    for id in [json!("fs-1"), json!(3)] {
+        let answer = acp
+            .received()
+            .into_iter()
+            .find(|message| message.get("method").is_none() && message["id"] == id)
+            .expect("an answer");
+        assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    }
+    assert_eq!(text_of(&events(&outcome)), "ok");
+}
+
+#[test]
+fn the_agent_sees_only_the_allowlisted_environment_and_a_fresh_home() {
+    let mut acp = AcpEnv::new(json!({}));
+    acp.env.set_env("GITHUB_TOKEN", "ghp-not-for-kiro-123456");
+    acp.env.set_env("KIRO_API_KEY", "kiro-key-for-kiro-123456");
+    acp.run(&args(&["--json"])).assert_success();
+    let invocation = &acp.acp_invocations()[0];
+    let env = invocation["env"].as_object().expect("env");
+    assert!(!env.contains_key("GITHUB_TOKEN"), "{env:?}");
+    assert_eq!(env["KIRO_API_KEY"], "kiro-key-for-kiro-123456");
+    let home = env["HOME"].as_str().expect("HOME");
+    assert_ne!(home, acp.env.home.to_str().expect("utf-8"));
+    assert!(
+        home.starts_with(acp.env.runtime_dir.to_str().expect("utf-8")),
+        "{home}"
+    );
+    assert_eq!(invocation["homeMode"], 0o700);
+    // The temp HOME is gone after the run.
+    assert!(!std::path::Path::new(home).exists(), "{home} left behind");
+}
+
+#[test]
+fn a_second_interrupt_stops_the_agent_at_once() {
+    let acp = AcpEnv::new(json!({}));
+    let never = acp.env.outside.join("never-created");
+    // The agent takes the cancelled answer, then stops reading: it never
+    // sees `session/cancel` and never ends the turn by itself.
+    acp.script(json!({
+        "turn": [
+            {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+            {"waitForFile": never}
+        ]
+    }));
+    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    live.expect("permission_request");
+    let agent = acp.agent_pid();
+    let interrupt = || {
+        let status = std::process::Command::new("kill")
+            .args(["-INT", &live.pid().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    };
+    interrupt();
+    // Wait (bounded) until the agent received the cancelled answer.
+    let deadline = std::time::Instant::now() + crate::acp_support::EVENT_DEADLINE;
+    while !acp.received().iter().any(|message| message["id"] == "p1") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the answer never arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let started = std::time::Instant::now();
+    interrupt();
+    let (code, _, stderr) = live.finish();
+    assert_eq!(code, Some(130), "{stderr}");
+    // Without the second interrupt the run would wait out the cancel grace
+    // (10 s) and the polite stop (2 s + 3 s).
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(gone(agent), "the agent {agent} still runs");
+}

@@ -85,6 +85,12 @@ pub enum Step {
         kind: Option<String>,
         options: Vec<Value>,
     },
+    /// Any request; waits for its answer.
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
     /// A line that is not JSON-RPC.
     Garbage(String),
     /// Writes `stderr` and exits with `code` mid-turn.
@@ -273,6 +279,22 @@ impl Agent<'_> {
         Some(self.script.stop_reason.clone())
     }
 
+    /// Reads until the answer to our request `id` arrives (noting a
+    /// `session/cancel` on the way); `Some(0)` when stdin ends first.
+    fn wait_for_answer(&mut self, id: &Value) -> Option<i32> {
+        loop {
+            let Some(message) = self.next() else {
+                return Some(0);
+            };
+            if message.get("method").and_then(Value::as_str) == Some("session/cancel") {
+                self.cancelled = true;
+            }
+            if message.get("method").is_none() && message.get("id") == Some(id) {
+                return None;
+            }
+        }
+    }
+
     /// One step; `Some(code)` ends the process.
     fn step(&mut self, step: &Step) -> Option<i32> {
         match step {
@@ -320,17 +342,11 @@ impl Agent<'_> {
                     },
                 });
                 self.send(&request);
-                loop {
-                    let Some(message) = self.next() else {
-                        return Some(0);
-                    };
-                    if message.get("method").and_then(Value::as_str) == Some("session/cancel") {
-                        self.cancelled = true;
-                    }
-                    if message.get("method").is_none() && message.get("id") == Some(id) {
-                        break;
-                    }
-                }
+                return self.wait_for_answer(id);
+            }
+            Step::Request { id, method, params } => {
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+                return self.wait_for_answer(id);
             }
             Step::Garbage(text) => self.raw(text),
             Step::Crash { stderr, code } => {
