@@ -4,6 +4,7 @@
 
 mod support;
 
+mod acp_conformance;
 mod acp_support;
 mod completions;
 mod concurrency;
