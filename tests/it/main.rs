@@ -6,6 +6,7 @@ mod support;
 
 mod acp_conformance;
 mod acp_support;
+mod acp_terminal;
 mod completions;
 mod concurrency;
 mod config;
