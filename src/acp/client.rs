@@ -84,7 +84,7 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
 }
 
 async fn drain(mut reader: super::turn::Reader) {
-    while let Ok(Some(_)) = reader.next_segment().await {
+    while let Ok(Some(_)) = reader.next_line().await {
         tracing::debug!("ignored a message after the turn ended");
     }
 }

@@ -3,6 +3,7 @@
 //! must be lenient (Kiro's dialect, unknown update kinds kept) and sending
 //! strict.
 //!
+//! - [`lines`]: the agent's stdout as bounded lines.
 //! - [`rpc`]: JSON-RPC line framing, separate id spaces per direction.
 //! - [`capabilities`]: the `initialize` answer as an explicit matrix.
 //! - [`updates`]: session updates in both dialects → [`events`].
@@ -18,6 +19,7 @@ pub mod capabilities;
 pub mod channel;
 pub mod client;
 pub mod events;
+pub mod lines;
 pub mod permissions;
 pub mod rpc;
 pub mod session_cache;

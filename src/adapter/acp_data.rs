@@ -24,4 +24,6 @@ pub struct AcpData {
     pub effort_config_ids: Vec<String>,
     /// How long a cancelled turn may take to answer `stopReason: cancelled`.
     pub cancel_grace_seconds: u64,
+    /// Longest line read from the agent; a longer one is skipped.
+    pub max_message_bytes: usize,
 }

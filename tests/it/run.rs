@@ -882,3 +882,51 @@ fn a_second_interrupt_stops_the_agent_at_once() {
     );
     assert!(gone(agent), "the agent {agent} still runs");
 }
+
+#[test]
+fn an_over_long_line_from_the_agent_is_skipped_not_held() {
+    let mut acp = AcpEnv::new(json!({
+        "turn": [{"text": "x".repeat(4096)}, {"text": "after"}]
+    }));
+    let builtin =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
+            .expect("adapter data");
+    let small = builtin.replace("maxMessageBytes: 67108864", "maxMessageBytes: 2048");
+    assert_ne!(small, builtin, "the bound moved in manifests/kiro.yaml");
+    let file = acp.env.outside.join("kiro.yaml");
+    std::fs::write(&file, small).expect("write adapter data");
+    acp.env
+        .set_env("ONEWORKS_KIRO_ADAPTER_FILE", file.to_str().expect("utf-8"));
+    let outcome = acp.run(&args(&["--json"]));
+    outcome.assert_success();
+    assert_eq!(text_of(&events(&outcome)), "after");
+}
+
+#[test]
+fn sigterm_runs_the_same_cancel_sequence() {
+    let acp = AcpEnv::new(json!({
+        "turn": [
+            {"permission": {"id": "t-1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+            "waitForCancel"
+        ]
+    }));
+    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    live.expect("permission_request");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &live.pid().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let (code, seen, stderr) = live.finish();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(
+        seen.iter()
+            .filter(|event| event["type"] == "turn_end")
+            .map(|event| event["stopReason"].clone())
+            .collect::<Vec<_>>(),
+        [json!("cancelled")]
+    );
+    let (answer, cancel) = answer_and_cancel_positions(&acp, &json!("t-1"));
+    assert!(answer < cancel);
+    assert!(gone(acp.agent_pid()));
+}

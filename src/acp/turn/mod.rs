@@ -12,12 +12,13 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::channel::{self, ChannelKind, Input};
 use super::events::{Event, ResolvedBy, Sink};
+use super::lines::{Line, LineReader};
 use super::permissions::policy::Mode;
 use super::permissions::rules::Rules;
 use super::permissions::{Choice, PermissionRequest};
@@ -29,7 +30,7 @@ use crate::redact::Scrubber;
 
 mod questions;
 
-pub type Reader = tokio::io::Split<BufReader<ChildStdout>>;
+pub type Reader = LineReader<ChildStdout>;
 
 const NO_CHANNEL_HINT: &str = "run with `--json` and answer on stdin, run on a terminal, \
     or choose a `--mode` that decides by itself (`acceptEdits`, `dontAsk`)";
@@ -101,7 +102,7 @@ impl<'a> Turn<'a> {
         }
         Self {
             writer: Some(stdin),
-            reader: BufReader::with_capacity(64 * 1024, stdout).split(b'\n'),
+            reader: LineReader::new(stdout, data.max_message_bytes),
             next_id: 0,
             sink,
             inputs,
@@ -162,8 +163,11 @@ impl<'a> Turn<'a> {
         loop {
             let cancel_deadline = self.cancel.map(|(_, at)| at);
             tokio::select! {
-                line = self.reader.next_segment() => match line {
-                    Ok(Some(bytes)) => {
+                line = self.reader.next_line() => match line {
+                    Ok(Some(Line::TooLong(length))) => {
+                        tracing::warn!("skipped a line of {length} bytes from `kiro-cli acp` (over the bound of {})", self.data.max_message_bytes);
+                    }
+                    Ok(Some(Line::Text(bytes))) => {
                         if let Some(outcome) = self.on_line(&bytes, id).await? {
                             return outcome.map_err(|error| AcpError::Rejected {
                                 method: method.to_owned(),
