@@ -147,11 +147,11 @@ impl Sink {
                 return Ok(());
             }
             Event::AgentThoughtChunk { text } => {
-                tracing::debug!("thought: {}", output::sanitize(text));
+                tracing::debug!("thought: {}", output::clean(text));
                 return Ok(());
             }
             Event::UnknownUpdate { session_update, .. } => {
-                tracing::debug!("unknown update kind `{}`", output::sanitize(session_update));
+                tracing::debug!("unknown update kind `{}`", output::clean(session_update));
                 return Ok(());
             }
             _ => {}
@@ -162,7 +162,7 @@ impl Sink {
                 session_id,
                 resumed,
                 ..
-            } => tracing::info!(resumed, "session `{}`", output::sanitize(session_id)),
+            } => tracing::info!(resumed, "session `{}`", output::clean(session_id)),
             Event::ToolCall {
                 title,
                 kind,

@@ -930,3 +930,34 @@ fn sigterm_runs_the_same_cancel_sequence() {
     assert!(answer < cancel);
     assert!(gone(acp.agent_pid()));
 }
+
+#[test]
+fn effort_is_set_through_the_config_option_and_reported_only_when_confirmed() {
+    let acp = AcpEnv::new(json!({
+        "sessionResult": {"configOptions": [{
+            "id": "reasoning", "name": "Effort", "category": "thought_level", "type": "select",
+            "currentValue": "low", "options": [{"value": "low", "name": "Low"}, {"value": "high", "name": "High"}]
+        }]}
+    }));
+    let outcome = acp.run(&args(&["--json", "--effort", "high"]));
+    outcome.assert_success();
+    assert_eq!(events(&outcome)[0]["effort"], "high");
+    let received = acp.received();
+    let set = received
+        .iter()
+        .position(|message| message["method"] == "session/set_config_option")
+        .expect("set_config_option");
+    let prompt = received
+        .iter()
+        .position(|message| message["method"] == "session/prompt")
+        .expect("prompt");
+    assert!(set < prompt);
+    assert_eq!(received[set]["params"]["configId"], "reasoning");
+    assert_eq!(received[set]["params"]["value"], "high");
+    std::fs::remove_file(&acp.wire).expect("reset");
+    let message = acp
+        .run(&args(&["--json", "--effort", "max"]))
+        .assert_error(2, "usage");
+    assert!(message.contains("max"), "{message}");
+    assert!(acp.sent("session/prompt").is_empty());
+}
