@@ -135,13 +135,25 @@ pub async fn open_session(
     if plan.resume {
         match (capabilities.load_session, plan.cache.load()) {
             (true, Some(session_id)) => {
-                params["sessionId"] = json!(session_id);
+                let mut load = params.clone();
+                load["sessionId"] = json!(session_id);
                 turn.session_id = Some(session_id.clone());
                 turn.replaying = true;
-                let result = turn.call("session/load", params).await;
+                let result = turn.call("session/load", load).await;
                 turn.replaying = false;
-                let result = result?;
-                return Ok((session_id, true, result));
+                match result {
+                    Ok(result) => return Ok((session_id, true, result)),
+                    // A session Kiro no longer has: start afresh, and say so.
+                    Err(AcpError::Rejected { message, .. }) => {
+                        turn.session_id = None;
+                        turn.sink
+                            .diagnostic(format!(
+                                "--resume: Kiro could not load the cached session ({message}); starting a new session"
+                            ))
+                            .map_err(AcpError::Output)?;
+                    }
+                    Err(error) => return Err(error),
+                }
             }
             (false, _) => turn
                 .sink

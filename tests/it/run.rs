@@ -610,6 +610,24 @@ fn resume_loads_the_cached_session_only_when_advertised() {
     );
     assert!(acp.sent("session/load").is_empty());
     assert_eq!(acp.sent("session/new").len(), 1);
+
+    // A cached session Kiro cannot load any more: a new one, said aloud.
+    acp.script(
+        json!({"agentCapabilities": {"loadSession": true}, "loadError": "session not found"}),
+    );
+    std::fs::remove_file(&acp.wire).expect("reset");
+    let outcome = acp.run(&args(&["--json", "--session", "work", "--resume"]));
+    outcome.assert_success();
+    assert!(
+        outcome.stdout.contains("could not load the cached session"),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(acp.sent("session/load").len(), 1);
+    assert_eq!(acp.sent("session/new").len(), 1);
+    assert!(acp.sent("session/new")[0]["params"]
+        .get("sessionId")
+        .is_none());
 }
 
 use crate::acp_support::gone;

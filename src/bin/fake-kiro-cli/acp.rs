@@ -22,6 +22,8 @@ pub struct AcpScript {
     /// Written to stderr when the agent starts.
     pub stderr: String,
     pub session_id: String,
+    /// `session/load` fails with this message.
+    pub load_error: Option<String>,
     /// Extra fields of the `session/new` / `session/load` answer
     /// (`models`, `configOptions`, `modes`).
     pub session_result: Map<String, Value>,
@@ -44,6 +46,7 @@ impl Default for AcpScript {
             agent_capabilities: json!({}),
             stderr: String::new(),
             session_id: "fake-session-1".to_owned(),
+            load_error: None,
             session_result: Map::new(),
             dialect: Dialect::Standard,
             turn: vec![Step::Text("Hello from the fake.".to_owned())],
@@ -139,6 +142,9 @@ pub fn run(script: &AcpScript) -> i32 {
                 "agentCapabilities": script.agent_capabilities,
                 "authMethods": [],
             })),
+            "session/load" if script.load_error.is_some() => {
+                Err(script.load_error.as_deref().unwrap_or_default())
+            }
             "session/new" | "session/load" => {
                 let mut result = script.session_result.clone();
                 if method == "session/new" {
