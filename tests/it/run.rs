@@ -330,14 +330,15 @@ fn automatic_modes_never_grant_persistent_trust() {
     ]);
     let unknown =
         json!([{"optionId": "forever", "name": "Trust forever", "kind": "allow_forever"}]);
-    for (mode, options) in [
-        ("dontAsk", only_always.clone()),
-        ("bypassPermissions", only_always),
-        ("dontAsk", unknown),
+    for (mode, kind, options) in [
+        ("dontAsk", "execute", only_always.clone()),
+        ("bypassPermissions", "execute", only_always.clone()),
+        ("acceptEdits", "edit", only_always),
+        ("dontAsk", "execute", unknown),
     ] {
         let acp = AcpEnv::new(json!({
             "turn": [
-                {"permission": {"id": 5, "title": "Run make", "kind": "execute", "options": options}},
+                {"permission": {"id": 5, "title": "Run make", "kind": kind, "options": options}},
                 "waitForCancel"
             ]
         }));
@@ -373,21 +374,27 @@ fn automatic_modes_never_grant_persistent_trust() {
 
 #[test]
 fn without_a_terminal_or_json_a_question_fails_closed_with_a_hint() {
-    let acp = AcpEnv::new(json!({
-        "turn": [
-            {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
-            "waitForCancel"
-        ]
-    }));
-    let outcome = acp.run(&args(&[]));
-    outcome.assert_code(10);
-    assert!(
-        outcome.stderr.contains("--json") && outcome.stderr.contains("--mode"),
-        "{}",
-        outcome.describe()
-    );
-    let (answer, cancel) = answer_and_cancel_positions(&acp, &json!("p1"));
-    assert!(answer < cancel);
+    for mode in ["default", "plan", "acceptEdits"] {
+        let acp = AcpEnv::new(json!({
+            "turn": [
+                {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+                "waitForCancel"
+            ]
+        }));
+        let outcome = acp.run(&args(&["--mode", mode]));
+        outcome.assert_code(10);
+        assert!(
+            outcome.stderr.contains("--json") && outcome.stderr.contains("--mode"),
+            "{}",
+            outcome.describe()
+        );
+        let (answer, cancel) = answer_and_cancel_positions(&acp, &json!("p1"));
+        assert!(answer < cancel);
+        assert!(
+            acp.sent("session/set_mode").is_empty(),
+            "--mode is oneworks' policy only"
+        );
+    }
 }
 
 #[test]
