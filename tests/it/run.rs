@@ -72,6 +72,7 @@ fn a_plain_turn_streams_json_events_and_ends_on_its_stop_reason() {
     assert!(prompt["params"].get("content").is_none());
     assert_eq!(prompt["params"]["sessionId"], "fake-session-1");
     assert!(acp.sent("session/load").is_empty());
+    assert!(gone(acp.agent_pid()), "the agent still runs after the turn");
     let invocations = acp.acp_invocations();
     assert_eq!(invocations.len(), 1);
     assert_eq!(
@@ -817,6 +818,31 @@ fn prompt_files_and_their_refusal_with_json() {
         "from a file\n"
     );
     acp.run(&["--json"]).assert_code(2);
+
+    // `-` reads the prompt from stdin (human mode).
+    let mut command = acp.cmd(&["--prompt-file", "-"]);
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(b"from stdin").expect("write");
+    }
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let prompts = acp.sent("session/prompt");
+    assert_eq!(
+        prompts.last().expect("prompt")["params"]["prompt"][0]["text"],
+        "from stdin"
+    );
 }
 
 #[test]
