@@ -1012,3 +1012,32 @@ fn effort_is_set_through_the_config_option_and_reported_only_when_confirmed() {
     assert!(message.contains("max"), "{message}");
     assert!(acp.sent("session/prompt").is_empty());
 }
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly_and_stops_the_agent() {
+    let acp = AcpEnv::new(json!({"turn": [{"chunks": {"count": 50000, "text": "chunk"}}]}));
+    let line = format!(
+        "{} run kiro --prompt x --json | head -1; exit ${{PIPESTATUS[0]}}",
+        crate::support::shell_quote(crate::support::ONEWORKS)
+    );
+    let mut command = acp.env.cmd(&[]);
+    let mut bash = std::process::Command::new("bash");
+    bash.args(["-c", &line])
+        .env_clear()
+        .envs(
+            command
+                .get_envs()
+                .filter_map(|(name, value)| Some((name, value?))),
+        )
+        .current_dir(&acp.env.project);
+    command.stdin(std::process::Stdio::null());
+    let outcome = crate::support::run(bash);
+    outcome.assert_success();
+    assert_eq!(outcome.stdout.lines().count(), 1, "{}", outcome.describe());
+    assert!(
+        !outcome.stderr.contains("panicked"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(gone(acp.agent_pid()));
+}

@@ -63,6 +63,12 @@ fn once(request: &PermissionRequest, allow: bool, by: ResolvedBy, why: &str) -> 
 }
 
 pub fn decide(mode: Mode, request: &PermissionRequest, remembered: Option<Remembered>) -> Decision {
+    if request.options.is_empty() {
+        // Nothing a person or a policy could pick.
+        return Decision::Refuse {
+            reason: format!("`{}` offered no options to choose from", request.title),
+        };
+    }
     if let Some(rule) = remembered {
         return once(request, rule.allow, ResolvedBy::Rule, "a remembered rule");
     }
@@ -152,6 +158,16 @@ mod tests {
             let unknown = json!([{"optionId":"x","name":"Sure","kind":"allow_forever"}]);
             assert!(matches!(
                 decide(mode, &request("execute", unknown), None),
+                Decision::Refuse { .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn a_request_without_options_is_refused_in_every_mode() {
+        for mode in [Mode::Default, Mode::AcceptEdits, Mode::DontAsk] {
+            assert!(matches!(
+                decide(mode, &request("edit", json!([])), None),
                 Decision::Refuse { .. }
             ));
         }
