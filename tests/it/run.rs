@@ -536,6 +536,48 @@ fn an_agent_crash_mid_turn_is_exit_9_with_its_stderr_tail() {
 }
 
 #[test]
+fn eof_mid_turn_is_exit_9_not_a_hang() {
+    // The agent closes its stdout but keeps running; and one that exits 0.
+    for step in [
+        json!("closeStdout"),
+        json!({"crash": {"stderr": "", "code": 0}}),
+    ] {
+        let acp = AcpEnv::new(json!({"turn": [{"text": "partial"}, step]}));
+        let outcome = acp.run(&args(&["--json"]));
+        outcome.assert_code(9);
+        assert!(
+            outcome.stderr.contains("mid-turn"),
+            "{}",
+            outcome.describe()
+        );
+        assert!(gone(acp.agent_pid()));
+    }
+}
+
+#[test]
+fn the_fake_rejects_a_prompt_sent_as_content_like_kiro() {
+    use std::io::Write;
+    let acp = AcpEnv::new(json!({}));
+    let mut child = std::process::Command::new(acp.env.bin.join("kiro-cli"))
+        .args(["acp", "--agent", "oneworks"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn fake");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "session/prompt",
+        "params": {"sessionId": "fake-session-1", "content": [{"type": "text", "text": "hi"}]}});
+    writeln!(stdin, "{request}").expect("write");
+    drop(stdin);
+    let output = child.wait_with_output().expect("wait");
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("one JSON answer");
+    assert_eq!(
+        answer["error"]["message"],
+        "Invalid params: missing field `prompt`"
+    );
+}
+
+#[test]
 fn protocol_version_0_is_refused_before_any_session() {
     let acp = AcpEnv::new(json!({"protocolVersion": 0}));
     let outcome = acp.run(&args(&["--json"]));

@@ -98,6 +98,9 @@ pub enum Step {
     Garbage(String),
     /// Writes `stderr` and exits with `code` mid-turn.
     Crash { stderr: String, code: i32 },
+    /// Points stdout at /dev/null (oneworks sees EOF) and keeps running
+    /// until stdin ends.
+    CloseStdout,
     /// Waits for `session/cancel`, then answers the prompt `cancelled`.
     WaitForCancel,
     /// Waits until this file exists.
@@ -358,6 +361,14 @@ impl Agent<'_> {
             Step::Crash { stderr, code } => {
                 eprintln!("{stderr}");
                 return Some(*code);
+            }
+            Step::CloseStdout => {
+                let null = std::fs::OpenOptions::new().write(true).open("/dev/null");
+                if let Ok(null) = null {
+                    let _ = rustix::stdio::dup2_stdout(&null);
+                }
+                while self.next().is_some() {}
+                return Some(0);
             }
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => {
