@@ -932,48 +932,56 @@ fn the_agent_sees_only_the_allowlisted_environment_and_a_fresh_home() {
 
 #[test]
 fn a_second_interrupt_stops_the_agent_at_once() {
-    let acp = AcpEnv::new(json!({}));
-    let never = acp.env.outside.join("never-created");
-    // The agent takes the cancelled answer, then stops reading: it never
-    // sees `session/cancel` and never ends the turn by itself.
-    acp.script(json!({
-        "turn": [
-            {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
-            {"waitForFile": never}
-        ]
-    }));
-    let mut live = Live::start(acp.cmd(&args(&["--json"])));
-    live.expect("permission_request");
-    let agent = acp.agent_pid();
-    let interrupt = || {
-        let status = std::process::Command::new("kill")
-            .args(["-INT", &live.pid().to_string()])
-            .status()
-            .expect("kill");
-        assert!(status.success());
-    };
-    interrupt();
-    // Wait (bounded) until the agent received the cancelled answer.
-    let deadline = std::time::Instant::now() + crate::acp_support::EVENT_DEADLINE;
-    while !acp.received().iter().any(|message| message["id"] == "p1") {
+    // The first cancel comes from a signal or from the JSON channel.
+    for first_by_signal in [true, false] {
+        let acp = AcpEnv::new(json!({}));
+        let never = acp.env.outside.join("never-created");
+        // The agent takes the cancelled answer, then stops reading: it never
+        // sees `session/cancel` and never ends the turn by itself.
+        acp.script(json!({
+            "turn": [
+                {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+                {"waitForFile": never}
+            ]
+        }));
+        let mut live = Live::start(acp.cmd(&args(&["--json"])));
+        live.expect("permission_request");
+        let agent = acp.agent_pid();
+        let pid = live.pid().to_string();
+        let interrupt = || {
+            let status = std::process::Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .expect("kill");
+            assert!(status.success());
+        };
+        if first_by_signal {
+            interrupt();
+        } else {
+            live.send(r#"{"cancel":true}"#);
+        }
+        // Wait (bounded) until the agent received the cancelled answer.
+        let deadline = std::time::Instant::now() + crate::acp_support::EVENT_DEADLINE;
+        while !acp.received().iter().any(|message| message["id"] == "p1") {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the answer never arrived"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let started = std::time::Instant::now();
+        interrupt();
+        let (code, _, stderr) = live.finish();
+        assert_eq!(code, Some(130), "{stderr}");
+        // Without the second interrupt the run would wait out the cancel
+        // grace (10 s) and the polite stop (2 s + 3 s).
         assert!(
-            std::time::Instant::now() < deadline,
-            "the answer never arrived"
+            started.elapsed() < std::time::Duration::from_secs(8),
+            "{:?}",
+            started.elapsed()
         );
-        std::thread::sleep(std::time::Duration::from_millis(10));
+        assert!(gone(agent), "the agent {agent} still runs");
     }
-    let started = std::time::Instant::now();
-    interrupt();
-    let (code, _, stderr) = live.finish();
-    assert_eq!(code, Some(130), "{stderr}");
-    // Without the second interrupt the run would wait out the cancel grace
-    // (10 s) and the polite stop (2 s + 3 s).
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(8),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(gone(agent), "the agent {agent} still runs");
 }
 
 #[test]

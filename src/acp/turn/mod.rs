@@ -264,8 +264,11 @@ impl<'a> Turn<'a> {
         }
     }
 
+    /// The first interrupt cancels; one during a cancel already under way
+    /// (the second Ctrl-C, or one after `{"cancel":true}` or a timeout)
+    /// stops Kiro at once.
     async fn on_interrupt(&mut self) -> Result<(), AcpError> {
-        if self.interrupts.received() >= 2 {
+        if self.interrupts.received() >= 2 || self.cancel.is_some() {
             self.kill_now = true;
             return Err(AcpError::Interrupted);
         }
