@@ -1091,3 +1091,20 @@ fn a_closed_stdout_ends_the_run_quietly_and_stops_the_agent() {
     );
     assert!(gone(acp.agent_pid()));
 }
+
+#[test]
+fn a_typo_in_the_fake_agents_script_fails_loudly() {
+    let acp = AcpEnv::new(json!({"turnn": [{"text": "typo"}]}));
+    let output = std::process::Command::new(acp.env.bin.join("kiro-cli"))
+        .args(["acp", "--agent", "oneworks"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run fake");
+    assert_eq!(output.status.code(), Some(70));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unknown field `turnn`"), "{stderr}");
+    // A run against it fails at once (the probe already trips), not a hang.
+    let outcome = acp.run(&args(&["--json"]));
+    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    assert!(outcome.stderr.contains("turnn"), "{}", outcome.describe());
+}
