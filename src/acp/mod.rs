@@ -46,6 +46,8 @@ pub enum AcpError {
     AgentGone { when: String, tail: String },
     #[error("`kiro-cli acp` answered `{method}` with an error: {message}")]
     Rejected { method: String, message: String },
+    #[error("Kiro needs a login: {message}")]
+    AuthRequired { message: String },
     #[error("`kiro-cli acp` answered `{method}` without {what}")]
     Malformed { method: String, what: String },
     #[error("{message}")]
@@ -77,6 +79,11 @@ impl Classify for AcpError {
             AcpError::NotOffered { hint, .. } | AcpError::PermissionRefused { hint, .. } => {
                 Some(hint.clone())
             }
+            AcpError::AuthRequired { .. } => Some(
+                "log the session in with `oneworks adapter login kiro --session NAME`, \
+                 or set `KIRO_API_KEY` in the environment (CI)"
+                    .to_owned(),
+            ),
             AcpError::Spawn { .. } => Some("check `oneworks adapter status kiro`".to_owned()),
             _ => None,
         }

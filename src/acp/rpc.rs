@@ -176,6 +176,9 @@ pub fn error_response(id: &RequestId, error: RpcError) -> String {
     frame(Some(id.to_value()), None, None, None, Some(error)).unwrap_or_default()
 }
 
+/// ACP's "authentication required" error code.
+pub const AUTH_REQUIRED: i64 = -32000;
+
 /// "Method not found", for requests we do not serve.
 pub fn method_not_found(method: &str) -> RpcError {
     RpcError {

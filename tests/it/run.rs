@@ -1108,3 +1108,17 @@ fn a_typo_in_the_fake_agents_script_fails_loudly() {
     assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
     assert!(outcome.stderr.contains("turnn"), "{}", outcome.describe());
 }
+
+#[test]
+fn an_agent_that_needs_a_login_says_how_to_log_in() {
+    let acp = AcpEnv::new(json!({"authRequired": true}));
+    let outcome = acp.run(&args(&["--json"]));
+    let message = outcome.assert_error(9, "agent_failed");
+    assert!(message.contains("login"), "{message}");
+    assert!(
+        outcome.stderr.contains("oneworks adapter login kiro"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(acp.sent("session/prompt").is_empty());
+}

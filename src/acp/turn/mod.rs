@@ -169,9 +169,13 @@ impl<'a> Turn<'a> {
                     }
                     Ok(Some(Line::Text(bytes))) => {
                         if let Some(outcome) = self.on_line(&bytes, id).await? {
-                            return outcome.map_err(|error| AcpError::Rejected {
-                                method: method.to_owned(),
-                                message: crate::output::clean(&error.message),
+                            return outcome.map_err(|error| {
+                                let message = crate::output::clean(&error.message);
+                                if error.code == rpc::AUTH_REQUIRED {
+                                    AcpError::AuthRequired { message }
+                                } else {
+                                    AcpError::Rejected { method: method.to_owned(), message }
+                                }
                             });
                         }
                     }

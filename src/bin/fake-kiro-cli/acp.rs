@@ -22,6 +22,8 @@ pub struct AcpScript {
     /// Written to stderr when the agent starts.
     pub stderr: String,
     pub session_id: String,
+    /// `session/new` answers "authentication required" (-32000).
+    pub auth_required: bool,
     /// `session/load` fails with this message.
     pub load_error: Option<String>,
     /// Extra fields of the `session/new` / `session/load` answer
@@ -47,6 +49,7 @@ impl Default for AcpScript {
             stderr: String::new(),
             session_id: "fake-session-1".to_owned(),
             load_error: None,
+            auth_required: false,
             session_result: Map::new(),
             dialect: Dialect::Standard,
             turn: vec![Step::Text("Hello from the fake.".to_owned())],
@@ -145,6 +148,11 @@ pub fn run(script: &AcpScript) -> i32 {
                 "agentCapabilities": script.agent_capabilities,
                 "authMethods": [],
             })),
+            "session/new" if script.auth_required => {
+                let reply = json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"Authentication required"}});
+                agent.send(&reply);
+                continue;
+            }
             "session/load" if script.load_error.is_some() => {
                 Err(script.load_error.as_deref().unwrap_or_default())
             }
