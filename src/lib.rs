@@ -10,6 +10,7 @@
 //! `redact` (the credential scrubber), `fs_safety` (shared path checks and
 //! atomic writes).
 
+pub mod acp;
 pub mod adapter;
 pub mod cli;
 pub mod commands;

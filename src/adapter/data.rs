@@ -54,6 +54,7 @@ pub struct AdapterData {
     pub archive: ArchiveData,
     pub credentials: CredentialRules,
     pub session: SessionData,
+    pub acp: super::acp_data::AcpData,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -2,6 +2,7 @@
 //! finds and probes an installed CLI (sources, probes), and the one resolver
 //! that turns settings into a runnable CLI for `prepare` and for launches.
 
+pub mod acp_data;
 pub mod data;
 pub mod probe;
 pub mod resolve;

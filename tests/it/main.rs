@@ -4,6 +4,9 @@
 
 mod support;
 
+mod acp_conformance;
+mod acp_support;
+mod acp_terminal;
 mod architecture;
 mod completions;
 mod concurrency;
@@ -19,4 +22,5 @@ mod outside;
 mod prepare;
 mod profile;
 mod reuse;
+mod run;
 mod sources;

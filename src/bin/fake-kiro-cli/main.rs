@@ -4,6 +4,7 @@
 //! environment variables, because oneworks gives Kiro an allowlisted
 //! environment.
 
+mod acp;
 mod script;
 
 use std::io::Write;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
             script.acp_help_exit,
         ),
         ["login"] => login(&script),
+        ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
             ExitCode::from(2)
