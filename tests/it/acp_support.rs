@@ -63,8 +63,21 @@ impl AcpEnv {
         self.env.cmd(&args)
     }
 
+    /// Runs to the end; then no agent it started may be left (by pid).
     pub fn run(&self, extra: &[&str]) -> Outcome {
-        crate::support::run(self.cmd(extra))
+        let _ = std::fs::remove_file(self.pid_file());
+        let outcome = crate::support::run(self.cmd(extra));
+        assert_no_agent_left(&self.pid_file(), &outcome.describe());
+        outcome
+    }
+
+    /// A live run whose stdin the test writes; [`Live::finish`] checks by
+    /// pid that no agent is left.
+    pub fn live(&self, extra: &[&str]) -> Live {
+        let _ = std::fs::remove_file(self.pid_file());
+        let mut live = Live::start(self.cmd(extra));
+        live.agent_pid_file = Some(self.pid_file());
+        live
     }
 
     pub fn pid_file(&self) -> PathBuf {
@@ -139,6 +152,18 @@ pub struct Live {
     lines: mpsc::Receiver<String>,
     stderr: mpsc::Receiver<Vec<u8>>,
     pub seen: Vec<Value>,
+    /// Where the agent of this run writes its pid (checked at the end).
+    agent_pid_file: Option<PathBuf>,
+}
+
+/// The agent whose pid is in `pid_file` (if one started) has ended.
+#[track_caller]
+fn assert_no_agent_left(pid_file: &Path, context: &str) {
+    let Ok(text) = std::fs::read_to_string(pid_file) else {
+        return;
+    };
+    let pid: u32 = text.trim().parse().expect("a pid in the pid file");
+    assert!(gone(pid), "the agent {pid} outlived the run\n{context}");
 }
 
 impl Live {
@@ -171,6 +196,7 @@ impl Live {
             lines,
             stderr,
             seen: Vec::new(),
+            agent_pid_file: None,
         }
     }
 
@@ -232,6 +258,9 @@ impl Live {
             .recv_timeout(Duration::from_secs(10))
             .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
             .unwrap_or_default();
+        if let Some(pid_file) = &self.agent_pid_file {
+            assert_no_agent_left(pid_file, &stderr);
+        }
         (status.code(), self.seen, stderr)
     }
 }

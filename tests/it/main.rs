@@ -23,4 +23,5 @@ mod prepare;
 mod profile;
 mod reuse;
 mod run;
+mod run_review;
 mod sources;

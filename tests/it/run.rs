@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::acp_support::{events, options_full, types, AcpEnv, Live};
+use crate::acp_support::{events, options_full, types, AcpEnv};
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -192,7 +192,7 @@ fn a_permission_in_the_first_turn_is_answered_over_json_stdin() {
                 {"text": "after"}
             ]
         }));
-        let mut live = Live::start(acp.cmd(&args(&["--json"])));
+        let mut live = acp.live(&args(&["--json"]));
         let request = live.expect("permission_request");
         let key = match &id {
             Value::String(text) => text.clone(),
@@ -232,7 +232,7 @@ fn an_ambiguous_reply_is_refused_and_asked_again() {
     let acp = AcpEnv::new(json!({
         "turn": [{"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}}]
     }));
-    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    let mut live = acp.live(&args(&["--json"]));
     live.expect("permission_request");
     live.send(r#"{"id":"p1","reply":"yes"}"#);
     let refusal = live.expect("diagnostic");
@@ -295,7 +295,7 @@ fn accept_edits_allows_an_edit_once_and_asks_for_the_rest() {
             {"permission": {"id": "exec-1", "title": "Run rm -rf", "kind": "execute", "options": options_full()}}
         ]
     }));
-    let mut live = Live::start(acp.cmd(&args(&["--json", "--mode", "acceptEdits"])));
+    let mut live = acp.live(&args(&["--json", "--mode", "acceptEdits"]));
     let resolved = live.expect("permission_resolved");
     assert_eq!(
         resolved,
@@ -404,7 +404,7 @@ fn a_project_rule_answers_later_runs_through_allow_once() {
         "turn": [{"permission": {"id": "p1", "title": "Write notes.md", "kind": "edit", "options": options_full()}}]
     });
     let acp = AcpEnv::new(turn.clone());
-    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    let mut live = acp.live(&args(&["--json"]));
     let request = live.expect("permission_request");
     let remember = request["options"]
         .as_array()
@@ -460,7 +460,7 @@ fn cancel_on_the_json_channel_answers_pending_questions_first() {
             "waitForCancel"
         ]
     }));
-    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    let mut live = acp.live(&args(&["--json"]));
     live.expect("permission_request");
     live.send(r#"{"cancel":true}"#);
     let resolved = live.expect("permission_resolved");
@@ -496,7 +496,7 @@ fn sigint_runs_the_cancel_sequence_and_leaves_no_agent_behind() {
             "waitForCancel"
         ]
     }));
-    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    let mut live = acp.live(&args(&["--json"]));
     live.expect("permission_request");
     let agent = acp.agent_pid();
     let status = std::process::Command::new("kill")
@@ -690,7 +690,7 @@ fn closing_stdin_with_a_question_pending_fails_closed() {
             "waitForCancel"
         ]
     }));
-    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    let mut live = acp.live(&args(&["--json"]));
     live.expect("permission_request");
     live.close_stdin();
     let (code, seen, stderr) = live.finish();
@@ -944,7 +944,7 @@ fn a_second_interrupt_stops_the_agent_at_once() {
                 {"waitForFile": never}
             ]
         }));
-        let mut live = Live::start(acp.cmd(&args(&["--json"])));
+        let mut live = acp.live(&args(&["--json"]));
         live.expect("permission_request");
         let agent = acp.agent_pid();
         let pid = live.pid().to_string();
@@ -1011,7 +1011,7 @@ fn sigterm_runs_the_same_cancel_sequence() {
             "waitForCancel"
         ]
     }));
-    let mut live = Live::start(acp.cmd(&args(&["--json"])));
+    let mut live = acp.live(&args(&["--json"]));
     live.expect("permission_request");
     let status = std::process::Command::new("kill")
         .args(["-TERM", &live.pid().to_string()])

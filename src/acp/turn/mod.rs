@@ -320,11 +320,11 @@ impl<'a> Turn<'a> {
             Ok(Some(message)) => message,
             Ok(None) => return Ok(None),
             Err(error) => {
-                let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
-                tracing::warn!(
-                    "skipped a line from `kiro-cli acp` ({error}): {}",
-                    crate::output::clean(&text)
-                );
+                // Scrubbed before it is cut short, so the cut cannot keep a
+                // piece of a secret the scrubber would no longer recognise.
+                let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+                let shown: String = crate::output::clean(&text).chars().take(200).collect();
+                tracing::warn!("skipped a line from `kiro-cli acp` ({error}): {shown}");
                 return Ok(None);
             }
         };

@@ -80,6 +80,14 @@ pub enum Step {
     },
     /// `count` message chunks of `text`, as fast as the pipe takes them.
     Chunks { count: u64, text: String },
+    /// For the latency benchmark only (tests never wait on timers):
+    /// `count` message chunks whose text is the CLOCK_MONOTONIC time in
+    /// nanoseconds at the moment of writing, one every `interval_micros`.
+    Stamped {
+        count: u64,
+        #[serde(rename = "intervalMicros")]
+        interval_micros: u64,
+    },
     /// A raw `update` object (sent in the script's dialect's method).
     Update(Value),
     /// Any notification.
@@ -337,6 +345,18 @@ impl Agent<'_> {
                     let _ = writeln!(out, "{line}");
                 }
                 let _ = out.flush();
+            }
+            Step::Stamped {
+                count,
+                interval_micros,
+            } => {
+                let interval = std::time::Duration::from_micros(*interval_micros);
+                for _ in 0..*count {
+                    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+                    let nanos = i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec);
+                    self.text("agent_message_chunk", &nanos.to_string());
+                    std::thread::sleep(interval);
+                }
             }
             Step::Update(update) => self.send_update(update.clone()),
             Step::Notify { method, params } => {
