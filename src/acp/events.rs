@@ -7,8 +7,13 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use std::io::Write;
+use std::sync::Arc;
+
+use super::fast::ChunkKind;
 use crate::error::Error;
 use crate::output;
+use crate::redact::Scrubber;
 
 /// Who settled a permission request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -100,6 +105,29 @@ pub struct Sink {
     json: bool,
     /// Human mode: the agent's text on stdout does not end with a newline.
     text_open: bool,
+    /// The line being written (reused: chunks are the hot path).
+    line: Vec<u8>,
+    /// The print scrubber last seen and whether it leaves the names and
+    /// tags of a chunk event alone.
+    plain_tags: Option<(Arc<Scrubber>, bool)>,
+}
+
+/// The JSON line of a chunk event, as `print_json` would write it (key
+/// order `type`, `text`; the same escaping), appended to `line`.
+fn chunk_line(line: &mut Vec<u8>, kind: ChunkKind, text: &str) {
+    line.extend_from_slice(b"{\"type\":\"");
+    line.extend_from_slice(chunk_tag(kind).as_bytes());
+    line.extend_from_slice(b"\",\"text\":");
+    // Writing a string into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *line, text);
+    line.extend_from_slice(b"}\n");
+}
+
+fn chunk_tag(kind: ChunkKind) -> &'static str {
+    match kind {
+        ChunkKind::Message => "agent_message_chunk",
+        ChunkKind::Thought => "agent_thought_chunk",
+    }
 }
 
 impl Sink {
@@ -107,7 +135,60 @@ impl Sink {
         Self {
             json,
             text_open: false,
+            line: Vec::new(),
+            plain_tags: None,
         }
+    }
+
+    /// A message or thought chunk: the same output as [`emit`](Self::emit)
+    /// of its event, without building a JSON tree per chunk.
+    pub fn chunk(&mut self, kind: ChunkKind, text: &str) -> Result<(), Error> {
+        let scrubber = output::scrubber();
+        if !self.json || !self.plain_tags(scrubber.as_ref()) {
+            let text = text.to_owned();
+            return self.emit(&match kind {
+                ChunkKind::Message => Event::AgentMessageChunk { text },
+                ChunkKind::Thought => Event::AgentThoughtChunk { text },
+            });
+        }
+        let text = match &scrubber {
+            Some(scrubber) => scrubber.scrub_str(text),
+            None => std::borrow::Cow::Borrowed(text),
+        };
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        chunk_line(&mut line, kind, &text);
+        let mut stdout = std::io::stdout().lock();
+        let written = stdout
+            .write_all(&line)
+            .and_then(|()| stdout.flush())
+            .map_err(output::stdout_error);
+        self.line = line;
+        written
+    }
+
+    /// Whether `scrubber` would leave the fixed parts of a chunk event
+    /// (`type`, `text` and the tag) alone, as it does unless a secret is
+    /// one of those words; remembered per scrubber.
+    fn plain_tags(&mut self, scrubber: Option<&Arc<Scrubber>>) -> bool {
+        let Some(scrubber) = scrubber else {
+            return true;
+        };
+        if let Some((seen, plain)) = &self.plain_tags {
+            if Arc::ptr_eq(seen, scrubber) {
+                return *plain;
+            }
+        }
+        let plain = [
+            "type",
+            "text",
+            chunk_tag(ChunkKind::Message),
+            chunk_tag(ChunkKind::Thought),
+        ]
+        .iter()
+        .all(|word| !scrubber.contains_secret(word));
+        self.plain_tags = Some((Arc::clone(scrubber), plain));
+        plain
     }
 
     pub fn json(&self) -> bool {
@@ -224,6 +305,47 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_chunk_line_is_byte_for_byte_what_print_json_writes() {
+        for text in [
+            "",
+            "plain",
+            "quote \" backslash \\ slash / tab \t newline \n",
+            "\u{1b}[2J bell \u{7} nul \u{0} del \u{7f}",
+            "é 中文 🦀 \u{2028}",
+        ] {
+            for kind in [ChunkKind::Message, ChunkKind::Thought] {
+                let event = match kind {
+                    ChunkKind::Message => Event::AgentMessageChunk { text: text.into() },
+                    ChunkKind::Thought => Event::AgentThoughtChunk { text: text.into() },
+                };
+                let expected = format!("{}\n", serde_json::to_value(&event).expect("json"));
+                let mut line = Vec::new();
+                chunk_line(&mut line, kind, text);
+                assert_eq!(String::from_utf8(line).expect("utf-8"), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn a_secret_among_the_fixed_words_of_a_chunk_takes_the_general_path() {
+        let rules = crate::adapter::data::AdapterData::builtin()
+            .expect("adapter data")
+            .credentials;
+        let mut sink = Sink::new(true);
+        let plain = Arc::new(Scrubber::new(
+            vec![("KIRO_API_KEY".into(), "a-long-secret-value".into())],
+            &rules,
+        ));
+        assert!(sink.plain_tags(Some(&plain)));
+        let odd = Arc::new(Scrubber::new(
+            vec![("KIRO_API_KEY".into(), "text".into())],
+            &rules,
+        ));
+        assert!(!sink.plain_tags(Some(&odd)));
+        assert!(sink.plain_tags(None));
+    }
 
     #[test]
     fn events_serialize_as_the_spec_names_them() {

@@ -44,7 +44,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 }
                 return Ok(Some(Line::Text(std::mem::take(&mut self.line))));
             }
-            let newline = available.iter().position(|byte| *byte == b'\n');
+            let newline = memchr::memchr(b'\n', available);
             let taken = newline.unwrap_or(available.len());
             match &mut self.dropping {
                 Some(dropped) => *dropped += taken,

@@ -8,6 +8,7 @@
 //! - [`capabilities`]: the `initialize` answer as an explicit matrix.
 //! - [`updates`]: session updates in both dialects → [`events`].
 //! - [`events`]: the run events of SPEC §1.3 and their two renderings.
+//! - [`fast`]: the hot path of a streamed turn (message chunks).
 //! - [`permissions`]: mode policy, remembered rules, reply matching.
 //! - [`channel`]: where a person answers (JSON lines on stdin, a terminal).
 //! - [`session_cache`]: Kiro's native session id per oneworks session.
@@ -19,6 +20,7 @@ pub mod capabilities;
 pub mod channel;
 pub mod client;
 pub mod events;
+pub mod fast;
 pub mod lines;
 pub mod permissions;
 pub mod rpc;

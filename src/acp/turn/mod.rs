@@ -316,6 +316,15 @@ impl<'a> Turn<'a> {
         bytes: &[u8],
         waiting: u64,
     ) -> Result<Option<Result<Value, rpc::RpcError>>, AcpError> {
+        if let Some(chunk) = super::fast::chunk(bytes) {
+            if self.wants_update(&chunk.method, chunk.session_id.as_deref()) {
+                let kind = chunk.kind;
+                self.sink
+                    .chunk(kind, &chunk.text)
+                    .map_err(AcpError::Output)?;
+            }
+            return Ok(None);
+        }
         let message = match rpc::parse_line(bytes) {
             Ok(Some(message)) => message,
             Ok(None) => return Ok(None),
@@ -349,24 +358,33 @@ impl<'a> Turn<'a> {
         Ok(None)
     }
 
-    fn on_notification(&mut self, method: &str, params: &Value) -> Result<(), AcpError> {
+    /// Whether a notification is an update of this turn's session that
+    /// may become an event (not a replay, not late, not another session's).
+    fn wants_update(&self, method: &str, session: Option<&str>) -> bool {
         if self.finished || self.replaying {
             tracing::debug!(
                 "ignored `{}` (replay, or after the turn ended)",
                 crate::output::clean(method)
             );
-            return Ok(());
+            return false;
         }
         if !self.data.update_methods.iter().any(|known| known == method) {
             tracing::debug!("ignored notification `{}`", crate::output::clean(method));
-            return Ok(());
+            return false;
         }
-        let session = params.get("sessionId").and_then(Value::as_str);
         if let (Some(theirs), Some(ours)) = (session, self.session_id.as_deref()) {
             if theirs != ours {
                 tracing::debug!("ignored an update for another session");
-                return Ok(());
+                return false;
             }
+        }
+        true
+    }
+
+    fn on_notification(&mut self, method: &str, params: &Value) -> Result<(), AcpError> {
+        let session = params.get("sessionId").and_then(Value::as_str);
+        if !self.wants_update(method, session) {
+            return Ok(());
         }
         let update = params.get("update").unwrap_or(params);
         match super::updates::event_for(update) {
