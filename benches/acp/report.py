@@ -89,8 +89,14 @@ def main():
         add(f"| {name} | {result['count']:,} | {result['p50']:.0f} µs | {result['p90']:.0f} µs | "
             f"{result['p99']:.0f} µs | {result['max']:.0f} µs |")
     add("")
-    add(f"oneworks adds about {lat['p50'] - floor['p50']:.0f} µs at p50 and "
-        f"{lat['p99'] - floor['p99']:.0f} µs at p99.")
+    added_p50 = lat["p50"] - floor["p50"]
+    added_p99 = lat["p99"] - floor["p99"]
+    if added_p99 < 0 or floor["p99"] > 5 * floor["p50"]:
+        add(f"oneworks adds about {added_p50:.0f} µs at p50. At p99 both paths are dominated by "
+            f"scheduling on this machine (the floor's own p99 is {floor['p99']:.0f} µs against a p50 "
+            f"of {floor['p50']:.0f} µs), so the p99 difference ({added_p99:+.0f} µs) is noise, not oneworks.")
+    else:
+        add(f"oneworks adds about {added_p50:.0f} µs at p50 and {added_p99:.0f} µs at p99.")
     add("")
     add("### Machine and load")
     add("")
