@@ -406,3 +406,54 @@ fn the_agent_environment_is_exactly_the_allowlist() {
     // A fresh HOME of its own, not the user's.
     assert_ne!(env["HOME"], json!(acp.env.home));
 }
+
+#[test]
+fn an_mcp_variable_reaches_kiro_on_the_wire_and_is_written_nowhere() {
+    const TOKEN: &str = "mcp/tok en+val=3141592>~x";
+    let encoded = encodings(TOKEN);
+    let mut acp = AcpEnv::new(json!({
+        "agentCapabilities": {"mcpCapabilities": {"http": true}},
+        "turn": [{"text": format!("echo {TOKEN}")}]
+    }));
+    acp.env.write_config(
+        "adapters:\n  kiro:\n    cli:\n      source: system\n    mcpServers:\n      github:\n        command: /usr/bin/github-mcp\n        env: { GITHUB_TOKEN: \"${MY_MCP_TOKEN}\" }\n      docs:\n        url: https://example.com/mcp\n        transport: http\n        headers: { Authorization: \"Bearer ${MY_MCP_TOKEN}\" }\n",
+    );
+    acp.env.set_env("MY_MCP_TOKEN", TOKEN);
+    acp.env.set_env("RUST_LOG", "debug");
+    let mut printed = Vec::new();
+    for extra in [
+        &["--json", "--session", "mcp"][..],
+        &["--session", "mcp"][..],
+    ] {
+        let outcome = acp.run(&args(extra));
+        outcome.assert_success();
+        printed.push(outcome);
+    }
+    // On the wire, resolved at the moment of the run.
+    let new = &acp.sent("session/new")[0]["params"];
+    let wire = new.to_string();
+    assert!(
+        wire.contains(&format!("\"value\":\"{TOKEN}\"")),
+        "the variable reaches Kiro: {new}"
+    );
+    assert!(wire.contains(&format!("Bearer {TOKEN}")), "{new}");
+    // Nowhere else: not printed (the agent's echo included), not in any file.
+    for outcome in &printed {
+        assert_clean("stdout", &outcome.stdout, &encoded);
+        assert_clean("stderr", &outcome.stderr, &encoded);
+        assert!(
+            outcome.all_text().contains("echo"),
+            "{}",
+            outcome.describe()
+        );
+    }
+    let files = written_files(&acp);
+    assert!(
+        files.iter().any(|path| path.ends_with("acp-session.json")),
+        "{files:#?}"
+    );
+    for path in files.iter().filter(|path| path.is_file()) {
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
+        assert_clean(&path.display().to_string(), &text, &encoded);
+    }
+}
