@@ -457,3 +457,58 @@ fn an_mcp_variable_reaches_kiro_on_the_wire_and_is_written_nowhere() {
         assert_clean(&path.display().to_string(), &text, &encoded);
     }
 }
+
+#[test]
+fn updates_of_another_session_or_a_replay_create_no_event() {
+    let other = |method: &str, update: Value| json!({"notify": {"method": method, "params": {"sessionId": "other-session", "update": update}}});
+    let acp = AcpEnv::new(json!({
+        "agentCapabilities": {"loadSession": true},
+        "turn": [
+            // The standard shape (the streaming fast path) and Kiro's.
+            other("session/update", json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "not mine"}})),
+            other("session/update", json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "not mine"}})),
+            other("session/notification", json!({"AgentMessageChunk": {"content": {"Text": {"text": "not mine"}}}})),
+            other("session/update", json!({"sessionUpdate": "tool_call", "toolCallId": "x", "title": "not mine"})),
+            {"text": "mine"}
+        ]
+    }));
+    let outcome = acp.run(&args(&["--json", "--session", "s"]));
+    outcome.assert_success();
+    let seen = events(&outcome);
+    assert_eq!(
+        crate::acp_support::types(&seen),
+        ["session_started", "agent_message_chunk", "turn_end"]
+    );
+    assert!(
+        !outcome.stdout.contains("not mine"),
+        "{}",
+        outcome.describe()
+    );
+
+    // `session/load` replays the history as updates: none is an event.
+    acp.script(json!({
+        "agentCapabilities": {"loadSession": true},
+        "loadReplay": [
+            {"text": "replayed answer"},
+            {"thought": "replayed thought"},
+            {"update": {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "replayed question"}}},
+            {"toolCall": {"id": "old", "title": "replayed tool", "kind": "read"}}
+        ],
+        "turn": [{"text": "fresh"}]
+    }));
+    let outcome = acp.run(&args(&["--json", "--session", "s", "--resume"]));
+    outcome.assert_success();
+    let seen = events(&outcome);
+    assert_eq!(acp.sent("session/load").len(), 1);
+    assert_eq!(
+        crate::acp_support::types(&seen),
+        ["session_started", "agent_message_chunk", "turn_end"],
+        "{seen:#?}"
+    );
+    assert_eq!(seen[1]["text"], "fresh");
+    assert!(
+        !outcome.stdout.contains("replayed"),
+        "{}",
+        outcome.describe()
+    );
+}

@@ -26,6 +26,8 @@ pub struct AcpScript {
     pub auth_required: bool,
     /// `session/load` fails with this message.
     pub load_error: Option<String>,
+    /// Sent on `session/load` before its answer (Kiro replays history).
+    pub load_replay: Vec<Step>,
     /// Extra fields of the `session/new` / `session/load` answer
     /// (`models`, `configOptions`, `modes`).
     pub session_result: Map<String, Value>,
@@ -49,6 +51,7 @@ impl Default for AcpScript {
             stderr: String::new(),
             session_id: "fake-session-1".to_owned(),
             load_error: None,
+            load_replay: Vec::new(),
             auth_required: false,
             session_result: Map::new(),
             dialect: Dialect::Standard,
@@ -163,6 +166,14 @@ pub fn run(script: &AcpScript) -> i32 {
             }
             "session/load" if script.load_error.is_some() => {
                 Err(script.load_error.as_deref().unwrap_or_default())
+            }
+            "session/load" if !script.load_replay.is_empty() => {
+                for step in &script.load_replay {
+                    if let Some(code) = agent.step(step) {
+                        return code;
+                    }
+                }
+                Ok(Value::Object(script.session_result.clone()))
             }
             "session/new" | "session/load" => {
                 let mut result = script.session_result.clone();
