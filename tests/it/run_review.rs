@@ -512,3 +512,26 @@ fn updates_of_another_session_or_a_replay_create_no_event() {
         outcome.describe()
     );
 }
+
+#[test]
+fn each_streamed_chunk_reaches_a_pipe_at_once() {
+    // The agent streams, then waits for a file the test creates only after
+    // it has read the chunks: buffering them would hang the run.
+    let acp = AcpEnv::new(json!({}));
+    let release = acp.env.outside.join("release");
+    acp.script(json!({
+        "turn": [
+            {"text": "first"},
+            {"thought": "second"},
+            {"waitForFile": release},
+            {"text": "third"}
+        ]
+    }));
+    let mut live = acp.live(&args(&["--json"]));
+    assert_eq!(live.expect("agent_message_chunk")["text"], "first");
+    assert_eq!(live.expect("agent_thought_chunk")["text"], "second");
+    std::fs::write(&release, "").expect("release the agent");
+    assert_eq!(live.expect("agent_message_chunk")["text"], "third");
+    let (code, _, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
