@@ -190,8 +190,8 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 if [[ ${BENCH_PROFILE:-0} = 1 ]] && command -v perf >/dev/null; then
     use_script "chunks-$N"
     log "perf record of one throughput run"
-    if perf record -q -g -F 2000 -o "$WORK/perf.data" $RUN >/dev/null 2>"$WORK/perf.err"; then
-        perf report -i "$WORK/perf.data" --stdio --no-children --comm oneworks --percent-limit 1.5 2>/dev/null \
+    if perf record -q -F 2000 -o "$WORK/perf.data" $RUN >/dev/null 2>"$WORK/perf.err"; then
+        perf report -i "$WORK/perf.data" --stdio --no-children -g none --comm oneworks --percent-limit 1.5 2>/dev/null \
             | grep -E '^ +[0-9]' | head -40 >&2 || true
     else
         log "perf record failed"; cat "$WORK/perf.err" >&2
