@@ -52,6 +52,7 @@ pub struct AdapterData {
     pub archive: ArchiveData,
     pub credentials: CredentialRules,
     pub session: SessionData,
+    pub tui: super::tui_data::TuiData,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -5,3 +5,4 @@ pub mod data;
 pub mod probe;
 pub mod resolve;
 pub mod source;
+pub mod tui_data;
