@@ -5,6 +5,8 @@
 //! environment.
 
 mod script;
+mod tui;
+mod tui_script;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
             script.acp_help_exit,
         ),
         ["login"] => login(&script),
+        ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
             ExitCode::from(2)
