@@ -34,6 +34,9 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 AdapterCommand::Login { session, .. } => commands::login::run(&settings, &session),
             }
         }
+        Command::Session(command) => {
+            commands::session::run(&settings(&cli.global)?, &cli.global, command)
+        }
         Command::Config(command) => {
             let settings = settings(&cli.global)?;
             match command {

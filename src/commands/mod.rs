@@ -6,4 +6,5 @@ pub mod config;
 pub mod login;
 pub mod prepare;
 pub mod prune;
+pub mod session;
 pub mod status;

@@ -17,6 +17,7 @@ pub mod pane;
 pub mod recorder;
 pub mod recorder_tail;
 pub mod state;
+pub mod supervisor;
 pub mod tmux;
 
 use std::path::PathBuf;
