@@ -14,3 +14,6 @@ mod output;
 mod prepare;
 mod session;
 mod sources;
+mod supervisor;
+mod supervisor_lifecycle;
+mod supervisor_races;
