@@ -20,6 +20,7 @@ pub struct TuiData {
     pub recorder_since: String,
     pub prompt: PromptLabels,
     pub keys: KeyNames,
+    pub fallback: FallbackData,
     pub render_gap_ms: u64,
     pub settle_ms: u64,
     pub focus_wait_ms: u64,
@@ -51,6 +52,15 @@ pub struct PromptLabels {
 pub struct KeyNames {
     pub down: String,
     pub enter: String,
+}
+
+/// What the generic pane detector looks for.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FallbackData {
+    pub focus_markers: Vec<String>,
+    pub key_names: Vec<String>,
+    pub question_marks: Vec<String>,
 }
 
 impl TuiData {

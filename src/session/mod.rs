@@ -14,6 +14,7 @@ pub mod approvals_channel;
 pub mod cards;
 pub mod keystroke_bridge;
 pub mod pane;
+pub mod pane_fallback;
 pub mod recorder;
 pub mod recorder_tail;
 pub mod state;
