@@ -20,6 +20,7 @@ pub mod recorder_tail;
 pub mod state;
 pub mod supervisor;
 pub mod tmux;
+pub mod webhook;
 
 use std::path::PathBuf;
 

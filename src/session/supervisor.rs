@@ -131,6 +131,7 @@ pub struct Plan {
     pub scrubber: crate::redact::Scrubber,
     pub paths: SessionPaths,
     pub runtime: PathBuf,
+    pub webhook: Option<super::webhook::Webhook>,
 }
 
 /// Starts Kiro in tmux, writes the record, signals `ready` and runs until
@@ -181,6 +182,9 @@ pub fn run(
             Some(plan.scrubber.clone()),
         );
         let state = SessionState::new(book, plan.tui.clone(), factory);
+        if let Some(webhook) = plan.webhook.clone() {
+            webhook.attach(&state);
+        }
         let listener = approvals_channel::bind(&plan.paths.approvals)?;
         let (_watcher, mut wake) = recorder_tail::watch(&plan.runtime);
         let server = tokio::spawn(approvals_channel::serve(listener, Arc::clone(&state)));

@@ -17,3 +17,4 @@ mod sources;
 mod supervisor;
 mod supervisor_lifecycle;
 mod supervisor_races;
+mod supervisor_webhook;
