@@ -13,6 +13,7 @@
 pub mod approvals_channel;
 pub mod cards;
 pub mod keystroke_bridge;
+pub mod launch;
 pub mod pane;
 pub mod pane_fallback;
 pub mod recorder;

@@ -308,3 +308,69 @@ fn decline_and_cancel_move_down_one_row_at_a_time() {
     );
     session.stop_and_check();
 }
+
+#[test]
+fn application_cursor_keys_still_move_the_focus() {
+    let session = Session::new(
+        |_| json!({"requests": [request("r1", "Running: pwd")], "cursorKeysApplication": true}),
+    );
+    session.start();
+    let card = session.pending_card();
+    session.answer(&card, "decline").assert_success();
+    session.assert_keys(&["Down", "Down", "Enter"]);
+    session.wait_card("declined", |card| card["state"] == "declined");
+    let record = session.record().expect("record");
+    let screen = std::process::Command::new("tmux")
+        .args(["-S", record["tmux"].as_str().expect("socket")])
+        .args([
+            "-f",
+            "/dev/null",
+            "-u",
+            "capture-pane",
+            "-p",
+            "-t",
+            "oneworks",
+        ])
+        .output()
+        .expect("capture");
+    let screen = String::from_utf8_lossy(&screen.stdout);
+    assert!(
+        screen.contains("application-mode downs: 2"),
+        "tmux did not send ESC O B: {screen}"
+    );
+    session.stop_and_check();
+}
+
+#[test]
+fn the_supervisor_ends_with_the_tui_and_leaves_nothing() {
+    let session = Session::new(|markers| json!({"exitFile": markers.join("exit")}));
+    session.start();
+    let pids = session.pids();
+    let runtime = session.runtime();
+    session.touch("exit");
+    assert_gone(&pids);
+    let deadline = Instant::now() + DEADLINE;
+    while session.record().is_some() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(session.record().is_none(), "record left behind");
+    assert!(!runtime.join("approvals.sock").exists());
+    session
+        .env
+        .run(&["session", "approvals", "default", "--json"])
+        .assert_error(11, "session");
+}
+
+#[test]
+fn start_without_a_terminal_needs_detach_and_starts_nothing() {
+    let session = Session::new(|_| json!({}));
+    let outcome = session.env.run(&["session", "start", "kiro"]);
+    outcome.assert_code(2);
+    assert!(
+        outcome.stderr.contains("--detach"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(session.record().is_none());
+    assert!(!session.session_root().exists());
+}

@@ -18,6 +18,8 @@ use crate::tui_script::{Action, RequestScript, TuiScript};
 enum Key {
     Up,
     Down,
+    /// Down as `ESC O B` (application cursor keys).
+    DownApplication,
     Enter,
     Esc,
     Tab,
@@ -29,7 +31,7 @@ impl Key {
     fn name(&self) -> String {
         match self {
             Key::Up => "Up".into(),
-            Key::Down => "Down".into(),
+            Key::Down | Key::DownApplication => "Down".into(),
             Key::Enter => "Enter".into(),
             Key::Esc => "Esc".into(),
             Key::Tab => "Tab".into(),
@@ -48,10 +50,11 @@ fn parse_keys(bytes: &[u8]) -> Vec<Key> {
         index += 1;
         let key = match byte {
             0x1b => match (bytes.get(index), bytes.get(index + 1)) {
-                (Some(b'[' | b'O'), Some(last)) => {
+                (Some(intro @ (b'[' | b'O')), Some(last)) => {
                     index += 2;
                     match last {
                         b'A' => Key::Up,
+                        b'B' if *intro == b'O' => Key::DownApplication,
                         b'B' => Key::Down,
                         other => Key::Other(format!("esc-{}", char::from(*other))),
                     }
@@ -91,6 +94,8 @@ struct Tui<'a> {
     keys: usize,
     fired: Vec<bool>,
     last_answer: String,
+    /// Downs that arrived as `ESC O B` (shown on screen for the tests).
+    application_downs: usize,
 }
 
 pub fn run(script: &TuiScript) -> ExitCode {
@@ -98,6 +103,11 @@ pub fn run(script: &TuiScript) -> ExitCode {
     let _ = std::process::Command::new("stty")
         .args(["-icanon", "-echo", "-isig", "min", "1", "time", "0"])
         .status();
+    if script.cursor_keys_application {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(b"\x1b[?1h");
+        let _ = stdout.flush();
+    }
     let (sender, receiver) = mpsc::channel::<Key>();
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
@@ -120,6 +130,7 @@ pub fn run(script: &TuiScript) -> ExitCode {
         keys: 0,
         fired: vec![false; script.events.len()],
         last_answer: String::new(),
+        application_downs: 0,
     };
     let mut dirty = true;
     loop {
@@ -204,10 +215,15 @@ impl Tui<'_> {
         if let Some(log) = &self.script.key_log {
             append(log, format!("{}\n", key.name()).as_bytes());
         }
+        if *key == Key::DownApplication {
+            self.application_downs += 1;
+        }
         if let Some(shown) = &mut self.shown {
             let rows = shown.options().len();
             match key {
-                Key::Down => shown.focus = (shown.focus + 1).min(rows - 1),
+                Key::Down | Key::DownApplication => {
+                    shown.focus = (shown.focus + 1).min(rows - 1);
+                }
                 Key::Up => shown.focus = shown.focus.saturating_sub(1),
                 Key::Enter => self.answer(false),
                 Key::Esc => self.answer(true),
@@ -303,6 +319,12 @@ impl Tui<'_> {
     fn draw(&self) {
         let rule = "─".repeat(40);
         let mut lines = vec!["fake kiro-cli chat".to_owned()];
+        if self.application_downs > 0 {
+            lines.push(format!(
+                "application-mode downs: {}",
+                self.application_downs
+            ));
+        }
         if !self.last_answer.is_empty() {
             lines.push(format!("last answer: {}", self.last_answer));
         }

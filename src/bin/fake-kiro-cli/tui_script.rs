@@ -20,6 +20,9 @@ pub struct TuiScript {
     pub msg_as_object: bool,
     /// Recorder `ts` as Unix milliseconds instead of RFC 3339.
     pub ts_as_number: bool,
+    /// Switch the terminal to application cursor keys, so tmux sends
+    /// `ESC O B` for Down instead of `ESC [ B`.
+    pub cursor_keys_application: bool,
     /// Exit when this file appears (besides Ctrl-D).
     pub exit_file: Option<PathBuf>,
 }
