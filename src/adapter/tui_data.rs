@@ -61,6 +61,7 @@ pub struct FallbackData {
     pub focus_markers: Vec<String>,
     pub key_names: Vec<String>,
     pub question_marks: Vec<String>,
+    pub poll_ms: u64,
 }
 
 impl TuiData {

@@ -79,6 +79,33 @@ impl<'a> Bridge<'a> {
         pane.send_key(&self.tui.keys.enter)
     }
 
+    /// The pane-scrape fallback's delivery: one advertised `key`, sent
+    /// only while the same prompt (by content hash) is on screen, checked
+    /// before and after the settle.
+    pub fn deliver_key(
+        &self,
+        pane: &mut dyn Pane,
+        hash: &str,
+        key: &str,
+        cancel: &CancelFlag,
+    ) -> Result<(), String> {
+        let check = |pane: &mut dyn Pane| -> Result<(), String> {
+            if cancel.is_cancelled() {
+                return Err(answered_in_terminal());
+            }
+            let capture = pane.capture()?;
+            match super::pane_fallback::detect(&capture, self.tui) {
+                Some(prompt) if prompt.hash == hash => Ok(()),
+                Some(_) => Err("another prompt is on screen".to_owned()),
+                None => Err("the approval prompt is no longer visible".to_owned()),
+            }
+        };
+        check(pane)?;
+        self.pause(self.settle, cancel)?;
+        check(pane)?;
+        pane.send_key(key)
+    }
+
     /// Capture and check: prompt visible, focus on `focus` (if given),
     /// tool line matches `title`; the terminal has not answered.
     fn verify(

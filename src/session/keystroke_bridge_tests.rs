@@ -262,3 +262,62 @@ fn the_render_gap_and_settle_are_waited() {
         .expect("delivered");
     assert!(started.elapsed() >= Duration::from_millis(140));
 }
+
+/// A generic TUI prompt (SPEC §8.4 fixture) the tests can swap.
+struct GenericPane {
+    screen: String,
+    keys: Vec<String>,
+    swap_after_capture: Option<(usize, String)>,
+    captures: usize,
+}
+
+impl Pane for GenericPane {
+    fn capture(&mut self) -> Result<String, String> {
+        self.captures += 1;
+        let shown = self.screen.clone();
+        if let Some((at, next)) = &self.swap_after_capture {
+            if *at == self.captures {
+                self.screen = next.clone();
+            }
+        }
+        Ok(shown)
+    }
+    fn send_key(&mut self, key: &str) -> Result<(), String> {
+        self.keys.push(key.to_owned());
+        Ok(())
+    }
+}
+
+const GENERIC: &str =
+    " $ echo probe\n Run this command?\n  → Run (once) (y)\n    Skip (esc or n)\n";
+
+#[test]
+fn a_fallback_key_is_sent_only_to_the_same_prompt() {
+    let tui = tui();
+    let hash = crate::session::pane_fallback::detect(GENERIC, &tui)
+        .expect("prompt")
+        .hash;
+    let mut pane = GenericPane {
+        screen: GENERIC.into(),
+        keys: Vec::new(),
+        swap_after_capture: None,
+        captures: 0,
+    };
+    fast(&tui)
+        .deliver_key(&mut pane, &hash, "y", &CancelFlag::default())
+        .expect("delivered");
+    assert_eq!(pane.keys, ["y"]);
+
+    // The prompt changes during the settle: nothing is sent.
+    let mut pane = GenericPane {
+        screen: GENERIC.into(),
+        keys: Vec::new(),
+        swap_after_capture: Some((1, GENERIC.replace("echo probe", "rm -rf /"))),
+        captures: 0,
+    };
+    let reason = fast(&tui)
+        .deliver_key(&mut pane, &hash, "y", &CancelFlag::default())
+        .expect_err("must fail");
+    assert!(pane.keys.is_empty());
+    assert_eq!(reason, "another prompt is on screen");
+}

@@ -36,12 +36,16 @@ pub fn supervise(
         paths.recorder.to_string_lossy(),
     );
     let webhook = webhook(settings, name)?;
-    // TODO(lead): `approvals.paneFallback` selects the pane-scrape detector
-    // (`session::pane_fallback`); until the supervisor polls the pane, only
-    // Kiro versions with the recorder get cards.
-    if !tui.has_recorder(kiro_version) {
-        tracing::warn!("Kiro {kiro_version} predates the recorder: approvals are not mirrored");
+    // `auto`: scrape the pane only when this Kiro writes no recorder.
+    let scrape = match settings.config.config.adapters.kiro.approvals.pane_fallback {
+        crate::config::schema::PaneFallback::On => true,
+        crate::config::schema::PaneFallback::Off => false,
+        crate::config::schema::PaneFallback::Auto => !tui.has_recorder(kiro_version),
+    };
+    if !scrape && !tui.has_recorder(kiro_version) {
+        tracing::warn!("Kiro {kiro_version} predates the recorder and paneFallback is off: approvals are not mirrored");
     }
+    let pane_fallback = scrape.then(|| std::time::Duration::from_millis(tui.fallback.poll_ms));
     let plan = Plan {
         name: name.to_owned(),
         tmux: Tmux {
@@ -61,6 +65,7 @@ pub fn supervise(
         runtime: world.layout.runtime.clone(),
         paths,
         webhook,
+        pane_fallback,
     };
     let outcome = supervisor::run(plan, || output::print_json(&json!({"ready": true})));
     drop(world);

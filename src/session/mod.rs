@@ -16,6 +16,7 @@ pub mod keystroke_bridge;
 pub mod launch;
 pub mod pane;
 pub mod pane_fallback;
+pub mod pane_watch;
 pub mod recorder;
 pub mod recorder_tail;
 pub mod state;

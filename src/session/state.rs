@@ -10,6 +10,7 @@ use tokio::sync::{broadcast, Notify};
 
 use super::cards::{Card, CardBook, Refusal, Verdict};
 use super::keystroke_bridge::{Bridge, Pane};
+use super::recorder::ApprovalRequest;
 use super::recorder_tail::{Mirror, TailEvent};
 use crate::adapter::tui_data::TuiData;
 
@@ -23,6 +24,23 @@ type ParkCallback = Box<dyn Fn(Card) + Send>;
 pub struct Inner {
     pub book: CardBook,
     pub mirror: Mirror,
+    /// How pane-fallback cards are delivered (recorder cards: the bridge).
+    deliveries: std::collections::HashMap<String, Delivery>,
+}
+
+/// How a verdict reaches the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// Kiro's prompt: row by row through the keystroke bridge.
+    Bridge,
+    /// Another TUI's prompt: the one key its rows advertise (tmux names),
+    /// sent only while the prompt with `hash` is on screen.
+    Key {
+        hash: String,
+        accept: Option<String>,
+        decline: Option<String>,
+        cancel: Option<String>,
+    },
 }
 
 pub struct SessionState {
@@ -43,6 +61,7 @@ impl SessionState {
             inner: Mutex::new(Inner {
                 book,
                 mirror: Mirror::default(),
+                deliveries: std::collections::HashMap::new(),
             }),
             updates,
             stop: Notify::new(),
@@ -111,10 +130,33 @@ impl SessionState {
         (inner.book.cards(), self.updates.subscribe())
     }
 
+    /// The pane fallback found a new prompt.
+    pub fn pane_prompt(&self, request: ApprovalRequest, delivery: Delivery) {
+        let card = {
+            let mut inner = self.lock();
+            let card = inner.book.open(request);
+            inner.deliveries.insert(card.id.clone(), delivery);
+            self.publish(card.clone());
+            card
+        };
+        let on_park = self.on_park.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(callback) = on_park.as_ref() {
+            callback(card);
+        }
+    }
+
+    /// The pane fallback saw a prompt vanish.
+    pub fn pane_vanished(&self, request_id: &str) {
+        let mut inner = self.lock();
+        if let Some(card) = inner.book.vanished(request_id) {
+            self.publish(card);
+        }
+    }
+
     /// Claims the card for `verdict` (the first verdict wins) and starts its
     /// delivery on a blocking thread. Returns the card as `delivering`.
     pub fn answer(self: &Arc<Self>, id: &str, verdict: Verdict) -> Result<Card, Refusal> {
-        let (card, cancel, title, request_id) = {
+        let (card, cancel, title, request_id, delivery) = {
             let mut inner = self.lock();
             let (card, cancel) = inner.book.claim(id, verdict)?;
             let request = inner
@@ -123,15 +165,38 @@ impl SessionState {
                 .ok_or_else(|| Refusal::Unknown(id.to_owned()))?;
             let title = request.title.clone();
             let request_id = request.id.clone();
+            let delivery = inner
+                .deliveries
+                .get(id)
+                .cloned()
+                .unwrap_or(Delivery::Bridge);
             self.publish(card.clone());
-            (card, cancel, title, request_id)
+            (card, cancel, title, request_id, delivery)
         };
         let state = Arc::clone(self);
         let card_id = id.to_owned();
         let deliver = move || {
             let mut pane = (state.pane)();
             let bridge = Bridge::new(&state.tui);
-            let result = bridge.deliver(pane.as_mut(), &title, verdict, &cancel);
+            let result = match &delivery {
+                Delivery::Bridge => bridge.deliver(pane.as_mut(), &title, verdict, &cancel),
+                Delivery::Key {
+                    hash,
+                    accept,
+                    decline,
+                    cancel: cancel_key,
+                } => {
+                    let key = match verdict {
+                        Verdict::Accept => accept,
+                        Verdict::Decline => decline,
+                        Verdict::Cancel => cancel_key,
+                    };
+                    match key {
+                        Some(key) => bridge.deliver_key(pane.as_mut(), hash, key, &cancel),
+                        None => Err("the prompt advertises no key for this verdict".to_owned()),
+                    }
+                }
+            };
             if let Err(reason) = &result {
                 tracing::warn!("card `{card_id}` not delivered: {reason}");
             }

@@ -132,6 +132,9 @@ pub struct Plan {
     pub paths: SessionPaths,
     pub runtime: PathBuf,
     pub webhook: Option<super::webhook::Webhook>,
+    /// Read approvals from the pane (SPEC §8.4) at this pace instead of
+    /// the recorder.
+    pub pane_fallback: Option<Duration>,
 }
 
 /// Starts Kiro in tmux, writes the record, signals `ready` and runs until
@@ -188,6 +191,14 @@ pub fn run(
         let listener = approvals_channel::bind(&plan.paths.approvals)?;
         let (_watcher, mut wake) = recorder_tail::watch(&plan.runtime);
         let server = tokio::spawn(approvals_channel::serve(listener, Arc::clone(&state)));
+        let pane_watch = plan.pane_fallback.map(|every| {
+            tokio::spawn(super::pane_watch::run(
+                plan.tmux.clone(),
+                Arc::clone(&state),
+                plan.tui.clone(),
+                every,
+            ))
+        });
         let mut interrupts = crate::process::signals::Interrupts::install()
             .map_err(io_error("install signal handlers for", &plan.runtime))?;
         // A closed terminal must not end the session.
@@ -196,14 +207,16 @@ pub fn run(
         ready()?;
         let mut poll = tokio::time::interval(SAFETY_POLL);
         loop {
-            let read = match reader.read_messages() {
-                Ok(messages) => messages,
-                Err(error) => {
-                    tracing::warn!("cannot read the recorder: {error}");
-                    Vec::new()
-                }
-            };
-            state.recorder_batch(read);
+            if pane_watch.is_none() {
+                let read = match reader.read_messages() {
+                    Ok(messages) => messages,
+                    Err(error) => {
+                        tracing::warn!("cannot read the recorder: {error}");
+                        Vec::new()
+                    }
+                };
+                state.recorder_batch(read);
+            }
             if !group::is_alive(record.tmux_pid) {
                 break;
             }
@@ -215,6 +228,9 @@ pub fn run(
             }
         }
         server.abort();
+        if let Some(task) = pane_watch {
+            task.abort();
+        }
         Ok::<_, crate::error::Error>(())
     });
     clean_up(&record, &plan.paths);

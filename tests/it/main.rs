@@ -15,6 +15,7 @@ mod prepare;
 mod session;
 mod sources;
 mod supervisor;
+mod supervisor_fallback;
 mod supervisor_lifecycle;
 mod supervisor_races;
 mod supervisor_webhook;
