@@ -92,7 +92,7 @@ fn start(
     cwd: Option<PathBuf>,
     detach: bool,
 ) -> Result<(), Error> {
-    tmux::find(settings.env.get("PATH"))?;
+    let tmux_program = tmux::find(settings.env.get("PATH"))?;
     let (layout, paths) = layout(settings, name);
     check_runtime(&layout)?;
     if !detach && !std::io::stdin().is_terminal() {
@@ -109,7 +109,7 @@ fn start(
         None => None,
     };
     match supervisor::read_record(&paths.record) {
-        Some(record) if supervisor::is_running(&record) => {
+        Some(record) if supervisor::is_running(&record, &paths) => {
             return Err(SessionError::AlreadyRunning(name.to_owned()).into())
         }
         Some(record) => {
@@ -117,7 +117,7 @@ fn start(
                 settings.quiet,
                 format_args!("note: cleaning up after the gone supervisor of session `{name}`"),
             );
-            supervisor::clean_up(&record, &paths);
+            supervisor::clean_up(&record, &paths, Some(&tmux_program));
         }
         None => {}
     }
@@ -228,7 +228,7 @@ fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Er
     check_runtime(&layout)?;
     match supervisor::read_record(&paths.record) {
         None => Err(SessionError::NotRunning(name.to_owned()).into()),
-        Some(record) if !supervisor::is_running(&record) => {
+        Some(record) if !supervisor::is_running(&record, &paths) => {
             Err(SessionError::SupervisorGone(name.to_owned()).into())
         }
         Some(record) => Ok((record, paths)),
@@ -236,15 +236,15 @@ fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Er
 }
 
 fn connect(settings: &Settings, name: &str) -> Result<Client, Error> {
-    let (record, _) = running(settings, name)?;
-    Ok(Client::connect(&record.approvals, name)?)
+    let (_, paths) = running(settings, name)?;
+    Ok(Client::connect(&paths.approvals, name)?)
 }
 
 fn attach(settings: &Settings, name: &str) -> Result<(), Error> {
-    let (record, _) = running(settings, name)?;
+    let (_, paths) = running(settings, name)?;
     let tmux = Tmux {
-        program: record.tmux_program.clone(),
-        socket: record.tmux.clone(),
+        program: tmux::find(settings.env.get("PATH"))?,
+        socket: paths.tmux.clone(),
         env: Default::default(),
     };
     let status = tmux
@@ -267,15 +267,15 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
     let Some(record) = supervisor::read_record(&paths.record) else {
         return Err(SessionError::NotRunning(name.to_owned()).into());
     };
-    if supervisor::is_running(&record) {
-        if let Ok(mut client) = Client::connect(&record.approvals, name) {
+    if supervisor::is_running(&record, &paths) {
+        if let Ok(mut client) = Client::connect(&paths.approvals, name) {
             let _ = client.request(&json!({"op": "stop"}));
         }
         let deadline = Instant::now() + STOP_DEADLINE;
-        while supervisor::is_running(&record) && Instant::now() < deadline {
+        while supervisor::is_running(&record, &paths) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
-        if supervisor::is_running(&record) {
+        if supervisor::is_running(&record, &paths) {
             crate::process::group::terminate_group(record.pid);
         }
     } else {
@@ -284,7 +284,11 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
             format_args!("note: the supervisor of session `{name}` was gone; cleaning up"),
         );
     }
-    supervisor::clean_up(&record, &paths);
+    supervisor::clean_up(
+        &record,
+        &paths,
+        tmux::find(settings.env.get("PATH")).ok().as_deref(),
+    );
     output::say(settings.quiet, format_args!("session `{name}` stopped"));
     Ok(())
 }
@@ -307,7 +311,7 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
         let Some(record) = supervisor::read_record(&paths.record) else {
             continue;
         };
-        let state = if supervisor::is_running(&record) {
+        let state = if supervisor::is_running(&record, &paths) {
             "running"
         } else {
             "stale"

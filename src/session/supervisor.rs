@@ -27,6 +27,8 @@ pub struct SessionPaths {
     pub approvals: PathBuf,
     pub tmux: PathBuf,
     pub recorder: PathBuf,
+    /// Held (flock) by the running supervisor for its whole life.
+    pub lock: PathBuf,
 }
 
 impl SessionPaths {
@@ -38,6 +40,7 @@ impl SessionPaths {
             approvals: layout.runtime.join("approvals.sock"),
             tmux: layout.runtime.join("tmux.sock"),
             recorder: layout.runtime.join("recorder.jsonl"),
+            lock: layout.runtime.join("supervisor.lock"),
         }
     }
 }
@@ -57,21 +60,65 @@ pub struct Record {
     pub started_at: String,
 }
 
-/// Whether the record's supervisor still runs.
-pub fn is_running(record: &Record) -> bool {
-    group::is_alive(record.pid) && process_mentions(record.pid, "supervise")
+/// Whether the record's supervisor still runs: it holds the session lock,
+/// and its pid is a `supervise` process.
+pub fn is_running(record: &Record, paths: &SessionPaths) -> bool {
+    lock_held(&paths.lock)
+        && group::is_alive(record.pid)
+        && process_mentions(record.pid, "cmdline", "supervise")
 }
 
-/// Whether `/proc/<pid>/cmdline` contains `needle` (guards against a
-/// recycled pid before anything is signalled).
-fn process_mentions(pid: u32, needle: &str) -> bool {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
+/// Whether `/proc/<pid>/<file>` (`cmdline`, `environ`) contains `needle`:
+/// the record is a file in the project, so a pid from it is signalled only
+/// when the process is really ours.
+fn process_mentions(pid: u32, file: &str, needle: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/{file}"))
         .map(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
         .unwrap_or(false)
 }
 
+fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(create)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+fn lock_held(path: &Path) -> bool {
+    use fs4::fs_std::FileExt;
+    match open_lock(path, false) {
+        Ok(file) => matches!(file.try_lock_exclusive(), Ok(false)),
+        Err(_) => false,
+    }
+}
+
+/// Takes the session lock for this supervisor's life.
+pub fn take_lock(paths: &SessionPaths, name: &str) -> Result<std::fs::File, SessionError> {
+    use fs4::fs_std::FileExt;
+    let file = open_lock(&paths.lock, true).map_err(io_error("open", &paths.lock))?;
+    match file.try_lock_exclusive() {
+        Ok(true) => Ok(file),
+        Ok(false) => Err(SessionError::AlreadyRunning(name.to_owned())),
+        Err(error) => Err(io_error("lock", &paths.lock)(error)),
+    }
+}
+
+/// Reads the record: ours, a regular file, not a link; else `None`.
 pub fn read_record(path: &Path) -> Option<Record> {
-    let text = fs_err::read_to_string(path).ok()?;
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let mut file = open_lock(path, false).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.uid() != crate::fs_safety::current_uid() || meta.len() > 64 * 1024 {
+        return None;
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
     serde_json::from_str(&text).ok()
 }
 
@@ -85,29 +132,36 @@ fn write_record(path: &Path, record: &Record) -> Result<(), SessionError> {
 }
 
 /// Ends what a record names — Kiro, its tmux server — and removes the
-/// record and sockets. Used by `stop` after a clean supervisor exit did not
-/// happen (the supervisor was killed) and by the supervisor itself.
-pub fn clean_up(record: &Record, paths: &SessionPaths) {
-    let tmux = Tmux {
-        program: record.tmux_program.clone(),
-        socket: record.tmux.clone(),
-        env: Default::default(),
-    };
-    if record.tmux.exists() {
-        let _ = tmux.kill_server();
+/// record and sockets. Used by `stop` after a supervisor that was killed,
+/// and by the supervisor itself. Sockets are the computed ones (never a
+/// path from the record), `tmux` is the one on PATH, and a recorded pid is
+/// signalled only when the process is that session's tmux server or runs
+/// inside it.
+pub fn clean_up(record: &Record, paths: &SessionPaths, tmux_program: Option<&Path>) {
+    let socket = paths.tmux.to_string_lossy().into_owned();
+    if let Some(program) = tmux_program {
+        if paths.tmux.exists() {
+            let tmux = Tmux {
+                program: program.to_owned(),
+                socket: paths.tmux.clone(),
+                env: Default::default(),
+            };
+            let _ = tmux.kill_server();
+        }
     }
+    let server = |pid: u32| group::is_alive(pid) && process_mentions(pid, "cmdline", &socket);
+    let pane = |pid: u32| {
+        group::is_alive(pid) && process_mentions(pid, "environ", &format!("TMUX={socket},"))
+    };
     let deadline = Instant::now() + Duration::from_secs(3);
-    let alive = |pid: u32, name: &str| group::is_alive(pid) && process_mentions(pid, name);
-    while Instant::now() < deadline
-        && (alive(record.tmux_pid, "tmux") || group::is_alive(record.pane_pid))
-    {
+    while Instant::now() < deadline && (server(record.tmux_pid) || pane(record.pane_pid)) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    if alive(record.tmux_pid, "tmux") {
-        // The tmux server leads its own session and group.
+    // The tmux server and Kiro each lead their own session and group.
+    if server(record.tmux_pid) {
         group::kill_group(record.tmux_pid);
     }
-    if group::is_alive(record.pane_pid) {
+    if pane(record.pane_pid) {
         group::kill_group(record.pane_pid);
     }
     for path in [
@@ -143,6 +197,7 @@ pub fn run(
     plan: Plan,
     ready: impl FnOnce() -> Result<(), crate::error::Error>,
 ) -> Result<(), crate::error::Error> {
+    let _lock = take_lock(&plan.paths, &plan.name)?;
     fresh_recorder(&plan.paths.recorder)?;
     let mut reader = LineReader::at_end(&plan.paths.recorder);
     plan.tmux.start(
@@ -233,7 +288,7 @@ pub fn run(
         }
         Ok::<_, crate::error::Error>(())
     });
-    clean_up(&record, &plan.paths);
+    clean_up(&record, &plan.paths, Some(&plan.tmux.program));
     outcome
 }
 

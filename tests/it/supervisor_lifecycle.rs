@@ -140,3 +140,38 @@ fn missing_tmux_is_exit_11_with_a_hint_and_nothing_is_left() {
         "a session folder was created"
     );
 }
+
+#[test]
+fn a_forged_record_signals_nothing_and_runs_nothing() {
+    let session = Session::new(|_| json!({}));
+    // A group leader, like Kiro and tmux are: a forged pid would hit it.
+    let mut bystander = std::process::Command::new("sleep");
+    std::os::unix::process::CommandExt::process_group(bystander.arg("60"), 0);
+    let mut bystander = bystander.spawn().expect("spawn sleep");
+    let trap = session.env.outside.join("trap.sh");
+    let ran = session.env.outside.join("trap-ran");
+    std::fs::write(&trap, format!("#!/bin/sh\ntouch '{}'\n", ran.display())).expect("trap");
+    std::fs::set_permissions(&trap, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let root = session.session_root();
+    std::fs::create_dir_all(&root).expect("session folder");
+    let pid = bystander.id();
+    let record = json!({
+        "name": "default", "pid": pid, "approvals": session.env.outside.join("sock"),
+        "tmux": session.env.outside.join("tmux.sock"), "tmuxProgram": trap,
+        "tmuxPid": pid, "panePid": pid, "kiroVersion": "2.15.1",
+        "startedAt": "2026-01-01T00:00:00Z",
+    });
+    std::fs::write(root.join("supervisor.json"), record.to_string()).expect("record");
+    std::fs::write(session.env.outside.join("tmux.sock"), b"").expect("fake socket");
+    let listed = session.env.run(&["session", "list", "--json"]);
+    assert_eq!(listed.json()[0]["state"], "stale", "{}", listed.describe());
+    session
+        .env
+        .run(&["session", "stop", "default"])
+        .assert_success();
+    assert!(alive(pid), "a process named by a forged record was killed");
+    assert!(!ran.exists(), "a program named by the record was run");
+    assert!(session.record().is_none());
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+}
