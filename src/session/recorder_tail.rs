@@ -219,7 +219,15 @@ pub fn watch(
 ) {
     use notify::Watcher;
     let (sender, receiver) = tokio::sync::mpsc::channel(1);
-    let watcher = notify::recommended_watcher(move |_event: notify::Result<notify::Event>| {
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        // Our own reads (open, access, close) are events too: reacting to
+        // them would read again forever. Writes, creations and removals
+        // (the recorder growing, the tmux socket going away) wake us.
+        if let Ok(event) = &event {
+            if matches!(event.kind, notify::EventKind::Access(_)) {
+                return;
+            }
+        }
         // Coalesced: a full channel already means "read again".
         let _ = sender.try_send(());
     })

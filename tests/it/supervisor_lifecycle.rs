@@ -175,3 +175,33 @@ fn a_forged_record_signals_nothing_and_runs_nothing() {
     let _ = bystander.kill();
     let _ = bystander.wait();
 }
+
+/// utime + stime of `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .expect("stat format")
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+#[test]
+fn an_idle_supervisor_does_not_spin() {
+    let session = Session::new(|_| json!({}));
+    session.start();
+    let supervisor = session.pids()[0];
+    // Let start-up settle, then watch it idle.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let before = cpu_ticks(supervisor);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let used = cpu_ticks(supervisor) - before;
+    // 2 s at 100 ticks/s; an idle supervisor wakes once per safety poll.
+    assert!(
+        used <= 10,
+        "the supervisor used {used} ticks in 2 s of idling"
+    );
+    session.stop_and_check();
+}
