@@ -73,7 +73,9 @@ impl<'a> Bridge<'a> {
             view = self.wait_for_focus(pane, title, view.focused, next, cancel)?;
             self.pause(self.render_gap, cancel)?;
         }
-        self.verify(pane, title, Some(target), cancel)?;
+        // `view` was just verified with the focus on `target` (the first
+        // check, or the wait after the last move): settle, verify again,
+        // Enter.
         self.pause(self.settle, cancel)?;
         self.verify(pane, title, Some(target), cancel)?;
         pane.send_key(&self.tui.keys.enter)

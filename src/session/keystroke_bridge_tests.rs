@@ -160,9 +160,10 @@ fn a_title_change_between_two_keys_stops_before_enter() {
 #[test]
 fn a_title_change_during_the_settle_stops_enter() {
     let mut pane = SimPane::new(true);
-    // Capture 1: first check; 2: before Enter; then it changes.
+    // Capture 1: the check before the settle; the title changes during
+    // the settle, and the check before Enter sees it.
     pane.after_capture.push((
-        2,
+        1,
         Box::new(|screen: &mut Screen| screen.tool = "Shell pwd2".into()),
     ));
     let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
