@@ -374,3 +374,28 @@ fn start_without_a_terminal_needs_detach_and_starts_nothing() {
     assert!(session.record().is_none());
     assert!(!session.session_root().exists());
 }
+
+#[test]
+fn the_fake_tui_rejects_a_misspelt_script_field() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let path = install_fake(
+        temp.path(),
+        "kiro-cli",
+        &with(
+            &kiro_script("2.15.1"),
+            "tui",
+            json!({"requests": [{"id": "r1", "title": "t", "waitFr": "x"}]}),
+        ),
+    );
+    let output = std::process::Command::new(path)
+        .args(["chat", "--tui", "--agent", "oneworks"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run fake");
+    assert_eq!(output.status.code(), Some(70));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("waitFr"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
