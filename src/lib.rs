@@ -16,6 +16,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod fs_error;
 pub mod fs_safety;
 pub mod install;
 pub mod locations;

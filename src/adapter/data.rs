@@ -177,7 +177,7 @@ impl AdapterData {
             Some(path) => {
                 let text = fs_err::read_to_string(path).map_err(|source| DataError::Read {
                     path: path.to_owned(),
-                    source,
+                    source: crate::fs_error::os_cause(source),
                 })?;
                 Self::parse(&text, path)
             }
@@ -197,6 +197,17 @@ impl AdapterData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_override_file_is_named_once() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let path = temp.path().join("missing-kiro.yaml");
+        let error = AdapterData::load(Some(&path)).expect_err("missing file");
+        let message =
+            crate::error::Error::new(crate::error::ErrorKind::Internal, error).to_string();
+        assert_eq!(message.matches("missing-kiro.yaml").count(), 1, "{message}");
+        assert!(message.contains("os error 2"), "{message}");
+    }
 
     #[test]
     fn builtin_data_parses() {

@@ -199,6 +199,7 @@ pub(super) fn check_no_credentials(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use crate::adapter::data::AdapterData;
     use crate::config::{load, ConfigError, ConfigSources};

@@ -15,7 +15,7 @@ pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 /// followed). `None` when it does not exist and is not `required`; a
 /// dangling link, a folder, FIFO or device is an error, never "no config".
 pub(super) fn read_config_file(path: &Path, required: bool) -> Result<Option<String>, ConfigError> {
-    match std::fs::symlink_metadata(path) {
+    match fs_err::symlink_metadata(path).map_err(crate::fs_error::os_cause) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return if required {
                 Err(ConfigError::Missing {

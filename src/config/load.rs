@@ -207,6 +207,7 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::config::{McpServer, RemoteTransport};

@@ -143,15 +143,17 @@ impl Fetcher {
             let path = url
                 .to_file_path()
                 .map_err(|()| (NetworkError::Scheme { url: shown(url) }, None))?;
-            let file = std::fs::File::open(&path).map_err(|source| {
-                (
-                    NetworkError::Io {
-                        url: shown(url),
-                        source,
-                    },
-                    None,
-                )
-            })?;
+            let file = fs_err::File::open(&path)
+                .map_err(|source| {
+                    (
+                        NetworkError::Io {
+                            url: shown(url),
+                            source: crate::fs_error::os_cause(source),
+                        },
+                        None,
+                    )
+                })?
+                .into_file();
             let length = file.metadata().ok().map(|metadata| metadata.len());
             return Ok(Body {
                 reader: Box::new(file),

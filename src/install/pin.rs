@@ -88,13 +88,13 @@ impl Pin {
 
     /// Reads the pin; `None` when the file does not exist.
     pub fn read(path: &Path) -> Result<Option<Self>, PinError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match fs_err::read_to_string(path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
                 return Err(PinError::Read {
                     path: path.to_owned(),
-                    source,
+                    source: crate::fs_error::os_cause(source),
                 })
             }
         };
@@ -125,7 +125,7 @@ impl Pin {
             source,
         })?;
         text.push('\n');
-        if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
+        if fs_err::read_to_string(path).is_ok_and(|existing| existing == text) {
             return Ok(());
         }
         crate::fs_safety::atomic_write(path, text.as_bytes(), 0o644).map_err(|source| {

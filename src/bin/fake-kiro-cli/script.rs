@@ -99,7 +99,8 @@ fn append_extension(path: &Path, suffix: &str) -> PathBuf {
 }
 
 fn load(path: &Path) -> Result<Script, String> {
-    let text = std::fs::read_to_string(path)
+    let text = fs_err::read_to_string(path)
+        .map_err(oneworks::fs_error::os_cause)
         .map_err(|error| format!("cannot read fake script `{}`: {error}", path.display()))?;
     serde_json::from_str(&text)
         .map_err(|error| format!("invalid fake script `{}`: {error}", path.display()))
