@@ -37,6 +37,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Session(command) => {
             commands::session::run(&settings(&cli.global)?, &cli.global, command)
         }
+        Command::Run(args) => commands::run::run(&settings(&cli.global)?, &args),
         Command::Config(command) => {
             let settings = settings(&cli.global)?;
             match command {

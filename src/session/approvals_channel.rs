@@ -35,9 +35,9 @@ enum Request {
 /// Binds the socket (replacing a stale one) and makes it 0600.
 pub fn bind(path: &Path) -> Result<UnixListener, SessionError> {
     use std::os::unix::fs::PermissionsExt;
-    match std::fs::symlink_metadata(path) {
+    match fs_err::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_socket_like() => {
-            std::fs::remove_file(path).map_err(io_error("remove stale socket", path))?;
+            fs_err::remove_file(path).map_err(io_error("remove stale socket", path))?;
         }
         Ok(_) => {
             return Err(SessionError::Refused(format!(
@@ -48,7 +48,7 @@ pub fn bind(path: &Path) -> Result<UnixListener, SessionError> {
         Err(_) => {}
     }
     let listener = UnixListener::bind(path).map_err(io_error("listen on", path))?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         .map_err(io_error("restrict", path))?;
     Ok(listener)
 }

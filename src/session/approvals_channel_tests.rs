@@ -77,7 +77,7 @@ fn park(state: &SessionState, id: &str) -> Card {
 fn the_socket_is_private() {
     use std::os::unix::fs::PermissionsExt;
     let running = start();
-    let mode = std::fs::metadata(&running.socket)
+    let mode = fs_err::metadata(&running.socket)
         .expect("socket")
         .permissions()
         .mode();

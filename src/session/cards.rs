@@ -340,11 +340,11 @@ fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
 }
 
 fn append_line(path: &std::path::Path, card: &Card) -> std::io::Result<()> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let mut line = serde_json::to_string(card).map_err(std::io::Error::other)?;
     line.push('\n');
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = fs_err::OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)

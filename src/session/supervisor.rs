@@ -72,14 +72,14 @@ pub fn is_running(record: &Record, paths: &SessionPaths) -> bool {
 /// the record is a file in the project, so a pid from it is signalled only
 /// when the process is really ours.
 fn process_mentions(pid: u32, file: &str, needle: &str) -> bool {
-    std::fs::read(format!("/proc/{pid}/{file}"))
+    fs_err::read(format!("/proc/{pid}/{file}"))
         .map(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
         .unwrap_or(false)
 }
 
 fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    fs_err::OpenOptions::new()
         .read(true)
         .write(true)
         .create(create)
@@ -87,6 +87,7 @@ fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
+        .map(fs_err::File::into_file)
 }
 
 fn lock_held(path: &Path) -> bool {
@@ -170,7 +171,7 @@ pub fn clean_up(record: &Record, paths: &SessionPaths, tmux_program: Option<&Pat
         &paths.recorder,
         &paths.record,
     ] {
-        let _ = std::fs::remove_file(path);
+        let _ = fs_err::remove_file(path);
     }
 }
 
@@ -295,13 +296,13 @@ pub fn run(
 /// The recorder starts empty and ours (0600, not a link), so Kiro appends
 /// to a file nobody else wrote.
 fn fresh_recorder(path: &Path) -> Result<(), SessionError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    match std::fs::remove_file(path) {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    match fs_err::remove_file(path) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
         Err(error) => return Err(io_error("remove", path)(error)),
     }
-    std::fs::OpenOptions::new()
+    fs_err::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
