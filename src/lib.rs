@@ -26,4 +26,5 @@ pub mod process;
 pub mod profile;
 pub mod redact;
 pub mod run;
+pub mod session;
 pub mod settings;

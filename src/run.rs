@@ -35,6 +35,9 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Command::Run(args) => commands::run::run(&settings(&cli.global)?, &args),
+        Command::Session(command) => {
+            commands::session::run(&settings(&cli.global)?, &cli.global, command)
+        }
         Command::Config(command) => {
             let settings = settings(&cli.global)?;
             match command {

@@ -55,6 +55,7 @@ pub struct AdapterData {
     pub credentials: CredentialRules,
     pub session: SessionData,
     pub acp: super::acp_data::AcpData,
+    pub tui: super::tui_data::TuiData,
 }
 
 #[derive(Debug, Clone, Deserialize)]

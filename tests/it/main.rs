@@ -28,3 +28,8 @@ mod profile;
 mod reuse;
 mod run;
 mod sources;
+mod supervisor;
+mod supervisor_fallback;
+mod supervisor_lifecycle;
+mod supervisor_races;
+mod supervisor_webhook;

@@ -6,6 +6,8 @@
 
 mod acp;
 mod script;
+mod tui;
+mod tui_script;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         ),
         ["login"] => login(&script),
         ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
+        ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
             ExitCode::from(2)

@@ -36,6 +36,8 @@ pub struct Script {
     pub login_wait_for_file: Option<PathBuf>,
     /// `acp --agent NAME`: the ACP agent's behaviour (unknown fields refused).
     pub acp: Option<crate::acp::AcpScript>,
+    /// `chat --tui`: the approval prompts and scripted changes.
+    pub tui: crate::tui_script::TuiScript,
 }
 
 impl Default for Script {
@@ -55,6 +57,7 @@ impl Default for Script {
             login_crash: false,
             login_wait_for_file: None,
             acp: None,
+            tui: crate::tui_script::TuiScript::default(),
         }
     }
 }
