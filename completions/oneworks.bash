@@ -203,7 +203,7 @@ _oneworks() {
 
     case "${cmd}" in
         oneworks)
-            opts="-q -v -h -V --config --quiet --verbose --no-progress --help --version adapter config session run completions help"
+            opts="-q -v -h -V --config --quiet --verbose --no-progress --help --version adapter config run session completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -567,7 +567,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help)
-            opts="adapter config session run completions help"
+            opts="adapter config run session completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -50,11 +50,11 @@ pub enum Command {
     /// Check and render configuration
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Run one prompt through Kiro over ACP and stream its events
+    Run(RunArgs),
     /// Supervised Kiro TUI sessions whose approvals can be answered from elsewhere
     #[command(subcommand)]
     Session(SessionCommand),
-    /// Run one prompt through Kiro over ACP and stream its events
-    Run(RunArgs),
     /// Print shell completions to stdout
     Completions {
         /// The shell to generate completions for
@@ -316,10 +316,10 @@ impl Cli {
             Command::Adapter(AdapterCommand::Prepare(args)) => args.json,
             Command::Adapter(AdapterCommand::Status { json, .. }) => *json,
             Command::Adapter(AdapterCommand::List { json }) => *json,
+            Command::Run(args) => args.json,
             Command::Session(SessionCommand::List { json })
             | Command::Session(SessionCommand::Approvals { json, .. }) => *json,
             Command::Session(SessionCommand::Supervise { .. }) => true,
-            Command::Run(args) => args.json,
             _ => false,
         }
     }

@@ -54,8 +54,8 @@ pub struct AdapterData {
     pub archive: ArchiveData,
     pub credentials: CredentialRules,
     pub session: SessionData,
-    pub tui: super::tui_data::TuiData,
     pub acp: super::acp_data::AcpData,
+    pub tui: super::tui_data::TuiData,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -213,6 +213,7 @@ fn open_log(path: &Path) -> Result<std::fs::File, Error> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
         .map_err(|source| {
             SessionError::Io {
                 action: "open",

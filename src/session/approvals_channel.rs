@@ -35,9 +35,11 @@ enum Request {
 /// Binds the socket (replacing a stale one) and makes it 0600.
 pub fn bind(path: &Path) -> Result<UnixListener, SessionError> {
     use std::os::unix::fs::PermissionsExt;
-    match fs_err::symlink_metadata(path) {
+    match fs_err::symlink_metadata(path).map_err(crate::fs_error::os_cause) {
         Ok(meta) if meta.file_type().is_socket_like() => {
-            fs_err::remove_file(path).map_err(io_error("remove stale socket", path))?;
+            fs_err::remove_file(path)
+                .map_err(crate::fs_error::os_cause)
+                .map_err(io_error("remove stale socket", path))?;
         }
         Ok(_) => {
             return Err(SessionError::Refused(format!(
@@ -49,6 +51,7 @@ pub fn bind(path: &Path) -> Result<UnixListener, SessionError> {
     }
     let listener = UnixListener::bind(path).map_err(io_error("listen on", path))?;
     fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(crate::fs_error::os_cause)
         .map_err(io_error("restrict", path))?;
     Ok(listener)
 }

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! The channel end to end on a real socket, with a scripted pane.
 
 use std::sync::Mutex;

@@ -349,7 +349,9 @@ fn append_line(path: &std::path::Path, card: &Card) -> std::io::Result<()> {
         .append(true)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
-        .open(path)?;
+        .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)?;
     file.write_all(line.as_bytes())
 }
 

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! Tests of the card book: states, the first verdict wins, terminal wins,
 //! confirmation, untrusted titles and the scrubbed history.
 

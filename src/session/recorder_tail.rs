@@ -193,6 +193,7 @@ fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
         .and_then(|file| {
             // A FIFO or device in its place is not a recorder.
             if file.metadata()?.is_file() {

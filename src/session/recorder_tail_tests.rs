@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! Tests of the recorder tail: the mirror's race rules and the line reader.
 
 use std::io::Write;

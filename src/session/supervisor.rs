@@ -88,6 +88,7 @@ fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
 }
 
 fn lock_held(path: &Path) -> bool {
@@ -297,7 +298,7 @@ pub fn run(
 /// to a file nobody else wrote.
 fn fresh_recorder(path: &Path) -> Result<(), SessionError> {
     use fs_err::os::unix::fs::OpenOptionsExt;
-    match fs_err::remove_file(path) {
+    match fs_err::remove_file(path).map_err(crate::fs_error::os_cause) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
         Err(error) => return Err(io_error("remove", path)(error)),
@@ -308,6 +309,8 @@ fn fresh_recorder(path: &Path) -> Result<(), SessionError> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
         .map(drop)
         .map_err(io_error("create", path))
 }

@@ -44,8 +44,8 @@ fn main() -> ExitCode {
             script.acp_help_exit,
         ),
         ["login"] => login(&script),
-        ["chat", "--tui", ..] => tui::run(&script.tui),
         ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
+        ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
             ExitCode::from(2)

@@ -34,10 +34,10 @@ pub struct Script {
     /// `login` waits until this file exists before it exits (the test
     /// controls when; never a timer).
     pub login_wait_for_file: Option<PathBuf>,
-    /// `chat --tui`: the approval prompts and scripted changes.
-    pub tui: crate::tui_script::TuiScript,
     /// `acp --agent NAME`: the ACP agent's behaviour (unknown fields refused).
     pub acp: Option<crate::acp::AcpScript>,
+    /// `chat --tui`: the approval prompts and scripted changes.
+    pub tui: crate::tui_script::TuiScript,
 }
 
 impl Default for Script {
@@ -56,8 +56,8 @@ impl Default for Script {
             login_exit: 0,
             login_crash: false,
             login_wait_for_file: None,
-            tui: crate::tui_script::TuiScript::default(),
             acp: None,
+            tui: crate::tui_script::TuiScript::default(),
         }
     }
 }
