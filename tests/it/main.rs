@@ -29,6 +29,7 @@ mod reuse;
 mod run;
 mod sources;
 mod supervisor;
+mod supervisor_bench;
 mod supervisor_fallback;
 mod supervisor_lifecycle;
 mod supervisor_races;
