@@ -200,6 +200,12 @@ pub fn run(
     ready: impl FnOnce() -> Result<(), crate::error::Error>,
 ) -> Result<(), crate::error::Error> {
     let _lock = take_lock(&plan.paths, &plan.name)?;
+    // With the lock ours, a tmux server still on this session's socket was
+    // left by a supervisor that died before writing its record.
+    if plan.paths.tmux.exists() {
+        let _ = plan.tmux.kill_server();
+        let _ = fs_err::remove_file(&plan.paths.tmux);
+    }
     fresh_recorder(&plan.paths.recorder)?;
     let mut reader = LineReader::at_end(&plan.paths.recorder);
     plan.tmux.start(

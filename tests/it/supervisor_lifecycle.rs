@@ -256,3 +256,24 @@ fn start_on_a_terminal_attaches_until_the_tui_exits() {
     outcome.assert_success();
     assert_gone(&pids);
 }
+
+#[test]
+fn a_tmux_server_left_without_a_record_is_replaced() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    session.pending_card();
+    let pids = session.pids();
+    let runtime = session.runtime();
+    // The supervisor dies and its record is lost; tmux and Kiro live on.
+    std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .expect("kill");
+    assert_gone(&pids[..1]);
+    std::fs::remove_file(session.session_root().join("supervisor.json")).expect("remove record");
+    assert!(runtime.join("tmux.sock").exists());
+    session.start();
+    session.pending_card();
+    assert_gone(&pids[1..]);
+    session.stop_and_check();
+}
