@@ -160,6 +160,7 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
 /// A client connection (blocking: the commands are short-lived).
 pub struct Client {
     stream: BufReader<UnixStream>,
+    path: std::path::PathBuf,
 }
 
 impl Client {
@@ -168,6 +169,7 @@ impl Client {
             UnixStream::connect(path).map_err(|_| SessionError::SupervisorGone(name.to_owned()))?;
         Ok(Self {
             stream: BufReader::new(stream),
+            path: path.to_owned(),
         })
     }
 
@@ -178,7 +180,7 @@ impl Client {
             .write_all(line.as_bytes())
             .map_err(|source| SessionError::Io {
                 action: "write to",
-                path: "approvals socket".into(),
+                path: self.path.clone(),
                 source,
             })
     }
@@ -194,7 +196,7 @@ impl Client {
             }),
             Err(source) => Err(SessionError::Io {
                 action: "read from",
-                path: "approvals socket".into(),
+                path: self.path.clone(),
                 source,
             }),
         }
