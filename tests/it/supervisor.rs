@@ -211,19 +211,25 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        if let Some(record) = self.record() {
-            let _ = std::process::Command::new("tmux")
-                .args([
-                    "-S",
-                    record["tmux"].as_str().unwrap_or_default(),
-                    "kill-server",
-                ])
+        // Kill the supervisor first, so it cannot restart anything.
+        if let Some(pid) = self.record().and_then(|record| record["pid"].as_u64()) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
                 .output();
-            if let Some(pid) = record["pid"].as_u64() {
-                let _ = std::process::Command::new("kill")
-                    .args(["-KILL", &pid.to_string()])
-                    .output();
-            }
+        }
+        // Every tmux server of this test's runtime folder, record or not.
+        let sockets = std::fs::read_dir(self.env.runtime_dir.join("oneworks"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path().join("tmux.sock"))
+            .filter(|socket| socket.exists());
+        for socket in sockets {
+            let _ = std::process::Command::new("tmux")
+                .arg("-S")
+                .arg(&socket)
+                .arg("kill-server")
+                .output();
         }
     }
 }
