@@ -170,7 +170,9 @@ pub fn parse() -> Result<Cli, u8> {
                 0
             };
         }
-        let _ = error.print();
+        // clap echoes the offending argument: scrubbed and sanitized like
+        // every other message (a value may be a secret or carry controls).
+        crate::output::human(error.render().to_string().trim_end());
         if args.iter().skip(1).any(|arg| arg == "--json") {
             let message = error.kind().as_str().map_or_else(
                 || "invalid command line".to_owned(),

@@ -137,21 +137,21 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     }
     // Human text goes to stderr (SPEC §1.3); stdout is for JSON only.
     // Probe output and reasons come from outside: shown without controls.
-    eprintln!(
+    output::human(format_args!(
         "adapter: {} (source: {}, version: {})",
         report.adapter, cli.source, cli.version
-    );
+    ));
     match &report.selected {
-        Some(selected) => eprintln!(
+        Some(selected) => output::human(format_args!(
             "selected: {} {} ({})",
             selected.path.display(),
             sanitize_line(selected.version.as_deref().unwrap_or("?")),
             selected.source
-        ),
-        None if broken_managed => eprintln!(
+        )),
+        None if broken_managed => output::human(format_args!(
             "selected: none (the installed version is broken: run `oneworks adapter prepare kiro --force` to reinstall it)"
-        ),
-        None => eprintln!("selected: none ({})", nothing_selected_advice(cli.source)),
+        )),
+        None => output::human(format_args!("selected: none ({})", nothing_selected_advice(cli.source))),
     }
     for candidate in &report.candidates {
         let state = if candidate.usable {
@@ -164,7 +164,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
             pass(candidate.probes.version),
             pass(candidate.probes.acp)
         );
-        eprintln!(
+        output::human(format_args!(
             "  {:<8} {:<8} {} {} ({probes}){}",
             candidate.source.as_str(),
             state,
@@ -181,7 +181,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
                 .as_deref()
                 .map(|reason| format!(" — {}", sanitize_line(reason)))
                 .unwrap_or_default()
-        );
+        ));
     }
     Ok(())
 }
@@ -232,17 +232,21 @@ pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     if json {
         return output::print_json(&document);
     }
-    eprintln!(
+    output::human(format_args!(
         "{} ({}), source: {}",
         settings.data.id,
         settings.data.display_name,
         settings.config.config.adapters.kiro.cli.source
-    );
+    ));
     if installed.is_empty() {
-        eprintln!("  no managed versions installed");
+        output::human(format_args!("  no managed versions installed"));
     }
     for found in &installed {
-        eprintln!("  {} {}", found.version, found.executable.display());
+        output::human(format_args!(
+            "  {} {}",
+            found.version,
+            found.executable.display()
+        ));
     }
     Ok(())
 }

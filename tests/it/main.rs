@@ -19,4 +19,5 @@ mod outside;
 mod prepare;
 mod profile;
 mod reuse;
+mod review;
 mod sources;

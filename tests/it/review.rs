@@ -1,0 +1,188 @@
+//! Defects found by the review of issue 6, each with the test that failed
+//! before its fix: status and list text through the scrubber and the
+//! sanitizer without panicking on a closed stderr, one line per retry,
+//! completions on a full disk, usage errors scrubbed, and config control
+//! characters at their real position.
+
+use std::process::Stdio;
+
+use crate::support::archive::{self, Format};
+use crate::support::fake::{self, install_fake};
+use crate::support::manifest::{self, Libc};
+use crate::support::server::Route;
+use crate::support::{Artifact, TestEnv};
+
+const SECRET: &str = "ksk_review_secret_value_8841";
+
+/// A `source: path` kiro-cli whose `acp --help` fails with a secret and
+/// terminal controls on its stderr.
+fn hostile_path_cli(env: &mut TestEnv) {
+    let script = fake::with(
+        &fake::with(&fake::kiro_script("2.15.1"), "acpHelpExit", 3.into()),
+        "acpHelpStderr",
+        format!("boom {SECRET} \u{1b}]0;pwned\u{7}\u{1b}[2J\r").into(),
+    );
+    let path = install_fake(&env.outside, "kiro-cli", &script);
+    env.write_config(&format!(
+        "adapters:\n  kiro:\n    cli:\n      source: path\n      path: {}\n",
+        path.display()
+    ));
+    env.set_env("KIRO_API_KEY", SECRET);
+}
+
+#[test]
+fn status_text_passes_the_scrubber_and_the_sanitizer() {
+    let mut env = TestEnv::new();
+    hostile_path_cli(&mut env);
+    let outcome = env.run(&["adapter", "status", "kiro"]);
+    outcome.assert_success();
+    assert!(!outcome.stderr.contains(SECRET), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("boom [redacted]"),
+        "{}",
+        outcome.describe()
+    );
+    for control in ['\u{1b}', '\u{7}', '\r'] {
+        assert!(
+            !outcome.stderr.contains(control),
+            "{control:?} reached stderr\n{}",
+            outcome.describe()
+        );
+    }
+}
+
+/// A connected socket pair standing in for a pipe (a write after the
+/// reader is gone fails with `EPIPE`, like a pipe).
+fn closed_pipe_pair() -> (
+    std::os::unix::net::UnixStream,
+    std::os::unix::net::UnixStream,
+) {
+    std::os::unix::net::UnixStream::pair().expect("socket pair")
+}
+
+/// Runs `args` with stderr writing into a pipe nobody reads any more.
+fn run_with_closed_stderr(env: &TestEnv, args: &[&str]) -> Option<i32> {
+    let (reader, writer) = closed_pipe_pair();
+    drop(reader);
+    let mut command = env.cmd(args);
+    command
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(std::os::fd::OwnedFd::from(writer)));
+    command.status().expect("run oneworks").code()
+}
+
+#[test]
+fn status_and_list_with_a_closed_stderr_do_not_panic() {
+    let mut env = TestEnv::new();
+    hostile_path_cli(&mut env);
+    assert_eq!(
+        run_with_closed_stderr(&env, &["adapter", "status", "kiro"]),
+        Some(0)
+    );
+    assert_eq!(run_with_closed_stderr(&env, &["adapter", "list"]), Some(0));
+}
+
+#[test]
+fn each_retry_prints_one_line() {
+    let mut env = TestEnv::new();
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "0");
+    let artifact = Artifact::new(
+        "2.15.1",
+        Format::TarGz,
+        Libc::Gnu,
+        archive::kiro_archive(Format::TarGz, "2.15.1"),
+    );
+    env.server.route(&artifact.server_path, Route::Status(500));
+    env.serve_manifest(&manifest::document(
+        "2.15.1",
+        std::slice::from_ref(&artifact.entry),
+    ));
+    let outcome = env.prepare(&[]);
+    outcome.assert_error(4, "network");
+    let url = env.server.url(&artifact.server_path);
+    let expected = format!(
+        "`{url}` answered HTTP 500; retrying in 0.0s (attempt 2 of 3)\n\
+         `{url}` answered HTTP 500; retrying in 0.0s (attempt 3 of 3)\n\
+         error: `{url}` answered HTTP 500\n"
+    );
+    assert!(
+        outcome.stderr.starts_with(&expected),
+        "one line per retry\n{}",
+        outcome.describe()
+    );
+    assert_eq!(outcome.stderr.matches("retrying").count(), 2);
+}
+
+#[test]
+fn completions_on_a_full_disk_are_a_plain_error() {
+    let env = TestEnv::new();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut command = env.cmd(&["completions", "bash"]);
+    command.stdout(Stdio::from(full)).stderr(Stdio::piped());
+    let output = command.output().expect("run oneworks");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(
+        stderr,
+        "error: failed to write to standard output: No space left on device (os error 28)\n"
+    );
+}
+
+#[test]
+fn completions_into_a_closed_pipe_end_quietly() {
+    let env = TestEnv::new();
+    let (reader, writer) = closed_pipe_pair();
+    drop(reader);
+    let mut command = env.cmd(&["completions", "bash"]);
+    command
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(writer)))
+        .stderr(Stdio::piped());
+    let output = command.output().expect("run oneworks");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn usage_errors_pass_the_scrubber_and_the_sanitizer() {
+    let mut env = TestEnv::new();
+    env.set_env("KIRO_API_KEY", SECRET);
+    let value = format!("{SECRET}\r\u{7}!");
+    let outcome = env.run(&["config", "render", "kiro", "--session", &value]);
+    outcome.assert_code(2);
+    assert!(!outcome.stderr.contains(SECRET), "{}", outcome.describe());
+    assert!(
+        outcome
+            .stderr
+            .starts_with("error: invalid value '[redacted]"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        !outcome.stderr.contains(['\r', '\u{7}']),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(outcome.stdout, "");
+    assert!(!env.project.join(".oneworks/sessions").exists());
+}
+
+#[test]
+fn a_control_character_in_config_is_named_at_its_place() {
+    let env = TestEnv::new();
+    env.write_config("adapters:\n  kiro:\n    systemPrompt: \"a\u{1}b\"\n");
+    let outcome = env.run(&["config", "check"]);
+    outcome.assert_code(3);
+    let path = env.config_path();
+    assert_eq!(
+        outcome.stderr,
+        format!(
+            "error: invalid config `{}:3:21`: the file contains a control character (U+0001)\n",
+            path.display()
+        )
+    );
+    assert!(!env.project.join(".oneworks/sessions").exists());
+}
