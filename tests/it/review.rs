@@ -186,3 +186,57 @@ fn a_control_character_in_config_is_named_at_its_place() {
     );
     assert!(!env.project.join(".oneworks/sessions").exists());
 }
+
+/// A project's `kiro.lock` comes from a repository that may be hostile: a
+/// FIFO is refused rather than waited on, a link is not followed out of
+/// the project, and a huge file is not swallowed.
+#[test]
+fn a_hostile_kiro_lock_is_refused_not_followed_or_waited_on() {
+    let env = TestEnv::new();
+    let lock = env.kiro_lock();
+    let victim = env.outside.join("victim.json");
+    std::fs::write(&victim, "{}").expect("victim");
+    std::os::unix::fs::symlink(&victim, &lock).expect("link kiro.lock");
+    for args in [
+        &["adapter", "prepare", "kiro", "--offline", "--json"][..],
+        &["adapter", "status", "kiro", "--json"][..],
+    ] {
+        let outcome = env.run(args);
+        let message = outcome.assert_error(6, "unsafe_archive");
+        assert_eq!(
+            message,
+            format!(
+                "refusing to read `{}`: it is a symbolic link",
+                lock.display()
+            )
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "{}");
+
+    std::fs::remove_file(&lock).expect("unlink");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&lock)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+    let outcome = env.prepare(&["--offline"]);
+    let message = outcome.assert_error(6, "unsafe_archive");
+    assert_eq!(
+        message,
+        format!(
+            "refusing to read `{}`: it is a FIFO, not a regular file",
+            lock.display()
+        )
+    );
+
+    std::fs::remove_file(&lock).expect("unlink");
+    let file = std::fs::File::create(&lock).expect("create");
+    file.set_len(2 * 1024 * 1024).expect("grow");
+    let outcome = env.prepare(&["--offline"]);
+    let message = outcome.assert_error(3, "config");
+    assert_eq!(
+        message,
+        format!("`{}` is larger than 1048576 bytes", lock.display())
+    );
+    env.assert_nothing_published("2.15.1");
+}
