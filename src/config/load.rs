@@ -9,7 +9,7 @@ use serde_yaml_ng::Value;
 
 use super::credentials::check_no_credentials;
 use super::error::ConfigError;
-use super::file::{mask_credentials, position_of, read_config_file};
+use super::file::{mask_credentials, mask_error, position_of, read_config_file};
 use super::schema::{ConfigFile, SourceKind};
 use crate::adapter::data::{AdapterData, CredentialRules};
 use crate::fs_safety;
@@ -74,7 +74,7 @@ pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig,
             skill.config_dir = dir.clone();
         }
     }
-    check_semantics(&config, data)?;
+    check_semantics(&config, data).map_err(|error| mask_error(error, rules))?;
     Ok(LoadedConfig { config, files })
 }
 

@@ -240,3 +240,38 @@ fn a_hostile_kiro_lock_is_refused_not_followed_or_waited_on() {
     );
     env.assert_nothing_published("2.15.1");
 }
+
+/// A key pasted into the wrong place is refused, and the refusal does not
+/// print it back: the key path shows it masked.
+#[test]
+fn a_credential_shaped_key_is_not_echoed_in_the_refusal() {
+    let env = TestEnv::new();
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    for (yaml, shown) in [
+        (
+            format!("adapters:\n  kiro:\n    configContent:\n      {key}: 1\n"),
+            "error: credential in config at `adapters.kiro.configContent.***`: \
+             the value looks like an access key or token\n",
+        ),
+        (
+            format!("adapters:\n  kiro:\n    mcpServers:\n      {key}:\n        command: x\n"),
+            "error: credential in config at `adapters.kiro.mcpServers.***`: \
+             the value looks like an access key or token\n",
+        ),
+        (
+            format!("adapters:\n  kiro:\n    hooks:\n      {key}: []\n"),
+            "error: invalid config at `adapters.kiro.hooks.***`: unknown hook trigger `***`; \
+             known triggers: agentSpawn, userPromptSubmit, preToolUse, postToolUse, stop\n",
+        ),
+    ] {
+        env.write_config(&yaml);
+        let outcome = env.run(&["config", "check"]);
+        outcome.assert_code(3);
+        assert!(
+            outcome.stderr.starts_with(shown),
+            "{yaml}\n{}",
+            outcome.describe()
+        );
+        assert!(!outcome.stderr.contains(key), "{}", outcome.describe());
+    }
+}
