@@ -275,3 +275,40 @@ fn a_credential_shaped_key_is_not_echoed_in_the_refusal() {
         assert!(!outcome.stderr.contains(key), "{}", outcome.describe());
     }
 }
+
+/// An archive entry of a type oneworks does not handle is refused in plain
+/// words: its tar type letter, not a Rust enum's debug name.
+#[test]
+fn an_unsupported_tar_entry_type_is_named_by_its_letter() {
+    let env = TestEnv::new();
+    let mut inner = archive::tar(&archive::kiro_entries("2.15.1"));
+    // Drop the two zero blocks that end the archive, append a GNU "volume
+    // header" entry (type `V`), and end the archive again.
+    inner.truncate(inner.len() - 1024);
+    let mut builder = tar::Builder::new(inner);
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::new(b'V'));
+    header.set_mode(0o644);
+    header.set_size(4);
+    header.set_path("kirocli/odd").expect("path");
+    header.set_cksum();
+    builder.append(&header, &b"data"[..]).expect("append");
+    let bytes = archive::gzip(&builder.into_inner().expect("finish"));
+    let artifact = Artifact::new("2.15.1", Format::TarGz, Libc::Gnu, bytes);
+    env.server.route(
+        &artifact.server_path,
+        Route::Ok(artifact.bytes.clone().into()),
+    );
+    env.serve_manifest(&manifest::document(
+        "2.15.1",
+        std::slice::from_ref(&artifact.entry),
+    ));
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(6, "unsafe_archive");
+    assert!(
+        message.ends_with("unsupported entry type `V`"),
+        "{}",
+        outcome.describe()
+    );
+    env.assert_nothing_published("2.15.1");
+}
