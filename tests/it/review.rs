@@ -483,3 +483,44 @@ fn render_dry_run_shows_outside_text_without_terminal_controls() {
     );
     assert!(!env.project.join(".oneworks/sessions").exists());
 }
+
+/// The files named by `ONEWORKS_KIRO_ADAPTER_FILE` and a `file://` manifest
+/// URL follow the config file's rule: a device is refused, not drained, and
+/// a FIFO is refused, not waited on.
+#[test]
+fn special_files_named_by_the_environment_are_refused_not_read() {
+    let mut env = TestEnv::new();
+    let fifo = env.outside.join("manifest.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+
+    env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", "/dev/zero");
+    let outcome = env.run(&["adapter", "list", "--json"]);
+    let message = outcome.assert_error(3, "config");
+    assert_eq!(
+        message,
+        "refusing to read adapter data file `/dev/zero`: it is a device, not a regular file"
+    );
+
+    env.set_env(
+        "ONEWORKS_KIRO_ADAPTER_FILE",
+        fifo.to_str().expect("utf-8 path"),
+    );
+    let outcome = env.run(&["adapter", "list", "--json"]);
+    outcome.assert_error(3, "config");
+
+    env.env.remove("ONEWORKS_KIRO_ADAPTER_FILE");
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "0");
+    let url = format!("file://{}", fifo.display());
+    env.set_env("ONEWORKS_KIRO_MANIFEST_URL", &url);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!("reading `{url}` failed: it is a FIFO, not a regular file")
+    );
+    env.assert_nothing_published("2.15.1");
+}
