@@ -74,7 +74,29 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     if let (SourceKind::Path, Some(path)) = (cli.source, &cli.path) {
         candidates.push(source::path_candidate(path, &settings.data, &probe));
     }
-    let installed = settings.store().list()?;
+    // One unsafe version folder (a linked binary, say) is a candidate
+    // reported as skipped, not a failure of the whole report.
+    let store = settings.store();
+    let mut installed = Vec::new();
+    let mut refused = Vec::new();
+    for version in store.versions()? {
+        match store.installed(&version) {
+            Ok(Some(found)) => installed.push(found),
+            Ok(None) => {}
+            Err(error) => refused.push(Candidate {
+                source: SourceKind::Managed,
+                path: store.version_dir(&version),
+                version: Some(version.to_string()),
+                version_output: None,
+                sha256: None,
+                probes: Probes::default(),
+                usable: false,
+                reason: Some(format!(
+                    "{error}; `oneworks adapter prepare kiro --force` reinstalls it"
+                )),
+            }),
+        }
+    }
     let pinned = match settings.pin_path() {
         Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
         None => None,
@@ -123,6 +145,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     let broken_managed =
         cli.source == SourceKind::Managed && selected.is_none() && matches!(choice, Choice::Use(_));
     candidates.extend(managed);
+    candidates.extend(refused);
     let report = StatusReport {
         adapter: settings.data.id.clone(),
         configured: Configured {
