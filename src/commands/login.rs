@@ -75,7 +75,7 @@ pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
     } else {
         Err(Error::msg(
             ErrorKind::AgentFailed,
-            format!("`{}` failed: {status}", spec.display()),
+            format!("`{}` {}", spec.display(), process::exit_description(status)),
         ))
     }
 }
