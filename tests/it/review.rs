@@ -553,3 +553,38 @@ fn status_reports_a_linked_managed_binary_as_skipped() {
         )
     );
 }
+
+/// `--help` and `--version` print on stdout like any other output: a full
+/// disk is a plain error (exit 1), a closed pipe ends quietly.
+#[test]
+fn help_and_version_on_a_full_disk_are_a_plain_error() {
+    let env = TestEnv::new();
+    for args in [
+        &["--help"][..],
+        &["--version"][..],
+        &["adapter", "--help"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let mut command = env.cmd(args);
+        command.stdout(Stdio::from(full)).stderr(Stdio::piped());
+        let output = command.output().expect("run oneworks");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr,
+            "error: failed to write to standard output: No space left on device (os error 28)\n"
+        );
+        let (reader, writer) = closed_pipe_pair();
+        drop(reader);
+        let mut command = env.cmd(args);
+        command
+            .stdout(Stdio::from(std::os::fd::OwnedFd::from(writer)))
+            .stderr(Stdio::piped());
+        let output = command.output().expect("run oneworks");
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    }
+}
