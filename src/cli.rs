@@ -275,14 +275,39 @@ pub fn parse() -> Result<Cli, u8> {
                 | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand
         );
         if informational {
-            let _ = error.print();
-            return if error.kind() == ClapKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            let code = if error.kind() == ClapKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 ErrorKind::Usage.exit_code()
             } else {
                 0
             };
+            if error.use_stderr() {
+                let _ = error.print();
+                return code;
+            }
+            // Help and version are output like any other: a closed pipe
+            // ends quietly, a full disk is a plain error.
+            use std::io::IsTerminal;
+            let rendered = error.render();
+            let text = if std::io::stdout().is_terminal() {
+                rendered.ansi().to_string()
+            } else {
+                rendered.to_string()
+            };
+            return match crate::output::print_bytes(text.as_bytes()) {
+                Ok(()) => code,
+                Err(failure) => {
+                    crate::output::report_error(&failure, false);
+                    if failure.kind() == ErrorKind::StdoutClosed {
+                        code
+                    } else {
+                        failure.kind().exit_code()
+                    }
+                }
+            };
         }
-        let _ = error.print();
+        // clap echoes the offending argument: scrubbed and sanitized like
+        // every other message (a value may be a secret or carry controls).
+        crate::output::human(error.render().to_string().trim_end());
         if args.iter().skip(1).any(|arg| arg == "--json") {
             let message = error.kind().as_str().map_or_else(
                 || "invalid command line".to_owned(),

@@ -20,10 +20,7 @@ fn settings(global: &crate::cli::GlobalArgs) -> Result<Settings, Error> {
 
 pub fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        Command::Completions { shell } => {
-            commands::completions::print(shell);
-            Ok(())
-        }
+        Command::Completions { shell } => commands::completions::print(shell),
         Command::Adapter(command) => {
             let settings = settings(&cli.global)?;
             match command {

@@ -276,7 +276,8 @@ mod tests {
             ),
             (
                 format!("adapters:\n  kiro:\n    configContent:\n      {key}: true\n"),
-                &format!("adapters.kiro.configContent.{key}"),
+                // The key path shows a credential-shaped key masked.
+                "adapters.kiro.configContent.***",
             ),
             (
                 format!("adapters:\n  kiro:\n    agentConfig:\n      resources: [\"file://{key}\"]\n"),

@@ -77,6 +77,22 @@ pub(super) fn mask_credentials(message: &str, rules: &CredentialRules) -> String
     out
 }
 
+/// `error` with credential-shaped text masked in the key path and message
+/// it prints: a key pasted where a name belongs is refused, not echoed.
+pub(super) fn mask_error(error: ConfigError, rules: &CredentialRules) -> ConfigError {
+    match error {
+        ConfigError::Invalid { key, message } => ConfigError::Invalid {
+            key: mask_credentials(&key, rules),
+            message: mask_credentials(&message, rules),
+        },
+        ConfigError::Credential { key, reason } => ConfigError::Credential {
+            key: mask_credentials(&key, rules),
+            reason: mask_credentials(&reason, rules),
+        },
+        other => other,
+    }
+}
+
 /// The line and column (1-based) of byte `offset` in `text`.
 pub(super) fn position_of(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset];

@@ -134,10 +134,10 @@ pub fn acquire_announced(
 ) -> Result<InstallLock, LockError> {
     acquire(path, timeout, |pid| {
         if !quiet {
-            eprintln!(
+            crate::output::human(format_args!(
                 "waiting for another oneworks{} to finish installing",
                 holder(pid)
-            );
+            ));
         }
     })
 }

@@ -111,8 +111,9 @@ impl Store {
         }))
     }
 
-    /// Every installed version, newest first. Unsafe ones are errors.
-    pub fn list(&self) -> Result<Vec<Installed>, UnsafePath> {
+    /// The version folders present, newest first, not yet checked one by
+    /// one (see [`Self::installed`]).
+    pub fn versions(&self) -> Result<Vec<semver::Version>, UnsafePath> {
         fs_safety::check_dir_chain(&self.home, &self.versions_dir())?;
         let Ok(entries) = fs_err::read_dir(self.versions_dir()) else {
             return Ok(Vec::new());
@@ -122,8 +123,13 @@ impl Store {
             .filter_map(|entry| semver::Version::parse(entry.file_name().to_str()?).ok())
             .collect();
         versions.sort_by(|a, b| b.cmp(a));
+        Ok(versions)
+    }
+
+    /// Every installed version, newest first. Unsafe ones are errors.
+    pub fn list(&self) -> Result<Vec<Installed>, UnsafePath> {
         let mut installed = Vec::new();
-        for version in versions {
+        for version in self.versions()? {
             if let Some(found) = self.installed(&version)? {
                 installed.push(found);
             }

@@ -26,6 +26,7 @@ mod outside;
 mod prepare;
 mod profile;
 mod reuse;
+mod review;
 mod run;
 mod sources;
 mod supervisor;
