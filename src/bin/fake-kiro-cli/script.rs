@@ -1,6 +1,7 @@
 //! The behaviour script of the fake: a JSON file the test writes beside the
-//! fake (or passes with `--fake-script`). Every field is optional so later
-//! tests can add ACP and TUI behaviour without touching older scripts.
+//! fake (or passes with `--fake-script`). Every field is optional; an
+//! unknown one is refused, so a typo in a test's script fails loudly
+//! instead of testing nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +10,7 @@ use serde::Deserialize;
 /// What the fake does when invoked. Missing fields take the defaults of a
 /// healthy, current Kiro CLI.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Script {
     /// Printed (plus a newline) for `--version`.
     pub version_output: String,
