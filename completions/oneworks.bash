@@ -31,6 +31,9 @@ _oneworks() {
             oneworks,run)
                 cmd="oneworks__subcmd__run"
                 ;;
+            oneworks,session)
+                cmd="oneworks__subcmd__session"
+                ;;
             oneworks__subcmd__adapter,help)
                 cmd="oneworks__subcmd__adapter__subcmd__help"
                 ;;
@@ -100,6 +103,9 @@ _oneworks() {
             oneworks__subcmd__help,run)
                 cmd="oneworks__subcmd__help__subcmd__run"
                 ;;
+            oneworks__subcmd__help,session)
+                cmd="oneworks__subcmd__help__subcmd__session"
+                ;;
             oneworks__subcmd__help__subcmd__adapter,list)
                 cmd="oneworks__subcmd__help__subcmd__adapter__subcmd__list"
                 ;;
@@ -121,6 +127,75 @@ _oneworks() {
             oneworks__subcmd__help__subcmd__config,render)
                 cmd="oneworks__subcmd__help__subcmd__config__subcmd__render"
                 ;;
+            oneworks__subcmd__help__subcmd__session,answer)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__answer"
+                ;;
+            oneworks__subcmd__help__subcmd__session,approvals)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__approvals"
+                ;;
+            oneworks__subcmd__help__subcmd__session,attach)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__attach"
+                ;;
+            oneworks__subcmd__help__subcmd__session,list)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__list"
+                ;;
+            oneworks__subcmd__help__subcmd__session,start)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__start"
+                ;;
+            oneworks__subcmd__help__subcmd__session,stop)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__stop"
+                ;;
+            oneworks__subcmd__help__subcmd__session,supervise)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__supervise"
+                ;;
+            oneworks__subcmd__session,answer)
+                cmd="oneworks__subcmd__session__subcmd__answer"
+                ;;
+            oneworks__subcmd__session,approvals)
+                cmd="oneworks__subcmd__session__subcmd__approvals"
+                ;;
+            oneworks__subcmd__session,attach)
+                cmd="oneworks__subcmd__session__subcmd__attach"
+                ;;
+            oneworks__subcmd__session,help)
+                cmd="oneworks__subcmd__session__subcmd__help"
+                ;;
+            oneworks__subcmd__session,list)
+                cmd="oneworks__subcmd__session__subcmd__list"
+                ;;
+            oneworks__subcmd__session,start)
+                cmd="oneworks__subcmd__session__subcmd__start"
+                ;;
+            oneworks__subcmd__session,stop)
+                cmd="oneworks__subcmd__session__subcmd__stop"
+                ;;
+            oneworks__subcmd__session,supervise)
+                cmd="oneworks__subcmd__session__subcmd__supervise"
+                ;;
+            oneworks__subcmd__session__subcmd__help,answer)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__answer"
+                ;;
+            oneworks__subcmd__session__subcmd__help,approvals)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__approvals"
+                ;;
+            oneworks__subcmd__session__subcmd__help,attach)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__attach"
+                ;;
+            oneworks__subcmd__session__subcmd__help,help)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__help"
+                ;;
+            oneworks__subcmd__session__subcmd__help,list)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__list"
+                ;;
+            oneworks__subcmd__session__subcmd__help,start)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__start"
+                ;;
+            oneworks__subcmd__session__subcmd__help,stop)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__stop"
+                ;;
+            oneworks__subcmd__session__subcmd__help,supervise)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__supervise"
+                ;;
             *)
                 ;;
         esac
@@ -128,7 +203,7 @@ _oneworks() {
 
     case "${cmd}" in
         oneworks)
-            opts="-q -v -h -V --config --quiet --verbose --no-progress --help --version adapter config run completions help"
+            opts="-q -v -h -V --config --quiet --verbose --no-progress --help --version adapter config run session completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -492,7 +567,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help)
-            opts="adapter config run completions help"
+            opts="adapter config run session completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -673,6 +748,118 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        oneworks__subcmd__help__subcmd__session)
+            opts="start list attach stop approvals answer supervise"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__answer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__approvals)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__supervise)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         oneworks__subcmd__run)
             opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --config --quiet --verbose --no-progress --help kiro"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -705,6 +892,300 @@ _oneworks() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session)
+            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer supervise help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__answer)
+            opts="-q -v -h --config --quiet --verbose --no-progress --help accept decline cancel"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__approvals)
+            opts="-q -v -h --watch --json --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__attach)
+            opts="-q -v -h --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help)
+            opts="start list attach stop approvals answer supervise help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__answer)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__approvals)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__supervise)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__list)
+            opts="-q -v -h --json --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__start)
+            opts="-q -v -h --name --cwd --detach --config --quiet --verbose --no-progress --help kiro"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__stop)
+            opts="-q -v -h --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__supervise)
+            opts="-q -v -h --name --kiro-path --kiro-version --cwd --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kiro-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kiro-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand adapter 'Install, inspect and manage adapter CLIs'
             cand config 'Check and render configuration'
             cand run 'Run one prompt through Kiro over ACP and stream its events'
+            cand session 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
             cand completions 'Print shell completions to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -193,6 +194,130 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'oneworks;session'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
+            cand list 'List the sessions of this project and whether their supervisor runs'
+            cand attach 'Attach this terminal to a running session''s TUI'
+            cand stop 'End Kiro and the supervisor of a session'
+            cand approvals 'List (or with --watch stream) a session''s approval cards'
+            cand answer 'Answer an approval card and wait until the verdict is delivered'
+            cand supervise 'The supervisor process itself (started by `session start`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;session;start'= {
+            cand --name 'Session name'
+            cand --cwd 'Kiro''s working folder (not the project)'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --detach 'Return at once instead of attaching this terminal'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;session;list'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --json 'Print one JSON document on stdout'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;session;attach'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;session;stop'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;session;approvals'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --watch 'Keep streaming card changes'
+            cand --json 'JSON output (an array; JSON lines with --watch)'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;session;answer'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;session;supervise'= {
+            cand --name 'name'
+            cand --kiro-path 'kiro-path'
+            cand --kiro-version 'kiro-version'
+            cand --cwd 'cwd'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'oneworks;session;help'= {
+            cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
+            cand list 'List the sessions of this project and whether their supervisor runs'
+            cand attach 'Attach this terminal to a running session''s TUI'
+            cand stop 'End Kiro and the supervisor of a session'
+            cand approvals 'List (or with --watch stream) a session''s approval cards'
+            cand answer 'Answer an approval card and wait until the verdict is delivered'
+            cand supervise 'The supervisor process itself (started by `session start`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'oneworks;session;help;start'= {
+        }
+        &'oneworks;session;help;list'= {
+        }
+        &'oneworks;session;help;attach'= {
+        }
+        &'oneworks;session;help;stop'= {
+        }
+        &'oneworks;session;help;approvals'= {
+        }
+        &'oneworks;session;help;answer'= {
+        }
+        &'oneworks;session;help;supervise'= {
+        }
+        &'oneworks;session;help;help'= {
+        }
         &'oneworks;completions'= {
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
             cand -q 'Print only errors'
@@ -207,6 +332,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand adapter 'Install, inspect and manage adapter CLIs'
             cand config 'Check and render configuration'
             cand run 'Run one prompt through Kiro over ACP and stream its events'
+            cand session 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
             cand completions 'Print shell completions to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -236,6 +362,29 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;config;render'= {
         }
         &'oneworks;help;run'= {
+        }
+        &'oneworks;help;session'= {
+            cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
+            cand list 'List the sessions of this project and whether their supervisor runs'
+            cand attach 'Attach this terminal to a running session''s TUI'
+            cand stop 'End Kiro and the supervisor of a session'
+            cand approvals 'List (or with --watch stream) a session''s approval cards'
+            cand answer 'Answer an approval card and wait until the verdict is delivered'
+            cand supervise 'The supervisor process itself (started by `session start`)'
+        }
+        &'oneworks;help;session;start'= {
+        }
+        &'oneworks;help;session;list'= {
+        }
+        &'oneworks;help;session;attach'= {
+        }
+        &'oneworks;help;session;stop'= {
+        }
+        &'oneworks;help;session;approvals'= {
+        }
+        &'oneworks;help;session;answer'= {
+        }
+        &'oneworks;help;session;supervise'= {
         }
         &'oneworks;help;completions'= {
         }

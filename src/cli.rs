@@ -52,6 +52,9 @@ pub enum Command {
     Config(ConfigCommand),
     /// Run one prompt through Kiro over ACP and stream its events
     Run(RunArgs),
+    /// Supervised Kiro TUI sessions whose approvals can be answered from elsewhere
+    #[command(subcommand)]
+    Session(SessionCommand),
     /// Print shell completions to stdout
     Completions {
         /// The shell to generate completions for
@@ -164,6 +167,80 @@ pub enum ConfigCommand {
     },
 }
 
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Start Kiro's TUI in a supervised tmux session (and attach, unless --detach)
+    Start {
+        adapter: AdapterName,
+        /// Session name
+        #[arg(long, default_value = "default", value_parser = parse_session_name)]
+        name: String,
+        /// Kiro's working folder (not the project)
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Return at once instead of attaching this terminal
+        #[arg(long)]
+        detach: bool,
+    },
+    /// List the sessions of this project and whether their supervisor runs
+    List {
+        /// Print one JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
+    /// Attach this terminal to a running session's TUI
+    Attach {
+        #[arg(value_parser = parse_session_name)]
+        name: String,
+    },
+    /// End Kiro and the supervisor of a session
+    Stop {
+        #[arg(value_parser = parse_session_name)]
+        name: String,
+    },
+    /// List (or with --watch stream) a session's approval cards
+    Approvals {
+        #[arg(value_parser = parse_session_name)]
+        name: String,
+        /// Keep streaming card changes
+        #[arg(long)]
+        watch: bool,
+        /// JSON output (an array; JSON lines with --watch)
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer an approval card and wait until the verdict is delivered
+    Answer {
+        #[arg(value_parser = parse_session_name)]
+        name: String,
+        /// The card id (from `session approvals`)
+        card: String,
+        action: VerdictArg,
+    },
+    /// The supervisor process itself (started by `session start`)
+    #[command(hide = true)]
+    Supervise {
+        #[arg(long, value_parser = parse_session_name)]
+        name: String,
+        #[arg(long)]
+        kiro_path: PathBuf,
+        #[arg(long)]
+        kiro_version: String,
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VerdictArg {
+    /// Allow once (the prompt's default row)
+    Accept,
+    /// Reject once
+    Decline,
+    /// Reject once, recorded as cancelled
+    Cancel,
+}
+
 /// Session names: `[A-Za-z0-9_-]{1,64}`.
 pub fn parse_session_name(name: &str) -> Result<String, String> {
     let valid = !name.is_empty()
@@ -198,14 +275,39 @@ pub fn parse() -> Result<Cli, u8> {
                 | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand
         );
         if informational {
-            let _ = error.print();
-            return if error.kind() == ClapKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            let code = if error.kind() == ClapKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 ErrorKind::Usage.exit_code()
             } else {
                 0
             };
+            if error.use_stderr() {
+                let _ = error.print();
+                return code;
+            }
+            // Help and version are output like any other: a closed pipe
+            // ends quietly, a full disk is a plain error.
+            use std::io::IsTerminal;
+            let rendered = error.render();
+            let text = if std::io::stdout().is_terminal() {
+                rendered.ansi().to_string()
+            } else {
+                rendered.to_string()
+            };
+            return match crate::output::print_bytes(text.as_bytes()) {
+                Ok(()) => code,
+                Err(failure) => {
+                    crate::output::report_error(&failure, false);
+                    if failure.kind() == ErrorKind::StdoutClosed {
+                        code
+                    } else {
+                        failure.kind().exit_code()
+                    }
+                }
+            };
         }
-        let _ = error.print();
+        // clap echoes the offending argument: scrubbed and sanitized like
+        // every other message (a value may be a secret or carry controls).
+        crate::output::human(error.render().to_string().trim_end());
         if args.iter().skip(1).any(|arg| arg == "--json") {
             let message = error.kind().as_str().map_or_else(
                 || "invalid command line".to_owned(),
@@ -240,6 +342,9 @@ impl Cli {
             Command::Adapter(AdapterCommand::Status { json, .. }) => *json,
             Command::Adapter(AdapterCommand::List { json }) => *json,
             Command::Run(args) => args.json,
+            Command::Session(SessionCommand::List { json })
+            | Command::Session(SessionCommand::Approvals { json, .. }) => *json,
+            Command::Session(SessionCommand::Supervise { .. }) => true,
             _ => false,
         }
     }

@@ -48,7 +48,7 @@ impl Classify for UnsafePath {
         match self {
             UnsafePath::Io { .. } => None,
             _ => Some(
-                "remove or replace the offending entry; oneworks will not repair it for you"
+                "remove or replace the offending entry; oneworks never follows or repairs it by itself (a managed install can be reinstalled with `oneworks adapter prepare kiro --force`)"
                     .to_owned(),
             ),
         }
@@ -58,7 +58,7 @@ impl Classify for UnsafePath {
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
     move |source| UnsafePath::Io {
         path: path.to_owned(),
-        source,
+        source: crate::fs_error::os_cause(source),
     }
 }
 
@@ -119,7 +119,7 @@ fn below<'a>(base: &'a Path, path: &'a Path) -> Result<Vec<PathBuf>, UnsafePath>
 /// created.
 pub fn check_dir_chain(base: &Path, path: &Path) -> Result<(), UnsafePath> {
     for step in below(base, path)? {
-        match std::fs::symlink_metadata(&step) {
+        match fs_err::symlink_metadata(&step) {
             Ok(metadata) if metadata.file_type().is_symlink() => {
                 return Err(UnsafePath::Symlink { path: step })
             }
@@ -142,7 +142,7 @@ pub fn check_dir_chain(base: &Path, path: &Path) -> Result<(), UnsafePath> {
 /// folder (a missing one is fine). One rule for every command: config is
 /// never read, and nothing is written, through a linked `.oneworks`.
 pub fn check_project_dot_dir(dot_dir: &Path) -> Result<(), UnsafePath> {
-    match std::fs::symlink_metadata(dot_dir) {
+    match fs_err::symlink_metadata(dot_dir) {
         Ok(metadata) if metadata.file_type().is_symlink() => Err(UnsafePath::Symlink {
             path: dot_dir.to_owned(),
         }),
@@ -175,18 +175,19 @@ pub enum ReadRefusal {
 /// bytes (`/dev/zero` is refused, not swallowed). With `follow` false the
 /// last component must not be a link (`O_NOFOLLOW`).
 pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, ReadRefusal> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
     if !follow {
         flags |= libc::O_NOFOLLOW;
     }
-    let file = std::fs::OpenOptions::new()
+    let file = fs_err::OpenOptions::new()
         .read(true)
         .custom_flags(flags)
-        .open(path);
+        .open(path)
+        .map_err(crate::fs_error::os_cause);
     let file = match file {
-        Ok(file) => file,
+        Ok(file) => file.into_file(),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(ReadRefusal::Missing)
         }
@@ -195,7 +196,7 @@ pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8
         }
         Err(error) => {
             // Opening a socket fails (ENXIO); name what it is.
-            return match std::fs::symlink_metadata(path) {
+            return match fs_err::symlink_metadata(path) {
                 Ok(metadata) if !metadata.is_file() && !metadata.file_type().is_symlink() => {
                     Err(ReadRefusal::NotRegular(describe(metadata.file_type())))
                 }
@@ -225,7 +226,7 @@ pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8
 /// `base` itself is created with its parents if missing (it must not be a
 /// link either).
 pub fn create_dir_chain(base: &Path, path: &Path, mode: u32) -> Result<(), UnsafePath> {
-    if std::fs::symlink_metadata(base).is_err() {
+    if fs_err::symlink_metadata(base).is_err() {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode_compat(mode)
@@ -237,7 +238,7 @@ pub fn create_dir_chain(base: &Path, path: &Path, mode: u32) -> Result<(), Unsaf
         match std::fs::DirBuilder::new().mode_compat(mode).create(&step) {
             Ok(()) => {}
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                let metadata = std::fs::symlink_metadata(&step).map_err(io_error(&step))?;
+                let metadata = fs_err::symlink_metadata(&step).map_err(io_error(&step))?;
                 if metadata.file_type().is_symlink() {
                     return Err(UnsafePath::Symlink { path: step });
                 }
@@ -269,7 +270,7 @@ impl DirBuilderMode for std::fs::DirBuilder {
 /// executable, or whose real path escapes `root`.
 pub fn check_executable(root: &Path, executable: &Path) -> Result<(), UnsafePath> {
     check_dir_chain(root, executable.parent().unwrap_or(root))?;
-    let metadata = std::fs::symlink_metadata(executable).map_err(io_error(executable))?;
+    let metadata = fs_err::symlink_metadata(executable).map_err(io_error(executable))?;
     if metadata.file_type().is_symlink() {
         return Err(UnsafePath::Symlink {
             path: executable.to_owned(),
@@ -295,8 +296,8 @@ pub fn check_executable(root: &Path, executable: &Path) -> Result<(), UnsafePath
 
 /// Refuses `path` when its canonical path is not inside the canonical `root`.
 pub fn check_real_path_inside(root: &Path, path: &Path) -> Result<(), UnsafePath> {
-    let real_root = std::fs::canonicalize(root).map_err(io_error(root))?;
-    let real = std::fs::canonicalize(path).map_err(io_error(path))?;
+    let real_root = fs_err::canonicalize(root).map_err(io_error(root))?;
+    let real = fs_err::canonicalize(path).map_err(io_error(path))?;
     if real.starts_with(&real_root) {
         Ok(())
     } else {
@@ -312,7 +313,7 @@ pub fn check_real_path_inside(root: &Path, path: &Path) -> Result<(), UnsafePath
 /// `private` (runtime folders must be 0700 and ours).
 pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
     use std::os::unix::fs::MetadataExt;
-    let metadata = std::fs::symlink_metadata(path).map_err(io_error(path))?;
+    let metadata = fs_err::symlink_metadata(path).map_err(io_error(path))?;
     if metadata.file_type().is_symlink() {
         return Err(UnsafePath::Symlink {
             path: path.to_owned(),
@@ -334,7 +335,7 @@ pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
         });
     }
     if metadata.mode() & 0o077 != 0 {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+        fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o700))
             .map_err(io_error(path))?;
     }
     Ok(())
@@ -344,16 +345,16 @@ pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
 /// keeping `dir` itself. Tries them all; returns the first failure.
 pub fn empty_dir(dir: &Path) -> std::io::Result<()> {
     let mut first_error = None;
-    for entry in std::fs::read_dir(dir)? {
+    for entry in fs_err::read_dir(dir).map_err(crate::fs_error::os_cause)? {
         let removed = entry.and_then(|entry| {
             if entry.file_type()?.is_dir() {
-                std::fs::remove_dir_all(entry.path())
+                fs_err::remove_dir_all(entry.path())
             } else {
-                std::fs::remove_file(entry.path())
+                fs_err::remove_file(entry.path())
             }
         });
         if let Err(error) = removed {
-            first_error.get_or_insert(error);
+            first_error.get_or_insert(crate::fs_error::os_cause(error));
         }
     }
     first_error.map_or(Ok(()), Err)
@@ -375,6 +376,7 @@ pub fn atomic_write(path: &Path, contents: &[u8], mode: u32) -> std::io::Result<
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

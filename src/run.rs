@@ -20,10 +20,7 @@ fn settings(global: &crate::cli::GlobalArgs) -> Result<Settings, Error> {
 
 pub fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        Command::Completions { shell } => {
-            commands::completions::print(shell);
-            Ok(())
-        }
+        Command::Completions { shell } => commands::completions::print(shell),
         Command::Adapter(command) => {
             let settings = settings(&cli.global)?;
             match command {
@@ -35,6 +32,9 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Command::Run(args) => commands::run::run(&settings(&cli.global)?, &args),
+        Command::Session(command) => {
+            commands::session::run(&settings(&cli.global)?, &cli.global, command)
+        }
         Command::Config(command) => {
             let settings = settings(&cli.global)?;
             match command {

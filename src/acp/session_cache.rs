@@ -36,7 +36,7 @@ impl SessionCache {
 
     /// The cached id, if there is a readable one.
     pub fn load(&self) -> Option<String> {
-        let metadata = std::fs::symlink_metadata(&self.path).ok()?;
+        let metadata = fs_err::symlink_metadata(&self.path).ok()?;
         if !metadata.file_type().is_file() {
             return None;
         }
@@ -46,7 +46,7 @@ impl SessionCache {
     }
 
     pub fn save(&self, session_id: &str, scrubber: &Scrubber) -> std::io::Result<()> {
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| !m.file_type().is_file()) {
+        if fs_err::symlink_metadata(&self.path).is_ok_and(|m| !m.file_type().is_file()) {
             return Err(std::io::Error::other(format!(
                 "`{}` is not a regular file",
                 self.path.display()
@@ -63,6 +63,7 @@ impl SessionCache {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -20,6 +20,8 @@ pub enum DataError {
         #[source]
         source: std::io::Error,
     },
+    #[error("refusing to read adapter data file `{path}`: {reason}")]
+    Refused { path: PathBuf, reason: String },
     #[error("adapter data file `{path}` is invalid")]
     Parse {
         path: PathBuf,
@@ -55,6 +57,7 @@ pub struct AdapterData {
     pub credentials: CredentialRules,
     pub session: SessionData,
     pub acp: super::acp_data::AcpData,
+    pub tui: super::tui_data::TuiData,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -164,6 +167,9 @@ pub struct SessionData {
     pub login_command: Vec<String>,
 }
 
+/// The largest adapter data file read (the built-in one is a few KiB).
+const MAX_DATA_BYTES: u64 = 1024 * 1024;
+
 impl AdapterData {
     /// The data built into the binary.
     pub fn builtin() -> Result<Self, DataError> {
@@ -175,10 +181,33 @@ impl AdapterData {
         match override_file {
             None => Self::builtin(),
             Some(path) => {
-                let text = fs_err::read_to_string(path).map_err(|source| DataError::Read {
+                // Like a config file: a FIFO is not waited on, a device not
+                // drained.
+                use crate::fs_safety::{read_regular_file, ReadRefusal};
+                let refused = |reason: String| DataError::Refused {
                     path: path.to_owned(),
-                    source,
-                })?;
+                    reason,
+                };
+                let bytes =
+                    read_regular_file(path, MAX_DATA_BYTES, true).map_err(
+                        |refusal| match refusal {
+                            ReadRefusal::Missing | ReadRefusal::Symlink => {
+                                refused("it does not exist".to_owned())
+                            }
+                            ReadRefusal::NotRegular(found) => {
+                                refused(format!("it is a {found}, not a regular file"))
+                            }
+                            ReadRefusal::TooLarge => {
+                                refused(format!("it is larger than {MAX_DATA_BYTES} bytes"))
+                            }
+                            ReadRefusal::Io(source) => DataError::Read {
+                                path: path.to_owned(),
+                                source,
+                            },
+                        },
+                    )?;
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| refused("it is not UTF-8 text".to_owned()))?;
                 Self::parse(&text, path)
             }
         }
@@ -197,6 +226,17 @@ impl AdapterData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_override_file_is_named_once() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let path = temp.path().join("missing-kiro.yaml");
+        let error = AdapterData::load(Some(&path)).expect_err("missing file");
+        let message =
+            crate::error::Error::new(crate::error::ErrorKind::Internal, error).to_string();
+        assert_eq!(message.matches("missing-kiro.yaml").count(), 1, "{message}");
+        assert!(message.ends_with("it does not exist"), "{message}");
+    }
 
     #[test]
     fn builtin_data_parses() {

@@ -7,3 +7,4 @@ pub mod data;
 pub mod probe;
 pub mod resolve;
 pub mod source;
+pub mod tui_data;

@@ -140,10 +140,11 @@ fn run(
                     stderr.trim().lines().last().unwrap_or_default(),
                 )
                 .into_owned();
+                let ended = crate::process::exit_description(status);
                 if tail.is_empty() {
-                    format!("exited with {status}")
+                    ended
                 } else {
-                    format!("exited with {status}: {tail}")
+                    format!("{ended}: {tail}")
                 }
             }),
             stdout,

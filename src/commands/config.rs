@@ -42,13 +42,18 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
     print_notes(&plan.diagnostics);
     if dry_run {
-        output::print_text(&format!("# KIRO_HOME={}\n", layout.kiro_home.display()))?;
+        // What the files would hold comes from the project (config values,
+        // skill bodies): shown without terminal controls.
+        output::print_text(&output::sanitize(&format!(
+            "# KIRO_HOME={}\n",
+            layout.kiro_home.display()
+        )))?;
         for file in plan.scrubbed(&scrubber) {
-            output::print_text(&format!(
+            output::print_text(&output::sanitize(&format!(
                 "--- {}\n{}",
                 file.relative.display(),
                 file.contents
-            ))?;
+            )))?;
         }
         return Ok(());
     }

@@ -8,7 +8,9 @@ use std::io::IsTerminal;
 
 use crate::error::{Error, ErrorKind};
 use crate::output;
-use crate::process::{self, child::ManagedChild, signals::Interrupts};
+use crate::process::child::{ManagedChild, StopBounds};
+use crate::process::signals::{Interrupt, Interrupts};
+use crate::process::{self};
 use crate::profile::world::{self, Purpose};
 use crate::settings::Settings;
 
@@ -33,29 +35,47 @@ pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
         .args(&settings.data.session.login_command)
         .interactive();
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let status = runtime.block_on(async {
-        // Ctrl-C belongs to Kiro's login while it runs (it shares the
-        // terminal); oneworks only must not die first and leak the HOME.
+    let outcome = runtime.block_on(async {
+        // Ctrl-C reaches Kiro's login too (it shares the terminal's group)
+        // and Kiro decides; a second one forces it. A SIGTERM is meant for
+        // oneworks alone: it stops the login within bounds. Either way
+        // oneworks must not die first and leak the HOME.
         let mut interrupts = Interrupts::install()?;
         let mut child = ManagedChild::spawn_attached(&spec, "kiro-cli login")?;
+        let mut interrupted = false;
         loop {
             tokio::select! {
-                status = child.wait() => return status,
-                _ = interrupts.recv() => {}
+                status = child.wait() => return status.map(|status| (status, interrupted)),
+                which = interrupts.recv() => {
+                    interrupted = true;
+                    match which {
+                        Interrupt::Interrupt if interrupts.received() < 2 => {}
+                        Interrupt::Interrupt => child.kill_now(),
+                        Interrupt::Terminate => {
+                            let stopped = child.stop(StopBounds::default()).await?;
+                            return Ok((stopped.status(), true));
+                        }
+                    }
+                }
             }
         }
     });
     drop(world);
-    let status = status.map_err(|error| {
+    let (status, interrupted) = outcome.map_err(|error| {
         Error::new(ErrorKind::AgentFailed, error)
             .with_hint(format!("could not start `{}`", cli.path.display()))
     })?;
     if status.success() {
         Ok(())
+    } else if interrupted {
+        Err(Error::msg(
+            ErrorKind::Interrupted,
+            format!("interrupted: `{}` was stopped", spec.display()),
+        ))
     } else {
         Err(Error::msg(
             ErrorKind::AgentFailed,
-            format!("`{}` failed: {status}", spec.display()),
+            format!("`{}` {}", spec.display(), process::exit_description(status)),
         ))
     }
 }

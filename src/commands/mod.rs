@@ -7,4 +7,5 @@ pub mod login;
 pub mod prepare;
 pub mod prune;
 pub mod run;
+pub mod session;
 pub mod status;

@@ -74,7 +74,29 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     if let (SourceKind::Path, Some(path)) = (cli.source, &cli.path) {
         candidates.push(source::path_candidate(path, &settings.data, &probe));
     }
-    let installed = settings.store().list()?;
+    // One unsafe version folder (a linked binary, say) is a candidate
+    // reported as skipped, not a failure of the whole report.
+    let store = settings.store();
+    let mut installed = Vec::new();
+    let mut refused = Vec::new();
+    for version in store.versions()? {
+        match store.installed(&version) {
+            Ok(Some(found)) => installed.push(found),
+            Ok(None) => {}
+            Err(error) => refused.push(Candidate {
+                source: SourceKind::Managed,
+                path: store.version_dir(&version),
+                version: Some(version.to_string()),
+                version_output: None,
+                sha256: None,
+                probes: Probes::default(),
+                usable: false,
+                reason: Some(format!(
+                    "{error}; `oneworks adapter prepare kiro --force` reinstalls it"
+                )),
+            }),
+        }
+    }
     let pinned = match settings.pin_path() {
         Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
         None => None,
@@ -123,6 +145,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     let broken_managed =
         cli.source == SourceKind::Managed && selected.is_none() && matches!(choice, Choice::Use(_));
     candidates.extend(managed);
+    candidates.extend(refused);
     let report = StatusReport {
         adapter: settings.data.id.clone(),
         configured: Configured {
@@ -137,21 +160,21 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     }
     // Human text goes to stderr (SPEC §1.3); stdout is for JSON only.
     // Probe output and reasons come from outside: shown without controls.
-    eprintln!(
+    output::human(format_args!(
         "adapter: {} (source: {}, version: {})",
         report.adapter, cli.source, cli.version
-    );
+    ));
     match &report.selected {
-        Some(selected) => eprintln!(
+        Some(selected) => output::human(format_args!(
             "selected: {} {} ({})",
             selected.path.display(),
             sanitize_line(selected.version.as_deref().unwrap_or("?")),
             selected.source
-        ),
-        None if broken_managed => eprintln!(
+        )),
+        None if broken_managed => output::human(format_args!(
             "selected: none (the installed version is broken: run `oneworks adapter prepare kiro --force` to reinstall it)"
-        ),
-        None => eprintln!("selected: none ({})", nothing_selected_advice(cli.source)),
+        )),
+        None => output::human(format_args!("selected: none ({})", nothing_selected_advice(cli.source))),
     }
     for candidate in &report.candidates {
         let state = if candidate.usable {
@@ -164,7 +187,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
             pass(candidate.probes.version),
             pass(candidate.probes.acp)
         );
-        eprintln!(
+        output::human(format_args!(
             "  {:<8} {:<8} {} {} ({probes}){}",
             candidate.source.as_str(),
             state,
@@ -181,7 +204,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
                 .as_deref()
                 .map(|reason| format!(" — {}", sanitize_line(reason)))
                 .unwrap_or_default()
-        );
+        ));
     }
     Ok(())
 }
@@ -232,17 +255,21 @@ pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     if json {
         return output::print_json(&document);
     }
-    eprintln!(
+    output::human(format_args!(
         "{} ({}), source: {}",
         settings.data.id,
         settings.data.display_name,
         settings.config.config.adapters.kiro.cli.source
-    );
+    ));
     if installed.is_empty() {
-        eprintln!("  no managed versions installed");
+        output::human(format_args!("  no managed versions installed"));
     }
     for found in &installed {
-        eprintln!("  {} {}", found.version, found.executable.display());
+        output::human(format_args!(
+            "  {} {}",
+            found.version,
+            found.executable.display()
+        ));
     }
     Ok(())
 }

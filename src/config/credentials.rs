@@ -199,6 +199,7 @@ pub(super) fn check_no_credentials(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use crate::adapter::data::AdapterData;
     use crate::config::{load, ConfigError, ConfigSources};
@@ -275,7 +276,8 @@ mod tests {
             ),
             (
                 format!("adapters:\n  kiro:\n    configContent:\n      {key}: true\n"),
-                &format!("adapters.kiro.configContent.{key}"),
+                // The key path shows a credential-shaped key masked.
+                "adapters.kiro.configContent.***",
             ),
             (
                 format!("adapters:\n  kiro:\n    agentConfig:\n      resources: [\"file://{key}\"]\n"),

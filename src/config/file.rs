@@ -15,7 +15,7 @@ pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 /// followed). `None` when it does not exist and is not `required`; a
 /// dangling link, a folder, FIFO or device is an error, never "no config".
 pub(super) fn read_config_file(path: &Path, required: bool) -> Result<Option<String>, ConfigError> {
-    match std::fs::symlink_metadata(path) {
+    match fs_err::symlink_metadata(path).map_err(crate::fs_error::os_cause) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return if required {
                 Err(ConfigError::Missing {
@@ -75,6 +75,22 @@ pub(super) fn mask_credentials(message: &str, rules: &CredentialRules) -> String
             .collect();
     }
     out
+}
+
+/// `error` with credential-shaped text masked in the key path and message
+/// it prints: a key pasted where a name belongs is refused, not echoed.
+pub(super) fn mask_error(error: ConfigError, rules: &CredentialRules) -> ConfigError {
+    match error {
+        ConfigError::Invalid { key, message } => ConfigError::Invalid {
+            key: mask_credentials(&key, rules),
+            message: mask_credentials(&message, rules),
+        },
+        ConfigError::Credential { key, reason } => ConfigError::Credential {
+            key: mask_credentials(&key, rules),
+            reason: mask_credentials(&reason, rules),
+        },
+        other => other,
+    }
 }
 
 /// The line and column (1-based) of byte `offset` in `text`.

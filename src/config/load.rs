@@ -9,7 +9,7 @@ use serde_yaml_ng::Value;
 
 use super::credentials::check_no_credentials;
 use super::error::ConfigError;
-use super::file::{mask_credentials, position_of, read_config_file};
+use super::file::{mask_credentials, mask_error, position_of, read_config_file};
 use super::schema::{ConfigFile, SourceKind};
 use crate::adapter::data::{AdapterData, CredentialRules};
 use crate::fs_safety;
@@ -74,7 +74,7 @@ pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig,
             skill.config_dir = dir.clone();
         }
     }
-    check_semantics(&config, data)?;
+    check_semantics(&config, data).map_err(|error| mask_error(error, rules))?;
     Ok(LoadedConfig { config, files })
 }
 
@@ -100,14 +100,26 @@ fn sets_skills(layer: &Value) -> bool {
 /// Checks one file alone against the schema (for positions) and returns
 /// its YAML tree.
 fn read_layer(path: &Path, text: &str, rules: &CredentialRules) -> Result<Value, ConfigError> {
-    // The parser reports a NUL at 1:1 whatever its place: name the real one.
-    if let Some(offset) = text.find('\0') {
+    // The parser reports a NUL or another character YAML forbids at 1:1
+    // whatever its place (and a byte offset besides): name the real one.
+    if let Some((offset, character)) = text
+        .char_indices()
+        .find(|&(_, character)| !yaml_printable(character))
+    {
         let (line, column) = position_of(text, offset);
+        let message = if character == '\0' {
+            "the file contains a NUL byte".to_owned()
+        } else {
+            format!(
+                "the file contains a control character (U+{:04X})",
+                u32::from(character)
+            )
+        };
         return Err(ConfigError::Parse {
             path: path.to_owned(),
             line,
             column,
-            message: "the file contains a NUL byte".to_owned(),
+            message,
         });
     }
     let positioned = |error: serde_yaml_ng::Error| match error.location() {
@@ -131,6 +143,15 @@ fn read_layer(path: &Path, text: &str, rules: &CredentialRules) -> Result<Value,
     }
     let _: ConfigFile = serde_yaml_ng::from_str(text).map_err(positioned)?;
     Ok(value)
+}
+
+/// Whether YAML's parser accepts `character` in a stream (YAML 1.1
+/// `c-printable`, as libyaml checks it).
+fn yaml_printable(character: char) -> bool {
+    matches!(
+        character,
+        '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}'
+    ) || character >= '\u{10000}'
 }
 
 /// `message` without the parser's own " at line N column M" for the
@@ -207,6 +228,7 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::config::{McpServer, RemoteTransport};

@@ -33,30 +33,19 @@ pub fn references_in(text: &str, names: &mut BTreeSet<String>) {
 /// `text` with every `${VAR}` reference cut out: what is left is written
 /// literally, and only that can hold a credential.
 pub(super) fn without_references(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        let after = &rest[start + 2..];
-        match after.find('}') {
-            Some(end) if is_env_name(&after[..end]) => {
-                out.push_str(&rest[..start]);
-                // A space keeps the text on either side from joining.
-                out.push(' ');
-                rest = &after[end + 1..];
-            }
-            _ => {
-                out.push_str(&rest[..start + 2]);
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    // A space keeps the text on either side from joining.
+    replace_references(text, |_| " ")
 }
 
 /// `text` with every `${VAR}` replaced by the variable's value in `env`
 /// (empty when unset). For values handed to Kiro at start, never written.
 pub fn resolve_references(text: &str, env: &Environment) -> String {
+    replace_references(text, |name| env.get(name).unwrap_or_default())
+}
+
+/// `text` with every well-formed `${VAR}` replaced by `with(VAR)`; a `${`
+/// that is not one is kept as it is.
+fn replace_references<'a>(text: &str, with: impl Fn(&str) -> &'a str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -64,7 +53,7 @@ pub fn resolve_references(text: &str, env: &Environment) -> String {
         match after.find('}') {
             Some(end) if is_env_name(&after[..end]) => {
                 out.push_str(&rest[..start]);
-                out.push_str(env.get(&after[..end]).unwrap_or_default());
+                out.push_str(with(&after[..end]));
                 rest = &after[end + 1..];
             }
             _ => {

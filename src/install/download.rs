@@ -143,7 +143,7 @@ impl Fetcher {
             let path = url
                 .to_file_path()
                 .map_err(|()| (NetworkError::Scheme { url: shown(url) }, None))?;
-            let file = std::fs::File::open(&path).map_err(|source| {
+            let io_error = |source| {
                 (
                     NetworkError::Io {
                         url: shown(url),
@@ -151,7 +151,24 @@ impl Fetcher {
                     },
                     None,
                 )
-            })?;
+            };
+            // Never waits on a FIFO; only a regular file is read.
+            let file = {
+                use fs_err::os::unix::fs::OpenOptionsExt;
+                fs_err::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path)
+                    .map(fs_err::File::into_file)
+                    .map_err(|error| io_error(crate::fs_error::os_cause(error)))?
+            };
+            let file_type = file.metadata().map_err(io_error)?.file_type();
+            if !file_type.is_file() {
+                let found = crate::fs_safety::describe(file_type);
+                return Err(io_error(std::io::Error::other(format!(
+                    "it is a {found}, not a regular file"
+                ))));
+            }
             let length = file.metadata().ok().map(|metadata| metadata.len());
             return Ok(Body {
                 reader: Box::new(file),

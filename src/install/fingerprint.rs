@@ -64,14 +64,14 @@ impl Fingerprint {
     /// Compares `path` with this fingerprint, hashing only when size or
     /// time differ.
     pub fn check(&self, path: &Path) -> Integrity {
-        let metadata = match fs_err::metadata(path) {
+        let metadata = match fs_err::metadata(path).map_err(crate::fs_error::os_cause) {
             Ok(metadata) => metadata,
             Err(error) => return Integrity::Changed(format!("it cannot be inspected: {error}")),
         };
         if metadata.len() == self.size && modified_ns(&metadata) == Some(self.modified_ns) {
             return Integrity::Intact;
         }
-        match sha256_file(path) {
+        match sha256_file(path).map_err(crate::fs_error::os_cause) {
             Ok(digest) if digest.eq_ignore_ascii_case(&self.sha256) => Integrity::Intact,
             Ok(_) => Integrity::Changed(format!(
                 "its binary changed since it was installed ({} bytes, recorded {})",

@@ -3,13 +3,14 @@
 //! file so a waiter can say whom it waits for. The file is never deleted: a
 //! lock dies with its process, so a killed install blocks nobody.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fs4::fs_std::FileExt;
+use fs_err::os::unix::fs::OpenOptionsExt;
+use fs_err::OpenOptions;
 
 use crate::error::{Classify, ErrorKind};
 
@@ -84,7 +85,7 @@ pub fn acquire(
 ) -> Result<InstallLock, LockError> {
     let io_error = |source| LockError::Io {
         path: path.to_owned(),
-        source,
+        source: crate::fs_error::os_cause(source),
     };
     let mut file = OpenOptions::new()
         .read(true)
@@ -94,7 +95,8 @@ pub fn acquire(
         .mode(0o644)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
-        .map_err(io_error)?;
+        .map_err(io_error)?
+        .into_file();
     if !file.try_lock_exclusive().map_err(io_error)? {
         let pid = read_pid(&mut file);
         on_wait(pid);
@@ -132,15 +134,16 @@ pub fn acquire_announced(
 ) -> Result<InstallLock, LockError> {
     acquire(path, timeout, |pid| {
         if !quiet {
-            eprintln!(
+            crate::output::human(format_args!(
                 "waiting for another oneworks{} to finish installing",
                 holder(pid)
-            );
+            ));
         }
     })
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 use super::manifest::{ArtifactEntry, Manifest};
 use crate::error::{Classify, ErrorKind};
 
+/// The largest `kiro.lock` read: a real one is a few kilobytes.
+pub const MAX_PIN_BYTES: u64 = 1024 * 1024;
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pin {
@@ -32,6 +35,12 @@ pub enum PinError {
         #[source]
         source: super::manifest::ManifestError,
     },
+    #[error("refusing to read `{path}`: {reason}")]
+    Refused { path: PathBuf, reason: String },
+    #[error("`{path}` is larger than {limit} bytes")]
+    TooLarge { path: PathBuf, limit: u64 },
+    #[error("`{path}` is not UTF-8 text")]
+    NotText { path: PathBuf },
     #[error("failed to read `{path}`")]
     Read {
         path: PathBuf,
@@ -50,6 +59,7 @@ impl Classify for PinError {
     fn kind(&self) -> ErrorKind {
         match self {
             PinError::Write { .. } => ErrorKind::Internal,
+            PinError::Refused { .. } => ErrorKind::UnsafeArchive,
             _ => ErrorKind::Config,
         }
     }
@@ -57,7 +67,10 @@ impl Classify for PinError {
         match self {
             PinError::Invalid { path, .. }
             | PinError::Version { path, .. }
-            | PinError::Entry { path, .. } => Some(format!(
+            | PinError::Entry { path, .. }
+            | PinError::Refused { path, .. }
+            | PinError::TooLarge { path, .. }
+            | PinError::NotText { path } => Some(format!(
                 "fix or delete `{}`; `oneworks adapter prepare kiro` writes it again",
                 path.display()
             )),
@@ -86,18 +99,41 @@ impl Pin {
         })
     }
 
-    /// Reads the pin; `None` when the file does not exist.
+    /// Reads the pin; `None` when the file does not exist. The file comes
+    /// from the project (possibly a hostile clone): a link is not followed,
+    /// a FIFO is not waited on and a huge file is not swallowed.
     pub fn read(path: &Path) -> Result<Option<Self>, PinError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
+        use crate::fs_safety::{read_regular_file, ReadRefusal};
+        let owned = || path.to_owned();
+        let bytes = match read_regular_file(path, MAX_PIN_BYTES, false) {
+            Ok(bytes) => bytes,
+            Err(ReadRefusal::Missing) => return Ok(None),
+            Err(ReadRefusal::Symlink) => {
+                return Err(PinError::Refused {
+                    path: owned(),
+                    reason: "it is a symbolic link".to_owned(),
+                })
+            }
+            Err(ReadRefusal::NotRegular(found)) => {
+                return Err(PinError::Refused {
+                    path: owned(),
+                    reason: format!("it is a {found}, not a regular file"),
+                })
+            }
+            Err(ReadRefusal::TooLarge) => {
+                return Err(PinError::TooLarge {
+                    path: owned(),
+                    limit: MAX_PIN_BYTES,
+                })
+            }
+            Err(ReadRefusal::Io(source)) => {
                 return Err(PinError::Read {
-                    path: path.to_owned(),
+                    path: owned(),
                     source,
                 })
             }
         };
+        let text = String::from_utf8(bytes).map_err(|_| PinError::NotText { path: owned() })?;
         let pin: Pin = serde_json::from_str(&text).map_err(|source| PinError::Invalid {
             path: path.to_owned(),
             source,
@@ -125,7 +161,8 @@ impl Pin {
             source,
         })?;
         text.push('\n');
-        if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
+        let existing = crate::fs_safety::read_regular_file(path, MAX_PIN_BYTES, false);
+        if existing.is_ok_and(|existing| existing == text.as_bytes()) {
             return Ok(());
         }
         crate::fs_safety::atomic_write(path, text.as_bytes(), 0o644).map_err(|source| {

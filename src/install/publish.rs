@@ -55,6 +55,7 @@ impl Installer<'_> {
                 path: executable.clone(),
                 source: std::io::Error::other("hashing thread panicked"),
             })?
+            .map_err(crate::fs_error::os_cause)
             .map_err(io("hash", &executable))?;
         let entry = &target.entry;
         let record = InstallRecord {

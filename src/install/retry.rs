@@ -44,9 +44,10 @@ impl RetryPolicy {
             attempt + 2,
             self.attempts,
         );
-        tracing::warn!("{line}");
+        // One line, not a log record as well: the log only sees it with -vv.
+        tracing::debug!("{line}");
         if self.announce {
-            eprintln!("{line}");
+            crate::output::human(&line);
         }
         std::thread::sleep(delay);
     }

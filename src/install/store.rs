@@ -91,7 +91,7 @@ impl Store {
         let dir = self.version_dir(version);
         fs_safety::check_dir_chain(&self.home, &dir)?;
         let record_path = dir.join(RECORD_FILE);
-        let Ok(text) = std::fs::read_to_string(&record_path) else {
+        let Ok(text) = fs_err::read_to_string(&record_path) else {
             return Ok(None);
         };
         let Ok(record) = serde_json::from_str::<InstallRecord>(&text) else {
@@ -111,10 +111,11 @@ impl Store {
         }))
     }
 
-    /// Every installed version, newest first. Unsafe ones are errors.
-    pub fn list(&self) -> Result<Vec<Installed>, UnsafePath> {
+    /// The version folders present, newest first, not yet checked one by
+    /// one (see [`Self::installed`]).
+    pub fn versions(&self) -> Result<Vec<semver::Version>, UnsafePath> {
         fs_safety::check_dir_chain(&self.home, &self.versions_dir())?;
-        let Ok(entries) = std::fs::read_dir(self.versions_dir()) else {
+        let Ok(entries) = fs_err::read_dir(self.versions_dir()) else {
             return Ok(Vec::new());
         };
         let mut versions: Vec<semver::Version> = entries
@@ -122,8 +123,13 @@ impl Store {
             .filter_map(|entry| semver::Version::parse(entry.file_name().to_str()?).ok())
             .collect();
         versions.sort_by(|a, b| b.cmp(a));
+        Ok(versions)
+    }
+
+    /// Every installed version, newest first. Unsafe ones are errors.
+    pub fn list(&self) -> Result<Vec<Installed>, UnsafePath> {
         let mut installed = Vec::new();
-        for version in versions {
+        for version in self.versions()? {
             if let Some(found) = self.installed(&version)? {
                 installed.push(found);
             }
@@ -135,17 +141,17 @@ impl Store {
     /// existing version (with `--force`) is moved aside first and removed.
     pub fn publish(&self, staging: &Path, version: &semver::Version) -> std::io::Result<PathBuf> {
         let target = self.version_dir(version);
-        if std::fs::symlink_metadata(&target).is_ok() {
+        if fs_err::symlink_metadata(&target).is_ok() {
             let aside = self
                 .staging_dir()
                 .join(format!("replaced-{version}-{}", std::process::id()));
-            std::fs::rename(&target, &aside)?;
-            std::fs::rename(staging, &target)?;
-            if let Err(error) = std::fs::remove_dir_all(&aside) {
+            fs_err::rename(&target, &aside)?;
+            fs_err::rename(staging, &target)?;
+            if let Err(error) = fs_err::remove_dir_all(&aside).map_err(crate::fs_error::os_cause) {
                 tracing::warn!("could not remove `{}`: {error}", aside.display());
             }
         } else {
-            std::fs::rename(staging, &target)?;
+            fs_err::rename(staging, &target)?;
         }
         Ok(target)
     }
@@ -157,7 +163,7 @@ impl Store {
         let aside = self
             .staging_dir()
             .join(format!("pruned-{version}-{}", std::process::id()));
-        std::fs::rename(&target, &aside)?;
-        std::fs::remove_dir_all(&aside)
+        fs_err::rename(&target, &aside)?;
+        fs_err::remove_dir_all(&aside)
     }
 }

@@ -13,6 +13,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 
+use rustix::process::Signal;
+
 use super::group;
 use super::spec::ChildSpec;
 use super::tail::StderrTail;
@@ -66,6 +68,10 @@ pub struct ManagedChild {
     tail: Arc<Mutex<StderrTail>>,
     drain: Option<JoinHandle<()>>,
     reaped: Option<ExitStatus>,
+    /// Whether the child leads its own process group. An interactive child
+    /// stays in the terminal's group: it is signalled alone, since its pid
+    /// names no group.
+    leads_group: bool,
 }
 
 impl ManagedChild {
@@ -141,6 +147,7 @@ impl ManagedChild {
             tail,
             drain,
             reaped: None,
+            leads_group: !spec.interactive,
         })
     }
 
@@ -192,13 +199,13 @@ impl ManagedChild {
         }
         self.stdin = None;
         if let Ok(status) = tokio::time::timeout(bounds.after_close, self.wait()).await {
-            group::kill_group(self.pid);
+            self.signal(Signal::KILL);
             return Ok(Stopped::Exited(status?));
         }
         tracing::debug!(child = %self.label, pid = self.pid, "sending SIGTERM");
-        group::terminate_group(self.pid);
+        self.signal(Signal::TERM);
         if let Ok(status) = tokio::time::timeout(bounds.after_terminate, self.wait()).await {
-            group::kill_group(self.pid);
+            self.signal(Signal::KILL);
             return Ok(Stopped::Terminated(status?));
         }
         tracing::debug!(child = %self.label, pid = self.pid, "sending SIGKILL");
@@ -208,20 +215,31 @@ impl ManagedChild {
 
     /// SIGKILL to the whole group at once (a second Ctrl-C).
     pub fn kill_now(&mut self) {
-        group::kill_group(self.pid);
+        self.signal(Signal::KILL);
+    }
+
+    /// `signal` to the child's group, or to the child alone when it shares
+    /// the terminal's group (never to oneworks' own group). A reaped child
+    /// that led no group is not signalled: its pid may be reused.
+    fn signal(&self, signal: Signal) {
+        if self.leads_group {
+            group::signal_group(self.pid, signal);
+        } else if self.reaped.is_none() {
+            group::signal_process(self.pid, signal);
+        }
     }
 }
 
 impl Drop for ManagedChild {
     fn drop(&mut self) {
         if self.reaped.is_none() {
-            group::kill_group(self.pid);
+            self.signal(Signal::KILL);
             // Reap without blocking when it is already gone; tokio's orphan
             // reaper takes care of the rest.
             let _ = self.child.try_wait();
         } else {
             // The leader exited; stragglers in its group go with it.
-            group::kill_group(self.pid);
+            self.signal(Signal::KILL);
         }
     }
 }

@@ -10,6 +10,14 @@ pub fn signal_group(pid: u32, signal: Signal) {
     }
 }
 
+/// Sends `signal` to the process `pid` alone. A process that is already
+/// gone is not an error.
+pub fn signal_process(pid: u32, signal: Signal) {
+    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        let _ = rustix::process::kill_process(pid, signal);
+    }
+}
+
 pub fn terminate_group(pid: u32) {
     signal_group(pid, Signal::TERM);
 }

@@ -28,3 +28,51 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
 }
+
+/// How a child ended, in words: `exited with status 1`, `was killed by
+/// signal 15 (SIGTERM)` — not `ExitStatus`'s own `exit status: 1`.
+pub fn exit_description(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => {
+            let name = match signal {
+                1 => " (SIGHUP)",
+                2 => " (SIGINT)",
+                3 => " (SIGQUIT)",
+                6 => " (SIGABRT)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                13 => " (SIGPIPE)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            format!("was killed by signal {signal}{name}")
+        }
+        (None, None) => "ended".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    use super::exit_description;
+
+    #[test]
+    fn exits_are_described_in_words() {
+        assert_eq!(
+            exit_description(ExitStatus::from_raw(3 << 8)),
+            "exited with status 3"
+        );
+        assert_eq!(
+            exit_description(ExitStatus::from_raw(15)),
+            "was killed by signal 15 (SIGTERM)"
+        );
+        assert_eq!(
+            exit_description(ExitStatus::from_raw(10)),
+            "was killed by signal 10"
+        );
+    }
+}

@@ -57,7 +57,7 @@ pub(crate) fn io_error<'a>(
     move |source| ProfileError::Io {
         action,
         path: path.to_owned(),
-        source,
+        source: crate::fs_error::os_cause(source),
     }
 }
 

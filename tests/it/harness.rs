@@ -77,10 +77,19 @@ fn fake_kiro_finds_its_script_beside_its_executable() {
     );
     std::fs::write(
         dir.path().join("kiro-cli.script.json"),
-        r#"{"versionOutput":"kiro-cli 9.9.9","futureField":{"ignored":true}}"#,
+        r#"{"versionOutput":"kiro-cli 9.9.9"}"#,
     )
     .expect("write script");
     assert_eq!(run(&copy, &["--version"]).1, "kiro-cli 9.9.9\n");
+    // A misspelt field fails loudly rather than testing nothing.
+    std::fs::write(
+        dir.path().join("kiro-cli.script.json"),
+        r#"{"versionOutptu":"kiro-cli 9.9.9"}"#,
+    )
+    .expect("write script");
+    let (code, stdout, stderr) = run(&copy, &["--version"]);
+    assert_ne!(code, Some(0), "{stdout}");
+    assert!(stderr.contains("unknown field `versionOutptu`"), "{stderr}");
 }
 
 #[test]

@@ -126,7 +126,7 @@ fn a_broken_install_is_refused_not_reused() {
     assert_eq!(
         error.message(),
         format!(
-            "the installed `kiro-cli` 2.15.1 at `{}` is broken: its binary changed since it was installed ({} bytes, recorded {}), and it fails its probe: `--version` exited with exit status: 1",
+            "the installed `kiro-cli` 2.15.1 at `{}` is broken: its binary changed since it was installed ({} bytes, recorded {}), and it fails its probe: `--version` exited with status 1",
             binary.display(),
             BROKEN.len(),
             crate::support::archive::kiro_script("2.15.1").len()

@@ -2,6 +2,10 @@
 //! world against a local manifest server, generated archives and a fake
 //! `kiro-cli` (SPEC §9). Run with `cargo test --features fakes`.
 
+// Fixtures build files with `std::fs`: clippy.toml's fs-err rule is for
+// errors users read.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 mod acp_conformance;
@@ -22,6 +26,13 @@ mod outside;
 mod prepare;
 mod profile;
 mod reuse;
+mod review;
 mod run;
 mod run_review;
 mod sources;
+mod supervisor;
+mod supervisor_bench;
+mod supervisor_fallback;
+mod supervisor_lifecycle;
+mod supervisor_races;
+mod supervisor_webhook;

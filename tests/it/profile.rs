@@ -497,6 +497,13 @@ fn crashed_login_fails_and_still_removes_its_home() {
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
     let outcome = env.run_on_terminal(&["adapter", "login", "kiro"]);
     outcome.assert_code(9);
+    assert!(
+        outcome
+            .stdout
+            .contains(" login` was killed by signal 6 (SIGABRT)"),
+        "{}",
+        outcome.describe()
+    );
     let logins = login_invocations(&log);
     assert_eq!(logins.len(), 1);
     let home = PathBuf::from(logins[0]["env"]["HOME"].as_str().expect("HOME"));

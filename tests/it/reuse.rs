@@ -35,7 +35,7 @@ fn offline_refuses_a_broken_install_with_a_hint() {
     assert_eq!(
         message,
         format!(
-            "the installed `kiro-cli` {VERSION} at `{}` is broken: its binary changed since it was installed ({} bytes, recorded {}), and it fails its probe: `--version` exited with exit status: 1",
+            "the installed `kiro-cli` {VERSION} at `{}` is broken: its binary changed since it was installed ({} bytes, recorded {}), and it fails its probe: `--version` exited with status 1",
             binary.display(),
             BROKEN.len(),
             archive::kiro_script(VERSION).len()
@@ -78,7 +78,7 @@ fn a_plain_prepare_reinstalls_a_broken_install() {
     assert_eq!(document["reused"], false, "{}", outcome.describe());
     assert!(
         outcome.stderr.contains(&format!(
-            "the installed kiro-cli {VERSION} is broken (its binary changed since it was installed ({} bytes, recorded {}); `--version` exited with exit status: 1): reinstalling it",
+            "the installed kiro-cli {VERSION} is broken (its binary changed since it was installed ({} bytes, recorded {}); `--version` exited with status 1): reinstalling it",
             BROKEN.len(),
             archive::kiro_script(VERSION).len()
         )),
@@ -124,7 +124,7 @@ fn status_probes_the_managed_install_and_reports_a_broken_one() {
     assert_eq!(
         managed["reason"],
         format!(
-            "its binary changed since it was installed ({} bytes, recorded {}), and `--version` exited with exit status: 1",
+            "its binary changed since it was installed ({} bytes, recorded {}), and `--version` exited with status 1",
             BROKEN.len(),
             archive::kiro_script(VERSION).len()
         )

@@ -137,7 +137,7 @@ impl Rules {
 }
 
 fn refuse_link(path: &Path) -> Result<(), String> {
-    match std::fs::symlink_metadata(path) {
+    match fs_err::symlink_metadata(path) {
         Ok(metadata) if !metadata.file_type().is_file() => Err(format!(
             "`{}` is not a regular file; permission rules there are ignored",
             path.display()
@@ -147,7 +147,7 @@ fn refuse_link(path: &Path) -> Result<(), String> {
 }
 
 fn read(path: &Path) -> Result<Option<ProjectFile>, String> {
-    if std::fs::symlink_metadata(path).is_err() {
+    if fs_err::symlink_metadata(path).is_err() {
         return Ok(None);
     }
     refuse_link(path)?;
@@ -163,7 +163,7 @@ fn read(path: &Path) -> Result<Option<ProjectFile>, String> {
 fn write(path: &Path, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), String> {
     refuse_link(path)?;
     if let Some(dir) = path.parent() {
-        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        if fs_err::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(format!("`{}` is a symbolic link", dir.display()));
         }
     }
@@ -176,6 +176,7 @@ fn write(path: &Path, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), Str
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -130,7 +130,7 @@ struct Agent<'a> {
 
 pub fn run(script: &AcpScript) -> i32 {
     if let Some(path) = &script.pid_file {
-        let _ = std::fs::write(path, std::process::id().to_string());
+        let _ = fs_err::write(path, std::process::id().to_string());
     }
     if !script.stderr.is_empty() {
         eprintln!("{}", script.stderr);
@@ -222,7 +222,7 @@ impl Agent<'_> {
         loop {
             let line = self.lines.next()?.ok()?;
             if let Some(path) = &self.script.log {
-                if let Ok(mut file) = std::fs::OpenOptions::new()
+                if let Ok(mut file) = fs_err::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(path)
@@ -402,7 +402,10 @@ impl Agent<'_> {
                 return Some(*code);
             }
             Step::CloseStdout => {
-                let null = std::fs::OpenOptions::new().write(true).open("/dev/null");
+                let null = fs_err::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/null")
+                    .map(fs_err::File::into_file);
                 if let Ok(null) = null {
                     let _ = rustix::stdio::dup2_stdout(&null);
                 }

@@ -1,6 +1,7 @@
 //! The behaviour script of the fake: a JSON file the test writes beside the
-//! fake (or passes with `--fake-script`). Every field is optional so later
-//! tests can add ACP and TUI behaviour without touching older scripts.
+//! fake (or passes with `--fake-script`). Every field is optional; an
+//! unknown one is refused, so a typo in a test's script fails loudly
+//! instead of testing nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +10,7 @@ use serde::Deserialize;
 /// What the fake does when invoked. Missing fields take the defaults of a
 /// healthy, current Kiro CLI.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Script {
     /// Printed (plus a newline) for `--version`.
     pub version_output: String,
@@ -36,6 +37,8 @@ pub struct Script {
     pub login_wait_for_file: Option<PathBuf>,
     /// `acp --agent NAME`: the ACP agent's behaviour (unknown fields refused).
     pub acp: Option<crate::acp::AcpScript>,
+    /// `chat --tui`: the approval prompts and scripted changes.
+    pub tui: crate::tui_script::TuiScript,
 }
 
 impl Default for Script {
@@ -55,6 +58,7 @@ impl Default for Script {
             login_crash: false,
             login_wait_for_file: None,
             acp: None,
+            tui: crate::tui_script::TuiScript::default(),
         }
     }
 }
@@ -99,7 +103,8 @@ fn append_extension(path: &Path, suffix: &str) -> PathBuf {
 }
 
 fn load(path: &Path) -> Result<Script, String> {
-    let text = std::fs::read_to_string(path)
+    let text = fs_err::read_to_string(path)
+        .map_err(oneworks::fs_error::os_cause)
         .map_err(|error| format!("cannot read fake script `{}`: {error}", path.display()))?;
     serde_json::from_str(&text)
         .map_err(|error| format!("invalid fake script `{}`: {error}", path.display()))

@@ -77,7 +77,16 @@ pub fn extract_tar(
                 return Err(refuse("device entries are not allowed"))
             }
             ::tar::EntryType::Fifo => return Err(refuse("FIFO entries are not allowed")),
-            other => return Err(refuse(&format!("unsupported entry type {other:?}"))),
+            other => {
+                // The type letter as tar defines it, never the enum's name.
+                let byte = other.as_byte();
+                let shown = if byte.is_ascii_graphic() {
+                    format!("`{}`", char::from(byte))
+                } else {
+                    format!("byte {byte}")
+                };
+                return Err(refuse(&format!("unsupported entry type {shown}")));
+            }
         }
     }
     staging.finish()

@@ -200,7 +200,7 @@ impl Plan {
             let target = home.join(&file.relative);
             let parent = target.parent().unwrap_or(home);
             fs_safety::create_dir_chain(&layout.project, parent, 0o700)?;
-            if std::fs::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
+            if fs_err::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
                 return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
                     path: target,
                     found: "link or special file",
@@ -224,7 +224,7 @@ impl Plan {
         skills: &Path,
     ) -> Result<(), ProfileError> {
         fs_safety::create_dir_chain(&layout.project, skills, 0o700)?;
-        let entries = std::fs::read_dir(skills).map_err(io_error("list", skills))?;
+        let entries = fs_err::read_dir(skills).map_err(io_error("list", skills))?;
         for entry in entries {
             let entry = entry.map_err(io_error("list", skills))?;
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -235,9 +235,9 @@ impl Plan {
             // `file_type` does not follow links.
             let kind = entry.file_type().map_err(io_error("inspect", &path))?;
             let removed = if kind.is_dir() {
-                std::fs::remove_dir_all(&path)
+                fs_err::remove_dir_all(&path)
             } else if kind.is_file() {
-                std::fs::remove_file(&path)
+                fs_err::remove_file(&path)
             } else if kind.is_symlink() {
                 return Err(ProfileError::Unsafe(fs_safety::UnsafePath::Symlink {
                     path,
@@ -304,6 +304,7 @@ fn scrub_lines(scrubber: &Scrubber, text: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,84 @@
+//! The `tui` section of the fake's script: what `kiro-cli chat --tui` shows
+//! and when. Changes happen on events the test controls — the N-th key, a
+//! marker file appearing — never on timers. Unknown fields are rejected so
+//! a typo fails the test loudly.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct TuiScript {
+    /// Approval requests, shown one at a time in this order.
+    pub requests: Vec<RequestScript>,
+    /// Scripted changes, each once, when its trigger fires.
+    pub events: Vec<EventScript>,
+    /// Every key received, one name a line (`Down`, `Enter`, `Esc`, …).
+    pub key_log: Option<PathBuf>,
+    /// Recorder `msg` as a JSON string (default) or an object.
+    pub msg_as_object: bool,
+    /// Recorder `ts` as Unix milliseconds instead of RFC 3339.
+    pub ts_as_number: bool,
+    /// Switch the terminal to application cursor keys, so tmux sends
+    /// `ESC O B` for Down instead of `ESC [ B`.
+    pub cursor_keys_application: bool,
+    /// Exit when this file appears (besides Ctrl-D).
+    pub exit_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RequestScript {
+    /// The JSON-RPC id.
+    pub id: String,
+    /// `toolCall.title`, e.g. `Running: pwd`.
+    pub title: String,
+    /// The tool line the prompt shows; default: derived from the title.
+    #[serde(default)]
+    pub tool_line: Option<String>,
+    /// Offer the persistent-trust row.
+    #[serde(default = "yes")]
+    pub trust: bool,
+    /// Shown once this file exists (else as soon as it is its turn).
+    #[serde(default)]
+    pub wait_for: Option<PathBuf>,
+    /// Write the request and an `allow_once` response in one write and
+    /// show nothing (Kiro answered by itself).
+    #[serde(default)]
+    pub same_batch: bool,
+    /// Only record the request line; never show it (it stays
+    /// terminal-only while another prompt is up).
+    #[serde(default)]
+    pub record_only: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EventScript {
+    /// Fires right after the N-th key (1-based) has been handled.
+    #[serde(default)]
+    pub after_key: Option<usize>,
+    /// Fires once this file exists.
+    #[serde(default)]
+    pub on_file: Option<PathBuf>,
+    pub action: Action,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "do", rename_all = "camelCase", deny_unknown_fields)]
+pub enum Action {
+    /// The visible prompt's tool line changes.
+    SetToolLine { text: String },
+    /// The focus jumps to row `row` (0-based).
+    Focus { row: usize },
+    /// The prompt disappears without an answer in the recorder.
+    Withdraw,
+    /// The person at the terminal answers: Enter on the focused row, or
+    /// Esc.
+    Answer { esc: bool },
+}

@@ -1,0 +1,424 @@
+//! `oneworks session …`: start, list, attach, stop a supervised Kiro TUI
+//! session, and list or answer its approval cards (SPEC §1, §8). `start`
+//! launches the supervisor (`session supervise`, hidden) as a background
+//! process and waits for its `ready` line; the other commands talk to it
+//! over the approvals socket.
+
+use std::io::{BufRead, BufReader, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::cli::{GlobalArgs, SessionCommand, VerdictArg};
+use crate::error::{Error, ErrorKind};
+use crate::output;
+use crate::profile::layout::ProfileLayout;
+use crate::session::approvals_channel::{card_of, Client};
+use crate::session::cards::{Card, CardState};
+use crate::session::supervisor::{self, Record, SessionPaths};
+use crate::session::tmux::{self, Tmux};
+use crate::session::SessionError;
+use crate::settings::Settings;
+
+/// How long `start` waits for the supervisor to be ready.
+const READY_DEADLINE: Duration = Duration::from_secs(120);
+/// How long `stop` waits for the supervisor to exit.
+const STOP_DEADLINE: Duration = Duration::from_secs(20);
+
+pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) -> Result<(), Error> {
+    match command {
+        SessionCommand::Start {
+            name, cwd, detach, ..
+        } => start(settings, global, &name, cwd, detach),
+        SessionCommand::List { json } => list(settings, json),
+        SessionCommand::Attach { name } => attach(settings, &name),
+        SessionCommand::Stop { name } => stop(settings, &name),
+        SessionCommand::Approvals { name, watch, json } => approvals(settings, &name, watch, json),
+        SessionCommand::Answer { name, card, action } => answer(settings, &name, &card, action),
+        SessionCommand::Supervise {
+            name,
+            kiro_path,
+            kiro_version,
+            cwd,
+        } => crate::session::launch::supervise(settings, &name, kiro_path, &kiro_version, cwd),
+    }
+}
+
+fn layout(settings: &Settings, name: &str) -> (ProfileLayout, SessionPaths) {
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
+    let paths = SessionPaths::new(&layout);
+    (layout, paths)
+}
+
+/// Refuses a runtime folder that is a link, not ours, or open to others
+/// (the approvals socket and recorder live there). A missing one is fine.
+fn check_private(path: &Path) -> Result<(), SessionError> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = fs_err::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let problem = if !meta.is_dir() {
+        Some("is not a folder".to_owned())
+    } else if meta.uid() != crate::fs_safety::current_uid() {
+        Some(format!("belongs to another user (uid {})", meta.uid()))
+    } else if meta.mode() & 0o077 != 0 {
+        Some(format!(
+            "is open to other users (mode {:o}); it must be 700",
+            meta.mode() & 0o777
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(SessionError::Refused(format!(
+            "refusing the runtime folder `{}`: it {problem}",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn check_runtime(layout: &ProfileLayout) -> Result<(), SessionError> {
+    check_private(&layout.runtime_base)?;
+    check_private(&layout.runtime)
+}
+
+fn start(
+    settings: &Settings,
+    global: &GlobalArgs,
+    name: &str,
+    cwd: Option<PathBuf>,
+    detach: bool,
+) -> Result<(), Error> {
+    let tmux_program = tmux::find(settings.env.get("PATH"))?;
+    let (layout, paths) = layout(settings, name);
+    check_runtime(&layout)?;
+    if !detach && !std::io::stdin().is_terminal() {
+        return Err(Error::msg(
+            ErrorKind::Usage,
+            "`session start` attaches a terminal, and standard input is not one",
+        )
+        .with_hint(
+            "use `--detach` and answer approvals with `oneworks session approvals`/`answer`",
+        ));
+    }
+    let cwd = match cwd {
+        Some(dir) => Some(resolve_dir(&dir)?),
+        None => None,
+    };
+    match supervisor::read_record(&paths.record) {
+        Some(record) if supervisor::is_running(&record, &paths) => {
+            return Err(SessionError::AlreadyRunning(name.to_owned()).into())
+        }
+        Some(record) => {
+            output::say(
+                settings.quiet,
+                format_args!("note: cleaning up after the gone supervisor of session `{name}`"),
+            );
+            supervisor::clean_up(&record, &paths, Some(&tmux_program));
+        }
+        None => {}
+    }
+    let cli = crate::adapter::resolve::resolve_for_launch(settings)?;
+    layout.ensure()?;
+    layout.ensure_runtime()?;
+    let log = open_log(&paths.log)?;
+    let exe = std::env::current_exe().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let mut command = std::process::Command::new(exe);
+    if let Some(config) = &global.config {
+        command.arg("--config").arg(config);
+    }
+    command
+        .args([
+            "session",
+            "supervise",
+            "--name",
+            name,
+            "--kiro-version",
+            &cli.version,
+        ])
+        .arg("--kiro-path")
+        .arg(&cli.path);
+    if let Some(cwd) = &cwd {
+        command.arg("--cwd").arg(cwd);
+    }
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let stdout = child.stdout.take();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        if let Some(stdout) = stdout {
+            let _ = BufReader::new(stdout).read_line(&mut line);
+        }
+        let _ = sender.send(line);
+    });
+    let line = receiver.recv_timeout(READY_DEADLINE).unwrap_or_default();
+    let reply: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+    if reply["ready"] != json!(true) {
+        let _ = child.kill();
+        let _ = child.wait();
+        let message = reply["error"]["message"]
+            .as_str()
+            .map_or_else(|| "the supervisor did not start".to_owned(), str::to_owned);
+        let kind = match reply["error"]["kind"].as_str() {
+            Some("config") => ErrorKind::Config,
+            Some("unsafe_archive") => ErrorKind::UnsafeArchive,
+            Some("no_usable_cli") => ErrorKind::NoUsableCli,
+            _ => ErrorKind::Session,
+        };
+        let mut error = Error::msg(kind, format!("session `{name}` did not start: {message}"));
+        let hint = reply["error"]["hint"].as_str().map(str::to_owned);
+        error = error.with_hint(hint.unwrap_or_else(|| format!("see `{}`", paths.log.display())));
+        return Err(error);
+    }
+    // The supervisor runs on by itself; reap it in the background if this
+    // process lives long enough (attach).
+    std::thread::spawn(move || child.wait());
+    if detach {
+        output::say(
+            settings.quiet,
+            format_args!("session `{name}` started; attach with `oneworks session attach {name}`"),
+        );
+        return Ok(());
+    }
+    attach(settings, name)
+}
+
+fn resolve_dir(dir: &Path) -> Result<PathBuf, Error> {
+    let resolved = std::path::absolute(dir).and_then(|path| path.canonicalize());
+    match resolved {
+        Ok(path) if path.is_dir() => Ok(path),
+        _ => Err(Error::msg(
+            ErrorKind::Usage,
+            format!("`--cwd {}` is not a folder", dir.display()),
+        )),
+    }
+}
+
+fn open_log(path: &Path) -> Result<std::fs::File, Error> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    fs_err::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
+        .map_err(|source| {
+            SessionError::Io {
+                action: "open",
+                path: path.to_owned(),
+                source,
+            }
+            .into()
+        })
+}
+
+/// The running supervisor's record, or why there is none.
+fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Error> {
+    let (layout, paths) = layout(settings, name);
+    check_runtime(&layout)?;
+    match supervisor::read_record(&paths.record) {
+        None => Err(SessionError::NotRunning(name.to_owned()).into()),
+        Some(record) if !supervisor::is_running(&record, &paths) => {
+            Err(SessionError::SupervisorGone(name.to_owned()).into())
+        }
+        Some(record) => Ok((record, paths)),
+    }
+}
+
+fn connect(settings: &Settings, name: &str) -> Result<Client, Error> {
+    let (_, paths) = running(settings, name)?;
+    Ok(Client::connect(&paths.approvals, name)?)
+}
+
+fn attach(settings: &Settings, name: &str) -> Result<(), Error> {
+    let (_, paths) = running(settings, name)?;
+    let tmux = Tmux {
+        program: tmux::find(settings.env.get("PATH"))?,
+        socket: paths.tmux.clone(),
+        env: Default::default(),
+    };
+    let status = tmux
+        .attach_command()
+        .status()
+        .map_err(|error| Error::new(ErrorKind::Session, error))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(Error::msg(
+            ErrorKind::Session,
+            format!("`tmux attach` failed: {status}"),
+        ))
+    }
+}
+
+fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
+    let (layout, paths) = layout(settings, name);
+    check_runtime(&layout)?;
+    let Some(record) = supervisor::read_record(&paths.record) else {
+        return Err(SessionError::NotRunning(name.to_owned()).into());
+    };
+    if supervisor::is_running(&record, &paths) {
+        if let Ok(mut client) = Client::connect(&paths.approvals, name) {
+            let _ = client.request(&json!({"op": "stop"}));
+        }
+        let deadline = Instant::now() + STOP_DEADLINE;
+        while supervisor::is_running(&record, &paths) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if supervisor::is_running(&record, &paths) {
+            crate::process::group::terminate_group(record.pid);
+        }
+    } else {
+        output::say(
+            settings.quiet,
+            format_args!("note: the supervisor of session `{name}` was gone; cleaning up"),
+        );
+    }
+    supervisor::clean_up(
+        &record,
+        &paths,
+        tmux::find(settings.env.get("PATH")).ok().as_deref(),
+    );
+    output::say(settings.quiet, format_args!("session `{name}` stopped"));
+    Ok(())
+}
+
+fn list(settings: &Settings, json: bool) -> Result<(), Error> {
+    let sessions = settings.project.dot_dir().join("sessions");
+    let mut names: Vec<String> = fs_err::read_dir(&sessions)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|entry| entry.file_name().into_string().ok())
+                .filter(|name| crate::cli::parse_session_name(name).is_ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut rows = Vec::new();
+    for name in names {
+        let (_, paths) = layout(settings, &name);
+        let Some(record) = supervisor::read_record(&paths.record) else {
+            continue;
+        };
+        let state = if supervisor::is_running(&record, &paths) {
+            "running"
+        } else {
+            "stale"
+        };
+        rows.push(json!({
+            "name": name,
+            "state": state,
+            "pid": record.pid,
+            "kiroVersion": record.kiro_version,
+            "startedAt": record.started_at,
+        }));
+    }
+    if json {
+        return output::print_json(&rows);
+    }
+    if rows.is_empty() {
+        output::say(settings.quiet, "no session is running");
+    }
+    for row in &rows {
+        let text = format!(
+            "{}\t{}\tpid {}\tkiro {}\tsince {}\n",
+            row["name"].as_str().unwrap_or_default(),
+            row["state"].as_str().unwrap_or_default(),
+            row["pid"],
+            row["kiroVersion"].as_str().unwrap_or_default(),
+            row["startedAt"].as_str().unwrap_or_default()
+        );
+        output::print_text(&output::sanitize(&text))?;
+    }
+    Ok(())
+}
+
+fn card_line(card: &Card) -> String {
+    let mut line = format!("{}\t{}\t{}", card.id, card.state.as_str(), card.title);
+    if let Some(reason) = &card.reason {
+        line.push_str(&format!("\t({reason})"));
+    }
+    line.push('\n');
+    output::sanitize(&line).into_owned()
+}
+
+fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result<(), Error> {
+    let mut client = connect(settings, name)?;
+    if !watch {
+        let reply = client.request(&json!({"op": "list"}))?;
+        let cards: Vec<Card> = serde_json::from_value(reply["cards"].clone()).unwrap_or_default();
+        if json {
+            return output::print_json(&cards);
+        }
+        for card in &cards {
+            output::print_text(&card_line(card))?;
+        }
+        return Ok(());
+    }
+    client.send(&json!({"op": "watch"}))?;
+    while let Some(value) = client.next(None)? {
+        let Some(card) = card_of(&value) else {
+            continue;
+        };
+        if json {
+            output::print_json(&card)?;
+        } else {
+            output::print_text(&card_line(&card))?;
+        }
+    }
+    Ok(())
+}
+
+fn answer(settings: &Settings, name: &str, card: &str, action: VerdictArg) -> Result<(), Error> {
+    let action = match action {
+        VerdictArg::Accept => "accept",
+        VerdictArg::Decline => "decline",
+        VerdictArg::Cancel => "cancel",
+    };
+    let mut client = connect(settings, name)?;
+    let reply = client.request(&json!({"op": "answer", "card": card, "action": action}))?;
+    if let Some(error) = reply["error"].as_str() {
+        return Err(Error::msg(ErrorKind::Session, output::sanitize(error)));
+    }
+    let Some(card) = card_of(&reply["card"]) else {
+        return Err(Error::msg(
+            ErrorKind::Session,
+            "the supervisor sent an unreadable reply",
+        ));
+    };
+    match card.state {
+        CardState::Delivered | CardState::Accepted | CardState::Declined | CardState::Cancelled => {
+            output::say(
+                settings.quiet,
+                format_args!("card `{}`: {}", card.id, card.state.as_str()),
+            );
+            Ok(())
+        }
+        state => {
+            let reason = card
+                .reason
+                .unwrap_or_else(|| state.as_str().replace('_', " "));
+            Err(Error::msg(
+                ErrorKind::Session,
+                format!(
+                    "card `{}` was not delivered ({}): {reason}",
+                    card.id,
+                    state.as_str()
+                ),
+            ))
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! Approval cards (SPEC §1.3, §8.1): their model, states and ids, the
+//! rules that move a card from `pending` to its end, and the history in the
+//! session's `cards.jsonl` (scrubbed). Titles are untrusted: control
+//! characters are stripped and they are cut to 1024 characters.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::recorder::{ApprovalRequest, ApprovalResponse};
+use crate::redact::Scrubber;
+
+/// The longest title preview, in characters.
+pub const MAX_TITLE_CHARS: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CardState {
+    Pending,
+    Delivering,
+    Delivered,
+    Accepted,
+    Declined,
+    Cancelled,
+    AnsweredInTerminal,
+    DeliveryFailed,
+}
+
+impl CardState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CardState::Pending => "pending",
+            CardState::Delivering => "delivering",
+            CardState::Delivered => "delivered",
+            CardState::Accepted => "accepted",
+            CardState::Declined => "declined",
+            CardState::Cancelled => "cancelled",
+            CardState::AnsweredInTerminal => "answered_in_terminal",
+            CardState::DeliveryFailed => "delivery_failed",
+        }
+    }
+
+    /// Whether an `answer` has nothing more to wait for.
+    pub fn delivery_ended(self) -> bool {
+        !matches!(self, CardState::Pending | CardState::Delivering)
+    }
+}
+
+/// A verdict from the channel or the webhook. Persistent trust is never
+/// one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+impl Verdict {
+    pub fn parse(text: &str) -> Option<Verdict> {
+        match text {
+            "accept" => Some(Verdict::Accept),
+            "decline" => Some(Verdict::Decline),
+            "cancel" => Some(Verdict::Cancel),
+            _ => None,
+        }
+    }
+}
+
+/// A card as printed and stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Card {
+    pub id: String,
+    pub title: String,
+    pub state: CardState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_at: Option<String>,
+}
+
+/// `kiro_<session>_<sha256(request id)[..16]>`: stable across restarts.
+pub fn card_id(session: &str, request_id: &str) -> String {
+    let digest = Sha256::digest(request_id.as_bytes());
+    format!("kiro_{session}_{}", &hex::encode(digest)[..16])
+}
+
+/// Control characters stripped, cut to [`MAX_TITLE_CHARS`].
+pub fn preview(title: &str) -> String {
+    title
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_TITLE_CHARS)
+        .collect()
+}
+
+/// A delivery's cancel flag (the terminal answered first).
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Why an answer was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("no card `{0}` in this session")]
+    Unknown(String),
+    #[error("card `{id}` is no longer pending (it is {state})")]
+    NotPending { id: String, state: &'static str },
+}
+
+struct Entry {
+    card: Card,
+    request: ApprovalRequest,
+    verdict: Option<Verdict>,
+    /// Kiro's answer, once the recorder shows it.
+    response: Option<ApprovalResponse>,
+    cancel: CancelFlag,
+}
+
+/// Every card of one supervised session.
+pub struct CardBook {
+    session: String,
+    entries: Vec<Entry>,
+    history: Option<PathBuf>,
+    scrubber: Option<Scrubber>,
+    now: fn() -> String,
+}
+
+impl CardBook {
+    pub fn new(session: &str, history: Option<PathBuf>, scrubber: Option<Scrubber>) -> Self {
+        Self {
+            session: session.to_owned(),
+            entries: Vec::new(),
+            history,
+            scrubber,
+            now: crate::output::now_rfc3339,
+        }
+    }
+
+    /// A card as it may leave the supervisor: scrubbed.
+    fn public(&self, card: &Card) -> Card {
+        let mut card = card.clone();
+        if let Some(scrubber) = &self.scrubber {
+            card.title = scrubber.scrub_str(&card.title).into_owned();
+            card.reason = card
+                .reason
+                .map(|reason| scrubber.scrub_str(&reason).into_owned());
+        }
+        card
+    }
+
+    pub fn cards(&self) -> Vec<Card> {
+        self.entries
+            .iter()
+            .map(|entry| self.public(&entry.card))
+            .collect()
+    }
+
+    pub fn card(&self, id: &str) -> Option<Card> {
+        self.entry(id).map(|entry| self.public(&entry.card))
+    }
+
+    pub fn request(&self, id: &str) -> Option<&ApprovalRequest> {
+        self.entry(id).map(|entry| &entry.request)
+    }
+
+    pub fn request_id_of(&self, id: &str) -> Option<String> {
+        self.entry(id).map(|entry| entry.request.id.clone())
+    }
+
+    fn entry(&self, id: &str) -> Option<&Entry> {
+        self.entries.iter().find(|entry| entry.card.id == id)
+    }
+
+    fn index_by_request(&self, request_id: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|entry| entry.request.id == request_id)
+    }
+
+    /// A new pending card for a parked request.
+    pub fn open(&mut self, request: ApprovalRequest) -> Card {
+        let card = Card {
+            id: card_id(&self.session, &request.id),
+            title: preview(&request.title),
+            state: CardState::Pending,
+            reason: None,
+            created_at: (self.now)(),
+            resolved_at: None,
+        };
+        self.entries.push(Entry {
+            card: card.clone(),
+            request,
+            verdict: None,
+            response: None,
+            cancel: CancelFlag::default(),
+        });
+        self.record(&card)
+    }
+
+    /// The first verdict wins: `pending` → `delivering`. Returns the cancel
+    /// flag the delivery must watch.
+    pub fn claim(&mut self, id: &str, verdict: Verdict) -> Result<(Card, CancelFlag), Refusal> {
+        let Some(index) = self.entries.iter().position(|entry| entry.card.id == id) else {
+            return Err(Refusal::Unknown(id.to_owned()));
+        };
+        let entry = &mut self.entries[index];
+        if entry.card.state != CardState::Pending {
+            return Err(Refusal::NotPending {
+                id: id.to_owned(),
+                state: entry.card.state.as_str(),
+            });
+        }
+        entry.verdict = Some(verdict);
+        entry.card.state = CardState::Delivering;
+        let card = entry.card.clone();
+        let cancel = entry.cancel.clone();
+        Ok((self.record(&card), cancel))
+    }
+
+    /// The delivery task ended: `Ok(())` = Enter was sent.
+    pub fn delivery_ended(&mut self, id: &str, result: Result<(), String>) -> Option<Card> {
+        let now = (self.now)();
+        let entry = self.entries.iter_mut().find(|entry| entry.card.id == id)?;
+        if entry.card.state != CardState::Delivering {
+            return None;
+        }
+        match (result, entry.response.clone()) {
+            (Ok(()), Some(response)) => {
+                entry.card.state = confirmed(entry, &response);
+                entry.card.resolved_at = Some(now);
+            }
+            (Ok(()), None) => entry.card.state = CardState::Delivered,
+            // The terminal answered while we were checking: nothing typed.
+            (Err(_), _) if entry.cancel.is_cancelled() => {
+                entry.card.state = CardState::AnsweredInTerminal;
+                entry.card.resolved_at = Some(now);
+            }
+            (Err(reason), _) => {
+                entry.card.state = CardState::DeliveryFailed;
+                entry.card.reason = Some(preview(&reason));
+                entry.card.resolved_at = Some(now);
+            }
+        }
+        let card = entry.card.clone();
+        Some(self.record(&card))
+    }
+
+    /// Kiro answered `request_id` (from the recorder). Cancels a pending
+    /// delivery when the terminal won.
+    pub fn resolved(&mut self, response: ApprovalResponse) -> Option<Card> {
+        let now = (self.now)();
+        let index = self.index_by_request(&response.id)?;
+        let entry = &mut self.entries[index];
+        entry.response = Some(response.clone());
+        match entry.card.state {
+            CardState::Pending => {
+                entry.cancel.cancel();
+                entry.card.state = CardState::AnsweredInTerminal;
+                entry.card.resolved_at = Some(now);
+            }
+            // Mid-delivery: stop before the next key; the delivery's end
+            // decides whether our Enter or the terminal came first.
+            CardState::Delivering => {
+                entry.cancel.cancel();
+                return None;
+            }
+            CardState::Delivered => {
+                entry.card.state = confirmed(entry, &response);
+                entry.card.resolved_at = Some(now);
+            }
+            // A late response only updates the record of a card that
+            // already ended; its state stays.
+            _ => return None,
+        }
+        let card = entry.card.clone();
+        Some(self.record(&card))
+    }
+
+    /// The pane-scrape fallback saw the prompt of `request_id` vanish: a
+    /// pending card was answered in the terminal; a delivery in flight
+    /// stops before its next key.
+    pub fn vanished(&mut self, request_id: &str) -> Option<Card> {
+        let now = (self.now)();
+        let index = self.index_by_request(request_id)?;
+        let entry = &mut self.entries[index];
+        entry.cancel.cancel();
+        if entry.card.state != CardState::Pending {
+            return None;
+        }
+        entry.card.state = CardState::AnsweredInTerminal;
+        entry.card.resolved_at = Some(now);
+        let card = entry.card.clone();
+        Some(self.record(&card))
+    }
+
+    /// Appends the card's new state to `cards.jsonl` (scrubbed) and returns
+    /// the public card. A failed write is logged: the terminal stays
+    /// authoritative and the card still works.
+    fn record(&self, card: &Card) -> Card {
+        let public = self.public(card);
+        if let Some(path) = &self.history {
+            if let Err(error) = append_line(path, &public) {
+                tracing::warn!("could not write `{}`: {error}", path.display());
+            }
+        }
+        public
+    }
+}
+
+/// The state Kiro's response confirms after our keystrokes.
+fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
+    let kind = response
+        .option_id
+        .as_deref()
+        .and_then(|option| entry.request.kind_of(option));
+    match kind {
+        Some(kind) if kind.starts_with("allow") => CardState::Accepted,
+        Some(kind) if kind.starts_with("reject") => {
+            if entry.verdict == Some(Verdict::Cancel) {
+                CardState::Cancelled
+            } else {
+                CardState::Declined
+            }
+        }
+        _ => CardState::Cancelled,
+    }
+}
+
+fn append_line(path: &std::path::Path, card: &Card) -> std::io::Result<()> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    use std::io::Write;
+    let mut line = serde_json::to_string(card).map_err(std::io::Error::other)?;
+    line.push('\n');
+    let mut file = fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)?;
+    file.write_all(line.as_bytes())
+}
+
+#[cfg(test)]
+#[path = "cards_tests.rs"]
+mod tests;

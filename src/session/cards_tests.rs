@@ -1,0 +1,162 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
+//! Tests of the card book: states, the first verdict wins, terminal wins,
+//! confirmation, untrusted titles and the scrubbed history.
+
+use super::*;
+use crate::session::recorder::tests::{line, request_message};
+use crate::session::recorder::{parse_line, RecorderMessage};
+
+fn request(id: &str, title: &str) -> ApprovalRequest {
+    let text = line(&request_message(id, title), true, "in");
+    match parse_line(text.as_bytes()) {
+        Some(RecorderMessage::Approval(request)) => request,
+        other => panic!("not an approval: {other:?}"),
+    }
+}
+
+fn answer(id: &str, option: Option<&str>) -> ApprovalResponse {
+    ApprovalResponse {
+        id: id.into(),
+        option_id: option.map(str::to_owned),
+    }
+}
+
+fn book() -> CardBook {
+    CardBook::new("default", None, None)
+}
+
+#[test]
+fn card_ids_are_stable_and_derived_from_session_and_request() {
+    let id = card_id("default", "r1");
+    assert_eq!(id, card_id("default", "r1"));
+    assert_ne!(id, card_id("other", "r1"));
+    assert_ne!(id, card_id("default", "r2"));
+    assert!(id.starts_with("kiro_default_") && id.len() == "kiro_default_".len() + 16);
+}
+
+#[test]
+fn titles_are_stripped_of_control_characters_and_cut() {
+    assert_eq!(
+        preview("Running: \u{1b}]0;pwned\u{7}ls\r\n"),
+        "Running: ]0;pwnedls"
+    );
+    let long = "é".repeat(5000);
+    assert_eq!(preview(&long).chars().count(), MAX_TITLE_CHARS);
+}
+
+#[test]
+fn accept_delivered_then_confirmed() {
+    let mut book = book();
+    let card = book.open(request("r1", "Running: pwd"));
+    assert_eq!(card.state, CardState::Pending);
+    let (card, _cancel) = book.claim(&card.id, Verdict::Accept).expect("claim");
+    assert_eq!(card.state, CardState::Delivering);
+    let card = book.delivery_ended(&card.id, Ok(())).expect("ended");
+    assert_eq!(card.state, CardState::Delivered);
+    assert_eq!(card.resolved_at, None);
+    let card = book
+        .resolved(answer("r1", Some("allow_once")))
+        .expect("confirmed");
+    assert_eq!(card.state, CardState::Accepted);
+    assert!(card.resolved_at.is_some());
+}
+
+#[test]
+fn decline_and_cancel_are_told_apart_by_the_verdict() {
+    for (verdict, expected) in [
+        (Verdict::Decline, CardState::Declined),
+        (Verdict::Cancel, CardState::Cancelled),
+    ] {
+        let mut book = book();
+        let card = book.open(request("r1", "t"));
+        book.claim(&card.id, verdict).expect("claim");
+        book.delivery_ended(&card.id, Ok(())).expect("ended");
+        let card = book
+            .resolved(answer("r1", Some("reject_once")))
+            .expect("confirmed");
+        assert_eq!(card.state, expected);
+    }
+}
+
+#[test]
+fn the_first_verdict_wins_and_a_second_is_refused() {
+    let mut book = book();
+    let card = book.open(request("r1", "t"));
+    book.claim(&card.id, Verdict::Accept).expect("first");
+    let refused = book.claim(&card.id, Verdict::Decline).expect_err("second");
+    assert_eq!(
+        refused.to_string(),
+        format!("card `{}` is no longer pending (it is delivering)", card.id)
+    );
+    assert!(matches!(
+        book.claim("nope", Verdict::Accept),
+        Err(Refusal::Unknown(_))
+    ));
+}
+
+#[test]
+fn the_terminal_answering_first_cancels_the_delivery() {
+    let mut book = book();
+    book.open(request("r1", "t"));
+    let card = book.resolved(answer("r1", None)).expect("resolved");
+    assert_eq!(card.state, CardState::AnsweredInTerminal);
+    assert!(book.claim(&card.id, Verdict::Accept).is_err());
+
+    // Mid-delivery: the flag stops the keys; the end says terminal.
+    let card = book.open(request("r2", "t"));
+    let (_, cancel) = book.claim(&card.id, Verdict::Decline).expect("claim");
+    assert!(book.resolved(answer("r2", Some("allow_once"))).is_none());
+    assert!(cancel.is_cancelled());
+    let card = book
+        .delivery_ended(&card.id, Err("cancelled".into()))
+        .expect("ended");
+    assert_eq!(card.state, CardState::AnsweredInTerminal);
+}
+
+#[test]
+fn a_failed_delivery_keeps_its_reason_and_late_responses_do_not_change_it() {
+    let mut book = book();
+    let card = book.open(request("r1", "t"));
+    book.claim(&card.id, Verdict::Accept).expect("claim");
+    let card = book
+        .delivery_ended(&card.id, Err("the prompt vanished\u{1b}[2J".into()))
+        .expect("ended");
+    assert_eq!(card.state, CardState::DeliveryFailed);
+    assert_eq!(card.reason.as_deref(), Some("the prompt vanished[2J"));
+    assert!(book.resolved(answer("r1", Some("allow_once"))).is_none());
+    assert_eq!(
+        book.card(&card.id).expect("card").state,
+        CardState::DeliveryFailed
+    );
+}
+
+#[test]
+fn the_history_is_scrubbed_and_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let temp = tempfile::tempdir().expect("tempdir");
+    let history = temp.path().join("cards.jsonl");
+    let rules = crate::adapter::data::AdapterData::builtin()
+        .expect("data")
+        .credentials;
+    let scrubber = Scrubber::new(
+        vec![("KIRO_API_KEY".into(), "ksk_supersecretvalue".into())],
+        &rules,
+    );
+    let mut book = CardBook::new("default", Some(history.clone()), Some(scrubber));
+    let card = book.open(request("r1", "Running: curl -H ksk_supersecretvalue"));
+    assert!(
+        !card.title.contains("ksk_supersecretvalue"),
+        "{}",
+        card.title
+    );
+    let text = fs_err::read_to_string(&history).expect("history");
+    assert!(!text.contains("ksk_supersecretvalue"), "{text}");
+    let stored: Card = serde_json::from_str(text.lines().next().expect("line")).expect("card");
+    assert_eq!(stored.id, card.id);
+    let mode = fs_err::metadata(&history)
+        .expect("meta")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600);
+}

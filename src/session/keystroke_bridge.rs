@@ -1,0 +1,202 @@
+//! The keystroke bridge (SPEC §8.3): types a verdict into the visible TUI
+//! prompt, one key at a time, verifying the pane before every key and
+//! again right before `Enter`. Any doubt — prompt gone, focus elsewhere,
+//! title changed, the terminal answered — sends nothing more and returns
+//! the reason. `Enter` is never pressed on an unverified prompt.
+//!
+//! It is synchronous (tmux is a process per call) and runs on a blocking
+//! thread; the pane is a trait so tests can script changes between keys.
+
+use std::time::{Duration, Instant};
+
+use super::cards::{CancelFlag, Verdict};
+use super::pane::{self, PromptView, Row};
+use crate::adapter::tui_data::TuiData;
+
+/// A pane the bridge can read and type into.
+pub trait Pane {
+    /// The visible text, wrapped lines joined (`capture-pane -p -J`).
+    fn capture(&mut self) -> Result<String, String>;
+    /// Sends exactly one key (a tmux key name).
+    fn send_key(&mut self, key: &str) -> Result<(), String>;
+}
+
+/// The timings and labels the bridge works with.
+#[derive(Debug, Clone)]
+pub struct Bridge<'a> {
+    pub tui: &'a TuiData,
+    pub render_gap: Duration,
+    pub settle: Duration,
+    pub focus_wait: Duration,
+}
+
+/// How often the pane is read while waiting for a moved focus.
+const FOCUS_POLL: Duration = Duration::from_millis(25);
+
+impl<'a> Bridge<'a> {
+    pub fn new(tui: &'a TuiData) -> Self {
+        Self {
+            tui,
+            render_gap: tui.render_gap(),
+            settle: tui.settle(),
+            focus_wait: tui.focus_wait(),
+        }
+    }
+
+    /// Delivers `verdict` for the request titled `title`. `Ok(())` means
+    /// `Enter` was sent on a verified prompt.
+    pub fn deliver(
+        &self,
+        pane: &mut dyn Pane,
+        title: &str,
+        verdict: Verdict,
+        cancel: &CancelFlag,
+    ) -> Result<(), String> {
+        let target = match verdict {
+            Verdict::Accept => Row::Allow,
+            Verdict::Decline | Verdict::Cancel => Row::Reject,
+        };
+        let mut view = self.verify(pane, title, None, cancel)?;
+        if target == Row::Allow && view.focused != Row::Allow {
+            return Err(self.focus_error(Row::Allow, view.focused));
+        }
+        while view.focused != target {
+            let next = view.below(view.focused).ok_or_else(|| {
+                format!(
+                    "the focus is on the last row `{}`",
+                    view.focused.label(&self.tui.prompt)
+                )
+            })?;
+            // Before the move: the focus is on the row above `next`.
+            self.verify(pane, title, Some(view.focused), cancel)?;
+            pane.send_key(&self.tui.keys.down)?;
+            view = self.wait_for_focus(pane, title, view.focused, next, cancel)?;
+            self.pause(self.render_gap, cancel)?;
+        }
+        // `view` was just verified with the focus on `target` (the first
+        // check, or the wait after the last move): settle, verify again,
+        // Enter.
+        self.pause(self.settle, cancel)?;
+        self.verify(pane, title, Some(target), cancel)?;
+        pane.send_key(&self.tui.keys.enter)
+    }
+
+    /// The pane-scrape fallback's delivery: one advertised `key`, sent
+    /// only while the same prompt (by content hash) is on screen, checked
+    /// before and after the settle.
+    pub fn deliver_key(
+        &self,
+        pane: &mut dyn Pane,
+        hash: &str,
+        key: &str,
+        cancel: &CancelFlag,
+    ) -> Result<(), String> {
+        let check = |pane: &mut dyn Pane| -> Result<(), String> {
+            if cancel.is_cancelled() {
+                return Err(answered_in_terminal());
+            }
+            let capture = pane.capture()?;
+            match super::pane_fallback::detect(&capture, self.tui) {
+                Some(prompt) if prompt.hash == hash => Ok(()),
+                Some(_) => Err("another prompt is on screen".to_owned()),
+                None => Err("the approval prompt is no longer visible".to_owned()),
+            }
+        };
+        check(pane)?;
+        self.pause(self.settle, cancel)?;
+        check(pane)?;
+        pane.send_key(key)
+    }
+
+    /// Capture and check: prompt visible, focus on `focus` (if given),
+    /// tool line matches `title`; the terminal has not answered.
+    fn verify(
+        &self,
+        pane: &mut dyn Pane,
+        title: &str,
+        focus: Option<Row>,
+        cancel: &CancelFlag,
+    ) -> Result<PromptView, String> {
+        if cancel.is_cancelled() {
+            return Err(answered_in_terminal());
+        }
+        let capture = pane.capture()?;
+        let labels = &self.tui.prompt;
+        let view = pane::parse(&capture, labels)
+            .ok_or_else(|| "the approval prompt is no longer visible".to_owned())?;
+        if !pane::title_matches(&view.tool_line, title, labels) {
+            return Err(format!(
+                "the prompt on screen (`{}`) is not the one of this card",
+                crate::session::cards::preview(&view.tool_line)
+            ));
+        }
+        match focus {
+            Some(expected) if expected != view.focused => {
+                Err(self.focus_error(expected, view.focused))
+            }
+            _ => Ok(view),
+        }
+    }
+
+    /// After a move from `from`: wait (bounded) until the focus shows on
+    /// `to`. Still on `from` = not rendered yet; anything else fails.
+    fn wait_for_focus(
+        &self,
+        pane: &mut dyn Pane,
+        title: &str,
+        from: Row,
+        to: Row,
+        cancel: &CancelFlag,
+    ) -> Result<PromptView, String> {
+        let deadline = Instant::now() + self.focus_wait;
+        loop {
+            let view = self.verify(pane, title, None, cancel)?;
+            if view.focused == to {
+                return Ok(view);
+            }
+            if view.focused != from {
+                return Err(self.focus_error(to, view.focused));
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "the focus did not move to `{}` within {} ms",
+                    to.label(&self.tui.prompt),
+                    self.focus_wait.as_millis()
+                ));
+            }
+            self.pause(FOCUS_POLL, cancel)?;
+        }
+    }
+
+    fn focus_error(&self, expected: Row, found: Row) -> String {
+        let labels = &self.tui.prompt;
+        format!(
+            "the focus is on `{}` instead of `{}`",
+            found.label(labels),
+            expected.label(labels)
+        )
+    }
+
+    /// Sleeps `duration`, ending early (with an error) on a cancel.
+    fn pause(&self, duration: Duration, cancel: &CancelFlag) -> Result<(), String> {
+        let deadline = Instant::now() + duration;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(answered_in_terminal());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            std::thread::sleep(left.min(Duration::from_millis(20)));
+        }
+    }
+}
+
+fn answered_in_terminal() -> String {
+    "the prompt was answered in the terminal".to_owned()
+}
+
+#[cfg(test)]
+#[path = "keystroke_bridge_tests.rs"]
+mod tests;

@@ -1,0 +1,91 @@
+//! Supervised Kiro TUI sessions (SPEC §8): Kiro's own terminal UI in a
+//! private tmux server, with every one-time approval mirrored as a card
+//! that can be answered from elsewhere.
+//!
+//! - [`recorder`], [`recorder_tail`]: Kiro's ACP recorder, parsed and
+//!   tailed with the race rules of the original design.
+//! - [`cards`]: the card model, states, ids and `cards.jsonl` history.
+//! - [`pane`], [`keystroke_bridge`]: reading the prompt on screen and
+//!   typing a verdict into it, verify-then-key, failing closed.
+//! - [`pane_fallback`]: the generic approval detector for Kiro versions
+//!   without the recorder and other TUIs.
+
+pub mod approvals_channel;
+pub mod cards;
+pub mod keystroke_bridge;
+pub mod launch;
+pub mod pane;
+pub mod pane_fallback;
+pub mod pane_watch;
+pub mod recorder;
+pub mod recorder_tail;
+pub mod state;
+pub mod supervisor;
+pub mod tmux;
+pub mod webhook;
+
+use std::path::PathBuf;
+
+use crate::error::{Classify, ErrorKind};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("`tmux` was not found on PATH")]
+    TmuxMissing,
+    #[error("tmux `{action}` failed: {message}")]
+    Tmux { action: String, message: String },
+    #[error("no session `{0}` is running")]
+    NotRunning(String),
+    #[error("session `{0}` is already running")]
+    AlreadyRunning(String),
+    #[error("the supervisor of session `{0}` is gone")]
+    SupervisorGone(String),
+    #[error("failed to {action} `{path}`")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Unsafe(#[from] crate::fs_safety::UnsafePath),
+}
+
+impl Classify for SessionError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            SessionError::Unsafe(error) => error.kind(),
+            _ => ErrorKind::Session,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            SessionError::TmuxMissing => Some(
+                "supervised sessions run Kiro inside tmux: install it (e.g. `apt-get install tmux` or `brew install tmux`)"
+                    .to_owned(),
+            ),
+            SessionError::NotRunning(name) | SessionError::SupervisorGone(name) => Some(format!(
+                "start it with `oneworks session start kiro --name {name}`; `oneworks session list` shows the sessions"
+            )),
+            SessionError::AlreadyRunning(name) => Some(format!(
+                "attach with `oneworks session attach {name}` or stop it with `oneworks session stop {name}`"
+            )),
+            SessionError::Unsafe(error) => error.hint(),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn io_error<'a>(
+    action: &'static str,
+    path: &'a std::path::Path,
+) -> impl FnOnce(std::io::Error) -> SessionError + 'a {
+    move |source| SessionError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}

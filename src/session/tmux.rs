@@ -1,0 +1,158 @@
+//! The tmux seam: one private tmux server per session on a socket in the
+//! session's 0700 runtime folder, always started with `-f /dev/null -u`
+//! (the user's tmux.conf cannot change key handling, and `❯` and the box
+//! drawing survive). Keys go one per `send-keys` call; the pane is read with
+//! `capture-pane -p -J` (wrapped lines joined).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::keystroke_bridge::Pane;
+use super::SessionError;
+
+/// The tmux session (and target) name inside the private server.
+pub const SESSION: &str = "oneworks";
+
+#[derive(Debug, Clone)]
+pub struct Tmux {
+    pub program: PathBuf,
+    pub socket: PathBuf,
+    /// The environment tmux runs with: the server (and so Kiro) inherits it.
+    pub env: BTreeMap<String, String>,
+}
+
+/// Finds `tmux` on `path` (the user's `PATH`).
+pub fn find(path: Option<&str>) -> Result<PathBuf, SessionError> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path.unwrap_or_default())
+        .map(|dir| dir.join("tmux"))
+        .find(|candidate| {
+            fs_err::metadata(candidate)
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+        .ok_or(SessionError::TmuxMissing)
+}
+
+impl Tmux {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["-f", "/dev/null", "-u"])
+            .args(args)
+            .env_clear()
+            .envs(&self.env)
+            .stdin(Stdio::null());
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Result<String, SessionError> {
+        let what = args.first().copied().unwrap_or("tmux");
+        let output = self
+            .command(args)
+            .output()
+            .map_err(|source| SessionError::Tmux {
+                action: what.to_owned(),
+                message: source.to_string(),
+            })?;
+        if output.status.success() {
+            Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        } else {
+            Err(SessionError::Tmux {
+                action: what.to_owned(),
+                message: crate::output::sanitize(String::from_utf8_lossy(&output.stderr).trim())
+                    .into_owned(),
+            })
+        }
+    }
+
+    /// Starts the server with Kiro as the only pane.
+    pub fn start(
+        &self,
+        cwd: &Path,
+        width: u16,
+        height: u16,
+        program: &Path,
+        args: &[String],
+    ) -> Result<(), SessionError> {
+        let width = width.to_string();
+        let height = height.to_string();
+        let cwd = cwd.to_string_lossy();
+        let program = program.to_string_lossy();
+        let mut line: Vec<&str> = vec![
+            "new-session",
+            "-d",
+            "-s",
+            SESSION,
+            "-x",
+            &width,
+            "-y",
+            &height,
+            "-c",
+            &cwd,
+            "--",
+            &program,
+        ];
+        line.extend(args.iter().map(String::as_str));
+        self.run(&line).map(drop)
+    }
+
+    fn display(&self, format: &str) -> Result<u32, SessionError> {
+        let text = self.run(&["display-message", "-p", "-t", SESSION, format])?;
+        text.trim().parse().map_err(|_| SessionError::Tmux {
+            action: "display-message".into(),
+            message: format!(
+                "unexpected answer `{}`",
+                crate::output::sanitize(text.trim())
+            ),
+        })
+    }
+
+    pub fn server_pid(&self) -> Result<u32, SessionError> {
+        self.display("#{pid}")
+    }
+
+    pub fn pane_pid(&self) -> Result<u32, SessionError> {
+        self.display("#{pane_pid}")
+    }
+
+    pub fn capture(&self) -> Result<String, SessionError> {
+        self.run(&["capture-pane", "-p", "-J", "-t", SESSION])
+    }
+
+    /// Exactly one key per call.
+    pub fn send_key(&self, key: &str) -> Result<(), SessionError> {
+        self.run(&["send-keys", "-t", SESSION, key]).map(drop)
+    }
+
+    pub fn kill_server(&self) -> Result<(), SessionError> {
+        self.run(&["kill-server"]).map(drop)
+    }
+
+    /// `tmux attach` for the user's terminal: their own environment (TERM),
+    /// minus `TMUX` so it works from inside another tmux.
+    pub fn attach_command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["-f", "/dev/null", "-u", "attach-session", "-t", SESSION])
+            .env_remove("TMUX");
+        command
+    }
+}
+
+/// The bridge's view of the Kiro pane.
+pub struct TmuxPane<'a>(pub &'a Tmux);
+
+impl Pane for TmuxPane<'_> {
+    fn capture(&mut self) -> Result<String, String> {
+        self.0.capture().map_err(|error| error.to_string())
+    }
+
+    fn send_key(&mut self, key: &str) -> Result<(), String> {
+        self.0.send_key(key).map_err(|error| error.to_string())
+    }
+}

@@ -1,0 +1,108 @@
+//! The optional approvals webhook (SPEC §8.2): each new card (scrubbed
+//! preview) is POSTed to the configured endpoint with the bearer token
+//! from `webhookAuthEnv`; a response body `{"action":"accept"|"decline"|
+//! "cancel"}` is the verdict. Timeouts and errors are logged and leave the
+//! card pending — the terminal stays authoritative. It uses blocking
+//! reqwest on a plain thread, never inside the tokio runtime.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::cards::{Card, Verdict};
+use super::state::SessionState;
+
+#[derive(Clone)]
+pub struct Webhook {
+    pub url: url::Url,
+    /// The bearer token (a secret: only ever sent in the header).
+    pub token: Option<String>,
+    pub timeout: Duration,
+    pub session: String,
+}
+
+impl std::fmt::Debug for Webhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Webhook")
+            .field("url", &self.url.as_str())
+            .field("token", &self.token.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
+}
+
+/// Reads `ONEWORKS_HTTP_TIMEOUT` (seconds or a duration like `90s`).
+pub fn http_timeout(value: Option<&str>) -> Duration {
+    value
+        .and_then(|text| {
+            text.parse::<u64>()
+                .map(Duration::from_secs)
+                .ok()
+                .or_else(|| humantime::parse_duration(text).ok())
+        })
+        .unwrap_or(Duration::from_secs(30))
+}
+
+impl Webhook {
+    /// POSTs `card` and reads the verdict. `Ok(None)`: the endpoint gave
+    /// no verdict (the card stays pending).
+    pub fn ask(&self, card: &Card) -> Result<Option<Verdict>, String> {
+        let client = reqwest::blocking::Client::builder()
+            .timeout(self.timeout)
+            .build()
+            .map_err(|error| format!("cannot build the HTTP client: {error}"))?;
+        let mut request = client
+            .post(self.url.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(json!({"session": self.session, "card": card}).to_string());
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let response = request
+            .send()
+            .map_err(|error| format!("the webhook request failed: {}", error.without_url()))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("the webhook answered {status}"));
+        }
+        let text = response
+            .text()
+            .map_err(|error| format!("the webhook's answer failed: {}", error.without_url()))?;
+        let body: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|_| "the webhook's answer is not JSON".to_owned())?;
+        match body.get("action").and_then(serde_json::Value::as_str) {
+            None => Ok(None),
+            Some(action) => Verdict::parse(action).map(Some).ok_or_else(|| {
+                format!(
+                    "the webhook's action `{}` is not accept, decline or cancel",
+                    crate::output::sanitize(action)
+                )
+            }),
+        }
+    }
+
+    /// Wires the webhook to `state`: every new card is sent on its own
+    /// thread, and a verdict is answered like one from the channel.
+    pub fn attach(self, state: &Arc<SessionState>) {
+        let weak: Weak<SessionState> = Arc::downgrade(state);
+        state.on_park(move |card| {
+            let webhook = self.clone();
+            let weak = weak.clone();
+            std::thread::spawn(move || match webhook.ask(&card) {
+                Ok(Some(verdict)) => {
+                    if let Some(state) = weak.upgrade() {
+                        if let Err(refusal) = state.answer(&card.id, verdict) {
+                            tracing::info!("webhook verdict for `{}` not used: {refusal}", card.id);
+                        }
+                    }
+                }
+                Ok(None) => tracing::info!("the webhook gave no verdict for `{}`", card.id),
+                Err(message) => tracing::warn!(
+                    "card `{}` stays pending: {}",
+                    card.id,
+                    crate::output::clean(&message)
+                ),
+            });
+        });
+    }
+}

@@ -1,0 +1,279 @@
+//! Starting, listing and stopping supervised sessions: private sockets and
+//! folders, the allowlisted environment, stale supervisors, missing tmux.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::{json, Value};
+
+use crate::supervisor::{alive, assert_gone, mode, request, Session};
+
+#[test]
+fn sockets_and_folders_are_private_and_kiro_sees_only_the_allowlist() {
+    let mut session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    let evil = session.env.outside.join("evil-recorder.jsonl");
+    session
+        .env
+        .set_env("KIRO_ACP_RECORD_PATH", &evil.to_string_lossy());
+    session.env.set_env("UNRELATED_SETTING", "leak-me");
+    session.start();
+    session.pending_card();
+    let runtime = session.runtime();
+    assert_eq!(mode(&runtime), 0o700);
+    assert_eq!(mode(&runtime.join("approvals.sock")), 0o600);
+    assert_eq!(mode(&session.session_root().join("cards.jsonl")), 0o600);
+    assert!(!evil.exists(), "the parent's recorder path was used");
+
+    let log = std::fs::read_to_string(&session.fake_log).expect("fake log");
+    let tui: Value = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|entry| entry["argv"] == json!(["chat", "--tui", "--agent", "oneworks"]))
+        .expect("the TUI was started with Kiro's arguments");
+    let env = tui["env"].as_object().expect("env");
+    assert_eq!(
+        env["KIRO_ACP_RECORD_PATH"],
+        json!(runtime.join("recorder.jsonl"))
+    );
+    assert!(!env.contains_key("UNRELATED_SETTING"), "{env:?}");
+    assert!(!env.contains_key("ONEWORKS_KIRO_ADAPTER_FILE"), "{env:?}");
+    session.stop_and_check();
+}
+
+#[test]
+fn a_too_open_or_foreign_runtime_folder_is_refused() {
+    let session = Session::new(|_| json!({}));
+    let base = session.env.runtime_dir.join("oneworks");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let outcome = session.env.run(&["session", "start", "kiro", "--detach"]);
+    outcome.assert_code(11);
+    assert!(
+        outcome.stderr.contains("open to other users"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(session.record().is_none());
+    assert_eq!(mode(&base), 0o755, "the folder was changed, not refused");
+    assert_eq!(
+        std::fs::read_dir(&base).expect("list").count(),
+        0,
+        "something was created"
+    );
+
+    // SAFETY of the test: only root can hand a folder to another user.
+    if rustix_is_root() {
+        std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        std::os::unix::fs::chown(&base, Some(65534), Some(65534)).expect("chown");
+        let outcome = session.env.run(&["session", "start", "kiro", "--detach"]);
+        outcome.assert_code(11);
+        assert!(
+            outcome.stderr.contains("another user"),
+            "{}",
+            outcome.describe()
+        );
+        assert!(session.record().is_none());
+    }
+}
+
+fn rustix_is_root() -> bool {
+    std::fs::metadata("/proc/self")
+        .map(|meta| std::os::unix::fs::MetadataExt::uid(&meta) == 0)
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_killed_supervisor_is_detected_and_stop_cleans_up_after_it() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    session.pending_card();
+    let pids = session.pids();
+    let again = session.env.run(&["session", "start", "kiro", "--detach"]);
+    again.assert_code(11);
+    assert!(
+        again.stderr.contains("already running"),
+        "{}",
+        again.describe()
+    );
+
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert_gone(&pids[..1]);
+    assert!(alive(pids[1]), "tmux went with the supervisor");
+    let listed = session.env.run(&["session", "list", "--json"]);
+    listed.assert_success();
+    assert_eq!(listed.json()[0]["state"], "stale", "{}", listed.describe());
+    let answer = session
+        .env
+        .run(&["session", "approvals", "default", "--json"]);
+    answer.assert_error(11, "session");
+    session
+        .env
+        .run(&["session", "stop", "default"])
+        .assert_success();
+    assert_gone(&pids);
+    assert!(session.record().is_none());
+    session
+        .env
+        .run(&["session", "stop", "default"])
+        .assert_code(11);
+}
+
+#[test]
+fn missing_tmux_is_exit_11_with_a_hint_and_nothing_is_left() {
+    let mut session = Session::new(|_| json!({}));
+    // Only the fake's folder: no tmux anywhere.
+    let bin = session.env.bin.to_string_lossy().into_owned();
+    session.env.set_env("PATH", &bin);
+    let outcome = session.env.run(&["session", "start", "kiro", "--detach"]);
+    outcome.assert_code(11);
+    assert!(
+        outcome.stderr.contains("`tmux` was not found"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(outcome.stderr.contains("hint: "), "{}", outcome.describe());
+    assert!(
+        !session.session_root().exists(),
+        "a session folder was created"
+    );
+}
+
+#[test]
+fn a_forged_record_signals_nothing_and_runs_nothing() {
+    let session = Session::new(|_| json!({}));
+    // A group leader, like Kiro and tmux are: a forged pid would hit it.
+    let mut bystander = std::process::Command::new("sleep");
+    std::os::unix::process::CommandExt::process_group(bystander.arg("60"), 0);
+    let mut bystander = bystander.spawn().expect("spawn sleep");
+    let trap = session.env.outside.join("trap.sh");
+    let ran = session.env.outside.join("trap-ran");
+    std::fs::write(&trap, format!("#!/bin/sh\ntouch '{}'\n", ran.display())).expect("trap");
+    std::fs::set_permissions(&trap, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let root = session.session_root();
+    std::fs::create_dir_all(&root).expect("session folder");
+    let pid = bystander.id();
+    let record = json!({
+        "name": "default", "pid": pid, "approvals": session.env.outside.join("sock"),
+        "tmux": session.env.outside.join("tmux.sock"), "tmuxProgram": trap,
+        "tmuxPid": pid, "panePid": pid, "kiroVersion": "2.15.1",
+        "startedAt": "2026-01-01T00:00:00Z",
+    });
+    std::fs::write(root.join("supervisor.json"), record.to_string()).expect("record");
+    std::fs::write(session.env.outside.join("tmux.sock"), b"").expect("fake socket");
+    let listed = session.env.run(&["session", "list", "--json"]);
+    assert_eq!(listed.json()[0]["state"], "stale", "{}", listed.describe());
+    session
+        .env
+        .run(&["session", "stop", "default"])
+        .assert_success();
+    assert!(alive(pid), "a process named by a forged record was killed");
+    assert!(!ran.exists(), "a program named by the record was run");
+    assert!(session.record().is_none());
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+}
+
+/// utime + stime of `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .expect("stat format")
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+#[test]
+fn an_idle_supervisor_does_not_spin() {
+    let session = Session::new(|_| json!({}));
+    session.start();
+    let supervisor = session.pids()[0];
+    // Let start-up settle, then watch it idle.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let before = cpu_ticks(supervisor);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let used = cpu_ticks(supervisor) - before;
+    // 2 s at 100 ticks/s; an idle supervisor wakes once per safety poll.
+    assert!(
+        used <= 10,
+        "the supervisor used {used} ticks in 2 s of idling"
+    );
+    session.stop_and_check();
+}
+
+#[test]
+fn start_on_a_terminal_attaches_until_the_tui_exits() {
+    let mut session = Session::new(
+        |markers| json!({"requests": [request("r1", "Running: pwd")], "exitFile": markers.join("exit")}),
+    );
+    session.env.set_env("TERM", "xterm");
+    let attached = crate::support::spawn(session.env.terminal_cmd(&["session", "start", "kiro"]));
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    while session.record().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    // The card is answerable from elsewhere while a person is attached.
+    let card = session.pending_card();
+    let record = session.record().expect("record");
+    let socket = record["tmux"].as_str().expect("socket").to_owned();
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    loop {
+        let clients = std::process::Command::new("tmux")
+            .args(["-S", &socket, "list-clients"])
+            .output()
+            .expect("list clients");
+        if !clients.stdout.is_empty() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "nobody attached");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    session.answer(&card, "accept").assert_success();
+    // The attached test terminal may type bytes of its own (`other:…`).
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    while !session.keys().iter().any(|key| key == "Enter") {
+        assert!(std::time::Instant::now() < deadline, "no Enter arrived");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let ours: Vec<String> = session
+        .keys()
+        .into_iter()
+        .filter(|key| !key.starts_with("other:"))
+        .collect();
+    assert_eq!(ours, ["Enter"]);
+    let pids = session.pids();
+    session.touch("exit");
+    let outcome = attached.wait();
+    outcome.assert_success();
+    assert_gone(&pids);
+}
+
+#[test]
+fn a_tmux_server_left_without_a_record_is_replaced() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    session.pending_card();
+    let pids = session.pids();
+    let runtime = session.runtime();
+    // The supervisor dies and its record is lost; tmux and Kiro live on.
+    std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .expect("kill");
+    assert_gone(&pids[..1]);
+    std::fs::remove_file(session.session_root().join("supervisor.json")).expect("remove record");
+    assert!(runtime.join("tmux.sock").exists());
+    session.start();
+    session.pending_card();
+    assert_gone(&pids[1..]);
+    session.stop_and_check();
+}
