@@ -228,7 +228,7 @@ fn main() {
         );
     }
     // Other work on the machine slows every row alike; say how busy it was.
-    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+    if let Ok(load) = fs_err::read_to_string("/proc/loadavg") {
         let one_minute = load.split_whitespace().next().unwrap_or("?");
         println!(
             "Load average while running: {one_minute} on {} cores.",

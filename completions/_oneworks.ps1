@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('adapter', 'adapter', [CompletionResultType]::ParameterValue, 'Install, inspect and manage adapter CLIs')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Check and render configuration')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run one prompt through Kiro over ACP and stream its events')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -198,6 +199,26 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         'oneworks;config;help;help' {
             break
         }
+        'oneworks;run' {
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The prompt text')
+            [CompletionResult]::new('--prompt-file', '--prompt-file', [CompletionResultType]::ParameterName, 'Read the prompt from FILE (`-`: stdin; not with --json, whose stdin carries replies)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session name (its profile and cached Kiro session)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Permission policy')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (must be one the session advertises)')
+            [CompletionResult]::new('--effort', '--effort', [CompletionResultType]::ParameterName, 'Reasoning effort (must be one the session advertises)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Cancel the turn after this long (`90s`, `10m`)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue the session''s last Kiro session when the agent can load it')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'JSON lines: events on stdout, permission replies on stdin')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'oneworks;session' {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -353,6 +374,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         'oneworks;help' {
             [CompletionResult]::new('adapter', 'adapter', [CompletionResultType]::ParameterValue, 'Install, inspect and manage adapter CLIs')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Check and render configuration')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run one prompt through Kiro over ACP and stream its events')
             [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -390,6 +412,9 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;help;config;render' {
+            break
+        }
+        'oneworks;help;run' {
             break
         }
         'oneworks;help;session' {

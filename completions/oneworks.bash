@@ -28,6 +28,9 @@ _oneworks() {
             oneworks,help)
                 cmd="oneworks__subcmd__help"
                 ;;
+            oneworks,run)
+                cmd="oneworks__subcmd__run"
+                ;;
             oneworks,session)
                 cmd="oneworks__subcmd__session"
                 ;;
@@ -96,6 +99,9 @@ _oneworks() {
                 ;;
             oneworks__subcmd__help,help)
                 cmd="oneworks__subcmd__help__subcmd__help"
+                ;;
+            oneworks__subcmd__help,run)
+                cmd="oneworks__subcmd__help__subcmd__run"
                 ;;
             oneworks__subcmd__help,session)
                 cmd="oneworks__subcmd__help__subcmd__session"
@@ -197,7 +203,7 @@ _oneworks() {
 
     case "${cmd}" in
         oneworks)
-            opts="-q -v -h -V --config --quiet --verbose --no-progress --help --version adapter config session completions help"
+            opts="-q -v -h -V --config --quiet --verbose --no-progress --help --version adapter config run session completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -561,7 +567,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help)
-            opts="adapter config session completions help"
+            opts="adapter config run session completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -728,6 +734,20 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        oneworks__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         oneworks__subcmd__help__subcmd__session)
             opts="start list attach stop approvals answer supervise"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -833,6 +853,52 @@ _oneworks() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__run)
+            opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --config --quiet --verbose --no-progress --help kiro"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "default plan acceptEdits dontAsk bypassPermissions" -- "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --effort)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --version 'Print version'
             cand adapter 'Install, inspect and manage adapter CLIs'
             cand config 'Check and render configuration'
+            cand run 'Run one prompt through Kiro over ACP and stream its events'
             cand session 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
             cand completions 'Print shell completions to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -174,6 +175,25 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         }
         &'oneworks;config;help;help'= {
         }
+        &'oneworks;run'= {
+            cand --prompt 'The prompt text'
+            cand --prompt-file 'Read the prompt from FILE (`-`: stdin; not with --json, whose stdin carries replies)'
+            cand --session 'Session name (its profile and cached Kiro session)'
+            cand --mode 'Permission policy'
+            cand --model 'Model id (must be one the session advertises)'
+            cand --effort 'Reasoning effort (must be one the session advertises)'
+            cand --timeout 'Cancel the turn after this long (`90s`, `10m`)'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --resume 'Continue the session''s last Kiro session when the agent can load it'
+            cand --json 'JSON lines: events on stdout, permission replies on stdin'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'oneworks;session'= {
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
             cand -q 'Print only errors'
@@ -311,6 +331,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help'= {
             cand adapter 'Install, inspect and manage adapter CLIs'
             cand config 'Check and render configuration'
+            cand run 'Run one prompt through Kiro over ACP and stream its events'
             cand session 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
             cand completions 'Print shell completions to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -339,6 +360,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;config;check'= {
         }
         &'oneworks;help;config;render'= {
+        }
+        &'oneworks;help;run'= {
         }
         &'oneworks;help;session'= {
             cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'

@@ -32,6 +32,7 @@ complete -c oneworks -n "__fish_oneworks_needs_command" -s h -l help -d 'Print h
 complete -c oneworks -n "__fish_oneworks_needs_command" -s V -l version -d 'Print version'
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "adapter" -d 'Install, inspect and manage adapter CLIs'
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "config" -d 'Check and render configuration'
+complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "run" -d 'Run one prompt through Kiro over ACP and stream its events'
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "session" -d 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "completions" -d 'Print shell completions to stdout'
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -108,6 +109,24 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_see
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "check" -d 'Validate the layered configuration and print where it came from'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "render" -d 'Write (or with --dry-run print) the Kiro world a session gets'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l prompt -d 'The prompt text' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l prompt-file -d 'Read the prompt from FILE (`-`: stdin; not with --json, whose stdin carries replies)' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l session -d 'Session name (its profile and cached Kiro session)' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l mode -d 'Permission policy' -r -f -a "default\t'Ask for every permission'
+plan\t'Ask for every permission (planning turns)'
+acceptEdits\t'Allow edits (write/edit/delete/move) by `allow_once`; ask for the rest'
+dontAsk\t'Allow everything by `allow_once`, never ask'
+bypassPermissions\t'Allow everything by `allow_once`, never ask'"
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l model -d 'Model id (must be one the session advertises)' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l effort -d 'Reasoning effort (must be one the session advertises)' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l timeout -d 'Cancel the turn after this long (`90s`, `10m`)' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l resume -d 'Continue the session\'s last Kiro session when the agent can load it'
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l json -d 'JSON lines: events on stdout, permission replies on stdin'
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer supervise help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer supervise help" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer supervise help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
@@ -179,11 +198,12 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s q -l q
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config session completions help" -f -a "adapter" -d 'Install, inspect and manage adapter CLIs'
-complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config session completions help" -f -a "config" -d 'Check and render configuration'
-complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config session completions help" -f -a "session" -d 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
-complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config session completions help" -f -a "completions" -d 'Print shell completions to stdout'
-complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config session completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config run session completions help" -f -a "adapter" -d 'Install, inspect and manage adapter CLIs'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config run session completions help" -f -a "config" -d 'Check and render configuration'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config run session completions help" -f -a "run" -d 'Run one prompt through Kiro over ACP and stream its events'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config run session completions help" -f -a "session" -d 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config run session completions help" -f -a "completions" -d 'Print shell completions to stdout'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and not __fish_seen_subcommand_from adapter config run session completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "prepare" -d 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "status" -d 'Show which kiro-cli would be used, and why other candidates were skipped'
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from adapter" -f -a "list" -d 'List adapters and their installed versions'

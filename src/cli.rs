@@ -50,6 +50,8 @@ pub enum Command {
     /// Check and render configuration
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Run one prompt through Kiro over ACP and stream its events
+    Run(RunArgs),
     /// Supervised Kiro TUI sessions whose approvals can be answered from elsewhere
     #[command(subcommand)]
     Session(SessionCommand),
@@ -112,6 +114,39 @@ pub struct PrepareArgs {
     #[arg(long)]
     pub locked: bool,
     /// Print one JSON document on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("input").required(true).args(["prompt", "prompt_file"]))]
+pub struct RunArgs {
+    pub adapter: AdapterName,
+    /// The prompt text
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
+    /// Read the prompt from FILE (`-`: stdin; not with --json, whose stdin carries replies)
+    #[arg(long, value_name = "FILE")]
+    pub prompt_file: Option<PathBuf>,
+    /// Session name (its profile and cached Kiro session)
+    #[arg(long, default_value = "default", value_parser = parse_session_name)]
+    pub session: String,
+    /// Continue the session's last Kiro session when the agent can load it
+    #[arg(long)]
+    pub resume: bool,
+    /// Permission policy
+    #[arg(long, value_enum, default_value_t = crate::acp::permissions::policy::Mode::Default)]
+    pub mode: crate::acp::permissions::policy::Mode,
+    /// Model id (must be one the session advertises)
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
+    /// Reasoning effort (must be one the session advertises)
+    #[arg(long, value_name = "E")]
+    pub effort: Option<String>,
+    /// Cancel the turn after this long (`90s`, `10m`)
+    #[arg(long, value_name = "DUR", value_parser = humantime::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+    /// JSON lines: events on stdout, permission replies on stdin
     #[arg(long)]
     pub json: bool,
 }
@@ -281,6 +316,7 @@ impl Cli {
             Command::Adapter(AdapterCommand::Prepare(args)) => args.json,
             Command::Adapter(AdapterCommand::Status { json, .. }) => *json,
             Command::Adapter(AdapterCommand::List { json }) => *json,
+            Command::Run(args) => args.json,
             Command::Session(SessionCommand::List { json })
             | Command::Session(SessionCommand::Approvals { json, .. }) => *json,
             Command::Session(SessionCommand::Supervise { .. }) => true,

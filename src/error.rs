@@ -135,30 +135,6 @@ pub trait Classify: std::error::Error + Send + Sync + 'static {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Prints a failure: the human message (and hint) on stderr, and with
-/// `--json` also `{"error":{kind,message,hint}}` on stdout. Both pass the
-/// scrubber; a closed stdout prints nothing.
-pub fn report(error: &Error, json: bool) {
-    if error.kind() == ErrorKind::StdoutClosed {
-        return;
-    }
-    crate::output::human(format_args!("error: {}", error.message()));
-    if let Some(hint) = error.hint() {
-        crate::output::human(format_args!("hint: {hint}"));
-    }
-    if json {
-        let document = serde_json::json!({
-            "error": {
-                "kind": error.kind().as_str(),
-                "message": crate::output::sanitize(&error.message()),
-                "hint": error.hint().map(|hint| crate::output::sanitize(hint).into_owned()),
-            }
-        });
-        // Nothing more to do if stdout is gone as well.
-        let _ = crate::output::print_json(&document);
-    }
-}
-
 /// Lifts a subsystem error into the edge error, keeping kind and hint.
 impl<E: Classify> From<E> for Error {
     fn from(error: E) -> Self {

@@ -58,15 +58,13 @@ impl Classify for UnsafePath {
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
     move |source| UnsafePath::Io {
         path: path.to_owned(),
-        source,
+        source: crate::fs_error::os_cause(source),
     }
 }
 
 /// The real uid of this process.
-#[allow(unsafe_code)]
 pub fn current_uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }
+    rustix::process::getuid().as_raw()
 }
 
 /// A name for a file type in messages.
@@ -121,7 +119,7 @@ fn below<'a>(base: &'a Path, path: &'a Path) -> Result<Vec<PathBuf>, UnsafePath>
 /// created.
 pub fn check_dir_chain(base: &Path, path: &Path) -> Result<(), UnsafePath> {
     for step in below(base, path)? {
-        match std::fs::symlink_metadata(&step) {
+        match fs_err::symlink_metadata(&step) {
             Ok(metadata) if metadata.file_type().is_symlink() => {
                 return Err(UnsafePath::Symlink { path: step })
             }
@@ -140,12 +138,95 @@ pub fn check_dir_chain(base: &Path, path: &Path) -> Result<(), UnsafePath> {
     Ok(())
 }
 
+/// Refuses a project's `.oneworks` folder that is a symbolic link or not a
+/// folder (a missing one is fine). One rule for every command: config is
+/// never read, and nothing is written, through a linked `.oneworks`.
+pub fn check_project_dot_dir(dot_dir: &Path) -> Result<(), UnsafePath> {
+    match fs_err::symlink_metadata(dot_dir) {
+        Ok(metadata) if metadata.file_type().is_symlink() => Err(UnsafePath::Symlink {
+            path: dot_dir.to_owned(),
+        }),
+        Ok(metadata) if !metadata.is_dir() => Err(UnsafePath::WrongType {
+            path: dot_dir.to_owned(),
+            found: describe(metadata.file_type()),
+            expected: "directory",
+        }),
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(io_error(dot_dir)(error)),
+    }
+}
+
+/// What [`read_regular_file`] found instead of a small regular file.
+#[derive(Debug)]
+pub enum ReadRefusal {
+    /// The path (or, with `follow`, its target) does not exist.
+    Missing,
+    /// A symbolic link, when links are not followed.
+    Symlink,
+    /// A folder, FIFO, device or socket.
+    NotRegular(&'static str),
+    TooLarge,
+    Io(std::io::Error),
+}
+
+/// Reads a regular file of at most `limit` bytes. Opening never blocks (a
+/// FIFO is refused, not waited on) and never reads more than `limit + 1`
+/// bytes (`/dev/zero` is refused, not swallowed). With `follow` false the
+/// last component must not be a link (`O_NOFOLLOW`).
+pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, ReadRefusal> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    use std::io::Read;
+    let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = fs_err::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(crate::fs_error::os_cause);
+    let file = match file {
+        Ok(file) => file.into_file(),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ReadRefusal::Missing)
+        }
+        Err(error) if error.raw_os_error() == Some(libc::ELOOP) && !follow => {
+            return Err(ReadRefusal::Symlink)
+        }
+        Err(error) => {
+            // Opening a socket fails (ENXIO); name what it is.
+            return match fs_err::symlink_metadata(path) {
+                Ok(metadata) if !metadata.is_file() && !metadata.file_type().is_symlink() => {
+                    Err(ReadRefusal::NotRegular(describe(metadata.file_type())))
+                }
+                _ => Err(ReadRefusal::Io(error)),
+            };
+        }
+    };
+    let metadata = file.metadata().map_err(ReadRefusal::Io)?;
+    if !metadata.is_file() {
+        return Err(ReadRefusal::NotRegular(describe(metadata.file_type())));
+    }
+    if metadata.len() > limit {
+        return Err(ReadRefusal::TooLarge);
+    }
+    let mut contents = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut contents)
+        .map_err(ReadRefusal::Io)?;
+    if contents.len() as u64 > limit {
+        return Err(ReadRefusal::TooLarge);
+    }
+    Ok(contents)
+}
+
 /// Creates `path` and every missing folder between `base` and it, one level
 /// at a time with `mode`, refusing symlinks and non-folders on the way.
 /// `base` itself is created with its parents if missing (it must not be a
 /// link either).
 pub fn create_dir_chain(base: &Path, path: &Path, mode: u32) -> Result<(), UnsafePath> {
-    if std::fs::symlink_metadata(base).is_err() {
+    if fs_err::symlink_metadata(base).is_err() {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode_compat(mode)
@@ -157,7 +238,7 @@ pub fn create_dir_chain(base: &Path, path: &Path, mode: u32) -> Result<(), Unsaf
         match std::fs::DirBuilder::new().mode_compat(mode).create(&step) {
             Ok(()) => {}
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                let metadata = std::fs::symlink_metadata(&step).map_err(io_error(&step))?;
+                let metadata = fs_err::symlink_metadata(&step).map_err(io_error(&step))?;
                 if metadata.file_type().is_symlink() {
                     return Err(UnsafePath::Symlink { path: step });
                 }
@@ -189,7 +270,7 @@ impl DirBuilderMode for std::fs::DirBuilder {
 /// executable, or whose real path escapes `root`.
 pub fn check_executable(root: &Path, executable: &Path) -> Result<(), UnsafePath> {
     check_dir_chain(root, executable.parent().unwrap_or(root))?;
-    let metadata = std::fs::symlink_metadata(executable).map_err(io_error(executable))?;
+    let metadata = fs_err::symlink_metadata(executable).map_err(io_error(executable))?;
     if metadata.file_type().is_symlink() {
         return Err(UnsafePath::Symlink {
             path: executable.to_owned(),
@@ -215,8 +296,8 @@ pub fn check_executable(root: &Path, executable: &Path) -> Result<(), UnsafePath
 
 /// Refuses `path` when its canonical path is not inside the canonical `root`.
 pub fn check_real_path_inside(root: &Path, path: &Path) -> Result<(), UnsafePath> {
-    let real_root = std::fs::canonicalize(root).map_err(io_error(root))?;
-    let real = std::fs::canonicalize(path).map_err(io_error(path))?;
+    let real_root = fs_err::canonicalize(root).map_err(io_error(root))?;
+    let real = fs_err::canonicalize(path).map_err(io_error(path))?;
     if real.starts_with(&real_root) {
         Ok(())
     } else {
@@ -232,7 +313,7 @@ pub fn check_real_path_inside(root: &Path, path: &Path) -> Result<(), UnsafePath
 /// `private` (runtime folders must be 0700 and ours).
 pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
     use std::os::unix::fs::MetadataExt;
-    let metadata = std::fs::symlink_metadata(path).map_err(io_error(path))?;
+    let metadata = fs_err::symlink_metadata(path).map_err(io_error(path))?;
     if metadata.file_type().is_symlink() {
         return Err(UnsafePath::Symlink {
             path: path.to_owned(),
@@ -254,7 +335,7 @@ pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
         });
     }
     if metadata.mode() & 0o077 != 0 {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+        fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o700))
             .map_err(io_error(path))?;
     }
     Ok(())
@@ -264,16 +345,16 @@ pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
 /// keeping `dir` itself. Tries them all; returns the first failure.
 pub fn empty_dir(dir: &Path) -> std::io::Result<()> {
     let mut first_error = None;
-    for entry in std::fs::read_dir(dir)? {
+    for entry in fs_err::read_dir(dir).map_err(crate::fs_error::os_cause)? {
         let removed = entry.and_then(|entry| {
             if entry.file_type()?.is_dir() {
-                std::fs::remove_dir_all(entry.path())
+                fs_err::remove_dir_all(entry.path())
             } else {
-                std::fs::remove_file(entry.path())
+                fs_err::remove_file(entry.path())
             }
         });
         if let Err(error) = removed {
-            first_error.get_or_insert(error);
+            first_error.get_or_insert(crate::fs_error::os_cause(error));
         }
     }
     first_error.map_or(Ok(()), Err)
@@ -295,6 +376,7 @@ pub fn atomic_write(path: &Path, contents: &[u8], mode: u32) -> std::io::Result<
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
@@ -339,6 +421,62 @@ mod tests {
         assert!(matches!(
             check_executable(&root, &folder),
             Err(UnsafePath::WrongType { .. })
+        ));
+    }
+
+    #[test]
+    fn regular_files_only_and_bounded() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let file = temp.path().join("f");
+        std::fs::write(&file, b"12345").expect("write");
+        assert_eq!(read_regular_file(&file, 5, false).expect("fits"), b"12345");
+        assert!(matches!(
+            read_regular_file(&file, 4, false),
+            Err(ReadRefusal::TooLarge)
+        ));
+        let link = temp.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).expect("symlink");
+        assert!(matches!(
+            read_regular_file(&link, 5, false),
+            Err(ReadRefusal::Symlink)
+        ));
+        assert_eq!(
+            read_regular_file(&link, 5, true).expect("followed"),
+            b"12345"
+        );
+        let fifo = temp.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(status.success());
+        assert!(matches!(
+            read_regular_file(&fifo, 5, true),
+            Err(ReadRefusal::NotRegular("FIFO"))
+        ));
+        assert!(matches!(
+            read_regular_file(Path::new("/dev/zero"), 5, true),
+            Err(ReadRefusal::NotRegular("device"))
+        ));
+        assert!(matches!(
+            read_regular_file(temp.path(), 5, true),
+            Err(ReadRefusal::NotRegular("directory"))
+        ));
+        assert!(matches!(
+            read_regular_file(&temp.path().join("none"), 5, true),
+            Err(ReadRefusal::Missing)
+        ));
+    }
+
+    #[test]
+    fn a_linked_dot_dir_is_refused() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let dot = temp.path().join(".oneworks");
+        check_project_dot_dir(&dot).expect("missing is fine");
+        std::os::unix::fs::symlink(temp.path(), &dot).expect("symlink");
+        assert!(matches!(
+            check_project_dot_dir(&dot),
+            Err(UnsafePath::Symlink { .. })
         ));
     }
 

@@ -3,16 +3,20 @@
 //!
 //! Layout: `cli` (clap types) → `settings` (resolved options) → `commands`
 //! (one file per command). Subsystems: `config`, `adapter` (vendor data,
-//! sources, probes), `install` (the managed installer), `profile` (the
-//! Kiro profile world a child runs in: layout, temp HOME, environment,
-//! materialized config), `redact` (the credential scrubber),
-//! `fs_safety` (shared path checks and atomic writes).
+//! sources, probes, the launch resolver), `install` (the managed
+//! installer), `profile` (the Kiro profile world a child runs in: layout,
+//! temp HOME, environment, materialized config), `process` (the
+//! child-process seam and signals), `output` (everything printed),
+//! `redact` (the credential scrubber), `fs_safety` (shared path checks and
+//! atomic writes).
 
+pub mod acp;
 pub mod adapter;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod fs_error;
 pub mod fs_safety;
 pub mod install;
 pub mod locations;

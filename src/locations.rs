@@ -129,11 +129,6 @@ impl Locations {
             runtime_dir,
         })
     }
-
-    /// `$ONEWORKS_HOME/adapters/<adapter>`: one managed root per adapter.
-    pub fn managed_root(&self, adapter: &str) -> PathBuf {
-        self.data_home.join("adapters").join(adapter)
-    }
 }
 
 fn absolute(path: Option<PathBuf>) -> Option<PathBuf> {

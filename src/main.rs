@@ -13,7 +13,7 @@ fn main() -> ExitCode {
     match oneworks::run::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            oneworks::error::report(&error, json);
+            oneworks::output::report_error(&error, json);
             ExitCode::from(error.kind().exit_code())
         }
     }

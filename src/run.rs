@@ -34,6 +34,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 AdapterCommand::Login { session, .. } => commands::login::run(&settings, &session),
             }
         }
+        Command::Run(args) => commands::run::run(&settings(&cli.global)?, &args),
         Command::Session(command) => {
             commands::session::run(&settings(&cli.global)?, &cli.global, command)
         }

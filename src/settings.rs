@@ -10,7 +10,8 @@ use crate::adapter::probe::ProbeSettings;
 use crate::cli::GlobalArgs;
 use crate::config::{self, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
-use crate::install::download::{parse_url, Fetcher};
+use crate::install::download::{parse_url, Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
+use crate::install::format::FileType;
 use crate::install::platform::Host;
 use crate::install::store::Store;
 use crate::install::Installer;
@@ -33,9 +34,19 @@ impl Settings {
         let env = Environment::from_process();
         let cwd =
             std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+        Self::resolve_in(env, &cwd, global)
+    }
+
+    /// [`Settings::resolve`] from a given environment and working folder
+    /// (in-process tests use it; nothing else reads the process's).
+    pub fn resolve_in(
+        env: Environment,
+        cwd: &std::path::Path,
+        global: &GlobalArgs,
+    ) -> Result<Self, Error> {
         let locations =
             Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
-        let project = Project::discover(&cwd);
+        let project = Project::discover(cwd);
         let data = AdapterData::load(env.path("ONEWORKS_KIRO_ADAPTER_FILE").as_deref())
             .map_err(|error| Error::new(ErrorKind::Config, error))?;
         let sources = ConfigSources {
@@ -70,6 +81,16 @@ impl Settings {
             .then(|| self.project.lock_file(&self.data.id))
     }
 
+    /// [`Settings::pin_path`], refusing a `.oneworks` that is a symlink (or
+    /// not a folder) the way `config render` does: `kiro.lock` is written
+    /// through it.
+    pub fn checked_pin_path(&self) -> Result<Option<PathBuf>, Error> {
+        if self.project.initialized {
+            crate::fs_safety::check_dir_chain(&self.project.root, &self.project.dot_dir())?;
+        }
+        Ok(self.pin_path())
+    }
+
     pub fn lock_timeout(&self) -> Result<Duration, Error> {
         match self.env.get("ONEWORKS_LOCK_TIMEOUT") {
             None => Ok(DEFAULT_LOCK_TIMEOUT),
@@ -80,10 +101,57 @@ impl Settings {
                 .map_err(|_| {
                     Error::msg(
                         ErrorKind::Config,
-                        format!("ONEWORKS_LOCK_TIMEOUT `{text}` is not a number of seconds or a duration like `90s`"),
+                        format!(
+                            "ONEWORKS_LOCK_TIMEOUT `{}` is not a number of seconds or a duration like `90s`",
+                            crate::output::sanitize::sanitize_line(text)
+                        ),
                     )
+                    .with_hint("set ONEWORKS_LOCK_TIMEOUT to whole seconds (`1800`) or a duration (`30m`), or unset it")
                 }),
         }
+    }
+
+    /// `ONEWORKS_HTTP_TIMEOUT`: the idle timeout of one HTTP read.
+    pub fn http_timeout(&self) -> Result<Duration, Error> {
+        match self.env.get("ONEWORKS_HTTP_TIMEOUT") {
+            None => Ok(DEFAULT_IDLE_TIMEOUT),
+            Some(text) => text
+                .parse::<u64>()
+                .map(Duration::from_secs)
+                .or_else(|_| humantime::parse_duration(text))
+                .ok()
+                .filter(|timeout| !timeout.is_zero())
+                .ok_or_else(|| {
+                    Error::msg(
+                        ErrorKind::Config,
+                        format!(
+                            "ONEWORKS_HTTP_TIMEOUT `{}` is not a positive number of seconds or a duration like `90s`",
+                            crate::output::sanitize::sanitize_line(text)
+                        ),
+                    )
+                    .with_hint("set ONEWORKS_HTTP_TIMEOUT to whole seconds (`30`) or a duration (`2m`), or unset it")
+                }),
+        }
+    }
+
+    /// The retry policy: 3 attempts, announced on stderr unless quiet.
+    /// `ONEWORKS_TEST_BACKOFF_MS` (tests only, undocumented for users)
+    /// replaces every wait, `Retry-After` included, so failure tests do not
+    /// sit through real delays.
+    fn retry_policy(&self) -> RetryPolicy {
+        let mut policy = RetryPolicy {
+            announce: !self.quiet,
+            ..RetryPolicy::default()
+        };
+        if let Some(wait) = self
+            .env
+            .get("ONEWORKS_TEST_BACKOFF_MS")
+            .and_then(|text| text.parse::<u64>().ok())
+        {
+            policy.base_delay = Duration::from_millis(wait);
+            policy.max_delay = Duration::from_millis(wait);
+        }
+        policy
     }
 
     pub fn installer(&self) -> Result<Installer<'_>, Error> {
@@ -95,13 +163,23 @@ impl Settings {
         let manifest_url = parse_url(&manifest_text)?;
         let base_text = match self.env.get("ONEWORKS_KIRO_DOWNLOAD_BASE") {
             Some(base) => base.to_owned(),
-            None => match manifest_text.strip_suffix(&self.data.manifest.base_strip_suffix) {
-                Some(base) => base.to_owned(),
-                None => manifest_url
-                    .join(".")
-                    .map(|url| url.to_string())
-                    .unwrap_or_else(|_| manifest_text.clone()),
-            },
+            None => {
+                // The manifest's query (a mirror's token) and fragment are
+                // not part of the base.
+                let mut bare = manifest_url.clone();
+                bare.set_query(None);
+                bare.set_fragment(None);
+                match bare
+                    .as_str()
+                    .strip_suffix(&self.data.manifest.base_strip_suffix)
+                {
+                    Some(base) => base.to_owned(),
+                    None => bare
+                        .join(".")
+                        .map(|url| url.to_string())
+                        .unwrap_or_else(|_| bare.to_string()),
+                }
+            }
         };
         let base_text = if base_text.ends_with('/') {
             base_text
@@ -113,7 +191,7 @@ impl Settings {
                 .split(',')
                 .map(str::trim)
                 .filter(|format| !format.is_empty())
-                .map(str::to_owned)
+                .map(FileType::parse)
                 .collect(),
             None => self.data.platforms.linux.format_preference.clone(),
         };
@@ -127,7 +205,7 @@ impl Settings {
             formats,
             host: Host::detect(),
             probe: self.probe_settings(),
-            fetcher: Fetcher::default(),
+            fetcher: Fetcher::new(self.retry_policy(), self.http_timeout()?),
             progress: self.progress,
             quiet: self.quiet,
             credentials: self.data.credentials.present(self.env.iter()),

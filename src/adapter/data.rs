@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::install::format::FileType;
+
 /// The data file built into the binary.
 pub const BUILTIN_KIRO: &str = include_str!("../../manifests/kiro.yaml");
 
@@ -52,6 +54,7 @@ pub struct AdapterData {
     pub archive: ArchiveData,
     pub credentials: CredentialRules,
     pub session: SessionData,
+    pub acp: super::acp_data::AcpData,
     pub tui: super::tui_data::TuiData,
 }
 
@@ -60,7 +63,6 @@ pub struct AdapterData {
 pub struct ManifestData {
     pub url: String,
     pub base_strip_suffix: String,
-    pub channel: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -93,21 +95,19 @@ pub struct PlatformData {
 pub struct LinuxData {
     pub variant: String,
     pub glibc_floor: BTreeMap<String, String>,
-    pub format_preference: Vec<String>,
+    pub format_preference: Vec<FileType>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MacosData {
-    pub file_type: String,
-    pub architectures: Vec<String>,
-    pub default_cli_path: String,
+    pub file_type: FileType,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WindowsData {
-    pub file_type: String,
+    pub file_type: FileType,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -178,7 +178,7 @@ impl AdapterData {
             Some(path) => {
                 let text = fs_err::read_to_string(path).map_err(|source| DataError::Read {
                     path: path.to_owned(),
-                    source,
+                    source: crate::fs_error::os_cause(source),
                 })?;
                 Self::parse(&text, path)
             }
@@ -198,6 +198,17 @@ impl AdapterData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_override_file_is_named_once() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let path = temp.path().join("missing-kiro.yaml");
+        let error = AdapterData::load(Some(&path)).expect_err("missing file");
+        let message =
+            crate::error::Error::new(crate::error::ErrorKind::Internal, error).to_string();
+        assert_eq!(message.matches("missing-kiro.yaml").count(), 1, "{message}");
+        assert!(message.contains("os error 2"), "{message}");
+    }
 
     #[test]
     fn builtin_data_parses() {

@@ -5,13 +5,14 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use regex::Regex;
 use wait_timeout::ChildExt;
 
 use super::data::AdapterData;
+use crate::process::spec::ChildSpec;
 
 /// What to run and how to read it.
 #[derive(Debug, Clone)]
@@ -66,20 +67,19 @@ fn run(
     settings: &ProbeSettings,
     home: &Path,
 ) -> CommandOutcome {
-    let mut command = Command::new(executable);
-    command
+    // The child-process seam: an explicit environment (no credentials)
+    // and its own process group, so a timeout can stop whatever it started.
+    let mut spec = ChildSpec::new(executable)
         .args(args)
-        .env_clear()
-        .env("HOME", home)
-        .env("LANG", "C.UTF-8")
+        .envs([("HOME", home.to_string_lossy()), ("LANG", "C.UTF-8".into())]);
+    if let Some(path) = &settings.path_var {
+        spec = spec.envs([("PATH", path.as_str())]);
+    }
+    let mut command = spec.std_command();
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // Its own process group, so a timeout can stop whatever it started.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    if let Some(path) = &settings.path_var {
-        command.env("PATH", path);
-    }
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(error) => {
@@ -115,7 +115,7 @@ fn run(
     let status = match child.wait_timeout(settings.timeout) {
         Ok(Some(status)) => Ok(status),
         Ok(None) => {
-            kill_group(child.id());
+            crate::process::group::kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
             // Grandchildren may still hold the pipes: do not wait for the
@@ -135,7 +135,11 @@ fn run(
         Ok(status) => CommandOutcome {
             success: status.success(),
             failure: (!status.success()).then(|| {
-                let tail = stderr.trim().lines().last().unwrap_or_default().to_owned();
+                // Outside text: it ends up in messages on the terminal.
+                let tail = crate::output::sanitize::sanitize_line(
+                    stderr.trim().lines().last().unwrap_or_default(),
+                )
+                .into_owned();
                 if tail.is_empty() {
                     format!("exited with {status}")
                 } else {
@@ -151,18 +155,6 @@ fn run(
             stderr,
             failure: Some(failure),
         },
-    }
-}
-
-/// SIGKILLs the process group `pid` leads.
-#[allow(unsafe_code)]
-fn kill_group(pid: u32) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: kill has no memory-safety preconditions; a negative pid
-        // names the process group the probe leads.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
     }
 }
 
@@ -188,8 +180,8 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         .chain(version.stderr.lines())
         .map(str::trim)
         .find(|line| !line.is_empty())
-        .unwrap_or_default()
-        .to_owned();
+        .map(|line| crate::output::sanitize::sanitize_line(line).into_owned())
+        .unwrap_or_default();
     let parsed = settings
         .version_pattern
         .captures(&version_output)
@@ -205,7 +197,7 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         ))
     } else if parsed.is_none() {
         Some(format!(
-            "`{}` printed no version: {version_output:?}",
+            "`{}` printed no version: `{version_output}`",
             settings.version_args.join(" ")
         ))
     } else {

@@ -83,7 +83,7 @@ pub fn which(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
         .find(|candidate| {
-            std::fs::metadata(candidate).is_ok_and(|metadata| {
+            fs_err::metadata(candidate).is_ok_and(|metadata| {
                 metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
             })
         })
@@ -168,7 +168,7 @@ pub fn path_candidate(path: &Path, data: &AdapterData, settings: &ProbeSettings)
     if !path.is_absolute() {
         return refuse("the path is not absolute".to_owned());
     }
-    let metadata = match std::fs::metadata(path) {
+    let metadata = match fs_err::metadata(path).map_err(crate::fs_error::os_cause) {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return refuse("it does not exist".to_owned())

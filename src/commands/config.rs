@@ -6,7 +6,15 @@ use crate::profile::layout::ProfileLayout;
 use crate::profile::materialize::{self, mcp::Target};
 use crate::settings::Settings;
 
+/// Everything `render` checks, without writing: the config (loaded with
+/// the settings), the default session's folders, and the plan — skill
+/// sources included.
 pub fn check(settings: &Settings) -> Result<(), Error> {
+    let kiro = &settings.config.config.adapters.kiro;
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, "default");
+    layout.check()?;
+    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
+    print_notes(&plan.diagnostics);
     let files = &settings.config.files;
     if files.is_empty() {
         output::say(
@@ -31,15 +39,16 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
     layout.check()?;
     let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
-    for diagnostic in &plan.diagnostics {
-        eprintln!("note: {diagnostic}");
-    }
     let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
+    print_notes(&plan.diagnostics);
     if dry_run {
-        println!("# KIRO_HOME={}", layout.kiro_home.display());
+        output::print_text(&format!("# KIRO_HOME={}\n", layout.kiro_home.display()))?;
         for file in plan.scrubbed(&scrubber) {
-            println!("--- {}", file.relative.display());
-            print!("{}", file.contents);
+            output::print_text(&format!(
+                "--- {}\n{}",
+                file.relative.display(),
+                file.contents
+            ))?;
         }
         return Ok(());
     }
@@ -53,4 +62,12 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
         ),
     );
     Ok(())
+}
+
+/// Render notes on stderr, through `output` (scrubbed: they may quote
+/// config values; sanitized: server names come from the config).
+fn print_notes(diagnostics: &[String]) {
+    for diagnostic in diagnostics {
+        output::human(format_args!("note: {diagnostic}"));
+    }
 }

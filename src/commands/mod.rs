@@ -6,5 +6,6 @@ pub mod config;
 pub mod login;
 pub mod prepare;
 pub mod prune;
+pub mod run;
 pub mod session;
 pub mod status;

@@ -1,15 +1,15 @@
 //! `oneworks adapter prepare kiro`: resolve a verified kiro-cli from the
-//! configured source, installing the managed one when needed.
+//! configured source, installing the managed one when needed. The work is
+//! [`crate::adapter::resolve::resolve_for_prepare`]; this prints it.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::adapter::source;
+use crate::adapter::resolve::{resolve_for_prepare, PrepareOptions};
 use crate::cli::PrepareArgs;
 use crate::config::SourceKind;
-use crate::error::{Error, ErrorKind};
-use crate::install::Request;
+use crate::error::Error;
 use crate::output;
 use crate::settings::Settings;
 
@@ -25,61 +25,24 @@ pub struct PrepareReport {
     pub reused: bool,
 }
 
-/// Resolves the configured source; shared by `prepare` and later by `run`
-/// and `session start`.
-pub fn resolve(settings: &Settings, args: &PrepareArgs) -> Result<PrepareReport, Error> {
-    let cli = &settings.config.config.adapters.kiro.cli;
-    let adapter = settings.data.id.clone();
-    match cli.source {
-        SourceKind::Managed => {
-            let installer = settings.installer()?;
-            let prepared = installer.prepare(&Request {
-                version: cli.version.clone(),
-                pin_path: settings.pin_path(),
-                offline: args.offline,
-                force: args.force,
-                locked: args.locked,
-            })?;
-            Ok(PrepareReport {
-                adapter,
-                source: SourceKind::Managed,
-                version: prepared.version,
-                path: prepared.executable,
-                sha256: Some(prepared.sha256),
-                reused: prepared.reused,
-            })
-        }
-        SourceKind::System | SourceKind::Path => {
-            if args.locked || args.force {
-                return Err(Error::msg(
-                    ErrorKind::Config,
-                    format!(
-                        "--locked and --force apply to `source: managed`, not `source: {}`",
-                        cli.source
-                    ),
-                ));
-            }
-            let probe = settings.probe_settings();
-            let candidate = match (cli.source, &cli.path) {
-                (SourceKind::Path, Some(path)) => {
-                    source::resolve_path(path, &settings.data, &probe)?
-                }
-                _ => source::resolve_system(&settings.data, &probe)?,
-            };
-            Ok(PrepareReport {
-                adapter,
-                source: cli.source,
-                version: candidate.version.unwrap_or_default(),
-                path: candidate.path,
-                sha256: None,
-                reused: true,
-            })
-        }
+fn options(args: &PrepareArgs) -> PrepareOptions {
+    PrepareOptions {
+        offline: args.offline,
+        force: args.force,
+        locked: args.locked,
     }
 }
 
 pub fn run(settings: &Settings, args: &PrepareArgs) -> Result<(), Error> {
-    let report = resolve(settings, args)?;
+    let resolved = resolve_for_prepare(settings, options(args))?;
+    let report = PrepareReport {
+        adapter: settings.data.id.clone(),
+        source: resolved.source,
+        version: resolved.version,
+        path: resolved.path,
+        sha256: resolved.sha256,
+        reused: resolved.reused,
+    };
     if args.json {
         return output::print_json(&report);
     }
@@ -88,7 +51,7 @@ pub fn run(settings: &Settings, args: &PrepareArgs) -> Result<(), Error> {
         settings.quiet,
         format!(
             "{verb} kiro-cli {} ({}) at {}",
-            report.version,
+            crate::output::sanitize::sanitize_line(&report.version),
             report.source,
             report.path.display()
         ),

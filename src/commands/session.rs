@@ -56,7 +56,7 @@ fn layout(settings: &Settings, name: &str) -> (ProfileLayout, SessionPaths) {
 /// (the approvals socket and recorder live there). A missing one is fine.
 fn check_private(path: &Path) -> Result<(), SessionError> {
     use std::os::unix::fs::MetadataExt;
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
+    let Ok(meta) = fs_err::symlink_metadata(path) else {
         return Ok(());
     };
     let problem = if !meta.is_dir() {
@@ -204,14 +204,16 @@ fn resolve_dir(dir: &Path) -> Result<PathBuf, Error> {
 }
 
 fn open_log(path: &Path) -> Result<std::fs::File, Error> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    fs_err::OpenOptions::new()
         .create(true)
         .write(true)
         .truncate(true)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
         .map_err(|source| {
             SessionError::Io {
                 action: "open",
@@ -295,7 +297,7 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
 
 fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     let sessions = settings.project.dot_dir().join("sessions");
-    let mut names: Vec<String> = std::fs::read_dir(&sessions)
+    let mut names: Vec<String> = fs_err::read_dir(&sessions)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)

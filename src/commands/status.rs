@@ -4,12 +4,16 @@
 use serde::Serialize;
 use serde_json::json;
 
+use crate::adapter::probe::ProbeSettings;
 use crate::adapter::source::{self, Candidate, Probes};
-use crate::config::{SourceKind, VersionRequest};
+use crate::config::SourceKind;
 use crate::error::Error;
 use crate::install::pin::Pin;
+use crate::install::policy::{self, Choice, Selection};
+use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
 use crate::output;
+use crate::output::sanitize::sanitize_line;
 use crate::settings::Settings;
 
 #[derive(Debug, Serialize)]
@@ -26,21 +30,40 @@ struct Configured {
     version: String,
 }
 
-fn managed_candidate(installed: &Installed) -> Candidate {
+/// A managed install as status reports it: probed now, like every other
+/// candidate, and compared with its install record.
+fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate {
+    let report = crate::adapter::probe::probe(&installed.executable, probe);
+    let usable = report.version_ok && report.acp_ok;
+    let change = match installed.integrity() {
+        Integrity::Intact => None,
+        Integrity::Changed(change) => Some(change),
+    };
+    let reason = match (usable, change) {
+        (true, _) => None,
+        (false, Some(change)) => Some(format!(
+            "{change}, and {}",
+            report.problem.as_deref().unwrap_or("it fails its probes")
+        )),
+        (false, None) => Some(
+            report
+                .problem
+                .clone()
+                .unwrap_or_else(|| "it fails its probes".to_owned()),
+        ),
+    };
     Candidate {
         source: SourceKind::Managed,
         path: installed.executable.clone(),
         version: Some(installed.version.to_string()),
-        version_output: None,
+        version_output: Some(report.version_output).filter(|output| !output.is_empty()),
         sha256: Some(installed.record.sha256.clone()),
-        // Both probes passed before the version was published (SPEC §4.3);
-        // status does not run them again.
         probes: Probes {
-            version: true,
-            acp: true,
+            version: report.version_ok,
+            acp: report.acp_ok,
         },
-        usable: true,
-        reason: None,
+        usable,
+        reason,
     }
 }
 
@@ -56,26 +79,37 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
         None => None,
     };
-    let wanted = match (&cli.version, pinned) {
-        (VersionRequest::Exact(version), _) => Some(version.clone()),
-        (VersionRequest::Latest, pinned) => pinned,
-    };
-    let mut managed: Vec<Candidate> = installed.iter().map(managed_candidate).collect();
+    let versions: Vec<semver::Version> = installed
+        .iter()
+        .map(|found| found.version.clone())
+        .collect();
+    // What a launch would use: the same choice `run` and `login` make.
+    let choice =
+        policy::choose_installed(&versions, &cli.version, pinned.as_ref(), Selection::Launch);
+    let mut managed: Vec<Candidate> = installed
+        .iter()
+        .map(|found| managed_candidate(found, &probe))
+        .collect();
     let selected = match cli.source {
         SourceKind::Managed => {
-            let index = match &wanted {
-                Some(version) => installed.iter().position(|found| found.version == *version),
-                None => (!installed.is_empty()).then_some(0),
+            let index = match &choice {
+                Choice::Use(chosen) => versions.iter().position(|found| found == chosen),
+                Choice::Missing { .. } => None,
             };
             for (position, candidate) in managed.iter_mut().enumerate() {
-                if Some(position) != index {
-                    candidate.reason = Some(match &wanted {
-                        Some(version) => format!("not the configured or locked version {version}"),
-                        None => "an older installed version".to_owned(),
+                if Some(position) != index && candidate.reason.is_none() {
+                    candidate.reason = Some(match &choice {
+                        Choice::Use(chosen) => format!("{chosen} is the one in use"),
+                        Choice::Missing {
+                            wanted: Some(version),
+                        } => format!("not the configured or locked version {version}"),
+                        Choice::Missing { wanted: None } => "not selected".to_owned(),
                     });
                 }
             }
-            index.map(|index| managed[index].clone())
+            index
+                .map(|index| managed[index].clone())
+                .filter(|candidate| candidate.usable)
         }
         SourceKind::System => candidates
             .iter()
@@ -86,6 +120,8 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
             .find(|candidate| candidate.source == SourceKind::Path && candidate.usable)
             .cloned(),
     };
+    let broken_managed =
+        cli.source == SourceKind::Managed && selected.is_none() && matches!(choice, Choice::Use(_));
     candidates.extend(managed);
     let report = StatusReport {
         adapter: settings.data.id.clone(),
@@ -100,6 +136,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         return output::print_json(&report);
     }
     // Human text goes to stderr (SPEC §1.3); stdout is for JSON only.
+    // Probe output and reasons come from outside: shown without controls.
     eprintln!(
         "adapter: {} (source: {}, version: {})",
         report.adapter, cli.source, cli.version
@@ -108,8 +145,11 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         Some(selected) => eprintln!(
             "selected: {} {} ({})",
             selected.path.display(),
-            selected.version.as_deref().unwrap_or("?"),
+            sanitize_line(selected.version.as_deref().unwrap_or("?")),
             selected.source
+        ),
+        None if broken_managed => eprintln!(
+            "selected: none (the installed version is broken: run `oneworks adapter prepare kiro --force` to reinstall it)"
         ),
         None => eprintln!("selected: none ({})", nothing_selected_advice(cli.source)),
     }
@@ -119,24 +159,39 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
         } else {
             "skipped"
         };
+        let probes = format!(
+            "probes: version {}, acp {}",
+            pass(candidate.probes.version),
+            pass(candidate.probes.acp)
+        );
         eprintln!(
-            "  {:<8} {:<8} {} {}{}",
+            "  {:<8} {:<8} {} {} ({probes}){}",
             candidate.source.as_str(),
             state,
             candidate.path.display(),
-            candidate
-                .version_output
-                .as_deref()
-                .or(candidate.version.as_deref())
-                .unwrap_or(""),
+            sanitize_line(
+                candidate
+                    .version_output
+                    .as_deref()
+                    .or(candidate.version.as_deref())
+                    .unwrap_or("")
+            ),
             candidate
                 .reason
                 .as_deref()
-                .map(|reason| format!(" — {reason}"))
+                .map(|reason| format!(" — {}", sanitize_line(reason)))
                 .unwrap_or_default()
         );
     }
     Ok(())
+}
+
+fn pass(passed: bool) -> &'static str {
+    if passed {
+        "passed"
+    } else {
+        "failed"
+    }
 }
 
 /// What to do when no kiro-cli is selected. `prepare` installs only for

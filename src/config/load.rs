@@ -8,52 +8,11 @@ use std::path::{Path, PathBuf};
 use serde_yaml_ng::Value;
 
 use super::credentials::check_no_credentials;
+use super::error::ConfigError;
+use super::file::{mask_credentials, position_of, read_config_file};
 use super::schema::{ConfigFile, SourceKind};
-use crate::adapter::data::AdapterData;
-use crate::error::{Classify, ErrorKind};
-
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("failed to read config file `{path}`")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("config file `{path}` does not exist")]
-    Missing { path: PathBuf },
-    #[error("invalid config `{}:{line}:{column}`: {message}", path.display())]
-    Parse {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("invalid config `{}`: {message}", path.display())]
-    ParseNoPosition { path: PathBuf, message: String },
-    #[error("invalid config at `{key}`: {message}")]
-    Invalid { key: String, message: String },
-    #[error("credential in config at `{key}`: {reason}")]
-    Credential { key: String, reason: String },
-}
-
-impl Classify for ConfigError {
-    fn kind(&self) -> ErrorKind {
-        ErrorKind::Config
-    }
-    fn hint(&self) -> Option<String> {
-        match self {
-            ConfigError::Credential { .. } => Some(
-                "credentials do not belong in config files: write a `${VAR}` reference and export VAR when oneworks starts Kiro"
-                    .to_owned(),
-            ),
-            ConfigError::Missing { .. } => {
-                Some("check `--config` or `ONEWORKS_CONFIG`".to_owned())
-            }
-            _ => None,
-        }
-    }
-}
+use crate::adapter::data::{AdapterData, CredentialRules};
+use crate::fs_safety;
 
 /// Which files to layer.
 #[derive(Debug, Clone)]
@@ -74,60 +33,103 @@ pub struct LoadedConfig {
 }
 
 pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig, ConfigError> {
+    let rules = &data.credentials;
+    // The project's `.oneworks` is refused when linked, whichever file is
+    // read: commands write `kiro.lock` and sessions below it.
+    if let Some(dot_dir) = sources.project.as_deref().and_then(Path::parent) {
+        fs_safety::check_project_dot_dir(dot_dir)?;
+    }
     let mut files = Vec::new();
     let mut merged = Value::Mapping(Default::default());
-    if let Some(user) = sources.user.as_deref().filter(|path| path.exists()) {
-        merge(&mut merged, read_layer(user)?);
-        files.push(user.to_owned());
-    }
+    let mut skills_dir = None;
     let upper = match &sources.explicit {
-        Some(explicit) if !explicit.exists() => {
-            return Err(ConfigError::Missing {
-                path: explicit.clone(),
-            })
-        }
-        Some(explicit) => Some(explicit.as_path()),
-        None => sources.project.as_deref().filter(|path| path.exists()),
+        Some(explicit) => Some((explicit.as_path(), true)),
+        None => sources.project.as_deref().map(|project| (project, false)),
     };
-    if let Some(upper) = upper {
-        merge(&mut merged, read_layer(upper)?);
-        files.push(upper.to_owned());
+    let layers = sources
+        .user
+        .as_deref()
+        .map(|user| (user, false))
+        .into_iter()
+        .chain(upper);
+    for (path, required) in layers {
+        let Some(text) = read_config_file(path, required)? else {
+            continue;
+        };
+        let layer = read_layer(path, &text, rules)?;
+        if sets_skills(&layer) {
+            skills_dir = Some(folder_of(path));
+        }
+        merge(&mut merged, layer);
+        files.push(path.to_owned());
     }
-    let config: ConfigFile =
+    let mut config: ConfigFile =
         serde_yaml_ng::from_value(merged).map_err(|error| ConfigError::Invalid {
             key: "adapters".to_owned(),
-            message: error.to_string(),
+            message: mask_credentials(&error.to_string(), rules),
         })?;
+    if let Some(dir) = skills_dir {
+        for skill in &mut config.adapters.kiro.skills {
+            skill.path = dir.join(&skill.path);
+            skill.config_dir = dir.clone();
+        }
+    }
     check_semantics(&config, data)?;
     Ok(LoadedConfig { config, files })
 }
 
-/// Reads one file, checks it alone against the schema (for positions), and
-/// returns its YAML tree with relative skill paths made absolute.
-fn read_layer(path: &Path) -> Result<Value, ConfigError> {
-    let text = fs_err::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+/// The absolute folder of a config file.
+fn folder_of(path: &Path) -> PathBuf {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    std::path::absolute(parent).unwrap_or_else(|_| parent.to_owned())
+}
+
+fn sets_skills(layer: &Value) -> bool {
+    layer
+        .get("adapters")
+        .and_then(|adapters| adapters.get("kiro"))
+        .and_then(|kiro| kiro.get("skills"))
+        .is_some_and(|skills| !skills.is_null())
+}
+
+/// Checks one file alone against the schema (for positions) and returns
+/// its YAML tree.
+fn read_layer(path: &Path, text: &str, rules: &CredentialRules) -> Result<Value, ConfigError> {
+    // The parser reports a NUL at 1:1 whatever its place: name the real one.
+    if let Some(offset) = text.find('\0') {
+        let (line, column) = position_of(text, offset);
+        return Err(ConfigError::Parse {
+            path: path.to_owned(),
+            line,
+            column,
+            message: "the file contains a NUL byte".to_owned(),
+        });
+    }
     let positioned = |error: serde_yaml_ng::Error| match error.location() {
         Some(location) => ConfigError::Parse {
             path: path.to_owned(),
             line: location.line(),
             column: location.column(),
-            message: without_location(&error.to_string(), location.line(), location.column()),
+            message: mask_credentials(
+                &without_location(&error.to_string(), location.line(), location.column()),
+                rules,
+            ),
         },
         None => ConfigError::ParseNoPosition {
             path: path.to_owned(),
-            message: error.to_string(),
+            message: mask_credentials(&error.to_string(), rules),
         },
     };
-    let mut value: Value = serde_yaml_ng::from_str(&text).map_err(positioned)?;
+    let value: Value = serde_yaml_ng::from_str(text).map_err(positioned)?;
     if value.is_null() {
         return Ok(Value::Mapping(Default::default()));
     }
-    let _: ConfigFile = serde_yaml_ng::from_str(&text).map_err(positioned)?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    absolutize_skill_paths(&mut value, base);
+    let _: ConfigFile = serde_yaml_ng::from_str(text).map_err(positioned)?;
     Ok(value)
 }
 
@@ -135,21 +137,6 @@ fn read_layer(path: &Path) -> Result<Value, ConfigError> {
 /// position the error prefix already names (`path:line:column`).
 fn without_location(message: &str, line: usize, column: usize) -> String {
     message.replacen(&format!(" at line {line} column {column}"), "", 1)
-}
-
-fn absolutize_skill_paths(value: &mut Value, base: &Path) {
-    let skills = value
-        .get_mut("adapters")
-        .and_then(|adapters| adapters.get_mut("kiro"))
-        .and_then(|kiro| kiro.get_mut("skills"))
-        .and_then(Value::as_sequence_mut);
-    for skill in skills.into_iter().flatten() {
-        if let Some(Value::String(path)) = skill.get_mut("path") {
-            if Path::new(path.as_str()).is_relative() {
-                *path = base.join(path.as_str()).to_string_lossy().into_owned();
-            }
-        }
-    }
 }
 
 /// Maps merge key by key; anything else in `upper` replaces `lower`, but
@@ -220,6 +207,7 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::config::{McpServer, RemoteTransport};
@@ -253,7 +241,11 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("config.yaml:4:"), "{message}");
-        assert!(message.contains("nonsense"), "{message}");
+        assert!(message.contains("invalid version"), "{message}");
+        assert!(
+            !message.contains("nonsense"),
+            "the value is not echoed: {message}"
+        );
     }
 
     #[test]
@@ -425,6 +417,51 @@ mod tests {
         let loaded = load(&sources, &data).expect("loads");
         assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::System);
         assert_eq!(loaded.config.adapters.kiro.pass_env.len(), 2);
+    }
+
+    #[test]
+    fn relative_skill_paths_follow_the_file_that_set_them() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let user_dir = temp.path().join("user");
+        let project_dir = temp.path().join("project/.oneworks");
+        std::fs::create_dir_all(&user_dir).expect("mkdir");
+        std::fs::create_dir_all(&project_dir).expect("mkdir");
+        let user = user_dir.join("config.yaml");
+        let project = project_dir.join("config.yaml");
+        std::fs::write(
+            &user,
+            "adapters:\n  kiro:\n    skills:\n      - name: a\n        path: ./skills/a\n",
+        )
+        .expect("write");
+        std::fs::write(&project, "adapters:\n  kiro:\n    systemPrompt: hi\n").expect("write");
+        let sources = ConfigSources {
+            user: Some(user),
+            project: Some(project.clone()),
+            explicit: None,
+        };
+        let data = AdapterData::builtin().expect("data");
+        let loaded = load(&sources, &data).expect("loads");
+        let skill = &loaded.config.adapters.kiro.skills[0];
+        assert_eq!(skill.path, user_dir.join("skills/a"));
+        assert_eq!(skill.config_dir, user_dir);
+
+        std::fs::write(
+            &project,
+            "adapters:\n  kiro:\n    skills:\n      - name: b\n        path: ./skills/b\n",
+        )
+        .expect("write");
+        let loaded = load(&sources, &data).expect("loads");
+        let skill = &loaded.config.adapters.kiro.skills[0];
+        assert_eq!(skill.path, project_dir.join("skills/b"));
+        assert_eq!(skill.config_dir, project_dir);
+    }
+
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        let error = load_text("adapters:\n  kiro:\n    \"\\e[2Jx\": 1\n").unwrap_err();
+        let message = error.to_string();
+        assert!(!message.contains('\u{1b}'), "{message:?}");
+        assert!(message.contains("\\u{1b}[2Jx"), "{message:?}");
     }
 
     #[test]

@@ -1,11 +1,17 @@
 //! Configuration: the strict `config.yaml` schema, layered loading (user
-//! file, then project file or `--config`), and the checks that keep
-//! credentials out of config files.
+//! file, then project file or `--config`), `${VAR}` references, and the
+//! checks that keep credentials out of config files.
 
 mod credentials;
+mod error;
+mod file;
 mod load;
+mod references;
 pub mod schema;
 
-pub use credentials::{env_references, reference_name};
-pub use load::{load, ConfigError, ConfigSources, LoadedConfig};
+pub use credentials::check_text;
+pub use error::ConfigError;
+pub use file::MAX_CONFIG_BYTES;
+pub use load::{load, ConfigSources, LoadedConfig};
+pub use references::{env_references, reference_name, references_in, resolve_references};
 pub use schema::*;

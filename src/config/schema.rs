@@ -9,21 +9,21 @@ use std::path::PathBuf;
 use serde::{Deserialize, Deserializer, Serialize};
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct ConfigFile {
     #[serde(default)]
     pub adapters: Adapters,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct Adapters {
     #[serde(default)]
     pub kiro: KiroConfig,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct KiroConfig {
     #[serde(default)]
     pub cli: CliConfig,
@@ -48,7 +48,7 @@ pub struct KiroConfig {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct CliConfig {
     #[serde(default)]
     pub source: SourceKind,
@@ -108,9 +108,11 @@ impl<'de> Deserialize<'de> for VersionRequest {
         semver::Version::parse(&text)
             .map(VersionRequest::Exact)
             .map_err(|_| {
-                serde::de::Error::custom(format!(
-                    "invalid version `{text}`: expected `latest` or an exact version such as `2.15.1`"
-                ))
+                // The value is not echoed: a secret pasted into the wrong
+                // field must not reach the terminal.
+                serde::de::Error::custom(
+                    "invalid version: expected `latest` or an exact version such as `2.15.1`",
+                )
             })
     }
 }
@@ -157,12 +159,16 @@ pub fn is_env_name(name: &str) -> bool {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct SkillConfig {
     pub name: String,
     /// Folder holding `SKILL.md`; relative paths are resolved against the
     /// config file that names them when the file is loaded.
     pub path: PathBuf,
+    /// The folder of the config file that named this skill (set when the
+    /// file is loaded): no link may lie between it and the skill (SPEC §5.4).
+    #[serde(skip)]
+    pub config_dir: PathBuf,
 }
 
 /// An MCP server: local (`command`) or remote (`url`).
@@ -190,7 +196,7 @@ pub struct RemoteMcpServer {
 /// (`comand:`) is named with its line instead of "did not match any
 /// variant"; which kind it is is decided afterwards.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 struct RawMcpServer {
     command: Option<String>,
     args: Option<Vec<String>>,
@@ -258,7 +264,7 @@ pub enum RemoteTransport {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct HookEntry {
     pub command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -266,12 +272,38 @@ pub struct HookEntry {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct Approvals {
-    pub webhook: Option<String>,
+    pub webhook: Option<WebhookUrl>,
     pub webhook_auth_env: Option<EnvName>,
     #[serde(default)]
     pub pane_fallback: PaneFallback,
+}
+
+/// An `http` or `https` URL for approval cards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookUrl(pub String);
+
+impl std::ops::Deref for WebhookUrl {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for WebhookUrl {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        match url::Url::parse(&text) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => {
+                Ok(WebhookUrl(text))
+            }
+            _ => Err(serde::de::Error::custom(format!(
+                "`{}` is not an http or https URL",
+                crate::redact::redact_url(&text)
+            ))),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

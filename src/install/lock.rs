@@ -3,19 +3,20 @@
 //! file so a waiter can say whom it waits for. The file is never deleted: a
 //! lock dies with its process, so a killed install blocks nobody.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fs4::fs_std::FileExt;
+use fs_err::os::unix::fs::OpenOptionsExt;
+use fs_err::OpenOptions;
 
 use crate::error::{Classify, ErrorKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("timed out after {}s waiting for another oneworks{} to finish installing (lock `{path}`)", timeout.as_secs(), holder(*pid))]
+    #[error("timed out after {} waiting for another oneworks{} to finish installing (lock `{path}`)", humantime::format_duration(*timeout), holder(*pid))]
     Timeout {
         path: PathBuf,
         pid: Option<u32>,
@@ -63,11 +64,16 @@ impl Drop for InstallLock {
     }
 }
 
+/// The pid the holder recorded, only when that process is alive: a pid
+/// left by a killed holder (the lock died with it) names nobody.
 fn read_pid(file: &mut File) -> Option<u32> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
     file.take(32).read_to_string(&mut text).ok()?;
-    text.trim().parse().ok()
+    text.trim()
+        .parse()
+        .ok()
+        .filter(|pid| crate::process::group::is_alive(*pid))
 }
 
 /// Takes the lock at `path`, waiting up to `timeout`. `on_wait` is called
@@ -79,7 +85,7 @@ pub fn acquire(
 ) -> Result<InstallLock, LockError> {
     let io_error = |source| LockError::Io {
         path: path.to_owned(),
-        source,
+        source: crate::fs_error::os_cause(source),
     };
     let mut file = OpenOptions::new()
         .read(true)
@@ -89,7 +95,8 @@ pub fn acquire(
         .mode(0o644)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
-        .map_err(io_error)?;
+        .map_err(io_error)?
+        .into_file();
     if !file.try_lock_exclusive().map_err(io_error)? {
         let pid = read_pid(&mut file);
         on_wait(pid);
@@ -136,6 +143,7 @@ pub fn acquire_announced(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
@@ -157,5 +165,27 @@ mod tests {
         })
         .expect("after release");
         assert!(path.exists(), "the lock file is never deleted");
+    }
+
+    #[test]
+    fn a_dead_holder_pid_is_not_named() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let path = temp.path().join(".install.lock");
+        let held = acquire(&path, Duration::from_secs(1), |_| {}).expect("first");
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let dead = child.id();
+        child.wait().expect("wait");
+        std::fs::write(&path, format!("{dead}\n")).expect("record a dead pid");
+        let mut waited_for = Some(0);
+        let error = acquire(&path, Duration::from_millis(100), |pid| waited_for = pid).unwrap_err();
+        assert_eq!(waited_for, None);
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "timed out after 100ms waiting for another oneworks to finish installing (lock `{}`)",
+                path.display()
+            )
+        );
+        drop(held);
     }
 }

@@ -4,12 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::format::FileType;
+use crate::output::sanitize::sanitize_line;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ArtifactEntry {
     pub target_triple: String,
     pub os: String,
-    pub file_type: String,
+    pub file_type: FileType,
     pub architecture: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
@@ -32,7 +35,7 @@ pub enum ManifestError {
     Json(#[source] serde_json::Error),
     #[error("the manifest has no `{0}` field")]
     Missing(&'static str),
-    #[error("the manifest `version` `{0}` is not a semantic version")]
+    #[error("the manifest `version` `{}` is not a semantic version", sanitize_line(.0))]
     Version(String),
     #[error("manifest package #{index} is malformed: {source}")]
     Entry {
@@ -46,10 +49,10 @@ pub enum ManifestError {
         field: &'static str,
         problem: String,
     },
-    #[error("manifest package #{index} (`{download}`): `sha256` is not 64 hex digits")]
+    #[error("manifest package #{index} (`{}`): `sha256` is not 64 hex digits", sanitize_line(.download))]
     Digest { index: usize, download: String },
     #[error(
-        "manifest package #{index} (`{download}`): `download` must be a relative path without `..`"
+        "manifest package #{index} (`{}`): `download` must be a relative path without `..` or control characters", sanitize_line(.download)
     )]
     Download { index: usize, download: String },
 }
@@ -147,6 +150,26 @@ impl Manifest {
 
 impl ArtifactEntry {
     pub fn validate(&self, index: usize) -> Result<(), ManifestError> {
+        // Manifest text reaches messages and records: a value with control
+        // characters is malformed, not something to show.
+        let texts = [
+            ("targetTriple", Some(self.target_triple.as_str())),
+            ("os", Some(self.os.as_str())),
+            ("fileType", Some(self.file_type.as_str())),
+            ("architecture", Some(self.architecture.as_str())),
+            ("variant", self.variant.as_deref()),
+            ("download", Some(self.download.as_str())),
+            ("cliPath", self.cli_path.as_deref()),
+        ];
+        for (field, text) in texts {
+            if text.is_some_and(|text| text.chars().any(char::is_control)) {
+                return Err(ManifestError::Field {
+                    index,
+                    field,
+                    problem: "contains control characters".to_owned(),
+                });
+            }
+        }
         if !is_sha256(&self.sha256) {
             return Err(ManifestError::Digest {
                 index,
@@ -164,14 +187,15 @@ impl ArtifactEntry {
 
     /// `os/architecture/variant fileType (targetTriple)`, for listings.
     pub fn describe(&self) -> String {
-        format!(
+        let text = format!(
             "{}/{}/{} {} ({})",
             self.os,
             self.architecture,
             self.variant.as_deref().unwrap_or("-"),
-            self.file_type,
+            self.file_type.as_str(),
             self.target_triple
-        )
+        );
+        sanitize_line(&text).into_owned()
     }
 }
 
@@ -190,7 +214,7 @@ mod tests {
         let text = format!(r#"{{"version":"2.15.1","packages":[{ENTRY}]}}"#);
         let manifest = Manifest::parse(text.as_bytes()).expect("parses");
         assert_eq!(manifest.version.to_string(), "2.15.1");
-        assert_eq!(manifest.packages[0].file_type, "tarGz");
+        assert_eq!(manifest.packages[0].file_type, FileType::TarGz);
         assert_eq!(manifest.packages[0].size, 554_395_785);
     }
 
@@ -216,6 +240,12 @@ mod tests {
             Manifest::parse(b"{\"packages\":[]}"),
             Err(ManifestError::Missing("version"))
         ));
+        let hostile = ENTRY.replace("x86_64-unknown-linux-gnu", "x86_64\\u001b[31m");
+        let text = format!(r#"{{"version":"2.15.1","packages":[{hostile}]}}"#);
+        assert_eq!(
+            Manifest::parse(text.as_bytes()).unwrap_err().to_string(),
+            "manifest package #0: `targetTriple` contains control characters"
+        );
         assert!(matches!(
             Manifest::parse(b"not json"),
             Err(ManifestError::Json(_))

@@ -24,7 +24,7 @@ pub enum PinError {
         #[source]
         source: serde_json::Error,
     },
-    #[error("`{path}` records version `{version}`, which is not a semantic version")]
+    #[error("`{path}` records version `{}`, which is not a semantic version", crate::output::sanitize::sanitize_line(.version))]
     Version { path: PathBuf, version: String },
     #[error("`{path}` holds a malformed package entry")]
     Entry {
@@ -53,10 +53,18 @@ impl Classify for PinError {
             _ => ErrorKind::Config,
         }
     }
+    fn hint(&self) -> Option<String> {
+        match self {
+            PinError::Invalid { path, .. }
+            | PinError::Version { path, .. }
+            | PinError::Entry { path, .. } => Some(format!(
+                "fix or delete `{}`; `oneworks adapter prepare kiro` writes it again",
+                path.display()
+            )),
+            PinError::Read { .. } | PinError::Write { .. } => None,
+        }
+    }
 }
-
-/// The archive formats worth pinning (installable ones).
-const ARCHIVES: [&str; 4] = ["tarGz", "tarXz", "tarZst", "zip"];
 
 impl Pin {
     pub fn from_manifest(manifest: &Manifest) -> Self {
@@ -65,7 +73,7 @@ impl Pin {
             packages: manifest
                 .packages
                 .iter()
-                .filter(|entry| ARCHIVES.contains(&entry.file_type.as_str()))
+                .filter(|entry| entry.file_type.is_installable())
                 .cloned()
                 .collect(),
         }
@@ -80,13 +88,13 @@ impl Pin {
 
     /// Reads the pin; `None` when the file does not exist.
     pub fn read(path: &Path) -> Result<Option<Self>, PinError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match fs_err::read_to_string(path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
                 return Err(PinError::Read {
                     path: path.to_owned(),
-                    source,
+                    source: crate::fs_error::os_cause(source),
                 })
             }
         };
@@ -117,7 +125,7 @@ impl Pin {
             source,
         })?;
         text.push('\n');
-        if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
+        if fs_err::read_to_string(path).is_ok_and(|existing| existing == text) {
             return Ok(());
         }
         crate::fs_safety::atomic_write(path, text.as_bytes(), 0o644).map_err(|source| {

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use super::format::FileType;
 use super::manifest::ArtifactEntry;
 use crate::adapter::data::PlatformData;
 
@@ -111,15 +112,16 @@ fn detect_libc() -> Libc {
 #[error("no package for {host} in the manifest{}; it offers: {offered}", format_note(.formats))]
 pub struct NoPackage {
     pub host: String,
-    pub formats: Vec<String>,
+    pub formats: Vec<FileType>,
     pub offered: String,
 }
 
-fn format_note(formats: &[String]) -> String {
+fn format_note(formats: &[FileType]) -> String {
     if formats.is_empty() {
         String::new()
     } else {
-        format!(" in a supported format ({})", formats.join(", "))
+        let names: Vec<&str> = formats.iter().map(FileType::as_str).collect();
+        format!(" in a supported format ({})", names.join(", "))
     }
 }
 
@@ -139,7 +141,7 @@ pub fn select<'a>(
     entries: &'a [ArtifactEntry],
     host: &Host,
     platforms: &PlatformData,
-    formats: &[String],
+    formats: &[FileType],
 ) -> Result<&'a ArtifactEntry, NoPackage> {
     let chosen = match host.os.as_str() {
         "linux" => select_linux(entries, host, platforms, formats),
@@ -183,7 +185,7 @@ fn select_linux<'a>(
     entries: &'a [ArtifactEntry],
     host: &Host,
     platforms: &PlatformData,
-    formats: &[String],
+    formats: &[FileType],
 ) -> Option<&'a ArtifactEntry> {
     let floor = platforms
         .linux
@@ -227,7 +229,7 @@ mod tests {
         ArtifactEntry {
             target_triple: triple.to_owned(),
             os: os.to_owned(),
-            file_type: file_type.to_owned(),
+            file_type: FileType::parse(file_type),
             architecture: arch.to_owned(),
             variant: variant.map(str::to_owned),
             download: format!("2.15.1/{triple}.{file_type}"),
@@ -279,8 +281,8 @@ mod tests {
         }
     }
 
-    fn formats(list: &[&str]) -> Vec<String> {
-        list.iter().map(|format| (*format).to_owned()).collect()
+    fn formats(list: &[&str]) -> Vec<FileType> {
+        list.iter().map(|format| FileType::parse(format)).collect()
     }
 
     #[test]
@@ -295,7 +297,7 @@ mod tests {
         )
         .expect("found");
         assert_eq!(chosen.target_triple, "x86_64-unknown-linux-gnu");
-        assert_eq!(chosen.file_type, "tarZst");
+        assert_eq!(chosen.file_type, FileType::TarZst);
         assert_eq!(chosen.variant.as_deref(), Some("headless"));
     }
 
@@ -313,8 +315,8 @@ mod tests {
         let musl = host("linux", "aarch64", Libc::Musl);
         let chosen = select(&entries, &musl, &data.platforms, &formats(&["zip"])).expect("found");
         assert_eq!(
-            (chosen.target_triple.as_str(), chosen.file_type.as_str()),
-            ("aarch64-unknown-linux-musl", "zip")
+            (chosen.target_triple.as_str(), &chosen.file_type),
+            ("aarch64-unknown-linux-musl", &FileType::Zip)
         );
     }
 
@@ -324,7 +326,7 @@ mod tests {
         let mut entries = catalogue();
         let mac = host("macos", "aarch64", Libc::None);
         let chosen = select(&entries, &mac, &data.platforms, &[]).expect("universal dmg");
-        assert_eq!(chosen.file_type, "dmg");
+        assert_eq!(chosen.file_type, FileType::Dmg);
         entries.push(entry(
             "macos",
             "aarch64",
@@ -336,7 +338,7 @@ mod tests {
         assert_eq!(chosen.architecture, "aarch64");
         let windows = host("windows", "x86_64", Libc::None);
         let chosen = select(&entries, &windows, &data.platforms, &[]).expect("msi");
-        assert_eq!(chosen.file_type, "msi");
+        assert_eq!(chosen.file_type, FileType::Msi);
         let arm_windows = host("windows", "aarch64", Libc::None);
         assert!(select(&entries, &arm_windows, &data.platforms, &[]).is_err());
     }

@@ -18,11 +18,14 @@ pub struct InstallRecord {
     pub sha256: String,
     pub url: String,
     pub size: u64,
-    pub file_type: String,
+    pub file_type: super::format::FileType,
     pub target_triple: String,
     /// The executable, relative to the version folder.
     pub binary: String,
     pub installed_at: String,
+    /// The executable as published, compared before every reuse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary_fingerprint: Option<super::fingerprint::Fingerprint>,
 }
 
 /// An installed, checked version.
@@ -88,7 +91,7 @@ impl Store {
         let dir = self.version_dir(version);
         fs_safety::check_dir_chain(&self.home, &dir)?;
         let record_path = dir.join(RECORD_FILE);
-        let Ok(text) = std::fs::read_to_string(&record_path) else {
+        let Ok(text) = fs_err::read_to_string(&record_path) else {
             return Ok(None);
         };
         let Ok(record) = serde_json::from_str::<InstallRecord>(&text) else {
@@ -111,7 +114,7 @@ impl Store {
     /// Every installed version, newest first. Unsafe ones are errors.
     pub fn list(&self) -> Result<Vec<Installed>, UnsafePath> {
         fs_safety::check_dir_chain(&self.home, &self.versions_dir())?;
-        let Ok(entries) = std::fs::read_dir(self.versions_dir()) else {
+        let Ok(entries) = fs_err::read_dir(self.versions_dir()) else {
             return Ok(Vec::new());
         };
         let mut versions: Vec<semver::Version> = entries
@@ -132,17 +135,17 @@ impl Store {
     /// existing version (with `--force`) is moved aside first and removed.
     pub fn publish(&self, staging: &Path, version: &semver::Version) -> std::io::Result<PathBuf> {
         let target = self.version_dir(version);
-        if std::fs::symlink_metadata(&target).is_ok() {
+        if fs_err::symlink_metadata(&target).is_ok() {
             let aside = self
                 .staging_dir()
                 .join(format!("replaced-{version}-{}", std::process::id()));
-            std::fs::rename(&target, &aside)?;
-            std::fs::rename(staging, &target)?;
-            if let Err(error) = std::fs::remove_dir_all(&aside) {
+            fs_err::rename(&target, &aside)?;
+            fs_err::rename(staging, &target)?;
+            if let Err(error) = fs_err::remove_dir_all(&aside).map_err(crate::fs_error::os_cause) {
                 tracing::warn!("could not remove `{}`: {error}", aside.display());
             }
         } else {
-            std::fs::rename(staging, &target)?;
+            fs_err::rename(staging, &target)?;
         }
         Ok(target)
     }
@@ -154,7 +157,7 @@ impl Store {
         let aside = self
             .staging_dir()
             .join(format!("pruned-{version}-{}", std::process::id()));
-        std::fs::rename(&target, &aside)?;
-        std::fs::remove_dir_all(&aside)
+        fs_err::rename(&target, &aside)?;
+        fs_err::remove_dir_all(&aside)
     }
 }

@@ -124,7 +124,7 @@ impl ManagedChild {
                 while let Ok(Some(line)) = lines.next_segment().await {
                     let line = String::from_utf8_lossy(&line);
                     let line = line.trim_end_matches('\r');
-                    tracing::debug!(child = %label, "{}", crate::output::sanitize(line));
+                    tracing::debug!(child = %label, "{}", crate::output::clean(line));
                     if let Ok(mut tail) = tail.lock() {
                         tail.push(line);
                     }

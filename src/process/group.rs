@@ -23,8 +23,11 @@ pub fn is_alive(pid: u32) -> bool {
     let Some(raw) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
         return false;
     };
-    if rustix::process::test_kill_process(raw).is_err() {
-        return false;
+    // EPERM: it exists, owned by someone else.
+    match rustix::process::test_kill_process(raw) {
+        Ok(()) => {}
+        Err(error) if error == rustix::io::Errno::PERM => return true,
+        Err(_) => return false,
     }
     // A zombie still answers kill(0); it no longer runs.
     match fs_err::read_to_string(format!("/proc/{pid}/stat")) {

@@ -94,7 +94,7 @@ impl ProfileLayout {
         }
         fs_safety::check_real_path_inside(&dot, &self.kiro_home)?;
         let gitignore = dot.join(".gitignore");
-        if std::fs::symlink_metadata(&gitignore).is_err() {
+        if fs_err::symlink_metadata(&gitignore).is_err() {
             fs_safety::atomic_write(&gitignore, GITIGNORE.as_bytes(), 0o644)
                 .map_err(io_error("write", &gitignore))?;
         }
@@ -112,7 +112,7 @@ impl ProfileLayout {
 
 fn restrict(path: &Path) -> Result<(), ProfileError> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o700))
         .map_err(io_error("restrict", path))
 }
 
@@ -126,7 +126,7 @@ fn ensure_private(path: &Path) -> Result<(), ProfileError> {
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(io_error("create", parent))?;
+                fs_err::create_dir_all(parent).map_err(io_error("create", parent))?;
             }
             std::fs::DirBuilder::new()
                 .create_private(path)
@@ -156,6 +156,7 @@ impl CreatePrivate for std::fs::DirBuilder {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::locations::Environment;

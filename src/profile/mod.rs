@@ -28,6 +28,8 @@ pub enum ProfileError {
     },
     #[error("invalid config at `{key}`: {message}")]
     Config { key: String, message: String },
+    #[error(transparent)]
+    Configuration(#[from] crate::config::ConfigError),
 }
 
 impl Classify for ProfileError {
@@ -36,11 +38,13 @@ impl Classify for ProfileError {
             ProfileError::Unsafe(error) => error.kind(),
             ProfileError::Io { .. } => ErrorKind::Internal,
             ProfileError::Config { .. } => ErrorKind::Config,
+            ProfileError::Configuration(error) => error.kind(),
         }
     }
     fn hint(&self) -> Option<String> {
         match self {
             ProfileError::Unsafe(error) => error.hint(),
+            ProfileError::Configuration(error) => error.hint(),
             _ => None,
         }
     }
@@ -53,34 +57,68 @@ pub(crate) fn io_error<'a>(
     move |source| ProfileError::Io {
         action,
         path: path.to_owned(),
-        source,
+        source: crate::fs_error::os_cause(source),
     }
 }
 
 /// The scrubber for everything a session writes: the credential variables
-/// present in `env` (SPEC §6.1), plus the values of variables the config
-/// references as `${VAR}` (they reach Kiro through the environment, never
-/// through files) — those only when at least
-/// [`SHORT_SECRET_CHARS`](crate::redact::SHORT_SECRET_CHARS) long. A short
-/// referenced value (`USER_NAME=proj`) is more likely a plain setting than
-/// a secret, and as a secret it would wipe every string that holds it.
+/// present in `env` (SPEC §6.1), the variable named by
+/// `approvals.webhookAuthEnv` (its value is a bearer token), plus the values
+/// of variables the config references as `${VAR}` (they reach Kiro through
+/// the environment, never through files) — those only when at least
+/// [`SHORT_SECRET_CHARS`](crate::redact::SHORT_SECRET_CHARS) long: a short
+/// referenced value (`USER_NAME=proj`) is more likely a plain setting.
+/// A secret shorter than that is warned about, once per variable: it only
+/// redacts strings equal to it (SPEC §6.2).
 pub fn scrubber_for(
     env: &crate::locations::Environment,
     data: &crate::adapter::data::AdapterData,
     kiro: &crate::config::KiroConfig,
 ) -> crate::redact::Scrubber {
     let referenced = crate::config::env_references(kiro);
-    let secrets = env
+    let webhook_auth = kiro
+        .approvals
+        .webhook_auth_env
+        .as_ref()
+        .map(|name| name.0.as_str());
+    let secrets: Vec<(String, String)> = env
         .iter()
         .filter(|(name, value)| {
             !value.is_empty()
                 && (data.credentials.is_credential_name(name)
+                    || webhook_auth == Some(*name)
                     || (referenced.contains(*name)
                         && value.chars().count() >= crate::redact::SHORT_SECRET_CHARS))
         })
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
+    for (name, value) in &secrets {
+        if value.chars().count() < crate::redact::SHORT_SECRET_CHARS {
+            warn_short_once(name);
+        }
+    }
     crate::redact::Scrubber::new(secrets, &data.credentials)
+}
+
+/// Warns, once per process and variable, that a credential variable's
+/// value is too short to be a credential.
+fn warn_short_once(name: &str) {
+    static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let first = WARNED
+        .lock()
+        .map(|mut warned| warned.insert(name.to_owned()))
+        .unwrap_or(false);
+    if first {
+        // Not through `output`: the print scrubber is built by this
+        // function. `eprintln!` would panic on a closed stderr.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: `{name}` is shorter than {} characters, too short to be a credential; only text equal to it is redacted",
+            crate::redact::SHORT_SECRET_CHARS
+        );
+    }
 }
 
 /// Whether the Kiro `version` accepts remote MCP servers in agent files.
@@ -119,5 +157,23 @@ mod tests {
         assert!(scrubber.contains_secret("x long-value-1234 y"));
         assert!(scrubber.contains_secret("abc"));
         assert!(!scrubber.contains_secret("unreferenced-value"));
+    }
+
+    #[test]
+    fn the_webhook_token_is_a_secret() {
+        let env =
+            crate::locations::Environment::from_pairs([("HOOK_BEARER", "webhook-bearer-value")]);
+        let data = crate::adapter::data::AdapterData::builtin().expect("data");
+        let plain: crate::config::KiroConfig = serde_yaml_ng::from_str("{}").expect("config");
+        assert!(!scrubber_for(&env, &data, &plain).contains_secret("webhook-bearer-value"));
+        let kiro: crate::config::KiroConfig = serde_yaml_ng::from_str(
+            "approvals:\n  webhook: https://hooks.example/k\n  webhookAuthEnv: HOOK_BEARER\n  paneFallback: off\n",
+        )
+        .expect("config");
+        let scrubber = scrubber_for(&env, &data, &kiro);
+        assert_eq!(
+            scrubber.scrub_str("Bearer webhook-bearer-value"),
+            "Bearer [redacted]"
+        );
     }
 }

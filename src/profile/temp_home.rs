@@ -104,7 +104,7 @@ impl Claim {
                 _owner: self.owner,
             }),
             Err(error) => {
-                let _ = std::fs::remove_file(&self.owner_path);
+                let _ = fs_err::remove_file(&self.owner_path);
                 Err(error)
             }
         }
@@ -114,7 +114,7 @@ impl Claim {
 impl Drop for TempHome {
     fn drop(&mut self) {
         // The folder goes first, the marker (still locked) after it.
-        if let Err(error) = std::fs::remove_dir_all(&self.path) {
+        if let Err(error) = fs_err::remove_dir_all(&self.path).map_err(crate::fs_error::os_cause) {
             if error.kind() != std::io::ErrorKind::NotFound {
                 tracing::warn!(
                     "could not remove temporary HOME `{}`: {error}",
@@ -122,13 +122,13 @@ impl Drop for TempHome {
                 );
             }
         }
-        let _ = std::fs::remove_file(&self.owner_path);
+        let _ = fs_err::remove_file(&self.owner_path);
     }
 }
 
 /// Whether `path` still names the file `file` has open.
 fn is_same_file(file: &File, path: &Path) -> bool {
-    match (file.metadata(), std::fs::symlink_metadata(path)) {
+    match (file.metadata(), fs_err::symlink_metadata(path)) {
         (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
         _ => false,
     }
@@ -152,7 +152,7 @@ fn home_of(marker: &Path) -> PathBuf {
 /// Removes temporary HOMEs in `runtime` whose owner process is gone, and
 /// owner markers left without a HOME.
 pub fn sweep(runtime: &Path) {
-    let Ok(entries) = std::fs::read_dir(runtime) else {
+    let Ok(entries) = fs_err::read_dir(runtime) else {
         return;
     };
     for entry in entries.flatten() {
@@ -166,7 +166,7 @@ pub fn sweep(runtime: &Path) {
         let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
         if is_marker {
             sweep_marker(&path);
-        } else if is_dir && std::fs::symlink_metadata(owner_marker(&path)).is_err() {
+        } else if is_dir && fs_err::symlink_metadata(owner_marker(&path)).is_err() {
             // A marker always exists before its HOME and outlives it: a
             // HOME without one belongs to nobody.
             remove_home(&path);
@@ -177,7 +177,9 @@ pub fn sweep(runtime: &Path) {
 /// Takes the marker's lock if its owner is gone, then removes its HOME (if
 /// any) and the marker itself.
 fn sweep_marker(marker: &Path) {
-    let Ok(file) = File::open(marker) else { return };
+    let Ok(file) = fs_err::File::open(marker).map(fs_err::File::into_file) else {
+        return;
+    };
     // The owner holds the lock while it lives.
     if !file.try_lock_exclusive().unwrap_or(false) {
         return;
@@ -188,13 +190,13 @@ fn sweep_marker(marker: &Path) {
         return;
     }
     remove_home(&home_of(marker));
-    let _ = std::fs::remove_file(marker);
+    let _ = fs_err::remove_file(marker);
 }
 
 fn remove_home(home: &Path) {
-    match std::fs::symlink_metadata(home) {
+    match fs_err::symlink_metadata(home) {
         Ok(metadata) if metadata.is_dir() => {
-            if let Err(error) = std::fs::remove_dir_all(home) {
+            if let Err(error) = fs_err::remove_dir_all(home).map_err(crate::fs_error::os_cause) {
                 tracing::warn!("could not sweep `{}`: {error}", home.display());
             }
         }
@@ -203,6 +205,7 @@ fn remove_home(home: &Path) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

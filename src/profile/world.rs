@@ -69,10 +69,7 @@ pub fn enter(
         },
         // Capabilities are unknown until `initialize`; the plan writes no
         // MCP server into the agent file for ACP.
-        Purpose::Acp => Target::Acp {
-            http: false,
-            sse: false,
-        },
+        Purpose::Acp => Target::Acp,
     };
     let plan: Plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, target)?;
     let scrubber = super::scrubber_for(&settings.env, &settings.data, kiro);

@@ -13,6 +13,7 @@
 //! earlier one would survive minus its first characters.
 
 mod encodings;
+mod url;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -25,13 +26,15 @@ use serde_json::Value;
 use crate::adapter::data::CredentialRules;
 
 pub use encodings::Encoding;
+pub(crate) use url::find_secrets as url_secrets;
+pub use url::{is_sensitive_parameter, redact_url};
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
 
-/// Secrets with fewer characters than this make the whole string that holds
-/// them go, rather than each occurrence: replacing every `abc` in a text
-/// would leave the text around it a crib for the secret.
+/// Secrets with fewer characters than this cannot be searched for inside
+/// text without destroying it (`on` is inside `oneworks`): they redact
+/// only a string that equals them, or one of their encodings, whole.
 pub const SHORT_SECRET_CHARS: usize = 8;
 
 /// How many rounds of URL/form decoding to undo when looking for a secret.
@@ -59,7 +62,10 @@ enum Matcher {
 }
 
 struct PatternSet {
-    automaton: AhoCorasick,
+    /// `None` when every secret is short.
+    automaton: Option<AhoCorasick>,
+    /// Short secrets in every encoding: a string equal to one goes whole.
+    short: std::collections::HashSet<Vec<u8>>,
     /// Indexed by the automaton's pattern ID.
     info: Vec<PatternInfo>,
     /// Whether some pattern could occur inside a JSON number's text.
@@ -73,15 +79,12 @@ struct PatternSet {
 
 #[derive(Debug, Clone, Copy, Default)]
 struct PatternInfo {
-    /// The pattern comes from a short secret: remove the whole string.
-    whole: bool,
     widen_start: bool,
     widen_end: bool,
 }
 
 impl PatternInfo {
     fn merge(&mut self, other: PatternInfo) {
-        self.whole |= other.whole;
         self.widen_start |= other.widen_start;
         self.widen_end |= other.widen_end;
     }
@@ -119,19 +122,6 @@ impl Scrubber {
             secret_names,
             matcher: Matcher::build(&values),
         }
-    }
-
-    /// A scrubber for the credential variables of the current process
-    /// environment. Variables whose name or value is not UTF-8 are skipped.
-    pub fn from_environment(rules: &CredentialRules) -> Self {
-        let vars: Vec<(String, String)> = std::env::vars_os()
-            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
-            .collect();
-        let present = rules.present(
-            vars.iter()
-                .map(|(name, value)| (name.as_str(), value.as_str())),
-        );
-        Self::new(present, rules)
     }
 
     /// Whether there are no secret values to look for.
@@ -262,9 +252,22 @@ impl Scrubber {
     }
 }
 
-/// Whether `value` is a string that is exactly one `${NAME}` reference.
+/// Whether `value` is a string that is exactly one `${NAME}` reference
+/// (the syntax of `config::reference_name`, restated here so that the
+/// scrubber, which config uses, does not depend on config).
 fn is_reference(value: &Value) -> bool {
-    matches!(value, Value::String(text) if crate::config::reference_name(text).is_some())
+    let Value::String(text) = value else {
+        return false;
+    };
+    let Some(name) = text
+        .strip_prefix("${")
+        .and_then(|rest| rest.strip_suffix('}'))
+    else {
+        return false;
+    };
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
 }
 
 fn serialize(value: &Value, pretty: bool) -> String {
@@ -292,12 +295,17 @@ impl Matcher {
     fn build(values: &[&str]) -> Matcher {
         let mut texts: Vec<String> = Vec::new();
         let mut info: Vec<PatternInfo> = Vec::new();
+        let mut short = std::collections::HashSet::new();
         let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for value in values {
-            let whole = value.chars().count() < SHORT_SECRET_CHARS;
+            if value.chars().count() < SHORT_SECRET_CHARS {
+                for encoding in Encoding::ALL {
+                    short.insert(encoding.encode(value).into_bytes());
+                }
+                continue;
+            }
             for pattern in encodings::patterns(value) {
                 let pattern_info = PatternInfo {
-                    whole,
                     widen_start: pattern.widen_start,
                     widen_end: pattern.widen_end,
                 };
@@ -311,33 +319,42 @@ impl Matcher {
                 }
             }
         }
-        if texts.is_empty() {
+        if texts.is_empty() && short.is_empty() {
             return Matcher::Nothing;
         }
-        // A DFA is the fastest search; for very many or very long secrets
-        // it may exceed its limits, and the default (an NFA) still works.
-        let automaton = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&texts)
-            .or_else(|_| {
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::Standard)
-                    .build(&texts)
-            });
-        let Ok(automaton) = automaton else {
-            return Matcher::FailClosed;
+        let automaton = if texts.is_empty() {
+            None
+        } else {
+            // A DFA is the fastest search; for very many or very long
+            // secrets it may exceed its limits, and the default (an NFA)
+            // still works.
+            let built = AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(&texts)
+                .or_else(|_| {
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::Standard)
+                        .build(&texts)
+                });
+            let Ok(built) = built else {
+                return Matcher::FailClosed;
+            };
+            Some(built)
         };
-        let numbers_may_match = texts.iter().any(|text| {
-            text.bytes().all(|byte| {
+        let number_like = |bytes: &[u8]| {
+            bytes.iter().all(|byte| {
                 byte.is_ascii_digit() || matches!(byte, b'+' | b'-' | b'.' | b'e' | b'E')
             })
-        });
+        };
+        let numbers_may_match = texts.iter().any(|text| number_like(text.as_bytes()))
+            || short.iter().any(|bytes| number_like(bytes));
         let marker_may_join = texts
             .iter()
             .any(|text| text.bytes().any(|byte| byte == b'[' || byte == b']'));
         Matcher::Patterns(Arc::new(PatternSet {
             automaton,
+            short,
             info,
             numbers_may_match,
             marker_may_join,
@@ -347,13 +364,16 @@ impl Matcher {
 
 impl PatternSet {
     fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.equals_short(text.as_bytes()) {
+            return Cow::Owned(REDACTED.to_owned());
+        }
+        let Some(automaton) = &self.automaton else {
+            return Cow::Borrowed(text);
+        };
         let bytes = text.as_bytes();
         let mut spans: Vec<Range<usize>> = Vec::new();
-        for found in self.automaton.find_overlapping_iter(bytes) {
+        for found in automaton.find_overlapping_iter(bytes) {
             let info = self.info[found.pattern().as_usize()];
-            if info.whole {
-                return Cow::Owned(REDACTED.to_owned());
-            }
             let mut span = found.range();
             if info.widen_start
                 && span.start > 0
@@ -375,7 +395,7 @@ impl PatternSet {
             match replace_spans(text, spans) {
                 // Should the marker and the text kept around it spell a
                 // secret anew, nothing of the string is kept.
-                Some(out) if !(self.marker_may_join && self.automaton.is_match(out.as_bytes())) => {
+                Some(out) if !(self.marker_may_join && automaton.is_match(out.as_bytes())) => {
                     Cow::Owned(out)
                 }
                 _ => return Cow::Owned(REDACTED.to_owned()),
@@ -388,13 +408,33 @@ impl PatternSet {
     }
 
     fn contains(&self, text: &str) -> bool {
-        self.automaton.is_match(text.as_bytes()) || self.found_after_decoding(text.as_bytes())
+        let bytes = text.as_bytes();
+        self.equals_short(bytes)
+            || self
+                .automaton
+                .as_ref()
+                .is_some_and(|automaton| automaton.is_match(bytes))
+            || self.found_after_decoding(bytes)
+    }
+
+    /// Whether `bytes` is a short secret, in some encoding or after
+    /// URL/form decoding, and nothing else.
+    fn equals_short(&self, bytes: &[u8]) -> bool {
+        !self.short.is_empty()
+            && (self.short.contains(bytes)
+                || (encodings::may_decode(bytes)
+                    && encodings::any_decoding(bytes, MAX_DECODE_ROUNDS, |decoded| {
+                        self.short.contains(decoded)
+                    })))
     }
 
     fn found_after_decoding(&self, bytes: &[u8]) -> bool {
+        let Some(automaton) = &self.automaton else {
+            return false;
+        };
         encodings::may_decode(bytes)
             && encodings::any_decoding(bytes, MAX_DECODE_ROUNDS, |decoded| {
-                self.automaton.is_match(decoded)
+                automaton.is_match(decoded)
             })
     }
 }

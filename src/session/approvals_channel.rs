@@ -35,9 +35,11 @@ enum Request {
 /// Binds the socket (replacing a stale one) and makes it 0600.
 pub fn bind(path: &Path) -> Result<UnixListener, SessionError> {
     use std::os::unix::fs::PermissionsExt;
-    match std::fs::symlink_metadata(path) {
+    match fs_err::symlink_metadata(path).map_err(crate::fs_error::os_cause) {
         Ok(meta) if meta.file_type().is_socket_like() => {
-            std::fs::remove_file(path).map_err(io_error("remove stale socket", path))?;
+            fs_err::remove_file(path)
+                .map_err(crate::fs_error::os_cause)
+                .map_err(io_error("remove stale socket", path))?;
         }
         Ok(_) => {
             return Err(SessionError::Refused(format!(
@@ -48,7 +50,8 @@ pub fn bind(path: &Path) -> Result<UnixListener, SessionError> {
         Err(_) => {}
     }
     let listener = UnixListener::bind(path).map_err(io_error("listen on", path))?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(crate::fs_error::os_cause)
         .map_err(io_error("restrict", path))?;
     Ok(listener)
 }
@@ -157,6 +160,7 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
 /// A client connection (blocking: the commands are short-lived).
 pub struct Client {
     stream: BufReader<UnixStream>,
+    path: std::path::PathBuf,
 }
 
 impl Client {
@@ -165,6 +169,7 @@ impl Client {
             UnixStream::connect(path).map_err(|_| SessionError::SupervisorGone(name.to_owned()))?;
         Ok(Self {
             stream: BufReader::new(stream),
+            path: path.to_owned(),
         })
     }
 
@@ -175,7 +180,7 @@ impl Client {
             .write_all(line.as_bytes())
             .map_err(|source| SessionError::Io {
                 action: "write to",
-                path: "approvals socket".into(),
+                path: self.path.clone(),
                 source,
             })
     }
@@ -191,7 +196,7 @@ impl Client {
             }),
             Err(source) => Err(SessionError::Io {
                 action: "read from",
-                path: "approvals socket".into(),
+                path: self.path.clone(),
                 source,
             }),
         }

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! The channel end to end on a real socket, with a scripted pane.
 
 use std::sync::Mutex;
@@ -77,7 +78,7 @@ fn park(state: &SessionState, id: &str) -> Card {
 fn the_socket_is_private() {
     use std::os::unix::fs::PermissionsExt;
     let running = start();
-    let mode = std::fs::metadata(&running.socket)
+    let mode = fs_err::metadata(&running.socket)
         .expect("socket")
         .permissions()
         .mode();

@@ -340,16 +340,18 @@ fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
 }
 
 fn append_line(path: &std::path::Path, card: &Card) -> std::io::Result<()> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let mut line = serde_json::to_string(card).map_err(std::io::Error::other)?;
     line.push('\n');
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = fs_err::OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
-        .open(path)?;
+        .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)?;
     file.write_all(line.as_bytes())
 }
 

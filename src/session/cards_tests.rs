@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! Tests of the card book: states, the first verdict wins, terminal wins,
 //! confirmation, untrusted titles and the scrubbed history.
 
@@ -148,11 +149,11 @@ fn the_history_is_scrubbed_and_private() {
         "{}",
         card.title
     );
-    let text = std::fs::read_to_string(&history).expect("history");
+    let text = fs_err::read_to_string(&history).expect("history");
     assert!(!text.contains("ksk_supersecretvalue"), "{text}");
     let stored: Card = serde_json::from_str(text.lines().next().expect("line")).expect("card");
     assert_eq!(stored.id, card.id);
-    let mode = std::fs::metadata(&history)
+    let mode = fs_err::metadata(&history)
         .expect("meta")
         .permissions()
         .mode()

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! The bridge against a simulated Kiro prompt whose screen the tests change
 //! between two keys or two captures (the hostile twins of SPEC §8.3).
 

@@ -26,7 +26,7 @@ pub fn supervise(
     let tmux_program = tmux::find(settings.env.get("PATH"))?;
     let mut world = world::enter(settings, name, kiro_version, Purpose::Interactive)?;
     for diagnostic in &world.diagnostics {
-        tracing::warn!("{}", output::sanitize(diagnostic));
+        tracing::warn!("{}", output::clean(diagnostic));
     }
     let paths = SessionPaths::new(&world.layout);
     let tui = settings.data.tui.clone();

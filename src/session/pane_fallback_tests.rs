@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! The detector on both fixtures of the SPEC and captured variants.
 
 use super::*;

@@ -187,11 +187,13 @@ impl LineReader {
 }
 
 fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    fs_err::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
         .and_then(|file| {
             // A FIFO or device in its place is not a recorder.
             if file.metadata()?.is_file() {

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! Tests of the recorder tail: the mirror's race rules and the line reader.
 
 use std::io::Write;
@@ -81,7 +82,7 @@ fn the_slot_is_released_when_delivery_ends_and_late_responses_only_update() {
 }
 
 fn append(path: &Path, bytes: &[u8]) {
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = fs_err::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
@@ -127,7 +128,7 @@ fn garbage_and_truncation_do_not_stop_the_reader() {
     assert_eq!(messages.len(), 1, "{messages:?}");
 
     // Kiro starts the file over: read again from 0.
-    std::fs::write(
+    fs_err::write(
         &path,
         format!("{}\n", line(&request_message("b", "t"), true, "in")),
     )
@@ -160,7 +161,7 @@ fn a_fifo_or_link_is_not_read() {
     let target = temp.path().join("elsewhere.jsonl");
     append(&target, b"");
     let path = temp.path().join("recorder.jsonl");
-    std::os::unix::fs::symlink(&target, &path).expect("symlink");
+    fs_err::os::unix::fs::symlink(&target, &path).expect("symlink");
     let mut reader = LineReader::at_end(&path);
     append(
         &target,

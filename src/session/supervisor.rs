@@ -72,14 +72,14 @@ pub fn is_running(record: &Record, paths: &SessionPaths) -> bool {
 /// the record is a file in the project, so a pid from it is signalled only
 /// when the process is really ours.
 fn process_mentions(pid: u32, file: &str, needle: &str) -> bool {
-    std::fs::read(format!("/proc/{pid}/{file}"))
+    fs_err::read(format!("/proc/{pid}/{file}"))
         .map(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
         .unwrap_or(false)
 }
 
 fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    fs_err::OpenOptions::new()
         .read(true)
         .write(true)
         .create(create)
@@ -87,6 +87,8 @@ fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
 }
 
 fn lock_held(path: &Path) -> bool {
@@ -170,7 +172,7 @@ pub fn clean_up(record: &Record, paths: &SessionPaths, tmux_program: Option<&Pat
         &paths.recorder,
         &paths.record,
     ] {
-        let _ = std::fs::remove_file(path);
+        let _ = fs_err::remove_file(path);
     }
 }
 
@@ -198,6 +200,12 @@ pub fn run(
     ready: impl FnOnce() -> Result<(), crate::error::Error>,
 ) -> Result<(), crate::error::Error> {
     let _lock = take_lock(&plan.paths, &plan.name)?;
+    // With the lock ours, a tmux server still on this session's socket was
+    // left by a supervisor that died before writing its record.
+    if plan.paths.tmux.exists() {
+        let _ = plan.tmux.kill_server();
+        let _ = fs_err::remove_file(&plan.paths.tmux);
+    }
     fresh_recorder(&plan.paths.recorder)?;
     let mut reader = LineReader::at_end(&plan.paths.recorder);
     plan.tmux.start(
@@ -295,18 +303,20 @@ pub fn run(
 /// The recorder starts empty and ours (0600, not a link), so Kiro appends
 /// to a file nobody else wrote.
 fn fresh_recorder(path: &Path) -> Result<(), SessionError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    match std::fs::remove_file(path) {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    match fs_err::remove_file(path).map_err(crate::fs_error::os_cause) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
         Err(error) => return Err(io_error("remove", path)(error)),
     }
-    std::fs::OpenOptions::new()
+    fs_err::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
         .map(drop)
         .map_err(io_error("create", path))
 }

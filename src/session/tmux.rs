@@ -28,7 +28,7 @@ pub fn find(path: Option<&str>) -> Result<PathBuf, SessionError> {
     std::env::split_paths(path.unwrap_or_default())
         .map(|dir| dir.join("tmux"))
         .find(|candidate| {
-            std::fs::metadata(candidate)
+            fs_err::metadata(candidate)
                 .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
         })
         .ok_or(SessionError::TmuxMissing)

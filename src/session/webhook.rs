@@ -97,7 +97,11 @@ impl Webhook {
                     }
                 }
                 Ok(None) => tracing::info!("the webhook gave no verdict for `{}`", card.id),
-                Err(message) => tracing::warn!("card `{}` stays pending: {message}", card.id),
+                Err(message) => tracing::warn!(
+                    "card `{}` stays pending: {}",
+                    card.id,
+                    crate::output::clean(&message)
+                ),
             });
         });
     }

@@ -147,10 +147,16 @@ fn lock_held_by_another_process_times_out_naming_the_variable() {
 
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(8, "lock_timeout");
-    assert!(
-        outcome.all_text().contains("ONEWORKS_LOCK_TIMEOUT"),
-        "the timeout must name ONEWORKS_LOCK_TIMEOUT: {message}\n{}",
-        outcome.describe()
+    assert_eq!(
+        message,
+        format!(
+            "timed out after 1s waiting for another oneworks to finish installing (lock `{}`)",
+            env.install_lock().display()
+        )
+    );
+    assert_eq!(
+        outcome.json()["error"]["hint"],
+        "raise ONEWORKS_LOCK_TIMEOUT (seconds) or wait for the other install to finish"
     );
     assert_eq!(
         release.artifact_hits(&env.server),
@@ -165,6 +171,47 @@ fn lock_held_by_another_process_times_out_naming_the_variable() {
         env.install_lock().exists(),
         "the lock file is never deleted"
     );
+}
+
+#[test]
+fn the_wait_message_names_a_pid_only_while_it_is_alive() {
+    use std::io::{Seek, Write};
+    let mut env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    env.set_env("ONEWORKS_LOCK_TIMEOUT", "1");
+    let mut lock = hold_install_lock(&env);
+    let mut record = |pid: u32| {
+        lock.set_len(0).expect("truncate");
+        lock.rewind().expect("rewind");
+        writeln!(lock, "{pid}").expect("record pid");
+    };
+    let mut gone = std::process::Command::new("true").spawn().expect("spawn");
+    let dead = gone.id();
+    gone.wait().expect("wait");
+    record(dead);
+    let outcome = env.prepare(&[]);
+    outcome.assert_error(8, "lock_timeout");
+    assert!(
+        outcome
+            .stderr
+            .starts_with("waiting for another oneworks to finish installing\n"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(!outcome.all_text().contains(&format!("pid {dead}")));
+
+    let alive = std::process::id();
+    record(alive);
+    let outcome = env.prepare(&[]);
+    outcome.assert_error(8, "lock_timeout");
+    assert!(
+        outcome.stderr.starts_with(&format!(
+            "waiting for another oneworks (pid {alive}) to finish installing\n"
+        )),
+        "{}",
+        outcome.describe()
+    );
+    env.assert_nothing_published(VERSION);
 }
 
 #[test]

@@ -205,3 +205,210 @@ fn human_status_and_list_speak_on_stderr_only() {
         list.describe()
     );
 }
+
+/// `config check` with `--config PATH`, waited on with a deadline: a FIFO
+/// must not hang it.
+fn check_with(env: &TestEnv, path: &std::path::Path) -> crate::support::Outcome {
+    let command = env.cmd(&["config", "check", "--config", &path.to_string_lossy()]);
+    crate::support::spawn(command).wait_for(std::time::Duration::from_secs(60))
+}
+
+/// Replaces the test's temp folder in `text`, for snapshots.
+fn filtered(env: &TestEnv, text: &str) -> String {
+    text.replace(&env.base().to_string_lossy().into_owned(), "[BASE]")
+}
+
+#[test]
+fn config_paths_that_are_not_small_regular_files_are_errors() {
+    let env = TestEnv::new();
+    let folder = env.base().join("folder.yaml");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let fifo = env.base().join("fifo.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let dangling = env.base().join("dangling.yaml");
+    std::os::unix::fs::symlink(env.base().join("gone.yaml"), &dangling).expect("symlink");
+    let large = env.base().join("large.yaml");
+    let mut text = String::from("# padding\n");
+    text.push_str(&"#".repeat(4 * 1024 * 1024));
+    std::fs::write(&large, text).expect("write");
+    let mut messages = String::new();
+    for path in [
+        folder.as_path(),
+        std::path::Path::new("/dev/zero"),
+        fifo.as_path(),
+        dangling.as_path(),
+        large.as_path(),
+    ] {
+        let outcome = check_with(&env, path);
+        outcome.assert_code(3);
+        assert!(
+            outcome.stderr.contains(&*path.to_string_lossy()),
+            "names the file\n{}",
+            outcome.describe()
+        );
+        assert!(
+            !outcome.stderr.contains("no config files found"),
+            "{}",
+            outcome.describe()
+        );
+        messages.push_str(&filtered(&env, &outcome.stderr));
+    }
+    insta::assert_snapshot!(messages);
+    crate::support::assert_empty_or_missing(&env.project.join(".oneworks/sessions"), "sessions");
+}
+
+#[test]
+fn a_dangling_project_config_link_is_an_error_not_no_config() {
+    let env = TestEnv::new();
+    std::os::unix::fs::symlink(env.base().join("gone.yaml"), env.config_path()).expect("symlink");
+    let outcome = env.run(&["config", "check"]);
+    outcome.assert_code(3);
+    assert!(
+        outcome.stderr.contains("config.yaml") && outcome.stderr.contains("symbolic link"),
+        "{}",
+        outcome.describe()
+    );
+    let mut command = env.cmd(&["config", "check"]);
+    command.env("ONEWORKS_CONFIG", "/dev/zero");
+    let outcome = crate::support::run(command);
+    outcome.assert_code(3);
+    assert!(
+        outcome.stderr.contains("/dev/zero"),
+        "{}",
+        outcome.describe()
+    );
+}
+
+#[test]
+fn a_symlinked_dot_oneworks_is_refused_by_check_as_by_render() {
+    let env = TestEnv::new();
+    let elsewhere = env.outside.join("dot");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::write(
+        elsewhere.join("config.yaml"),
+        "adapters:\n  kiro:\n    systemPrompt: hi\n",
+    )
+    .expect("write");
+    std::fs::remove_dir(env.project.join(".oneworks")).expect("rmdir");
+    std::os::unix::fs::symlink(&elsewhere, env.project.join(".oneworks")).expect("symlink");
+    for args in [
+        &["config", "check"][..],
+        &["config", "render", "kiro"][..],
+        &["adapter", "prepare", "kiro"][..],
+    ] {
+        let outcome = env.run(args);
+        outcome.assert_code(6);
+        assert!(
+            outcome.stderr.contains(".oneworks") && outcome.stderr.contains("symbolic link"),
+            "{args:?}\n{}",
+            outcome.describe()
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(&elsewhere)
+        .expect("list")
+        .map(|entry| entry.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, ["config.yaml"], "nothing written through the link");
+    assert_eq!(env.server.total_hits(), 0, "refused before the network");
+}
+
+#[test]
+fn config_errors_speak_user_words_and_do_not_echo_credentials() {
+    let env = TestEnv::new();
+    let key = "ghp_abcdefghijklmnopqrstuvwxyz0123";
+    let mut messages = String::new();
+    for text in [
+        "adapters: 5\n".to_owned(),
+        "just a string\n".to_owned(),
+        "adapters:\n  kiro: [1]\n".to_owned(),
+        "adapters:\n  kiro:\n    cli\0: x\n".to_owned(),
+        format!("adapters:\n  kiro:\n    cli:\n      version: {key}\n"),
+        format!("adapters:\n  kiro:\n    passEnv: {key}\n"),
+        format!("adapters:\n  kiro:\n    {key}: 1\n"),
+        "adapters:\n  kiro:\n    approvals:\n      webhook: ftp://hooks.example/x\n".to_owned(),
+        "adapters:\n  kiro:\n    approvals:\n      paneFallback: sometimes\n".to_owned(),
+        "adapters:\n  kiro:\n    approvals:\n      webhookAuth: X\n".to_owned(),
+        "adapters:\n  kiro:\n    approvals:\n      webhookAuthEnv: not-a-name\n".to_owned(),
+    ] {
+        env.write_config(&text);
+        let outcome = env.run(&["config", "check"]);
+        outcome.assert_code(3);
+        let all = outcome.all_text();
+        assert!(
+            !all.contains(key),
+            "echoed a credential\n{}",
+            outcome.describe()
+        );
+        assert!(
+            !all.contains("struct") && !all.contains("ConfigFile") && !all.contains("KiroConfig"),
+            "Rust internals\n{}",
+            outcome.describe()
+        );
+        messages.push_str(&filtered(&env, &outcome.stderr));
+    }
+    assert!(
+        messages.contains("config.yaml:3:8`: the file contains a NUL byte"),
+        "{messages}"
+    );
+    insta::assert_snapshot!(messages);
+}
+
+#[test]
+fn the_approvals_block_is_accepted() {
+    let env = TestEnv::new();
+    env.write_config(
+        "adapters:\n  kiro:\n    approvals:\n      webhook: https://hooks.example.com/kiro\n      webhookAuthEnv: KIRO_WEBHOOK_TOKEN\n      paneFallback: off\n",
+    );
+    env.run(&["config", "check"]).assert_success();
+}
+
+#[test]
+fn render_notes_redact_url_credentials() {
+    let mut env = TestEnv::new();
+    let secret = "abcdefgh12345678";
+    env.set_env("KIRO_API_KEY", secret);
+    env.write_config(&format!(
+        "adapters:\n  kiro:\n    mcpServers:\n      docs:\n        url: https://me:${{PASS}}@example.com/mcp?token=${{TOKEN}}&k={secret}\n        transport: sse\n",
+    ));
+    let outcome = env.run(&["config", "render", "kiro", "--dry-run"]);
+    outcome.assert_success();
+    assert!(
+        !outcome.all_text().contains(secret),
+        "{}",
+        outcome.describe()
+    );
+    let notes: String = outcome
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("note:"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    insta::assert_snapshot!(notes);
+}
+
+#[test]
+fn control_characters_from_the_config_do_not_reach_the_terminal() {
+    let env = TestEnv::new();
+    env.write_config(
+        "adapters:\n  kiro:\n    mcpServers:\n      \"\\e]0;title\\a\\e[2J\":\n        url: https://example.com/mcp\n",
+    );
+    let outcome = env.run(&["config", "render", "kiro", "--dry-run"]);
+    outcome.assert_success();
+    assert!(
+        outcome.stderr.contains("pending capability check") && !outcome.stderr.contains('\u{1b}'),
+        "{:?}",
+        outcome.stderr
+    );
+    env.write_config("adapters:\n  kiro:\n    \"\\e[2J\": 1\n");
+    let outcome = env.run(&["config", "check"]);
+    outcome.assert_code(3);
+    assert!(
+        !outcome.all_text().contains('\u{1b}'),
+        "{:?}",
+        outcome.stderr
+    );
+}

@@ -2,19 +2,34 @@
 //! world against a local manifest server, generated archives and a fake
 //! `kiro-cli` (SPEC §9). Run with `cargo test --features fakes`.
 
+// Fixtures build files with `std::fs`: clippy.toml's fs-err rule is for
+// errors users read.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
+mod acp_conformance;
+mod acp_support;
+mod acp_terminal;
+mod architecture;
 mod completions;
 mod concurrency;
 mod config;
 mod harness;
 mod hostile;
+mod launch;
+mod login;
+mod messages;
 mod network;
 mod output;
+mod outside;
 mod prepare;
-mod session;
+mod profile;
+mod reuse;
+mod run;
 mod sources;
 mod supervisor;
+mod supervisor_bench;
 mod supervisor_fallback;
 mod supervisor_lifecycle;
 mod supervisor_races;

@@ -11,6 +11,28 @@ use crate::support::{assert_prepared, Artifact, TestEnv, MANIFEST_PATH};
 
 const VERSION: &str = "2.15.1";
 
+const FAILING_HOST_HINT: &str = "the download host is failing: try again later, or set ONEWORKS_KIRO_MANIFEST_URL / ONEWORKS_KIRO_DOWNLOAD_BASE to a mirror";
+const BROKE_OFF_HINT: &str =
+    "the connection broke off; nothing was installed: try again, or use a mirror";
+const WRONG_FILE_HINT: &str =
+    "the server sends another file than the manifest describes: check the mirror's contents";
+
+/// `env` with retries that do not wait (`ONEWORKS_TEST_BACKOFF_MS`, a
+/// test-only knob): failure tests need the attempts, not the delays.
+fn fast(mut env: TestEnv) -> TestEnv {
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "0");
+    env
+}
+
+/// The `hint` of a `--json` error document.
+#[track_caller]
+fn hint(outcome: &crate::support::Outcome) -> String {
+    outcome.json()["error"]["hint"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no hint\n{}", outcome.describe()))
+        .to_owned()
+}
+
 /// Serves one gnu artifact of `format` and a manifest naming it (through
 /// `edit`, which may damage the entry).
 fn serve_single(env: &TestEnv, format: Format, edit: impl FnOnce(Value) -> Value) -> Artifact {
@@ -64,23 +86,35 @@ fn artifact_404_is_a_network_error() {
 
 #[test]
 fn artifact_500_is_retried_then_a_network_error() {
-    let env = TestEnv::new();
+    let env = fast(TestEnv::new());
     let artifact = serve_single(&env, Format::TarGz, |entry| entry);
     env.server.route(&artifact.server_path, Route::Status(500));
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(4, "network");
-    assert!(message.contains("500"), "{}", outcome.describe());
-    assert!(
-        env.server.hits(&artifact.server_path) >= 2,
-        "a 5xx is transient and must be retried"
+    let url = env.server.url(&artifact.server_path);
+    assert_eq!(message, format!("`{url}` answered HTTP 500"));
+    assert_eq!(hint(&outcome), FAILING_HOST_HINT);
+    assert_eq!(
+        env.server.hits(&artifact.server_path),
+        3,
+        "a 5xx is transient: 3 attempts"
     );
+    for attempt in [2, 3] {
+        assert!(
+            outcome.stderr.contains(&format!(
+                "`{url}` answered HTTP 500; retrying in 0.0s (attempt {attempt} of 3)\n"
+            )),
+            "each retry says why on stderr\n{}",
+            outcome.describe()
+        );
+    }
     env.assert_nothing_published(VERSION);
 }
 
 #[test]
 fn truncated_body_is_a_network_error() {
     for format in [Format::TarGz, Format::Zip] {
-        let env = TestEnv::new();
+        let env = fast(TestEnv::new());
         let artifact = serve_single(&env, format, |entry| entry);
         env.server.route(
             &artifact.server_path,
@@ -91,12 +125,17 @@ fn truncated_body_is_a_network_error() {
         );
         let outcome = env.prepare(&[]);
         let message = outcome.assert_error(4, "network");
-        assert!(
-            message.contains(&artifact.server_path)
-                && (message.contains("bytes") || message.contains("end of file")),
-            "the message names the URL and the shortfall\n{}",
-            outcome.describe()
+        assert_eq!(
+            message,
+            format!(
+                "`{}` ended after {} of {} bytes",
+                env.server.url(&artifact.server_path),
+                artifact.bytes.len() / 2,
+                artifact.bytes.len()
+            ),
+            "{format:?}"
         );
+        assert_eq!(hint(&outcome), BROKE_OFF_HINT);
         env.assert_nothing_published(VERSION);
     }
 }
@@ -125,9 +164,17 @@ fn malformed_manifest_is_a_clear_error() {
         assert_eq!(outcome.code, Some(4), "case {name}\n{}", outcome.describe());
         let message = outcome.assert_error(4, "network");
         assert!(
-            message.contains("manifest") && message.contains(MANIFEST_PATH),
+            message.starts_with(&format!(
+                "failed to read the Kiro manifest `{}`: ",
+                env.manifest_url()
+            )),
             "case {name}: the message names the manifest URL\n{}",
             outcome.describe()
+        );
+        assert_eq!(
+            hint(&outcome),
+            "the server did not send a valid Kiro manifest: check that ONEWORKS_KIRO_MANIFEST_URL points at Kiro's manifest or a faithful mirror",
+            "case {name}"
         );
         env.assert_nothing_published(VERSION);
     }
@@ -233,7 +280,7 @@ fn uppercase_sha256_in_the_manifest_is_accepted() {
 
 #[test]
 fn artifact_503_then_200_is_retried_and_succeeds() {
-    let env = TestEnv::new();
+    let env = fast(TestEnv::new());
     let artifact = serve_single(&env, Format::TarGz, |entry| entry);
     env.server.route(
         &artifact.server_path,
@@ -252,19 +299,23 @@ fn retry_after_is_honoured_for_429() {
         &artifact.server_path,
         Route::fail_then(1, 429, Some(1), Route::Ok(artifact.bytes.clone().into())),
     );
-    let started = std::time::Instant::now();
-    assert_prepared(&env.prepare(&[]), "managed", VERSION);
+    let outcome = env.prepare(&[]);
+    assert_prepared(&outcome, "managed", VERSION);
     assert_eq!(env.server.hits(&artifact.server_path), 2);
     assert!(
-        started.elapsed() >= std::time::Duration::from_secs(1),
-        "Retry-After: 1 must delay the retry by at least a second"
+        outcome.stderr.contains(&format!(
+            "`{}` answered HTTP 429; retrying in 1.0s (attempt 2 of 3)\n",
+            env.server.url(&artifact.server_path)
+        )),
+        "Retry-After: 1 sets the wait\n{}",
+        outcome.describe()
     );
     env.assert_no_leftovers();
 }
 
 #[test]
 fn manifest_503_then_200_is_retried_and_succeeds() {
-    let env = TestEnv::new();
+    let env = fast(TestEnv::new());
     let release = env.stage_release(VERSION, &[Format::TarGz]);
     env.server.route(
         MANIFEST_PATH,
@@ -368,12 +419,12 @@ fn file_mirror_serves_manifest_and_artifacts() {
 
 #[test]
 fn an_always_failing_artifact_is_requested_a_bounded_number_of_times() {
-    let env = TestEnv::new();
+    let env = fast(TestEnv::new());
     let artifact = serve_single(&env, Format::TarGz, |entry| entry);
     env.server.route(&artifact.server_path, Route::Status(503));
     env.prepare(&[]).assert_error(4, "network");
-    // One retry loop (4 attempts), not a loop of loops.
-    assert_eq!(env.server.hits(&artifact.server_path), 4);
+    // One retry loop (3 attempts), not a loop of loops.
+    assert_eq!(env.server.hits(&artifact.server_path), 3);
 }
 
 #[test]
@@ -421,14 +472,199 @@ fn a_download_path_cannot_leave_the_download_base() {
 
 #[test]
 fn an_always_failing_manifest_is_requested_a_bounded_number_of_times() {
-    let env = TestEnv::new();
+    let env = fast(TestEnv::new());
     env.server.route(MANIFEST_PATH, Route::Status(503));
     let outcome = env.prepare(&[]);
     let message = outcome.assert_error(4, "network");
     assert!(message.contains("503"), "{}", outcome.describe());
     assert_eq!(
         env.manifest_hits(),
-        4,
+        3,
         "one retry loop, not a loop of loops"
     );
+}
+
+#[test]
+fn a_stalled_manifest_fails_naming_the_url_and_announcing_each_retry() {
+    let mut env = fast(TestEnv::new());
+    env.set_env("ONEWORKS_HTTP_TIMEOUT", "1");
+    let release = env.stage_release(VERSION, &[Format::TarGz]);
+    env.server.route(
+        MANIFEST_PATH,
+        Route::Stall {
+            body: release.manifest().into(),
+            after_bytes: 10,
+            release: env.base().join("never-released"),
+        },
+    );
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    let url = env.manifest_url();
+    assert_eq!(message, format!("`{url}` stalled: no data for 1s"));
+    assert_eq!(
+        hint(&outcome),
+        "the server stopped sending: try again, raise ONEWORKS_HTTP_TIMEOUT (seconds) on a slow link, or use a mirror"
+    );
+    for attempt in [2, 3] {
+        assert!(
+            outcome.stderr.contains(&format!(
+                "`{url}` stalled: no data for 1s; retrying in 0.0s (attempt {attempt} of 3)\n"
+            )),
+            "{}",
+            outcome.describe()
+        );
+    }
+    assert_eq!(env.server.stalled(MANIFEST_PATH), 3);
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn a_stalled_artifact_fails_naming_the_url() {
+    let mut env = fast(TestEnv::new());
+    env.set_env("ONEWORKS_HTTP_TIMEOUT", "1");
+    let artifact = serve_single(&env, Format::TarGz, |entry| entry);
+    env.server.route(
+        &artifact.server_path,
+        Route::Stall {
+            body: artifact.bytes.clone().into(),
+            after_bytes: artifact.bytes.len() / 2,
+            release: env.base().join("never-released"),
+        },
+    );
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!(
+            "`{}` stalled: no data for 1s",
+            env.server.url(&artifact.server_path)
+        )
+    );
+    assert_eq!(env.server.stalled(&artifact.server_path), 3);
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn no_connection_names_the_manifest_variable_a_mirror_and_offline() {
+    let mut env = fast(TestEnv::new());
+    // Nothing listens on port 1.
+    let url = "http://127.0.0.1:1/stable/latest/manifest.json";
+    env.set_env("ONEWORKS_KIRO_MANIFEST_URL", url);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert!(
+        message.starts_with(&format!("request to `{url}` failed: ")),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(
+        hint(&outcome),
+        "check the network and HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE, point ONEWORKS_KIRO_MANIFEST_URL at a reachable mirror, or use `--offline` with an installed version"
+    );
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn a_refused_download_gets_a_hint() {
+    let env = fast(TestEnv::new());
+    let artifact = serve_single(&env, Format::TarGz, |entry| entry);
+    env.server.route(&artifact.server_path, Route::Status(403));
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!(
+            "`{}` answered HTTP 403",
+            env.server.url(&artifact.server_path)
+        )
+    );
+    assert_eq!(
+        hint(&outcome),
+        "the server refused access: check the mirror's credentials and ONEWORKS_KIRO_MANIFEST_URL / ONEWORKS_KIRO_DOWNLOAD_BASE"
+    );
+    assert_eq!(
+        env.server.hits(&artifact.server_path),
+        1,
+        "a 403 is not retried"
+    );
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn a_content_length_other_than_the_manifest_size_is_refused() {
+    let env = fast(TestEnv::new());
+    let artifact = serve_single(&env, Format::TarGz, |entry| {
+        let size = entry["size"].as_u64().expect("size");
+        manifest::with_field(&entry, "size", Some(json!(size + 10)))
+    });
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!(
+            "`{}` announces {} bytes but the manifest says {}",
+            env.server.url(&artifact.server_path),
+            artifact.bytes.len(),
+            artifact.bytes.len() + 10
+        )
+    );
+    assert_eq!(hint(&outcome), WRONG_FILE_HINT);
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn a_body_longer_than_the_manifest_size_is_refused() {
+    for format in [Format::TarGz, Format::Zip] {
+        let env = fast(TestEnv::new());
+        let artifact = serve_single(&env, format, |entry| {
+            let size = entry["size"].as_u64().expect("size");
+            manifest::with_field(&entry, "size", Some(json!(size - 10)))
+        });
+        // No Content-Length: only the body itself can tell.
+        env.server.route(
+            &artifact.server_path,
+            Route::NoLength(artifact.bytes.clone().into()),
+        );
+        let outcome = env.prepare(&[]);
+        let message = outcome.assert_error(4, "network");
+        assert_eq!(
+            message,
+            format!(
+                "`{}` sent more than the {} bytes the manifest announces",
+                env.server.url(&artifact.server_path),
+                artifact.bytes.len() - 10
+            ),
+            "{format:?}"
+        );
+        assert_eq!(hint(&outcome), WRONG_FILE_HINT);
+        env.assert_nothing_published(VERSION);
+    }
+}
+
+#[test]
+fn a_server_silent_before_its_headers_is_asked_three_times_in_all() {
+    let mut env = fast(TestEnv::new());
+    env.set_env("ONEWORKS_HTTP_TIMEOUT", "1");
+    let artifact = serve_single(&env, Format::TarGz, |entry| entry);
+    env.server.route(
+        &artifact.server_path,
+        Route::Silent {
+            release: env.base().join("never-released"),
+        },
+    );
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!(
+            "`{}` stalled: no data for 1s",
+            env.server.url(&artifact.server_path)
+        )
+    );
+    assert_eq!(
+        env.server.hits(&artifact.server_path),
+        3,
+        "one retry loop around request and body"
+    );
+    env.assert_nothing_published(VERSION);
 }

@@ -382,7 +382,16 @@ fn nonsense_version_is_a_config_error_with_its_line() {
         "the message must name line 4, column 7 (the `version` key)\n{}",
         outcome.describe()
     );
-    assert!(message.contains("nonsense"), "{}", outcome.describe());
+    assert!(
+        message.contains("invalid version"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        !outcome.all_text().contains("nonsense"),
+        "the value is not echoed (it could be a pasted secret)\n{}",
+        outcome.describe()
+    );
     assert_eq!(
         env.server.total_hits(),
         0,
@@ -575,4 +584,101 @@ fn a_downloaded_binary_failing_its_probe_is_not_published() {
         std::slice::from_ref(&good.entry),
     ));
     assert_prepared(&env.prepare(&[]), "managed", VERSION);
+}
+
+#[test]
+fn a_bad_lock_timeout_is_a_config_error_with_a_hint() {
+    let mut env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    env.set_env("ONEWORKS_LOCK_TIMEOUT", "soon");
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(3, "config");
+    assert_eq!(
+        message,
+        "ONEWORKS_LOCK_TIMEOUT `soon` is not a number of seconds or a duration like `90s`"
+    );
+    assert_eq!(
+        outcome.json()["error"]["hint"],
+        "set ONEWORKS_LOCK_TIMEOUT to whole seconds (`1800`) or a duration (`30m`), or unset it"
+    );
+    assert_eq!(env.server.total_hits(), 0);
+    env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn a_bad_http_timeout_is_a_config_error_with_a_hint() {
+    for bad in ["0", "fast"] {
+        let mut env = TestEnv::new();
+        env.publish(VERSION, &[Format::TarGz]);
+        env.set_env("ONEWORKS_HTTP_TIMEOUT", bad);
+        let outcome = env.prepare(&[]);
+        let message = outcome.assert_error(3, "config");
+        assert_eq!(
+            message,
+            format!("ONEWORKS_HTTP_TIMEOUT `{bad}` is not a positive number of seconds or a duration like `90s`")
+        );
+        assert_eq!(
+            outcome.json()["error"]["hint"],
+            "set ONEWORKS_HTTP_TIMEOUT to whole seconds (`30`) or a duration (`2m`), or unset it"
+        );
+        assert_eq!(env.server.total_hits(), 0);
+        env.assert_nothing_published(VERSION);
+    }
+}
+
+#[test]
+fn dmg_and_msi_packages_are_not_supported_on_this_host_yet() {
+    for file_type in ["dmg", "msi", "appImage"] {
+        let mut env = TestEnv::new();
+        let release = env.stage_release(VERSION, &[Format::TarGz]);
+        let mut entry = release.gnu(Format::TarGz).entry.clone();
+        let download = format!("{VERSION}/kirocli.{file_type}");
+        entry["fileType"] = serde_json::json!(file_type);
+        entry["download"] = serde_json::json!(download);
+        env.serve_manifest(&crate::support::manifest::document(VERSION, &[entry]));
+        env.set_env("ONEWORKS_KIRO_FORMATS", file_type);
+        let outcome = env.prepare(&[]);
+        let message = outcome.assert_error(7, "no_usable_cli");
+        assert_eq!(
+            message,
+            format!("installing a `{file_type}` package is not supported on this host yet (selected `{download}`)")
+        );
+        assert_eq!(
+            outcome.json()["error"]["hint"],
+            "install Kiro with its own installer and use `source: system`"
+        );
+        assert_eq!(env.server.total_hits(), 1, "only the manifest was fetched");
+        env.assert_nothing_published(VERSION);
+    }
+}
+
+#[test]
+fn a_corrupt_kiro_lock_is_a_config_error_with_a_hint() {
+    let env = TestEnv::new();
+    env.publish(VERSION, &[Format::TarGz]);
+    std::fs::write(env.kiro_lock(), "{ not json").expect("corrupt kiro.lock");
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(3, "config");
+    assert!(
+        message.starts_with(&format!(
+            "`{}` is not a valid kiro.lock: ",
+            env.kiro_lock().display()
+        )),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(
+        outcome.json()["error"]["hint"],
+        format!(
+            "fix or delete `{}`; `oneworks adapter prepare kiro` writes it again",
+            env.kiro_lock().display()
+        )
+    );
+    assert_eq!(env.server.total_hits(), 0);
+    assert_eq!(
+        std::fs::read_to_string(env.kiro_lock()).expect("kiro.lock"),
+        "{ not json",
+        "left as it was"
+    );
+    env.assert_nothing_published(VERSION);
 }

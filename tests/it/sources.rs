@@ -2,7 +2,7 @@
 //! `q` is accepted as a Kiro alias, how an explicit path is checked, and
 //! what `adapter status` says about each candidate.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -37,9 +37,8 @@ fn system_kiro_cli_on_path_wins_over_q() {
         "the system source needs no network"
     );
     assert!(
-        std::fs::symlink_metadata(env.kiro_root()).is_err()
-            || crate::support::walk(&env.versions_dir()).is_empty(),
-        "the system source installs nothing"
+        std::fs::symlink_metadata(env.kiro_root()).is_err(),
+        "the system source creates nothing under ONEWORKS_HOME"
     );
 }
 
@@ -294,18 +293,13 @@ fn use_one_second_probe_timeout(env: &mut TestEnv) {
     );
 }
 
-/// Runs `prepare` and checks it gave up (exit 7) well before a 60 s hang
-/// ended: the 1 s probe timeout stopped the probe and all it started.
+/// Runs `prepare` and checks it gave up (exit 7) before a 60 s hang ended
+/// (`wait_for` fails the test at 30 s): the 1 s probe timeout stopped the
+/// probe and all it started.
 fn prepare_stops_at_the_probe_timeout(env: &TestEnv) -> Outcome {
-    let started = Instant::now();
     let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
-        .wait_for(Duration::from_secs(60));
+        .wait_for(Duration::from_secs(30));
     outcome.assert_error(7, "no_usable_cli");
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "the probe was not stopped at its timeout ({:?})",
-        started.elapsed()
-    );
     outcome
 }
 
@@ -318,9 +312,12 @@ fn a_hanging_probe_times_out() {
     env.write_config(&path_config(&kiro.to_string_lossy()));
 
     let outcome = prepare_stops_at_the_probe_timeout(&env);
-    assert!(
-        outcome.all_text().to_lowercase().contains("timed out")
-            || outcome.all_text().to_lowercase().contains("timeout"),
+    assert_eq!(
+        outcome.json()["error"]["message"],
+        format!(
+            "`{}` is not a usable kiro-cli: `--version` timed out after 1s",
+            kiro.display()
+        ),
         "say that the probe timed out\n{}",
         outcome.describe()
     );

@@ -211,19 +211,25 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        if let Some(record) = self.record() {
-            let _ = std::process::Command::new("tmux")
-                .args([
-                    "-S",
-                    record["tmux"].as_str().unwrap_or_default(),
-                    "kill-server",
-                ])
+        // Kill the supervisor first, so it cannot restart anything.
+        if let Some(pid) = self.record().and_then(|record| record["pid"].as_u64()) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
                 .output();
-            if let Some(pid) = record["pid"].as_u64() {
-                let _ = std::process::Command::new("kill")
-                    .args(["-KILL", &pid.to_string()])
-                    .output();
-            }
+        }
+        // Every tmux server of this test's runtime folder, record or not.
+        let sockets = std::fs::read_dir(self.env.runtime_dir.join("oneworks"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path().join("tmux.sock"))
+            .filter(|socket| socket.exists());
+        for socket in sockets {
+            let _ = std::process::Command::new("tmux")
+                .arg("-S")
+                .arg(&socket)
+                .arg("kill-server")
+                .output();
         }
     }
 }
@@ -373,4 +379,29 @@ fn start_without_a_terminal_needs_detach_and_starts_nothing() {
     );
     assert!(session.record().is_none());
     assert!(!session.session_root().exists());
+}
+
+#[test]
+fn the_fake_tui_rejects_a_misspelt_script_field() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let path = install_fake(
+        temp.path(),
+        "kiro-cli",
+        &with(
+            &kiro_script("2.15.1"),
+            "tui",
+            json!({"requests": [{"id": "r1", "title": "t", "waitFr": "x"}]}),
+        ),
+    );
+    let output = std::process::Command::new(path)
+        .args(["chat", "--tui", "--agent", "oneworks"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run fake");
+    assert_eq!(output.status.code(), Some(70));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("waitFr"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

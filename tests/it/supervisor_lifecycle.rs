@@ -205,3 +205,75 @@ fn an_idle_supervisor_does_not_spin() {
     );
     session.stop_and_check();
 }
+
+#[test]
+fn start_on_a_terminal_attaches_until_the_tui_exits() {
+    let mut session = Session::new(
+        |markers| json!({"requests": [request("r1", "Running: pwd")], "exitFile": markers.join("exit")}),
+    );
+    session.env.set_env("TERM", "xterm");
+    let attached = crate::support::spawn(session.env.terminal_cmd(&["session", "start", "kiro"]));
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    while session.record().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    // The card is answerable from elsewhere while a person is attached.
+    let card = session.pending_card();
+    let record = session.record().expect("record");
+    let socket = record["tmux"].as_str().expect("socket").to_owned();
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    loop {
+        let clients = std::process::Command::new("tmux")
+            .args(["-S", &socket, "list-clients"])
+            .output()
+            .expect("list clients");
+        if !clients.stdout.is_empty() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "nobody attached");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    session.answer(&card, "accept").assert_success();
+    // The attached test terminal may type bytes of its own (`other:…`).
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    while !session.keys().iter().any(|key| key == "Enter") {
+        assert!(std::time::Instant::now() < deadline, "no Enter arrived");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let ours: Vec<String> = session
+        .keys()
+        .into_iter()
+        .filter(|key| !key.starts_with("other:"))
+        .collect();
+    assert_eq!(ours, ["Enter"]);
+    let pids = session.pids();
+    session.touch("exit");
+    let outcome = attached.wait();
+    outcome.assert_success();
+    assert_gone(&pids);
+}
+
+#[test]
+fn a_tmux_server_left_without_a_record_is_replaced() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    session.pending_card();
+    let pids = session.pids();
+    let runtime = session.runtime();
+    // The supervisor dies and its record is lost; tmux and Kiro live on.
+    std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .expect("kill");
+    assert_gone(&pids[..1]);
+    std::fs::remove_file(session.session_root().join("supervisor.json")).expect("remove record");
+    assert!(runtime.join("tmux.sock").exists());
+    session.start();
+    session.pending_card();
+    assert_gone(&pids[1..]);
+    session.stop_and_check();
+}

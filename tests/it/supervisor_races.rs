@@ -139,3 +139,40 @@ fn same_batch_answers_park_nothing_and_one_card_at_a_time() {
     );
     session.stop_and_check();
 }
+
+#[test]
+fn hostile_titles_are_stripped_cut_and_scrubbed_everywhere() {
+    let secret = "ksk_title_secret_0123456789";
+    let title = format!(
+        "Running: curl -H {secret} \u{1b}]0;pwned\u{7}\u{1b}[2J {}",
+        "x".repeat(3000)
+    );
+    let mut session = Session::new(|_| json!({"requests": [request("r1", &title)]}));
+    session.env.set_env("KIRO_API_KEY", secret);
+    session.start();
+    let card = session.pending_card();
+    let shown = card["title"].as_str().expect("title");
+    assert!(
+        shown.chars().count() <= 1024,
+        "{} chars",
+        shown.chars().count()
+    );
+    assert!(!shown.chars().any(char::is_control), "{shown:?}");
+    assert!(!shown.contains(secret), "{shown}");
+    let human = session.env.run(&["session", "approvals", "default"]);
+    human.assert_success();
+    assert!(!human.stdout.contains('\u{1b}') && !human.stdout.contains(secret));
+    assert!(
+        human.stdout.starts_with(card["id"].as_str().expect("id")),
+        "{}",
+        human.stdout
+    );
+    let history =
+        std::fs::read_to_string(session.session_root().join("cards.jsonl")).expect("history");
+    assert!(!history.contains(secret), "the secret reached cards.jsonl");
+    assert!(
+        !history.contains("\\u001b"),
+        "a control character reached cards.jsonl"
+    );
+    session.stop_and_check();
+}

@@ -4,6 +4,7 @@
 //! environment variables, because oneworks gives Kiro an allowlisted
 //! environment.
 
+mod acp;
 mod script;
 mod tui;
 mod tui_script;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
             script.acp_help_exit,
         ),
         ["login"] => login(&script),
+        ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
         ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
@@ -65,8 +67,9 @@ fn login(script: &Script) -> ExitCode {
         let path = std::path::Path::new(&base).join(relative);
         let written = path
             .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&path, b"logged in\n"));
+            .map_or(Ok(()), fs_err::create_dir_all)
+            .and_then(|()| fs_err::write(&path, b"logged in\n"))
+            .map_err(oneworks::fs_error::os_cause);
         if let Err(error) = written {
             eprintln!("fake-kiro-cli: cannot write `{}`: {error}", path.display());
             return ExitCode::from(70);
@@ -117,7 +120,7 @@ fn log_invocation(script: &Script, args: &[String]) -> Result<(), String> {
     // The HOME's mode as the child sees it (the tests check 0700).
     let home_mode = std::env::var_os("HOME").and_then(|home| {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(home)
+        fs_err::metadata(home)
             .ok()
             .map(|metadata| metadata.permissions().mode() & 0o7777)
     });
@@ -126,11 +129,13 @@ fn log_invocation(script: &Script, args: &[String]) -> Result<(), String> {
         serde_json::json!({ "argv": args, "env": env, "homeMode": home_mode, "cwd": cwd })
             .to_string();
     line.push('\n');
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = fs_err::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|error| format!("cannot open log `{}`: {error}", path.display()))?;
+        .map_err(oneworks::fs_error::os_cause)
+        .map_err(|error| format!("cannot open log `{}`: {error}", path.display()))?
+        .into_file();
     file.write_all(line.as_bytes())
         .map_err(|error| format!("cannot write log `{}`: {error}", path.display()))
 }

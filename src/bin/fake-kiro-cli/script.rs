@@ -34,6 +34,8 @@ pub struct Script {
     /// `login` waits until this file exists before it exits (the test
     /// controls when; never a timer).
     pub login_wait_for_file: Option<PathBuf>,
+    /// `acp --agent NAME`: the ACP agent's behaviour (unknown fields refused).
+    pub acp: Option<crate::acp::AcpScript>,
     /// `chat --tui`: the approval prompts and scripted changes.
     pub tui: crate::tui_script::TuiScript,
 }
@@ -54,6 +56,7 @@ impl Default for Script {
             login_exit: 0,
             login_crash: false,
             login_wait_for_file: None,
+            acp: None,
             tui: crate::tui_script::TuiScript::default(),
         }
     }
@@ -99,7 +102,8 @@ fn append_extension(path: &Path, suffix: &str) -> PathBuf {
 }
 
 fn load(path: &Path) -> Result<Script, String> {
-    let text = std::fs::read_to_string(path)
+    let text = fs_err::read_to_string(path)
+        .map_err(oneworks::fs_error::os_cause)
         .map_err(|error| format!("cannot read fake script `{}`: {error}", path.display()))?;
     serde_json::from_str(&text)
         .map_err(|error| format!("invalid fake script `{}`: {error}", path.display()))

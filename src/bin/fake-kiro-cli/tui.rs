@@ -380,7 +380,7 @@ fn record(text: &str) {
 }
 
 fn append(path: &Path, bytes: &[u8]) {
-    if let Ok(mut file) = std::fs::OpenOptions::new()
+    if let Ok(mut file) = fs_err::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)

@@ -1,12 +1,13 @@
 //! The rules every archive entry passes before anything is written.
 
 use std::collections::HashSet;
-use std::fs::OpenOptions;
 use std::io::{Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
-use super::ExtractError;
+use fs_err::os::unix::fs::OpenOptionsExt;
+use fs_err::OpenOptions;
+
+use super::error::ExtractError;
 
 /// A staging folder being filled from one archive.
 pub struct Staging {
@@ -28,7 +29,7 @@ fn write_error(path: &Path, source: std::io::Error) -> ExtractError {
     } else {
         ExtractError::Write {
             path: path.to_owned(),
-            source,
+            source: crate::fs_error::os_cause(source),
         }
     }
 }
@@ -123,7 +124,8 @@ impl Staging {
             .mode(mode)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&target)
-            .map_err(|source| write_error(&target, source))?;
+            .map_err(|source| write_error(&target, source))?
+            .into_file();
         let mut buffer = vec![0u8; 256 * 1024];
         loop {
             let read = match contents.read(&mut buffer) {
@@ -191,7 +193,8 @@ impl Staging {
             }
         }
         let target = self.claim(path)?;
-        std::os::unix::fs::symlink(link, &target).map_err(|source| write_error(&target, source))?;
+        fs_err::os::unix::fs::symlink(link, &target)
+            .map_err(|source| write_error(&target, source))?;
         self.symlinks.push(target);
         Ok(())
     }
@@ -201,14 +204,14 @@ impl Staging {
     /// link cannot see chains like `l -> .`, `x -> l/l/../..`).
     pub fn finish(&self) -> Result<(), ExtractError> {
         let root =
-            std::fs::canonicalize(&self.root).map_err(|source| write_error(&self.root, source))?;
+            fs_err::canonicalize(&self.root).map_err(|source| write_error(&self.root, source))?;
         for link in &self.symlinks {
             let shown = link
                 .strip_prefix(&self.root)
                 .unwrap_or(link)
                 .display()
                 .to_string();
-            match std::fs::canonicalize(link) {
+            match fs_err::canonicalize(link) {
                 Ok(real) if real.starts_with(&root) => {}
                 Ok(real) => {
                     return Err(unsafe_entry(

@@ -3,8 +3,8 @@
 
 use std::io::Read;
 
+use super::error::ExtractError;
 use super::guard::{entry_path, Staging};
-use super::ExtractError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {

@@ -4,8 +4,8 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
+use super::error::ExtractError;
 use super::guard::{entry_path, Staging};
-use super::ExtractError;
 
 fn corrupt(source: impl Into<std::io::Error>) -> ExtractError {
     ExtractError::Corrupt {

@@ -1,6 +1,8 @@
 //! The `oneworks` custom agent (SPEC §5.3): a base document deep-merged with
 //! `agentConfig`, after which the fields oneworks owns — `name`,
-//! `includeMcpJson: false`, `hooks`, `mcpServers` — are forced back.
+//! `includeMcpJson: false`, `hooks`, `mcpServers` — are forced back, and
+//! oneworks' own resources are added to `agentConfig.resources` (never
+//! dropped, never twice).
 
 use serde_json::{json, Map, Value};
 
@@ -47,6 +49,20 @@ pub fn build(inputs: AgentInputs<'_>) -> Value {
         agent.insert("includeMcpJson".to_owned(), Value::Bool(false));
         agent.insert("hooks".to_owned(), Value::Object(inputs.hooks));
         agent.insert("mcpServers".to_owned(), Value::Object(inputs.mcp_servers));
+        let mut resources = match agent.remove("resources") {
+            Some(Value::Array(items)) => items,
+            Some(Value::Null) | None => Vec::new(),
+            Some(other) => vec![other],
+        };
+        for own in inputs.resources {
+            if !resources
+                .iter()
+                .any(|kept| kept.as_str() == Some(own.as_str()))
+            {
+                resources.push(Value::String(own));
+            }
+        }
+        agent.insert("resources".to_owned(), Value::Array(resources));
     }
     agent
 }
@@ -94,6 +110,33 @@ mod tests {
         assert_eq!(
             agent["resources"],
             json!(["file:///k/steering/oneworks-system.md"])
+        );
+    }
+
+    #[test]
+    fn configured_resources_are_kept_and_ours_added_once() {
+        let Value::Object(config) = json!({
+            "resources": ["file://docs/a.md", "file:///k/steering/oneworks-system.md"],
+        }) else {
+            unreachable!()
+        };
+        let agent = build(AgentInputs {
+            name: "oneworks",
+            resources: vec![
+                "file:///k/steering/oneworks-system.md".into(),
+                "skill:///k/skills/x/SKILL.md".into(),
+            ],
+            hooks: Map::new(),
+            mcp_servers: Map::new(),
+            agent_config: Some(&config),
+        });
+        assert_eq!(
+            agent["resources"],
+            json!([
+                "file://docs/a.md",
+                "file:///k/steering/oneworks-system.md",
+                "skill:///k/skills/x/SKILL.md"
+            ])
         );
     }
 }

@@ -1,8 +1,9 @@
 //! MCP placement (SPEC §5.5): each server reaches Kiro exactly once — in
-//! `session/new.mcpServers` for ACP runs, in the agent file for TUI
-//! sessions. Remote (HTTP/SSE) servers are used only where supported;
-//! otherwise they are skipped with a diagnostic, never reported as enabled,
-//! and nothing else takes their name.
+//! `session/new.mcpServers` for ACP runs (built after `initialize` by
+//! [`super::acp_mcp::acp_mcp_servers`], so the agent file of an ACP run
+//! holds none), in the agent file for TUI sessions. Remote (HTTP/SSE)
+//! servers are used only where supported; otherwise they are skipped with a
+//! diagnostic, never reported as enabled, and nothing else takes their name.
 
 use std::collections::BTreeMap;
 
@@ -17,66 +18,35 @@ pub enum Target {
     Render,
     /// A supervised TUI session: the agent file carries MCP servers.
     Tui { remote_supported: bool },
-    /// A structured ACP run: `session/new` carries them, per `initialize`.
-    Acp { http: bool, sse: bool },
+    /// A structured ACP run: `session/new` carries them, built after
+    /// `initialize`; the agent file gets none.
+    Acp,
 }
 
 #[derive(Debug, Default, Clone)]
 pub struct Placement {
     /// For the agent file's `mcpServers`.
     pub agent: Map<String, Value>,
-    /// For ACP `session/new.mcpServers` (`${VAR}` still unresolved).
-    pub acp: Vec<Value>,
     pub diagnostics: Vec<String>,
 }
 
-fn transport_name(transport: RemoteTransport) -> &'static str {
+pub(super) fn transport_name(transport: RemoteTransport) -> &'static str {
     match transport {
         RemoteTransport::Http => "http",
         RemoteTransport::Sse => "sse",
     }
 }
 
-fn pairs(map: &BTreeMap<String, String>) -> Vec<Value> {
-    map.iter()
-        .map(|(name, value)| json!({"name": name, "value": value}))
-        .collect()
-}
-
 pub fn place(servers: &BTreeMap<String, McpServer>, target: Target) -> Placement {
     let mut placement = Placement::default();
     for (name, server) in servers {
         match (server, target) {
-            (McpServer::Local(local), Target::Acp { .. }) => placement.acp.push(json!({
-                "name": name,
-                "command": local.command,
-                "args": local.args,
-                "env": pairs(&local.env),
-            })),
+            (_, Target::Acp) => {}
             (McpServer::Local(local), _) => {
                 placement.agent.insert(
                     name.clone(),
                     json!({"command": local.command, "args": local.args, "env": local.env}),
                 );
-            }
-            (McpServer::Remote(remote), Target::Acp { http, sse }) => {
-                let supported = match remote.transport {
-                    RemoteTransport::Http => http,
-                    RemoteTransport::Sse => sse,
-                };
-                let kind = transport_name(remote.transport);
-                if supported {
-                    placement.acp.push(json!({
-                        "type": kind,
-                        "name": name,
-                        "url": remote.url,
-                        "headers": pairs(&remote.headers),
-                    }));
-                } else {
-                    placement.diagnostics.push(format!(
-                        "MCP server `{name}` skipped: the agent does not advertise {kind} MCP support"
-                    ));
-                }
             }
             (McpServer::Remote(remote), Target::Tui { remote_supported: true }) => {
                 placement.agent.insert(
@@ -93,7 +63,7 @@ pub fn place(servers: &BTreeMap<String, McpServer>, target: Target) -> Placement
             (McpServer::Remote(remote), Target::Render) => placement.diagnostics.push(format!(
                 "MCP server `{name}` ({}, {}): pending capability check; not written until the agent's support is known",
                 transport_name(remote.transport),
-                remote.url
+                crate::redact::redact_url(&remote.url)
             )),
         }
     }
@@ -116,32 +86,17 @@ mod tests {
         let servers = servers();
         let render = place(&servers, Target::Render);
         assert_eq!(render.agent.keys().collect::<Vec<_>>(), ["github"]);
-        assert!(render.acp.is_empty());
         assert_eq!(render.diagnostics.len(), 2);
         assert!(render
             .diagnostics
             .iter()
             .all(|line| line.contains("pending capability check")));
 
-        let acp = place(
-            &servers,
-            Target::Acp {
-                http: true,
-                sse: false,
-            },
-        );
+        let acp = place(&servers, Target::Acp);
         assert!(
-            acp.agent.is_empty(),
+            acp.agent.is_empty() && acp.diagnostics.is_empty(),
             "ACP runs keep MCP out of the agent file"
         );
-        let names: Vec<&str> = acp
-            .acp
-            .iter()
-            .filter_map(|server| server["name"].as_str())
-            .collect();
-        assert_eq!(names, ["docs", "github"]);
-        assert_eq!(acp.diagnostics.len(), 1);
-        assert!(acp.diagnostics[0].contains("stream"));
 
         let tui = place(
             &servers,

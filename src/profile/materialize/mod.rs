@@ -1,12 +1,17 @@
 //! Materializing a session's Kiro world from `config.yaml` (SPEC §5):
 //! `settings/cli.json`, `agents/oneworks.json`, the always-included steering
-//! file, staged skills, MCP servers and hooks. A [`Plan`] is computed first
-//! (pure), then written — every file scrubbed and written atomically — or
-//! printed for `--dry-run`.
+//! file, staged skills (read by `skill_source` without following links),
+//! MCP servers and hooks. A [`Plan`] is computed first (reading skill
+//! sources, writing nothing), then written — every file scrubbed and
+//! written atomically — or printed for `--dry-run`. ACP runs get their MCP
+//! servers from [`acp_mcp::acp_mcp_servers`] after `initialize`, not from
+//! the plan.
 
+pub mod acp_mcp;
 pub mod agent;
 pub mod cli_json;
 pub mod mcp;
+pub mod skill_source;
 pub mod skills;
 
 use std::path::{Path, PathBuf};
@@ -34,17 +39,27 @@ pub struct Plan {
     pub files: Vec<PlannedFile>,
     /// Skill folder names under `skills/` (the folder is oneworks-owned).
     pub skill_dirs: Vec<String>,
-    /// ACP `session/new.mcpServers`, when the target is an ACP run.
-    pub acp_mcp_servers: Vec<Value>,
     pub diagnostics: Vec<String>,
+    /// What oneworks itself generates, which scrubbing never takes away
+    /// (SPEC §6.2): the agent file, its name and resource URIs, and the
+    /// steering file whose front matter is ours.
+    pub generated: Generated,
 }
+
+#[derive(Debug, Clone, Default)]
+pub struct Generated {
+    pub agent_file: PathBuf,
+    pub agent_name: String,
+    pub resources: Vec<String>,
+    pub steering_file: Option<PathBuf>,
+}
+
+/// The steering file's front matter (oneworks-generated).
+const STEERING_FRONT_MATTER: &str = "---\ninclusion: always\n---\n\n";
 
 /// The steering file's exact bytes for a system prompt.
 pub fn steering_text(prompt: &str) -> String {
-    let mut text = format!(
-        "---\ninclusion: always\n---\n\n{}",
-        prompt.trim_end_matches('\n')
-    );
+    let mut text = format!("{STEERING_FRONT_MATTER}{}", prompt.trim_end_matches('\n'));
     text.push('\n');
     text
 }
@@ -53,25 +68,6 @@ fn to_json(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".to_owned());
     text.push('\n');
     text
-}
-
-fn read_skill(index: usize, path: &Path) -> Result<String, ProfileError> {
-    let file = path.join("SKILL.md");
-    let key = format!("adapters.kiro.skills[{index}].path");
-    let metadata = std::fs::metadata(&file).map_err(|error| ProfileError::Config {
-        key: key.clone(),
-        message: format!("cannot read `{}`: {error}", file.display()),
-    })?;
-    if !metadata.is_file() {
-        return Err(ProfileError::Config {
-            key,
-            message: format!("`{}` is not a regular file", file.display()),
-        });
-    }
-    std::fs::read_to_string(&file).map_err(|error| ProfileError::Config {
-        key,
-        message: format!("cannot read `{}`: {error}", file.display()),
-    })
 }
 
 /// Computes what `kiro_home` should hold for `target`.
@@ -101,6 +97,7 @@ pub fn plan(
     {
         let relative = Path::new(&session.steering_dir).join(&session.steering_file);
         resources.push(format!("file://{}", kiro_home.join(&relative).display()));
+        plan.generated.steering_file = Some(relative.clone());
         plan.files.push(PlannedFile {
             relative,
             contents: steering_text(prompt),
@@ -113,7 +110,7 @@ pub fn plan(
         resources.push(format!("skill://{}", kiro_home.join(&relative).display()));
         plan.files.push(PlannedFile {
             relative,
-            contents: read_skill(index, &skill.path)?,
+            contents: skill_source::read_skill(index, skill, &data.credentials)?,
         });
     }
     plan.skill_dirs = names;
@@ -126,19 +123,25 @@ pub fn plan(
 
     let placement = mcp::place(&kiro.mcp_servers, target);
     plan.diagnostics.extend(placement.diagnostics);
-    plan.acp_mcp_servers = placement.acp;
 
     let agent = agent::build(agent::AgentInputs {
         name: &session.agent_name,
-        resources,
+        resources: resources.clone(),
         hooks,
         mcp_servers: placement.agent,
         agent_config: kiro.agent_config.as_ref(),
     });
+    let agent_file = Path::new(&session.agents_dir).join(format!("{}.json", session.agent_name));
     plan.files.push(PlannedFile {
-        relative: Path::new(&session.agents_dir).join(format!("{}.json", session.agent_name)),
+        relative: agent_file.clone(),
         contents: to_json(&agent),
     });
+    plan.generated = Generated {
+        agent_file,
+        agent_name: session.agent_name.clone(),
+        resources,
+        steering_file: plan.generated.steering_file.take(),
+    };
     Ok(plan)
 }
 
@@ -155,12 +158,22 @@ impl Plan {
                     .relative
                     .extension()
                     .is_some_and(|extension| extension == "json");
-                let contents = if is_json {
+                let generated = &self.generated;
+                let contents = if file.relative == generated.agent_file {
+                    scrub_agent(scrubber, &file.contents, generated)
+                } else if is_json {
                     let mut text = scrubber.scrub_json_text(&file.contents);
                     if !text.ends_with('\n') {
                         text.push('\n');
                     }
                     text
+                } else if Some(&file.relative) == generated.steering_file.as_ref() {
+                    match file.contents.strip_prefix(STEERING_FRONT_MATTER) {
+                        Some(body) => {
+                            format!("{STEERING_FRONT_MATTER}{}", scrub_lines(scrubber, body))
+                        }
+                        None => scrub_lines(scrubber, &file.contents),
+                    }
                 } else {
                     scrub_lines(scrubber, &file.contents)
                 };
@@ -187,7 +200,7 @@ impl Plan {
             let target = home.join(&file.relative);
             let parent = target.parent().unwrap_or(home);
             fs_safety::create_dir_chain(&layout.project, parent, 0o700)?;
-            if std::fs::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
+            if fs_err::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
                 return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
                     path: target,
                     found: "link or special file",
@@ -211,7 +224,7 @@ impl Plan {
         skills: &Path,
     ) -> Result<(), ProfileError> {
         fs_safety::create_dir_chain(&layout.project, skills, 0o700)?;
-        let entries = std::fs::read_dir(skills).map_err(io_error("list", skills))?;
+        let entries = fs_err::read_dir(skills).map_err(io_error("list", skills))?;
         for entry in entries {
             let entry = entry.map_err(io_error("list", skills))?;
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -222,9 +235,9 @@ impl Plan {
             // `file_type` does not follow links.
             let kind = entry.file_type().map_err(io_error("inspect", &path))?;
             let removed = if kind.is_dir() {
-                std::fs::remove_dir_all(&path)
+                fs_err::remove_dir_all(&path)
             } else if kind.is_file() {
-                std::fs::remove_file(&path)
+                fs_err::remove_file(&path)
             } else if kind.is_symlink() {
                 return Err(ProfileError::Unsafe(fs_safety::UnsafePath::Symlink {
                     path,
@@ -240,6 +253,38 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// The agent file scrubbed as JSON, then what oneworks generated put back:
+/// `name`, `includeMcpJson` and its own resource URIs are never scrubbed
+/// away (a short credential equal to a word must not rename the agent).
+fn scrub_agent(scrubber: &Scrubber, text: &str, generated: &Generated) -> String {
+    let Ok(original) = serde_json::from_str::<Value>(text) else {
+        return scrubber.scrub_json_text(text);
+    };
+    let mut agent = original.clone();
+    scrubber.scrub_json(&mut agent);
+    if let Value::Object(map) = &mut agent {
+        map.insert(
+            "name".to_owned(),
+            Value::String(generated.agent_name.clone()),
+        );
+        map.insert("includeMcpJson".to_owned(), Value::Bool(false));
+        if let (Some(Value::Array(before)), Some(Value::Array(after))) =
+            (original.get("resources"), map.get_mut("resources"))
+        {
+            // Scrubbing replaces strings, never removes array items.
+            for (kept, scrubbed) in before.iter().zip(after.iter_mut()) {
+                if kept
+                    .as_str()
+                    .is_some_and(|uri| generated.resources.iter().any(|own| own == uri))
+                {
+                    *scrubbed = kept.clone();
+                }
+            }
+        }
+    }
+    to_json(&agent)
 }
 
 /// `text` scrubbed one line at a time, line endings kept. A secret that
@@ -259,6 +304,7 @@ fn scrub_lines(scrubber: &Scrubber, text: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
@@ -316,20 +362,26 @@ mod tests {
     #[test]
     fn text_files_are_scrubbed_line_by_line() {
         let data = AdapterData::builtin().expect("data");
-        // A short secret takes the whole string that holds it: here, one line.
+        // A short secret takes a string equal to it: here, one line.
         let scrubber = Scrubber::new(
-            vec![("KIRO_API_KEY".to_owned(), "hunter2".to_owned())],
+            vec![
+                ("KIRO_API_KEY".to_owned(), "hunter2".to_owned()),
+                (
+                    "AWS_SECRET_ACCESS_KEY".to_owned(),
+                    "long-secret-value".to_owned(),
+                ),
+            ],
             &data.credentials,
         );
         let plan = Plan {
             files: vec![
                 PlannedFile {
-                    relative: PathBuf::from("steering/oneworks-system.md"),
-                    contents: steering_text("Intro.\r\nUse hunter2 here.\nOutro."),
+                    relative: PathBuf::from("steering/x.md"),
+                    contents: steering_text("Intro.\r\nhunter2\nUse long-secret-value.\nOutro."),
                 },
                 PlannedFile {
-                    relative: PathBuf::from("agents/oneworks.json"),
-                    contents: "{\"description\": \"with hunter2\"}".to_owned(),
+                    relative: PathBuf::from("settings/cli.json"),
+                    contents: "{\"description\": \"hunter2\"}".to_owned(),
                 },
             ],
             ..Plan::default()
@@ -337,9 +389,58 @@ mod tests {
         let scrubbed = plan.scrubbed(&scrubber);
         assert_eq!(
             scrubbed[0].contents,
-            "---\ninclusion: always\n---\n\nIntro.\r\n[redacted]\nOutro.\n"
+            "---\ninclusion: always\n---\n\nIntro.\r\n[redacted]\nUse [redacted].\nOutro.\n"
         );
         assert_eq!(scrubbed[1].contents, "{\"description\":\"[redacted]\"}\n");
+    }
+
+    #[test]
+    fn short_credentials_never_scrub_what_oneworks_generates() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let skill = temp.path().join("e");
+        std::fs::create_dir(&skill).expect("mkdir");
+        std::fs::write(skill.join("SKILL.md"), "e\n").expect("write");
+        let yaml = format!(
+            "systemPrompt: \"on\"\nagentConfig:\n  description: on\nskills:\n  - name: e\n    path: {}\n",
+            skill.display()
+        );
+        let kiro: KiroConfig = serde_yaml_ng::from_str(&yaml).expect("config");
+        let data = AdapterData::builtin().expect("data");
+        let home = Path::new("/e");
+        let plan = plan(&kiro, &data, home, Target::Render).expect("plan");
+        for value in ["on", "e"] {
+            let scrubber = Scrubber::new(
+                vec![("AWS_SESSION_TOKEN".to_owned(), value.to_owned())],
+                &data.credentials,
+            );
+            let files = plan.scrubbed(&scrubber);
+            let file = |name: &str| {
+                files
+                    .iter()
+                    .find(|file| file.relative == Path::new(name))
+                    .map(|file| file.contents.clone())
+                    .unwrap_or_else(|| panic!("{name} planned"))
+            };
+            let agent: Value =
+                serde_json::from_str(&file("agents/oneworks.json")).expect("agent json");
+            assert_eq!(agent["name"], "oneworks", "{value}");
+            assert_eq!(agent["includeMcpJson"], false, "{value}");
+            assert_eq!(
+                agent["resources"],
+                serde_json::json!([
+                    "file:///e/steering/oneworks-system.md",
+                    "skill:///e/skills/e/SKILL.md"
+                ]),
+                "{value}"
+            );
+            let steering = file("steering/oneworks-system.md");
+            assert!(
+                steering.starts_with("---\ninclusion: always\n---\n\n"),
+                "{steering}"
+            );
+            let expected_description = if value == "on" { "[redacted]" } else { "on" };
+            assert_eq!(agent["description"], expected_description, "{value}");
+        }
     }
 
     #[test]

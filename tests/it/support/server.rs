@@ -36,6 +36,13 @@ pub enum Route {
         after_bytes: usize,
         release: PathBuf,
     },
+    /// Reads the request and answers nothing until the `release` file
+    /// exists (or the server is dropped): a server that hangs before its
+    /// headers.
+    Silent { release: PathBuf },
+    /// 200 without a `Content-Length`: the body ends when the server
+    /// closes the connection.
+    NoLength(Arc<[u8]>),
     /// Sends the body `chunk` bytes at a time with `delay_ms` between chunks.
     Slow {
         body: Arc<[u8]>,
@@ -67,6 +74,8 @@ enum Plan {
     Truncate(Arc<[u8]>, usize),
     Stall(Arc<[u8]>, usize, PathBuf),
     Slow(Arc<[u8]>, usize, u64),
+    NoLength(Arc<[u8]>),
+    Silent(PathBuf),
     NotFound,
 }
 
@@ -186,6 +195,8 @@ fn serve(stream: TcpStream, shared: &Shared) {
 fn plan(route: &mut Route) -> Plan {
     match route {
         Route::Ok(body) => Plan::Body(Arc::clone(body)),
+        Route::NoLength(body) => Plan::NoLength(Arc::clone(body)),
+        Route::Silent { release } => Plan::Silent(release.clone()),
         Route::Status(code) => Plan::Status(*code, None),
         Route::Truncate { body, send } => Plan::Truncate(Arc::clone(body), *send),
         Route::FailThen {
@@ -237,6 +248,7 @@ fn read_request_head(stream: &TcpStream) -> Option<(String, String)> {
 fn reason(code: u16) -> &'static str {
     match code {
         200 => "OK",
+        403 => "Forbidden",
         404 => "Not Found",
         408 => "Request Timeout",
         429 => "Too Many Requests",
@@ -276,6 +288,25 @@ fn respond(
         Plan::Status(code, retry_after) => write_head(stream, code, 0, retry_after),
         Plan::Body(body) => {
             write_head(stream, 200, body.len(), None)?;
+            if !head_only {
+                stream.write_all(&body)?;
+            }
+            Ok(())
+        }
+        Plan::Silent(release) => {
+            *shared.lock().stalled.entry(path.to_owned()).or_insert(0) += 1;
+            while !release.exists() {
+                if shared.stopping.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            write_head(stream, 503, 0, None)
+        }
+        Plan::NoLength(body) => {
+            stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+            )?;
             if !head_only {
                 stream.write_all(&body)?;
             }

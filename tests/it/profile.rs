@@ -1,6 +1,7 @@
-//! Session worlds (issue 3): `config render`, `adapter login` with the fake
-//! Kiro, the canary real HOME, the fresh temp HOME, the child environment,
-//! symlink refusals and scrubbing of what is written.
+//! Profile worlds (SPEC §5, §6): `config render`, `adapter login` with the
+//! fake Kiro, the canary real HOME, the fresh temp HOME, the child
+//! environment, skill sources read without following links, symlink
+//! refusals and scrubbing of what is written.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -602,23 +603,179 @@ fn short_referenced_values_are_not_secrets() {
 }
 
 #[test]
-fn a_short_credential_takes_its_line_not_the_front_matter() {
-    let mut env = TestEnv::new();
-    // A credential variable is a secret however short; the whole line that
-    // holds it goes, the rest of the steering file stays.
-    env.set_env("KIRO_API_KEY", "hunter2");
-    env.write_config(
-        "adapters:\n  kiro:\n    systemPrompt: |\n      First line.\n      The key is hunter2.\n      Last line.\n",
-    );
-    env.run(&["config", "render", "kiro"]).assert_success();
-    let steering =
-        std::fs::read_to_string(kiro_home(&env, "default").join("steering/oneworks-system.md"))
-            .expect("steering");
-    assert!(!steering.contains("hunter2"), "{steering}");
+fn a_short_credential_redacts_only_equal_strings_and_never_what_oneworks_generates() {
+    for value in ["on", "e"] {
+        let mut env = TestEnv::new();
+        env.set_env("AWS_SESSION_TOKEN", value);
+        let skill = env.project.join(".oneworks/skills/e");
+        std::fs::create_dir_all(&skill).expect("mkdir skill");
+        std::fs::write(skill.join("SKILL.md"), "# Skill e\n").expect("skill");
+        env.write_config(&format!(
+            "adapters:\n  kiro:\n    systemPrompt: |\n      First line on e.\n      {value}\n      Last line.\n    agentConfig:\n      description: One Works agent\n      resources: [\"file://docs/e.md\"]\n    skills:\n      - name: e\n        path: ./skills/e\n"
+        ));
+        let outcome = env.run(&["config", "render", "kiro"]);
+        outcome.assert_success();
+        assert_eq!(
+            outcome
+                .stderr
+                .matches("`AWS_SESSION_TOKEN` is shorter than 8 characters")
+                .count(),
+            1,
+            "warned once\n{}",
+            outcome.describe()
+        );
+        let home = kiro_home(&env, "default");
+        let agent: Value = serde_json::from_slice(
+            &std::fs::read(home.join("agents/oneworks.json")).expect("agent"),
+        )
+        .expect("agent json");
+        assert_eq!(agent["name"], "oneworks", "{value}: {agent}");
+        assert_eq!(agent["includeMcpJson"], false, "{value}: {agent}");
+        assert_eq!(agent["description"], "One Works agent", "{value}: {agent}");
+        assert_eq!(
+            agent["resources"],
+            json!([
+                "file://docs/e.md",
+                format!(
+                    "file://{}",
+                    home.join("steering/oneworks-system.md").display()
+                ),
+                format!("skill://{}", home.join("skills/e/SKILL.md").display()),
+            ]),
+            "{value}"
+        );
+        let steering =
+            std::fs::read_to_string(home.join("steering/oneworks-system.md")).expect("steering");
+        assert_eq!(
+            steering, "---\ninclusion: always\n---\n\nFirst line on e.\n[redacted]\nLast line.\n",
+            "{value}"
+        );
+    }
+}
+
+/// A config naming one skill at `.oneworks/skills/review`, whose files the
+/// caller arranges; returns the config file's text.
+fn skill_config() -> &'static str {
+    "adapters:\n  kiro:\n    systemPrompt: hi\n    skills:\n      - name: Review\n        path: ./skills/review\n"
+}
+
+/// Asserts `render` and `config check` both refuse with `code`, and that
+/// the session world got nothing: no copied file, no `skill://` resource.
+#[track_caller]
+fn assert_refused_and_nothing_written(env: &TestEnv, code: i32, needle: &str) {
+    for args in [&["config", "check"][..], &["config", "render", "kiro"][..]] {
+        let outcome = env.run(args);
+        outcome.assert_code(code);
+        assert!(
+            outcome.stderr.contains(needle),
+            "{args:?}: {}",
+            outcome.describe()
+        );
+        assert!(
+            !outcome.all_text().contains("canary-aws"),
+            "{}",
+            outcome.describe()
+        );
+    }
+    let root = session_root(env, "default");
+    let files = snapshot(&root);
     assert!(
-        steering == "---\ninclusion: always\n---\n\nFirst line.\n[redacted]\nLast line.\n",
-        "{steering}"
+        files.values().all(|contents| {
+            let text = String::from_utf8_lossy(contents);
+            !text.contains("canary-aws") && !text.contains("skill://")
+        }),
+        "{files:?}"
     );
+    assert!(
+        !kiro_home(env, "default").join("skills/Review").exists(),
+        "nothing staged"
+    );
+    assert!(
+        !kiro_home(env, "default")
+            .join("agents/oneworks.json")
+            .exists(),
+        "no agent file listing the skill"
+    );
+}
+
+#[test]
+fn a_symlinked_skill_md_is_refused_and_nothing_is_written() {
+    let env = TestEnv::new();
+    plant_canary(&env);
+    let folder = env.project.join(".oneworks/skills/review");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::os::unix::fs::symlink(env.home.join(".aws/credentials"), folder.join("SKILL.md"))
+        .expect("symlink");
+    env.write_config(skill_config());
+    assert_refused_and_nothing_written(&env, 6, "symbolic link");
+}
+
+#[test]
+fn a_symlinked_skill_folder_is_refused_and_nothing_is_written() {
+    let env = TestEnv::new();
+    plant_canary(&env);
+    std::fs::write(env.home.join(".aws/SKILL.md"), "[default]\ncanary-aws\n").expect("write");
+    let skills = env.project.join(".oneworks/skills");
+    std::fs::create_dir_all(&skills).expect("mkdir");
+    std::os::unix::fs::symlink(env.home.join(".aws"), skills.join("review")).expect("symlink");
+    env.write_config(skill_config());
+    assert_refused_and_nothing_written(&env, 6, "symbolic link");
+}
+
+#[test]
+fn a_symlink_between_the_config_and_the_skill_is_refused() {
+    let env = TestEnv::new();
+    plant_canary(&env);
+    let elsewhere = env.home.join("elsewhere/review");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::write(elsewhere.join("SKILL.md"), "canary-aws\n").expect("write");
+    std::os::unix::fs::symlink(
+        env.home.join("elsewhere"),
+        env.project.join(".oneworks/skills"),
+    )
+    .expect("symlink");
+    env.write_config(skill_config());
+    assert_refused_and_nothing_written(&env, 6, "symbolic link");
+}
+
+#[test]
+fn a_credential_in_a_skill_body_is_refused() {
+    let env = TestEnv::new();
+    let folder = env.project.join(".oneworks/skills/review");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(
+        folder.join("SKILL.md"),
+        "# Review\nUse key AKIAABCDEFGHIJKLMNOP.\n",
+    )
+    .expect("write");
+    env.write_config(skill_config());
+    assert_refused_and_nothing_written(&env, 3, "skills[0]");
+}
+
+#[test]
+fn a_missing_skill_folder_fails_check_as_well_as_render() {
+    let env = TestEnv::new();
+    env.write_config(skill_config());
+    assert_refused_and_nothing_written(&env, 3, "does not exist");
+}
+
+#[test]
+fn relative_skill_paths_resolve_against_the_config_file_folder() {
+    let env = TestEnv::new();
+    // `./skills/review` in `.oneworks/config.yaml` is `.oneworks/skills/review`,
+    // not `<project>/skills/review`.
+    let decoy = env.project.join("skills/review");
+    std::fs::create_dir_all(&decoy).expect("mkdir");
+    std::fs::write(decoy.join("SKILL.md"), "# Decoy\n").expect("write");
+    let folder = env.project.join(".oneworks/skills/review");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("SKILL.md"), "# Real\n").expect("write");
+    env.write_config(skill_config());
+    env.run(&["config", "check"]).assert_success();
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let staged = std::fs::read_to_string(kiro_home(&env, "default").join("skills/Review/SKILL.md"))
+        .expect("staged");
+    assert_eq!(staged, "# Real\n");
 }
 
 #[test]

@@ -15,6 +15,10 @@ use serde::Serialize;
 use crate::error::{Error, ErrorKind};
 use crate::redact::Scrubber;
 
+pub mod sanitize;
+
+pub use sanitize::{sanitize, sanitize_line};
+
 type ScrubberSource = Arc<dyn Fn() -> Option<Scrubber> + Send + Sync>;
 
 /// How the print scrubber is built (lazily: most runs print one line, and
@@ -77,20 +81,6 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Replaces control characters other than newline and tab (ESC, BEL, CR,
-/// DEL, C1 controls) with U+FFFD.
-pub fn sanitize(text: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(unsafe_char) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(
-        text.chars()
-            .map(|c| if unsafe_char(c) { '\u{fffd}' } else { c })
-            .collect(),
-    )
-}
-
 /// Scrubbed and sanitized: what may reach a terminal or a log.
 pub fn clean(text: &str) -> String {
     sanitize(&scrub(text)).into_owned()
@@ -148,6 +138,30 @@ pub fn stdout_error(error: std::io::Error) -> Error {
     }
 }
 
+/// Prints a failure: the human message (and hint) on stderr, and with
+/// `--json` also `{"error":{kind,message,hint}}` on stdout. Both pass the
+/// scrubber; a closed stdout prints nothing.
+pub fn report_error(error: &Error, json: bool) {
+    if error.kind() == ErrorKind::StdoutClosed {
+        return;
+    }
+    human(format_args!("error: {}", error.message()));
+    if let Some(hint) = error.hint() {
+        human(format_args!("hint: {hint}"));
+    }
+    if json {
+        let document = serde_json::json!({
+            "error": {
+                "kind": error.kind().as_str(),
+                "message": sanitize(&error.message()),
+                "hint": error.hint().map(|hint| sanitize(hint).into_owned()),
+            }
+        });
+        // Nothing more to do if stdout is gone as well.
+        let _ = print_json(&document);
+    }
+}
+
 /// Whether stderr is a terminal (progress bars only then).
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
@@ -158,19 +172,4 @@ pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_characters_are_replaced_but_newline_and_tab_kept() {
-        let text = "a\u{1b}[31mred\u{1b}]0;title\u{7}\u{1b}[2J\r\u{9b}b\tc\nd";
-        assert_eq!(
-            sanitize(text),
-            "a\u{fffd}[31mred\u{fffd}]0;title\u{fffd}\u{fffd}[2J\u{fffd}\u{fffd}b\tc\nd"
-        );
-        assert!(matches!(sanitize("plain\ttext\n"), Cow::Borrowed(_)));
-    }
 }

@@ -1,0 +1,156 @@
+//! Where a person answers permission questions. With `--json`: JSON lines
+//! on stdin (`{"id":"…","reply":"…"}` or `{"cancel":true}`), read on a
+//! thread of their own so a blocked read never holds the runtime. On a
+//! terminal: a `dialoguer` selection on stderr, also on its own thread.
+//! Otherwise there is no channel and a question that needs a person fails
+//! closed.
+
+use std::io::{BufRead, IsTerminal};
+
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::permissions::Choice;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelKind {
+    Json,
+    Terminal,
+    None,
+}
+
+impl ChannelKind {
+    pub fn detect(json: bool) -> Self {
+        if json {
+            ChannelKind::Json
+        } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            ChannelKind::Terminal
+        } else {
+            ChannelKind::None
+        }
+    }
+}
+
+/// Something a person said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Reply {
+        id: String,
+        reply: String,
+    },
+    Cancel,
+    /// A line that was not a reply (reported, then ignored).
+    Invalid(String),
+    /// Stdin ended: no further answers will come.
+    Closed,
+}
+
+/// Parses one line of the JSON channel.
+pub fn parse_input(line: &str) -> Option<Input> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let Ok(Value::Object(object)) = serde_json::from_str::<Value>(line) else {
+        return Some(Input::Invalid(
+            "a reply line is not a JSON object".to_owned(),
+        ));
+    };
+    if object.get("cancel") == Some(&Value::Bool(true)) {
+        return Some(Input::Cancel);
+    }
+    let text = |value: Option<&Value>| match value {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::Number(number)) => Some(number.to_string()),
+        _ => None,
+    };
+    match (text(object.get("id")), text(object.get("reply"))) {
+        (Some(id), Some(reply)) => Some(Input::Reply { id, reply }),
+        _ => Some(Input::Invalid(
+            "a reply needs `id` and `reply` (or is `{\"cancel\":true}`)".to_owned(),
+        )),
+    }
+}
+
+/// Starts the stdin reader of the JSON channel.
+pub fn spawn_json_reader(sender: UnboundedSender<Input>) {
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            if let Some(input) = parse_input(&line) {
+                if sender.send(input).is_err() {
+                    return;
+                }
+            }
+        }
+        let _ = sender.send(Input::Closed);
+    });
+}
+
+/// Asks on the terminal; the answer (an ordinal) or a cancel arrives on
+/// `sender`. Escape or Ctrl-C in the prompt cancels the run.
+pub fn spawn_terminal_prompt(
+    id: String,
+    title: String,
+    choices: &[Choice],
+    sender: UnboundedSender<Input>,
+) {
+    let items: Vec<String> = choices
+        .iter()
+        .map(|choice| crate::output::clean(&choice.display()))
+        .collect();
+    let ordinals: Vec<usize> = choices.iter().map(|choice| choice.shown.ordinal).collect();
+    let prompt = format!(
+        "Kiro asks permission · Kiro 请求权限: {}",
+        crate::output::clean(&title)
+    );
+    std::thread::spawn(move || {
+        let picked = dialoguer::Select::with_theme(&dialoguer::theme::ColorfulTheme::default())
+            .with_prompt(prompt)
+            .items(&items)
+            .default(0)
+            .interact_opt();
+        let input = match picked {
+            Ok(Some(index)) => match ordinals.get(index) {
+                Some(ordinal) => Input::Reply {
+                    id,
+                    reply: ordinal.to_string(),
+                },
+                None => Input::Cancel,
+            },
+            Ok(None) | Err(_) => Input::Cancel,
+        };
+        let _ = sender.send(input);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_cancels_and_junk_are_told_apart() {
+        assert_eq!(
+            parse_input(r#"{"id":"p1","reply":"Allow once"}"#),
+            Some(Input::Reply {
+                id: "p1".into(),
+                reply: "Allow once".into()
+            })
+        );
+        assert_eq!(
+            parse_input(r#"{"id":7,"reply":2}"#),
+            Some(Input::Reply {
+                id: "7".into(),
+                reply: "2".into()
+            })
+        );
+        assert_eq!(parse_input(r#"{"cancel":true}"#), Some(Input::Cancel));
+        assert!(matches!(
+            parse_input(r#"{"cancel":false}"#),
+            Some(Input::Invalid(_))
+        ));
+        assert!(matches!(parse_input("yes"), Some(Input::Invalid(_))));
+        assert_eq!(parse_input("  "), None);
+    }
+}

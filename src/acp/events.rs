@@ -1,0 +1,258 @@
+//! The run events of SPEC §1.3 and where they go: with `--json`, one JSON
+//! object a line on stdout, flushed per line; otherwise the agent's text on
+//! stdout and everything else (tool calls, plans, diagnostics) on stderr.
+//! Both paths pass the credential scrubber (`crate::output`); human text
+//! from the agent has its control characters replaced.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::output;
+
+/// Who settled a permission request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolvedBy {
+    User,
+    Policy,
+    Rule,
+    Cancel,
+}
+
+/// One option of a permission request as shown to the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShownOption {
+    pub ordinal: usize,
+    pub option_id: String,
+    pub label: String,
+    pub label_zh: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native_label: Option<String>,
+    pub kind: String,
+    pub scope: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum Event {
+    SessionStarted {
+        session_id: String,
+        resumed: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        effort: Option<String>,
+    },
+    AgentMessageChunk {
+        text: String,
+    },
+    AgentThoughtChunk {
+        text: String,
+    },
+    ToolCall {
+        tool_call_id: String,
+        title: String,
+        kind: Option<String>,
+        status: Option<String>,
+    },
+    ToolCallUpdate {
+        tool_call_id: String,
+        status: Option<String>,
+    },
+    Plan {
+        entries: Value,
+    },
+    PermissionRequest {
+        id: String,
+        title: String,
+        options: Vec<ShownOption>,
+    },
+    PermissionResolved {
+        id: String,
+        option_id: Option<String>,
+        by: ResolvedBy,
+    },
+    UnknownUpdate {
+        session_update: String,
+        raw: Value,
+    },
+    Diagnostic {
+        message: String,
+    },
+    TurnEnd {
+        stop_reason: String,
+    },
+    Error {
+        kind: String,
+        message: String,
+    },
+}
+
+/// Where events go.
+#[derive(Debug)]
+pub struct Sink {
+    json: bool,
+    /// Human mode: the agent's text on stdout does not end with a newline.
+    text_open: bool,
+}
+
+impl Sink {
+    pub fn new(json: bool) -> Self {
+        Self {
+            json,
+            text_open: false,
+        }
+    }
+
+    pub fn json(&self) -> bool {
+        self.json
+    }
+
+    /// A diagnostic: an event with `--json`, a `note:` line otherwise.
+    pub fn diagnostic(&mut self, message: impl Into<String>) -> Result<(), Error> {
+        self.emit(&Event::Diagnostic {
+            message: message.into(),
+        })
+    }
+
+    pub fn emit(&mut self, event: &Event) -> Result<(), Error> {
+        if self.json {
+            return output::print_json(event);
+        }
+        self.human(event)
+    }
+
+    /// Ends an open line of agent text so stderr lines start clean.
+    fn close_text(&mut self) -> Result<(), Error> {
+        if self.text_open {
+            self.text_open = false;
+            output::print_text("\n")?;
+        }
+        Ok(())
+    }
+
+    fn human(&mut self, event: &Event) -> Result<(), Error> {
+        match event {
+            Event::AgentMessageChunk { text } => {
+                if !text.is_empty() {
+                    output::print_text(&output::sanitize(text))?;
+                    self.text_open = !text.ends_with('\n');
+                }
+                return Ok(());
+            }
+            Event::AgentThoughtChunk { text } => {
+                tracing::debug!("thought: {}", output::clean(text));
+                return Ok(());
+            }
+            Event::UnknownUpdate { session_update, .. } => {
+                tracing::debug!("unknown update kind `{}`", output::clean(session_update));
+                return Ok(());
+            }
+            _ => {}
+        }
+        self.close_text()?;
+        match event {
+            Event::SessionStarted {
+                session_id,
+                resumed,
+                ..
+            } => tracing::info!(resumed, "session `{}`", output::clean(session_id)),
+            Event::ToolCall {
+                title,
+                kind,
+                status,
+                ..
+            } => output::human(format_args!(
+                "tool: {title}{}{}",
+                kind.as_deref()
+                    .map(|kind| format!(" [{kind}]"))
+                    .unwrap_or_default(),
+                status
+                    .as_deref()
+                    .map(|status| format!(" ({status})"))
+                    .unwrap_or_default(),
+            )),
+            Event::ToolCallUpdate {
+                tool_call_id,
+                status: Some(status),
+            } => output::human(format_args!("tool {tool_call_id}: {status}")),
+            Event::Plan { entries } => {
+                let mut text = String::from("plan:");
+                for entry in entries.as_array().into_iter().flatten() {
+                    let status = entry.get("status").and_then(Value::as_str).unwrap_or("-");
+                    let content = entry.get("content").and_then(Value::as_str).unwrap_or("");
+                    text.push_str(&format!("\n  [{status}] {content}"));
+                }
+                output::human(text);
+            }
+            Event::PermissionResolved { id, option_id, by } => output::human(format_args!(
+                "permission {id}: {} ({})",
+                option_id.as_deref().unwrap_or("cancelled"),
+                serde_json::to_value(by)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            )),
+            Event::Diagnostic { message } => output::human(format_args!("note: {message}")),
+            Event::TurnEnd { stop_reason } if stop_reason != "end_turn" => {
+                output::human(format_args!("turn ended: {stop_reason}"))
+            }
+            // Errors are printed once by the command edge; the TTY prompt
+            // shows permission requests itself.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Ends the human stream cleanly (a final newline after agent text).
+    pub fn finish(&mut self) -> Result<(), Error> {
+        if self.json {
+            return Ok(());
+        }
+        self.close_text()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn events_serialize_as_the_spec_names_them() {
+        let event = Event::PermissionResolved {
+            id: "p1".into(),
+            option_id: None,
+            by: ResolvedBy::Cancel,
+        };
+        assert_eq!(
+            serde_json::to_value(&event).expect("json"),
+            json!({"type":"permission_resolved","id":"p1","optionId":null,"by":"cancel"})
+        );
+        let event = Event::ToolCall {
+            tool_call_id: "t".into(),
+            title: "Edit".into(),
+            kind: Some("edit".into()),
+            status: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&event).expect("json"),
+            json!({"type":"tool_call","toolCallId":"t","title":"Edit","kind":"edit","status":null})
+        );
+        let event = Event::UnknownUpdate {
+            session_update: "x".into(),
+            raw: json!({}),
+        };
+        assert_eq!(
+            serde_json::to_value(&event).expect("json")["sessionUpdate"],
+            "x"
+        );
+    }
+}

@@ -1,0 +1,91 @@
+//! The ACP client (SPEC §7): `oneworks run kiro` drives `kiro-cli acp` as a
+//! structured stream. Owned here, not taken from an SDK, because receiving
+//! must be lenient (Kiro's dialect, unknown update kinds kept) and sending
+//! strict.
+//!
+//! - [`lines`]: the agent's stdout as bounded lines.
+//! - [`rpc`]: JSON-RPC line framing, separate id spaces per direction.
+//! - [`capabilities`]: the `initialize` answer as an explicit matrix.
+//! - [`updates`]: session updates in both dialects → [`events`].
+//! - [`events`]: the run events of SPEC §1.3 and their two renderings.
+//! - [`permissions`]: mode policy, remembered rules, reply matching.
+//! - [`channel`]: where a person answers (JSON lines on stdin, a terminal).
+//! - [`session_cache`]: Kiro's native session id per oneworks session.
+//! - [`turn`]: the message loop — one turn, finalized exactly once, the
+//!   cancel sequence.
+//! - [`client`]: the run from `initialize` to the end of the turn.
+
+pub mod capabilities;
+pub mod channel;
+pub mod client;
+pub mod events;
+pub mod lines;
+pub mod permissions;
+pub mod rpc;
+pub mod session_cache;
+pub mod setup;
+pub mod turn;
+pub mod updates;
+
+use crate::error::{Classify, ErrorKind};
+
+/// How a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AcpError {
+    #[error("could not start `{program}`")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("lost the connection to `kiro-cli acp`")]
+    Io(#[source] std::io::Error),
+    #[error("{0}")]
+    Capability(#[from] capabilities::CapabilityError),
+    #[error("`kiro-cli acp` ended {when}{tail}")]
+    AgentGone { when: String, tail: String },
+    #[error("`kiro-cli acp` answered `{method}` with an error: {message}")]
+    Rejected { method: String, message: String },
+    #[error("Kiro needs a login: {message}")]
+    AuthRequired { message: String },
+    #[error("`kiro-cli acp` answered `{method}` without {what}")]
+    Malformed { method: String, what: String },
+    #[error("{message}")]
+    NotOffered { message: String, hint: String },
+    #[error("permission refused: {reason}")]
+    PermissionRefused { reason: String, hint: String },
+    #[error("the turn did not end within `--timeout {0}`; it was cancelled")]
+    Timeout(String),
+    #[error("interrupted; the turn was cancelled")]
+    Interrupted,
+    /// Printing an event failed (stdout closed, disk full).
+    #[error("{0}")]
+    Output(crate::error::Error),
+}
+
+impl Classify for AcpError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            AcpError::NotOffered { .. } => ErrorKind::Usage,
+            AcpError::PermissionRefused { .. } => ErrorKind::PermissionRefused,
+            AcpError::Interrupted => ErrorKind::Interrupted,
+            AcpError::Output(error) => error.kind(),
+            _ => ErrorKind::AgentFailed,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            AcpError::NotOffered { hint, .. } | AcpError::PermissionRefused { hint, .. } => {
+                Some(hint.clone())
+            }
+            AcpError::AuthRequired { .. } => Some(
+                "log the session in with `oneworks adapter login kiro --session NAME`, \
+                 or set `KIRO_API_KEY` in the environment (CI)"
+                    .to_owned(),
+            ),
+            AcpError::Spawn { .. } => Some("check `oneworks adapter status kiro`".to_owned()),
+            _ => None,
+        }
+    }
+}

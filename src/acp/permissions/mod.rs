@@ -1,0 +1,318 @@
+//! Permission requests (`session/request_permission`): what the agent asks,
+//! the choices shown for it, and how an answer maps back to one of Kiro's
+//! own option ids. Kiro's native option ids and scopes are kept; oneworks
+//! adds only "remember" choices that are answered through the native
+//! request-scoped `allow_once`/`reject_once`.
+//!
+//! - [`policy`]: the `--mode` table of SPEC §7.
+//! - [`rules`]: remembered rules (session memory, `.oneworks/permissions.json`).
+//! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
+
+pub mod policy;
+pub mod reply;
+pub mod rules;
+
+use serde_json::Value;
+
+use super::events::ShownOption;
+use super::updates::snake_case;
+use rules::RuleScope;
+
+/// The native option kinds of ACP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptionKind {
+    AllowOnce,
+    AllowAlways,
+    RejectOnce,
+    RejectAlways,
+    /// A kind this version of oneworks does not know: shown with its
+    /// native label under a neutral "scope unknown" frame, never chosen
+    /// automatically.
+    Unknown(String),
+}
+
+impl OptionKind {
+    fn parse(text: &str) -> Self {
+        match snake_case(text).as_str() {
+            "allow_once" => OptionKind::AllowOnce,
+            "allow_always" => OptionKind::AllowAlways,
+            "reject_once" => OptionKind::RejectOnce,
+            "reject_always" => OptionKind::RejectAlways,
+            other => OptionKind::Unknown(other.to_owned()),
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            OptionKind::AllowOnce => "allow_once",
+            OptionKind::AllowAlways => "allow_always",
+            OptionKind::RejectOnce => "reject_once",
+            OptionKind::RejectAlways => "reject_always",
+            OptionKind::Unknown(name) => name,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NativeOption {
+    pub option_id: String,
+    pub name: String,
+    pub kind: OptionKind,
+}
+
+/// What a request is about, as far as rules and `acceptEdits` care.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ToolKey {
+    pub kind: Option<String>,
+    pub title: String,
+}
+
+/// A parsed `session/request_permission`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionRequest {
+    pub title: String,
+    pub tool: ToolKey,
+    pub options: Vec<NativeOption>,
+}
+
+impl PermissionRequest {
+    pub fn parse(params: &Value) -> Self {
+        let tool_call = params.get("toolCall").or_else(|| params.get("tool_call"));
+        let text = |name: &str| {
+            tool_call
+                .and_then(|call| call.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let title = text("title").unwrap_or_default();
+        let options = params
+            .get("options")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|option| {
+                let option_id = option
+                    .get("optionId")
+                    .or_else(|| option.get("id"))
+                    .and_then(Value::as_str)?
+                    .to_owned();
+                let name = option
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&option_id)
+                    .to_owned();
+                let kind =
+                    OptionKind::parse(option.get("kind").and_then(Value::as_str).unwrap_or(""));
+                Some(NativeOption {
+                    option_id,
+                    name,
+                    kind,
+                })
+            })
+            .collect();
+        Self {
+            title: title.clone(),
+            tool: ToolKey {
+                kind: text("kind").map(|kind| snake_case(&kind)),
+                title,
+            },
+            options,
+        }
+    }
+
+    /// The first native option of `kind`.
+    pub fn native(&self, kind: &OptionKind) -> Option<&NativeOption> {
+        self.options.iter().find(|option| &option.kind == kind)
+    }
+
+    /// SPEC §7: an edit is `toolCall.kind` in {edit, delete, move}, or,
+    /// without a kind, "write"/"edit" in the title.
+    pub fn is_edit(&self) -> bool {
+        match &self.tool.kind {
+            Some(kind) => matches!(kind.as_str(), "edit" | "delete" | "move"),
+            None => {
+                let title = self.title.to_lowercase();
+                title.contains("write") || title.contains("edit")
+            }
+        }
+    }
+}
+
+/// What picking a choice does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Answer with this native option id.
+    Native(String),
+    /// Answer with the native once-option and remember a rule.
+    Remember {
+        allow: bool,
+        scope: RuleScope,
+        native: String,
+    },
+}
+
+/// One choice as shown: a native option, or a "remember" choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub shown: ShownOption,
+    pub action: Action,
+}
+
+impl Choice {
+    /// The native option id this choice answers with.
+    pub fn native_id(&self) -> &str {
+        match &self.action {
+            Action::Native(id) | Action::Remember { native: id, .. } => id,
+        }
+    }
+
+    /// The line shown on a terminal.
+    pub fn display(&self) -> String {
+        let shown = &self.shown;
+        let native = shown
+            .native_label
+            .as_deref()
+            .filter(|native| *native != shown.label)
+            .map(|native| format!(" — Kiro: {native}"))
+            .unwrap_or_default();
+        if shown.scope == "unknown" {
+            format!("[scope unknown] {}", shown.label)
+        } else {
+            format!("{} · {}{native}", shown.label, shown.label_zh)
+        }
+    }
+}
+
+fn labels(kind: &OptionKind) -> Option<(&'static str, &'static str, &'static str)> {
+    Some(match kind {
+        OptionKind::AllowOnce => ("Allow once", "允许一次", "once"),
+        OptionKind::AllowAlways => ("Always allow", "始终允许", "always"),
+        OptionKind::RejectOnce => ("Reject once", "拒绝一次", "once"),
+        OptionKind::RejectAlways => ("Always reject", "始终拒绝", "always"),
+        OptionKind::Unknown(_) => return None,
+    })
+}
+
+/// The choices for `request`: its native options in their order, then the
+/// remember choices that a native once-option can carry.
+pub fn choices(request: &PermissionRequest) -> Vec<Choice> {
+    let mut choices: Vec<Choice> = Vec::new();
+    for option in &request.options {
+        let (label, label_zh, scope) = match labels(&option.kind) {
+            Some((label, label_zh, scope)) => (label.to_owned(), label_zh.to_owned(), scope),
+            None => (option.name.clone(), option.name.clone(), "unknown"),
+        };
+        choices.push(Choice {
+            shown: ShownOption {
+                ordinal: choices.len() + 1,
+                option_id: option.option_id.clone(),
+                label,
+                label_zh,
+                native_label: Some(option.name.clone()),
+                kind: option.kind.name().to_owned(),
+                scope: scope.to_owned(),
+            },
+            action: Action::Native(option.option_id.clone()),
+        });
+    }
+    let remember = [
+        (
+            true,
+            RuleScope::Session,
+            "Allow this tool for this session",
+            "本会话内允许此工具",
+        ),
+        (
+            false,
+            RuleScope::Session,
+            "Deny this tool for this session",
+            "本会话内拒绝此工具",
+        ),
+        (
+            true,
+            RuleScope::Project,
+            "Allow this tool for this project",
+            "本项目内允许此工具",
+        ),
+        (
+            false,
+            RuleScope::Project,
+            "Deny this tool for this project",
+            "本项目内拒绝此工具",
+        ),
+    ];
+    for (allow, scope, label, label_zh) in remember {
+        let kind = if allow {
+            OptionKind::AllowOnce
+        } else {
+            OptionKind::RejectOnce
+        };
+        let Some(native) = request.native(&kind) else {
+            continue;
+        };
+        let verb = if allow { "allow" } else { "deny" };
+        choices.push(Choice {
+            shown: ShownOption {
+                ordinal: choices.len() + 1,
+                option_id: format!("oneworks:{verb}-{}", scope.name()),
+                label: label.to_owned(),
+                label_zh: label_zh.to_owned(),
+                native_label: None,
+                kind: kind.name().to_owned(),
+                scope: scope.name().to_owned(),
+            },
+            action: Action::Remember {
+                allow,
+                scope,
+                native: native.option_id.clone(),
+            },
+        });
+    }
+    choices
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn native_options_come_first_then_remember_choices_on_once_options() {
+        let request = PermissionRequest::parse(&json!({
+            "toolCall": {"toolCallId":"t","title":"Write a.txt","kind":"Edit"},
+            "options": [
+                {"optionId":"ok","name":"Yes","kind":"allow_once"},
+                {"optionId":"always","name":"Trust","kind":"AllowAlways"},
+                {"optionId":"odd","name":"Maybe later","kind":"ask_tomorrow"}
+            ]
+        }));
+        assert!(request.is_edit());
+        let choices = choices(&request);
+        let ids: Vec<&str> = choices.iter().map(|c| c.shown.option_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "ok",
+                "always",
+                "odd",
+                "oneworks:allow-session",
+                "oneworks:allow-project"
+            ]
+        );
+        assert_eq!(choices[2].shown.scope, "unknown");
+        assert_eq!(choices[2].display(), "[scope unknown] Maybe later");
+        assert_eq!(choices[3].native_id(), "ok");
+        assert_eq!(choices[4].shown.ordinal, 5);
+    }
+
+    #[test]
+    fn edits_are_recognised_by_kind_or_else_by_title() {
+        let request =
+            |call: Value| PermissionRequest::parse(&json!({"toolCall": call, "options": []}));
+        assert!(request(json!({"title":"x","kind":"delete"})).is_edit());
+        assert!(!request(json!({"title":"edit it","kind":"execute"})).is_edit());
+        assert!(request(json!({"title":"fs_write a.txt"})).is_edit());
+        assert!(!request(json!({"title":"ls -la"})).is_edit());
+    }
+}

@@ -1,0 +1,321 @@
+//! The JSON-RPC 2.0 framing of ACP: one JSON object per line. Lenient where
+//! we receive (string or integer ids, missing `jsonrpc`, unknown fields and
+//! methods kept as data, a garbage line skipped rather than fatal), strict
+//! where we send (typed frames with `"jsonrpc":"2.0"`).
+//!
+//! The two directions have separate id spaces: the ids of requests *we*
+//! send are integers we count; the ids of requests the *agent* sends (Kiro
+//! uses strings) are echoed back verbatim and never compared with ours.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A request id as the agent wrote it: a string or a number, echoed back
+/// exactly (`"7"` and `7` are different ids).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    Number(i64),
+    Text(String),
+}
+
+impl RequestId {
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(text) => Some(RequestId::Text(text.clone())),
+            Value::Number(number) => number.as_i64().map(RequestId::Number),
+            _ => None,
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        match self {
+            RequestId::Number(number) => Value::from(*number),
+            RequestId::Text(text) => Value::String(text.clone()),
+        }
+    }
+
+    /// A short text form for events (`"p-1"` → `p-1`, `7` → `7`).
+    pub fn display(&self) -> String {
+        match self {
+            RequestId::Number(number) => number.to_string(),
+            RequestId::Text(text) => text.clone(),
+        }
+    }
+}
+
+/// One message received from the agent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// The agent asks us something; answer with its `id`.
+    Request {
+        id: RequestId,
+        method: String,
+        params: Value,
+    },
+    /// The agent tells us something.
+    Notification { method: String, params: Value },
+    /// The answer to one of our requests (our ids are integers).
+    Response {
+        id: Option<u64>,
+        outcome: Result<Value, RpcError>,
+    },
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// Why a line was not a message. The line is skipped, never fatal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    #[error("not JSON")]
+    NotJson,
+    #[error("not a JSON object")]
+    NotObject,
+    #[error("neither a request, a notification nor a response")]
+    Unrecognized,
+}
+
+/// Parses one line. Blank lines are `Ok(None)`.
+pub fn parse_line(line: &[u8]) -> Result<Option<Incoming>, FrameError> {
+    let trimmed = line.trim_ascii();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_slice(trimmed).map_err(|_| FrameError::NotJson)?;
+    let Value::Object(mut object) = value else {
+        return Err(FrameError::NotObject);
+    };
+    let method = match object.remove("method") {
+        Some(Value::String(method)) => Some(method),
+        Some(_) => return Err(FrameError::Unrecognized),
+        None => None,
+    };
+    let params = object.remove("params").unwrap_or(Value::Null);
+    let id = object.remove("id").filter(|id| !id.is_null());
+    match (method, id) {
+        (Some(method), Some(id)) => {
+            let id = RequestId::from_value(&id).ok_or(FrameError::Unrecognized)?;
+            Ok(Some(Incoming::Request { id, method, params }))
+        }
+        (Some(method), None) => Ok(Some(Incoming::Notification { method, params })),
+        (None, id) => {
+            let outcome = if let Some(error) = object.remove("error").filter(|e| !e.is_null()) {
+                Err(rpc_error(error))
+            } else if let Some(result) = object.remove("result") {
+                Ok(result)
+            } else {
+                return Err(FrameError::Unrecognized);
+            };
+            // Our ids are integers; an agent that stringifies them ("3") is
+            // still understood.
+            let id = id.and_then(|id| match id {
+                Value::Number(number) => number.as_u64(),
+                Value::String(text) => text.parse().ok(),
+                _ => None,
+            });
+            Ok(Some(Incoming::Response { id, outcome }))
+        }
+    }
+}
+
+fn rpc_error(value: Value) -> RpcError {
+    let code = value.get("code").and_then(Value::as_i64).unwrap_or(-32603);
+    let message = value
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown error")
+        .to_owned();
+    let data = value.get("data").cloned();
+    RpcError {
+        code,
+        message,
+        data,
+    }
+}
+
+/// A request we send.
+pub fn request(
+    id: u64,
+    method: &str,
+    params: &impl Serialize,
+) -> Result<String, serde_json::Error> {
+    frame(
+        Some(Value::from(id)),
+        Some(method),
+        Some(serde_json::to_value(params)?),
+        None,
+        None,
+    )
+}
+
+/// A notification we send.
+pub fn notification(method: &str, params: &impl Serialize) -> Result<String, serde_json::Error> {
+    frame(
+        None,
+        Some(method),
+        Some(serde_json::to_value(params)?),
+        None,
+        None,
+    )
+}
+
+/// Our answer to one of the agent's requests.
+pub fn response(id: &RequestId, result: Value) -> String {
+    frame(Some(id.to_value()), None, None, Some(result), None).unwrap_or_default()
+}
+
+/// Our error answer to one of the agent's requests.
+pub fn error_response(id: &RequestId, error: RpcError) -> String {
+    let error = serde_json::to_value(error).unwrap_or(Value::Null);
+    frame(Some(id.to_value()), None, None, None, Some(error)).unwrap_or_default()
+}
+
+/// ACP's "authentication required" error code.
+pub const AUTH_REQUIRED: i64 = -32000;
+
+/// "Method not found", for requests we do not serve.
+pub fn method_not_found(method: &str) -> RpcError {
+    RpcError {
+        code: -32601,
+        message: format!("method not found: {method}"),
+        data: None,
+    }
+}
+
+fn frame(
+    id: Option<Value>,
+    method: Option<&str>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+) -> Result<String, serde_json::Error> {
+    let mut object = Map::new();
+    object.insert("jsonrpc".into(), Value::from("2.0"));
+    if let Some(id) = id {
+        object.insert("id".into(), id);
+    }
+    if let Some(method) = method {
+        object.insert("method".into(), Value::from(method));
+    }
+    if let Some(params) = params {
+        object.insert("params".into(), params);
+    }
+    if let Some(result) = result {
+        object.insert("result".into(), result);
+    }
+    if let Some(error) = error {
+        object.insert("error".into(), error);
+    }
+    let mut line = serde_json::to_string(&Value::Object(object))?;
+    line.push('\n');
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn parse(text: &str) -> Incoming {
+        parse_line(text.as_bytes())
+            .expect("parses")
+            .expect("a message")
+    }
+
+    #[test]
+    fn requests_keep_string_and_integer_ids_apart() {
+        let text = parse(
+            r#"{"jsonrpc":"2.0","id":"7","method":"session/request_permission","params":{}}"#,
+        );
+        let number =
+            parse(r#"{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{}}"#);
+        let Incoming::Request { id: text_id, .. } = text else {
+            panic!("{text:?}")
+        };
+        let Incoming::Request { id: number_id, .. } = number else {
+            panic!("{number:?}")
+        };
+        assert_eq!(text_id, RequestId::Text("7".into()));
+        assert_eq!(number_id, RequestId::Number(7));
+        assert_ne!(text_id, number_id);
+        assert_eq!(
+            response(&text_id, json!({})),
+            "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{}}\n"
+        );
+        assert_eq!(
+            response(&number_id, json!(null)),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":null}\n"
+        );
+    }
+
+    #[test]
+    fn notifications_responses_and_errors_are_told_apart() {
+        assert_eq!(
+            parse(r#"{"method":"session/update","params":{"a":1}}"#),
+            Incoming::Notification {
+                method: "session/update".into(),
+                params: json!({"a":1})
+            }
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":3,"result":{"ok":true}}"#),
+            Incoming::Response {
+                id: Some(3),
+                outcome: Ok(json!({"ok":true}))
+            }
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":"4","result":null}"#),
+            Incoming::Response {
+                id: Some(4),
+                outcome: Ok(Value::Null)
+            }
+        );
+        let Incoming::Response {
+            id,
+            outcome: Err(error),
+        } = parse(r#"{"id":5,"error":{"code":-32602,"message":"missing field `prompt`"}}"#)
+        else {
+            panic!("an error response");
+        };
+        assert_eq!(
+            (id, error.code, error.message.as_str()),
+            (Some(5), -32602, "missing field `prompt`")
+        );
+    }
+
+    #[test]
+    fn garbage_is_an_error_and_blank_lines_are_nothing() {
+        assert_eq!(parse_line(b"   \r"), Ok(None));
+        assert_eq!(parse_line(b"Loading model..."), Err(FrameError::NotJson));
+        assert_eq!(parse_line(b"[1,2]"), Err(FrameError::NotObject));
+        assert_eq!(
+            parse_line(b"{\"jsonrpc\":\"2.0\"}"),
+            Err(FrameError::Unrecognized)
+        );
+        assert_eq!(
+            parse_line(b"{\"id\":{},\"method\":\"x\"}"),
+            Err(FrameError::Unrecognized)
+        );
+    }
+
+    #[test]
+    fn frames_we_send_are_complete_lines() {
+        let line = request(1, "initialize", &json!({"protocolVersion":1})).expect("frame");
+        assert_eq!(line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n");
+        let line = notification("session/cancel", &json!({"sessionId":"s"})).expect("frame");
+        assert!(!line.contains("\"id\""));
+        let line = error_response(
+            &RequestId::Text("x".into()),
+            method_not_found("fs/read_text_file"),
+        );
+        assert!(line.contains("-32601"), "{line}");
+    }
+}

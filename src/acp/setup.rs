@@ -1,0 +1,302 @@
+//! Everything before the prompt: `initialize` → capability matrix →
+//! `session/new` or `session/load` → model and effort. Every optional call
+//! is gated on what the agent advertised; a requested model or effort the
+//! agent does not offer fails the run before any prompt is sent.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::capabilities::{Capabilities, PROTOCOL_VERSION};
+use super::events::Event;
+use super::session_cache::SessionCache;
+use super::turn::Turn;
+use super::AcpError;
+use crate::adapter::acp_data::AcpData;
+use crate::config::KiroConfig;
+use crate::locations::Environment;
+use crate::profile::materialize::acp_mcp::{acp_mcp_servers, RemoteSupport};
+use crate::redact::Scrubber;
+
+/// What the session needs from the command line, the config and the world.
+pub struct SessionPlan<'a> {
+    pub data: &'a AcpData,
+    pub cwd: PathBuf,
+    pub resume: bool,
+    pub cache: SessionCache,
+    pub scrubber: &'a Scrubber,
+    /// The config whose MCP servers go into `session/new`.
+    pub kiro: &'a KiroConfig,
+    pub additional_dirs: Vec<PathBuf>,
+    /// The Kiro child's environment, for `${VAR}` in MCP server entries.
+    pub environment: Environment,
+    pub model: Option<String>,
+    pub effort: Option<String>,
+}
+
+/// `initialize`: protocol version 1, our name and version, no client
+/// capabilities (no file system or terminal served).
+pub async fn initialize(turn: &mut Turn<'_>) -> Result<Capabilities, AcpError> {
+    let params = json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "clientCapabilities": {
+            "fs": {"readTextFile": false, "writeTextFile": false},
+            "terminal": false
+        },
+        "clientInfo": {"name": "oneworks", "version": env!("CARGO_PKG_VERSION")},
+    });
+    let result = turn.call("initialize", params).await?;
+    let capabilities = Capabilities::from_initialize(&result)?;
+    tracing::debug!(?capabilities, "agent capabilities");
+    Ok(capabilities)
+}
+
+/// Creates or loads the session; returns its id and whether it resumed.
+pub async fn open_session(
+    turn: &mut Turn<'_>,
+    capabilities: &Capabilities,
+    plan: &SessionPlan<'_>,
+) -> Result<(String, bool, Value), AcpError> {
+    // Built now that the agent's MCP transports are known; `${VAR}`
+    // resolved from the Kiro child's environment at this moment, on the
+    // wire only (SPEC §5.5).
+    let (servers, notes) = acp_mcp_servers(
+        plan.kiro,
+        RemoteSupport {
+            http: capabilities.mcp_http,
+            sse: capabilities.mcp_sse,
+        },
+        &plan.environment,
+    );
+    for note in notes {
+        turn.sink.diagnostic(note).map_err(AcpError::Output)?;
+    }
+    let mut params = json!({ "cwd": plan.cwd, "mcpServers": servers });
+    if !plan.additional_dirs.is_empty() {
+        if capabilities.additional_directories {
+            params["additionalDirectories"] = json!(plan.additional_dirs);
+        } else {
+            turn.sink
+                .diagnostic(
+                    "`additionalDirs` skipped: the agent does not advertise additional directories",
+                )
+                .map_err(AcpError::Output)?;
+        }
+    }
+    if plan.resume {
+        match (capabilities.load_session, plan.cache.load()) {
+            (true, Some(session_id)) => {
+                let mut load = params.clone();
+                load["sessionId"] = json!(session_id);
+                turn.session_id = Some(session_id.clone());
+                turn.replaying = true;
+                let result = turn.call("session/load", load).await;
+                turn.replaying = false;
+                match result {
+                    Ok(result) => return Ok((session_id, true, result)),
+                    // A session Kiro no longer has: start afresh, and say so.
+                    Err(AcpError::Rejected { message, .. }) => {
+                        turn.session_id = None;
+                        turn.sink
+                            .diagnostic(format!(
+                                "--resume: Kiro could not load the cached session ({message}); starting a new session"
+                            ))
+                            .map_err(AcpError::Output)?;
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+            (false, _) => turn
+                .sink
+                .diagnostic("--resume: the agent does not advertise `loadSession`; starting a new session")
+                .map_err(AcpError::Output)?,
+            (true, None) => turn
+                .sink
+                .diagnostic("--resume: no earlier session is cached for this session name; starting a new session")
+                .map_err(AcpError::Output)?,
+        }
+    }
+    let result = turn.call("session/new", params).await?;
+    let session_id = result
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| AcpError::Malformed {
+            method: "session/new".to_owned(),
+            what: "a `sessionId`".to_owned(),
+        })?
+        .to_owned();
+    turn.session_id = Some(session_id.clone());
+    if let Err(error) = plan.cache.save(&session_id, plan.scrubber) {
+        turn.sink
+            .diagnostic(format!("could not cache the session id: {error}"))
+            .map_err(AcpError::Output)?;
+    }
+    Ok((session_id, false, result))
+}
+
+/// The models the session answer advertises.
+fn advertised_models(session: &Value) -> Vec<String> {
+    session
+        .pointer("/models/availableModels")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|model| {
+            model
+                .get("modelId")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+/// The effort config option: `(id, allowed values)`.
+fn effort_option(session: &Value, data: &AcpData) -> Option<(String, Vec<String>)> {
+    let options = session.get("configOptions")?.as_array()?;
+    let option = options.iter().find(|option| {
+        option.get("category").and_then(Value::as_str) == Some(data.effort_category.as_str())
+            || option
+                .get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| data.effort_config_ids.iter().any(|known| known == id))
+    })?;
+    let id = option.get("id")?.as_str()?.to_owned();
+    let values = option
+        .get("options")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|value| {
+            value
+                .get("value")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .collect();
+    Some((id, values))
+}
+
+fn current_value(answer: &Value, id: &str) -> Option<String> {
+    answer
+        .get("configOptions")?
+        .as_array()?
+        .iter()
+        .find(|option| option.get("id").and_then(Value::as_str) == Some(id))?
+        .get("currentValue")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// Checks model and effort against what the session offers (before any
+/// call), then applies them with Kiro's native setters. Returns the model
+/// and the effort Kiro confirmed.
+pub async fn apply_model_and_effort(
+    turn: &mut Turn<'_>,
+    plan: &SessionPlan<'_>,
+    session_id: &str,
+    session: &Value,
+) -> Result<(Option<String>, Option<String>), AcpError> {
+    let models = advertised_models(session);
+    let effort = effort_option(session, plan.data);
+    if let Some(model) = &plan.model {
+        let offered = if models.is_empty() {
+            model == &plan.data.default_model
+        } else {
+            models.contains(model)
+        };
+        if !offered {
+            let list = if models.is_empty() {
+                plan.data.default_model.clone()
+            } else {
+                models.join(", ")
+            };
+            return Err(AcpError::NotOffered {
+                message: format!("model `{model}` is not offered by this Kiro session"),
+                hint: format!("offered: {list}"),
+            });
+        }
+    }
+    if let Some(wanted) = &plan.effort {
+        match &effort {
+            Some((_, values)) if values.contains(wanted) => {}
+            Some((_, values)) => {
+                return Err(AcpError::NotOffered {
+                    message: format!("effort `{wanted}` is not offered by this Kiro session"),
+                    hint: format!("offered: {}", values.join(", ")),
+                })
+            }
+            None => {
+                return Err(AcpError::NotOffered {
+                    message: format!(
+                    "effort `{wanted}` cannot be set: this Kiro session offers no effort setting"
+                ),
+                    hint: "run without `--effort`".to_owned(),
+                })
+            }
+        }
+    }
+    let mut model_used = None;
+    if let Some(model) = &plan.model {
+        if !models.is_empty() {
+            let params = json!({"sessionId": session_id, "modelId": model});
+            turn.call(&plan.data.set_model_method, params).await?;
+        }
+        model_used = Some(model.clone());
+    }
+    let mut effort_confirmed = None;
+    if let (Some(wanted), Some((id, _))) = (&plan.effort, &effort) {
+        let params = json!({"sessionId": session_id, "configId": id, "value": wanted});
+        let answer = turn
+            .call(&plan.data.set_config_option_method, params)
+            .await?;
+        if current_value(&answer, id).as_deref() == Some(wanted) {
+            effort_confirmed = Some(wanted.clone());
+        } else {
+            turn.sink
+                .diagnostic(format!("Kiro did not confirm effort `{wanted}`"))
+                .map_err(AcpError::Output)?;
+        }
+    }
+    Ok((model_used, effort_confirmed))
+}
+
+/// The `session_started` event.
+pub fn started(
+    session_id: String,
+    resumed: bool,
+    model: Option<String>,
+    effort: Option<String>,
+) -> Event {
+    Event::SessionStarted {
+        session_id,
+        resumed,
+        model,
+        effort,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_and_effort_are_read_from_the_session_answer() {
+        let data = crate::adapter::data::AdapterData::builtin()
+            .expect("data")
+            .acp;
+        let session = json!({
+            "models": {"availableModels": [{"modelId":"claude-a"},{"modelId":"claude-b"}], "currentModelId":"claude-a"},
+            "configOptions": [{"id":"reasoning","category":"thought_level","options":[{"value":"low"},{"value":"high"}]}]
+        });
+        assert_eq!(advertised_models(&session), ["claude-a", "claude-b"]);
+        assert_eq!(
+            effort_option(&session, &data),
+            Some((
+                "reasoning".to_owned(),
+                vec!["low".to_owned(), "high".to_owned()]
+            ))
+        );
+        assert_eq!(advertised_models(&json!({})), Vec::<String>::new());
+    }
+}

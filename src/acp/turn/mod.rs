@@ -1,0 +1,384 @@
+//! The message loop of one run: every call we make waits here while the
+//! agent's notifications and requests, the person's replies, signals and
+//! deadlines are handled as they come. The turn is finalized exactly once
+//! (turn end, error, EOF, cancel, timeout); after that a late request or
+//! notification creates no event and no interaction.
+//!
+//! Cancel sequence (Zed's order): answer every pending permission request
+//! `cancelled`, then send `session/cancel`, then wait — bounded — for the
+//! prompt to answer `stopReason: cancelled`. A second interrupt ends the
+//! wait at once; the owner then kills Kiro.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+use tokio::process::{ChildStdin, ChildStdout};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+use super::channel::{self, ChannelKind, Input};
+use super::events::{Event, ResolvedBy, Sink};
+use super::lines::{Line, LineReader};
+use super::permissions::policy::Mode;
+use super::permissions::rules::Rules;
+use super::permissions::{Choice, PermissionRequest};
+use super::rpc::{self, Incoming, RequestId};
+use super::AcpError;
+use crate::adapter::acp_data::AcpData;
+use crate::process::signals::Interrupts;
+use crate::redact::Scrubber;
+
+mod questions;
+
+pub type Reader = LineReader<ChildStdout>;
+
+const NO_CHANNEL_HINT: &str = "run with `--json` and answer on stdin, run on a terminal, \
+    or choose a `--mode` that decides by itself (`acceptEdits`, `dontAsk`)";
+const POLICY_HINT: &str = "only a person may grant persistent trust: answer this question \
+    yourself (`--mode default` with `--json` or on a terminal)";
+
+/// Why the turn is being cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    User,
+    Timeout,
+    Refused,
+}
+
+struct Pending {
+    id: RequestId,
+    key: String,
+    request: PermissionRequest,
+    choices: Vec<Choice>,
+}
+
+pub struct Turn<'a> {
+    writer: Option<ChildStdin>,
+    reader: Reader,
+    next_id: u64,
+    pub sink: Sink,
+    inputs: UnboundedReceiver<Input>,
+    input_sender: UnboundedSender<Input>,
+    channel: ChannelKind,
+    input_closed: bool,
+    interrupts: &'a mut Interrupts,
+    mode: Mode,
+    rules: Rules,
+    scrubber: &'a Scrubber,
+    data: &'a AcpData,
+    pub session_id: Option<String>,
+    /// While `session/load` replays history: updates are not events.
+    pub replaying: bool,
+    pending: Vec<Pending>,
+    /// The terminal prompt currently open (its request key).
+    prompting: Option<String>,
+    in_prompt: bool,
+    finished: bool,
+    cancel: Option<(Cause, Instant)>,
+    deadline: Option<Instant>,
+    timeout_text: String,
+    failure: Option<AcpError>,
+    /// A second interrupt arrived: the owner must kill Kiro now.
+    pub kill_now: bool,
+}
+
+#[allow(clippy::too_many_arguments)]
+impl<'a> Turn<'a> {
+    pub fn new(
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+        sink: Sink,
+        channel: ChannelKind,
+        interrupts: &'a mut Interrupts,
+        mode: Mode,
+        rules: Rules,
+        scrubber: &'a Scrubber,
+        data: &'a AcpData,
+        timeout: Option<Duration>,
+    ) -> Self {
+        let (input_sender, inputs) = tokio::sync::mpsc::unbounded_channel();
+        if channel == ChannelKind::Json {
+            channel::spawn_json_reader(input_sender.clone());
+        }
+        Self {
+            writer: Some(stdin),
+            reader: LineReader::new(stdout, data.max_message_bytes),
+            next_id: 0,
+            sink,
+            inputs,
+            input_sender,
+            channel,
+            input_closed: false,
+            interrupts,
+            mode,
+            rules,
+            scrubber,
+            data,
+            session_id: None,
+            replaying: false,
+            pending: Vec::new(),
+            prompting: None,
+            in_prompt: false,
+            finished: false,
+            cancel: None,
+            deadline: timeout.map(|timeout| Instant::now() + timeout),
+            timeout_text: timeout
+                .map(|timeout| humantime::format_duration(timeout).to_string())
+                .unwrap_or_default(),
+            failure: None,
+            kill_now: false,
+        }
+    }
+
+    /// Gives up the connection: stdin (closing it asks Kiro to exit) and
+    /// the reader (drained and ignored by the owner).
+    pub fn into_parts(self) -> (Option<ChildStdin>, Reader) {
+        (self.writer, self.reader)
+    }
+
+    async fn send(&mut self, line: &str) -> Result<(), AcpError> {
+        let gone = || AcpError::AgentGone {
+            when: "while oneworks was writing to it".to_owned(),
+            tail: String::new(),
+        };
+        let writer = self.writer.as_mut().ok_or_else(gone)?;
+        writer
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|_| gone())?;
+        writer.flush().await.map_err(|_| gone())
+    }
+
+    pub async fn notify(&mut self, method: &str, params: Value) -> Result<(), AcpError> {
+        let line = rpc::notification(method, &params).map_err(|e| AcpError::Io(e.into()))?;
+        self.send(&line).await
+    }
+
+    /// Sends a request and runs the loop until its answer arrives.
+    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, AcpError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let line = rpc::request(id, method, &params).map_err(|e| AcpError::Io(e.into()))?;
+        self.send(&line).await?;
+        loop {
+            let cancel_deadline = self.cancel.map(|(_, at)| at);
+            tokio::select! {
+                line = self.reader.next_line() => match line {
+                    Ok(Some(Line::TooLong(length))) => {
+                        tracing::warn!("skipped a line of {length} bytes from `kiro-cli acp` (over the bound of {})", self.data.max_message_bytes);
+                    }
+                    Ok(Some(Line::Text(bytes))) => {
+                        if let Some(outcome) = self.on_line(&bytes, id).await? {
+                            return outcome.map_err(|error| {
+                                let message = crate::output::clean(&error.message);
+                                if error.code == rpc::AUTH_REQUIRED {
+                                    AcpError::AuthRequired { message }
+                                } else {
+                                    AcpError::Rejected { method: method.to_owned(), message }
+                                }
+                            });
+                        }
+                    }
+                    Ok(None) => {
+                        return Err(AcpError::AgentGone {
+                            when: if self.in_prompt { "mid-turn".to_owned() } else { format!("while oneworks waited for `{method}`") },
+                            tail: String::new(),
+                        })
+                    }
+                    Err(error) => return Err(AcpError::Io(error)),
+                },
+                Some(input) = self.inputs.recv() => self.on_input(input).await?,
+                _ = self.interrupts.recv() => self.on_interrupt().await?,
+                _ = sleep_until(self.deadline) => {
+                    self.deadline = None;
+                    self.begin_cancel(Cause::Timeout).await?;
+                }
+                _ = sleep_until(cancel_deadline) => return Err(self.cancel_error()),
+            }
+        }
+    }
+
+    /// Sends the prompt and waits for the turn to end; finalizes it.
+    pub async fn prompt(&mut self, session_id: &str, text: &str) -> Result<(), AcpError> {
+        self.in_prompt = true;
+        let params = json!({
+            "sessionId": session_id,
+            "prompt": [{"type": "text", "text": text}],
+        });
+        let answer = self.call("session/prompt", params).await;
+        self.in_prompt = false;
+        match answer {
+            Ok(result) => {
+                let stop = result
+                    .get("stopReason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown")
+                    .to_owned();
+                self.finish(Event::TurnEnd {
+                    stop_reason: stop.clone(),
+                })
+                .map_err(AcpError::Output)?;
+                if self.cancel.is_some() {
+                    return Err(self.cancel_error());
+                }
+                if stop == "cancelled" {
+                    return Err(AcpError::Rejected {
+                        method: "session/prompt".to_owned(),
+                        message: "the agent cancelled the turn by itself".to_owned(),
+                    });
+                }
+                Ok(())
+            }
+            Err(error) => {
+                let kind = crate::error::Classify::kind(&error);
+                let event = if self.cancel.is_some() && !matches!(error, AcpError::AgentGone { .. })
+                {
+                    Event::TurnEnd {
+                        stop_reason: "cancelled".to_owned(),
+                    }
+                } else {
+                    Event::Error {
+                        kind: kind.as_str().to_owned(),
+                        message: error.to_string(),
+                    }
+                };
+                // The error itself matters more than a closed stdout here.
+                let _ = self.finish(event);
+                Err(error)
+            }
+        }
+    }
+
+    /// Ends the turn once; later calls do nothing.
+    fn finish(&mut self, event: Event) -> Result<(), crate::error::Error> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        self.prompting = None;
+        self.sink.emit(&event)?;
+        self.sink.finish()
+    }
+
+    fn cancel_error(&mut self) -> AcpError {
+        match self.cancel.map(|(cause, _)| cause) {
+            Some(Cause::Timeout) => AcpError::Timeout(self.timeout_text.clone()),
+            Some(Cause::Refused) => self.failure.take().unwrap_or(AcpError::Interrupted),
+            _ => AcpError::Interrupted,
+        }
+    }
+
+    /// The first interrupt cancels; one during a cancel already under way
+    /// (the second Ctrl-C, or one after `{"cancel":true}` or a timeout)
+    /// stops Kiro at once.
+    async fn on_interrupt(&mut self) -> Result<(), AcpError> {
+        if self.interrupts.received() >= 2 || self.cancel.is_some() {
+            self.kill_now = true;
+            return Err(AcpError::Interrupted);
+        }
+        self.begin_cancel(Cause::User).await
+    }
+
+    /// Answers every pending question `cancelled`, then `session/cancel`.
+    async fn begin_cancel(&mut self, cause: Cause) -> Result<(), AcpError> {
+        if self.cancel.is_some() {
+            return Ok(());
+        }
+        for pending in std::mem::take(&mut self.pending) {
+            self.answer(&pending.id, None).await?;
+            self.resolved(&pending.key, None, ResolvedBy::Cancel)?;
+        }
+        self.prompting = None;
+        let grace = Duration::from_secs(self.data.cancel_grace_seconds);
+        self.cancel = Some((cause, Instant::now() + grace));
+        match (&self.session_id, self.in_prompt) {
+            (Some(session_id), true) => {
+                let params = json!({ "sessionId": session_id });
+                self.notify("session/cancel", params).await
+            }
+            // No turn to cancel yet: stop here.
+            _ => Err(self.cancel_error()),
+        }
+    }
+
+    fn emit(&mut self, event: &Event) -> Result<(), AcpError> {
+        // A closed stdout is not the agent's failure: it ends the run
+        // quietly (exit 0), a full disk plainly.
+        self.sink.emit(event).map_err(AcpError::Output)
+    }
+
+    fn diagnostic(&mut self, message: String) -> Result<(), AcpError> {
+        self.emit(&Event::Diagnostic { message })
+    }
+
+    async fn on_line(
+        &mut self,
+        bytes: &[u8],
+        waiting: u64,
+    ) -> Result<Option<Result<Value, rpc::RpcError>>, AcpError> {
+        let message = match rpc::parse_line(bytes) {
+            Ok(Some(message)) => message,
+            Ok(None) => return Ok(None),
+            Err(error) => {
+                let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
+                tracing::warn!(
+                    "skipped a line from `kiro-cli acp` ({error}): {}",
+                    crate::output::clean(&text)
+                );
+                return Ok(None);
+            }
+        };
+        match message {
+            Incoming::Response { id, outcome } => {
+                if id == Some(waiting) {
+                    return Ok(Some(outcome));
+                }
+                tracing::debug!(?id, "ignored a response nobody waits for");
+            }
+            Incoming::Notification { method, params } => self.on_notification(&method, &params)?,
+            Incoming::Request { id, method, params } => {
+                if method == "session/request_permission" {
+                    self.on_permission(id, &params).await?;
+                } else {
+                    tracing::debug!(method = %crate::output::clean(&method), "answered an unsupported request");
+                    self.send(&rpc::error_response(&id, rpc::method_not_found(&method)))
+                        .await?;
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn on_notification(&mut self, method: &str, params: &Value) -> Result<(), AcpError> {
+        if self.finished || self.replaying {
+            tracing::debug!(
+                "ignored `{}` (replay, or after the turn ended)",
+                crate::output::clean(method)
+            );
+            return Ok(());
+        }
+        if !self.data.update_methods.iter().any(|known| known == method) {
+            tracing::debug!("ignored notification `{}`", crate::output::clean(method));
+            return Ok(());
+        }
+        let session = params.get("sessionId").and_then(Value::as_str);
+        if let (Some(theirs), Some(ours)) = (session, self.session_id.as_deref()) {
+            if theirs != ours {
+                tracing::debug!("ignored an update for another session");
+                return Ok(());
+            }
+        }
+        let update = params.get("update").unwrap_or(params);
+        match super::updates::event_for(update) {
+            Some(event) => self.emit(&event),
+            None => Ok(()),
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}

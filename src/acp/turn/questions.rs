@@ -1,0 +1,226 @@
+//! The questions of a turn: a permission request decided by the mode and
+//! the remembered rules, or asked on the channel; replies matched to a
+//! choice (ambiguity refused and asked again); refusals that fail closed.
+
+use serde_json::{json, Value};
+
+use super::{Cause, Pending, Turn, NO_CHANNEL_HINT, POLICY_HINT};
+use crate::acp::channel::{self, ChannelKind, Input};
+use crate::acp::events::{Event, ResolvedBy};
+use crate::acp::permissions::policy::{decide, Decision};
+use crate::acp::permissions::reply::{match_reply, Matched};
+use crate::acp::permissions::{choices, Action, PermissionRequest};
+use crate::acp::rpc::{self, RequestId};
+use crate::acp::AcpError;
+
+impl Turn<'_> {
+    fn fail(&mut self, reason: String, hint: &str) {
+        if self.failure.is_none() {
+            self.failure = Some(AcpError::PermissionRefused {
+                reason,
+                hint: hint.to_owned(),
+            });
+        }
+    }
+
+    pub(super) fn resolved(
+        &mut self,
+        key: &str,
+        option_id: Option<String>,
+        by: ResolvedBy,
+    ) -> Result<(), AcpError> {
+        self.emit(&Event::PermissionResolved {
+            id: key.to_owned(),
+            option_id,
+            by,
+        })
+    }
+
+    /// Our answer to a permission request: an option, or `cancelled`.
+    pub(super) async fn answer(
+        &mut self,
+        id: &RequestId,
+        option_id: Option<&str>,
+    ) -> Result<(), AcpError> {
+        let outcome = match option_id {
+            Some(option_id) => json!({"outcome": {"outcome": "selected", "optionId": option_id}}),
+            None => json!({"outcome": {"outcome": "cancelled"}}),
+        };
+        self.send(&rpc::response(id, outcome)).await
+    }
+
+    /// Refuses closed: answers `cancelled`, records the failure and cancels
+    /// the turn (the run then exits 10).
+    async fn refuse(
+        &mut self,
+        id: &RequestId,
+        key: &str,
+        reason: String,
+        hint: &str,
+    ) -> Result<(), AcpError> {
+        self.answer(id, None).await?;
+        self.resolved(key, None, ResolvedBy::Policy)?;
+        self.diagnostic(format!("permission `{key}` refused: {reason}"))?;
+        self.fail(reason, hint);
+        self.begin_cancel(Cause::Refused).await
+    }
+
+    pub(super) async fn on_permission(
+        &mut self,
+        id: RequestId,
+        params: &Value,
+    ) -> Result<(), AcpError> {
+        if self.finished || self.cancel.is_some() {
+            // No new interaction after the end or during a cancel.
+            return self.answer(&id, None).await;
+        }
+        let key = id.display();
+        let request = PermissionRequest::parse(params);
+        let remembered = self.rules.lookup(&request.tool);
+        match decide(self.mode, &request, remembered) {
+            Decision::Answer { option_id, by } => {
+                self.answer(&id, Some(&option_id)).await?;
+                self.resolved(&key, Some(option_id), by)
+            }
+            Decision::Refuse { reason } => self.refuse(&id, &key, reason, POLICY_HINT).await,
+            Decision::Ask => {
+                let choices = choices(&request);
+                match self.channel {
+                    ChannelKind::None => {
+                        let reason = format!(
+                            "`{}` needs a person to answer, and there is no channel to ask",
+                            request.title
+                        );
+                        self.refuse(&id, &key, reason, NO_CHANNEL_HINT).await
+                    }
+                    ChannelKind::Json if self.input_closed => {
+                        let reason =
+                            format!("`{}` needs an answer, and stdin is closed", request.title);
+                        self.refuse(&id, &key, reason, NO_CHANNEL_HINT).await
+                    }
+                    _ => {
+                        self.pending.push(Pending {
+                            id,
+                            key: key.clone(),
+                            request,
+                            choices,
+                        });
+                        self.ask(&key)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Shows a pending question (again): an event with `--json`, the
+    /// terminal prompt otherwise (one at a time).
+    fn ask(&mut self, key: &str) -> Result<(), AcpError> {
+        let Some(pending) = self.pending.iter().find(|pending| pending.key == key) else {
+            return Ok(());
+        };
+        match self.channel {
+            ChannelKind::Json => {
+                let event = Event::PermissionRequest {
+                    id: pending.key.clone(),
+                    title: pending.request.title.clone(),
+                    options: pending
+                        .choices
+                        .iter()
+                        .map(|choice| choice.shown.clone())
+                        .collect(),
+                };
+                self.emit(&event)
+            }
+            ChannelKind::Terminal => {
+                if self.prompting.is_none() {
+                    self.prompting = Some(pending.key.clone());
+                    channel::spawn_terminal_prompt(
+                        pending.key.clone(),
+                        pending.request.title.clone(),
+                        &pending.choices,
+                        self.input_sender.clone(),
+                    );
+                }
+                Ok(())
+            }
+            ChannelKind::None => Ok(()),
+        }
+    }
+
+    pub(super) async fn on_input(&mut self, input: Input) -> Result<(), AcpError> {
+        match input {
+            Input::Cancel => self.begin_cancel(Cause::User).await,
+            Input::Invalid(message) => self.diagnostic(message),
+            Input::Closed => {
+                self.input_closed = true;
+                for pending in std::mem::take(&mut self.pending) {
+                    let reason = format!(
+                        "`{}` was not answered before stdin closed",
+                        pending.request.title
+                    );
+                    self.refuse(&pending.id, &pending.key, reason, NO_CHANNEL_HINT)
+                        .await?;
+                }
+                Ok(())
+            }
+            Input::Reply { id, reply } => self.on_reply(&id, &reply).await,
+        }
+    }
+
+    async fn on_reply(&mut self, key: &str, reply: &str) -> Result<(), AcpError> {
+        if self.prompting.as_deref() == Some(key) {
+            self.prompting = None;
+        }
+        let Some(index) = self.pending.iter().position(|pending| pending.key == key) else {
+            if self.channel == ChannelKind::Json && !self.finished {
+                self.diagnostic(format!(
+                    "no permission request `{key}` is waiting for a reply"
+                ))?;
+            }
+            return Ok(());
+        };
+        let listed = |pending: &Pending| {
+            pending
+                .choices
+                .iter()
+                .map(|choice| format!("{}. {}", choice.shown.ordinal, choice.display()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        match match_reply(&self.pending[index].choices, reply) {
+            Matched::One(choice) => {
+                let pending = self.pending.remove(index);
+                let choice = pending.choices[choice].clone();
+                let native = choice.native_id().to_owned();
+                self.answer(&pending.id, Some(&native)).await?;
+                if let Action::Remember { allow, scope, .. } = choice.action {
+                    if let Some(note) = self.rules.remember(
+                        pending.request.tool.clone(),
+                        allow,
+                        scope,
+                        self.scrubber,
+                    ) {
+                        self.diagnostic(note)?;
+                    }
+                }
+                self.resolved(&pending.key, Some(native), ResolvedBy::User)?;
+                if let Some(next) = self.pending.first().map(|next| next.key.clone()) {
+                    self.ask(&next)?;
+                }
+                Ok(())
+            }
+            Matched::Ambiguous(candidates) => {
+                self.diagnostic(format!(
+                    "reply `{reply}` to `{key}` is ambiguous; it fits: {}. Answer again",
+                    candidates.join("; ")
+                ))?;
+                self.ask(key)
+            }
+            Matched::NoMatch => {
+                let options = listed(&self.pending[index]);
+                self.diagnostic(format!("reply `{reply}` to `{key}` matches no option; the options are: {options}. Answer again"))?;
+                self.ask(key)
+            }
+        }
+    }
+}

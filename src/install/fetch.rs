@@ -1,0 +1,229 @@
+//! Downloading one artifact into a staging folder: the streaming pass for
+//! the tar formats (network → SHA-256 → decompress → extract), the spool
+//! for zips, the size and digest checks, and one retry loop around request
+//! and body together (at most `attempts` requests in all).
+
+use std::path::Path;
+
+use url::Url;
+
+use super::download::{self, shown, NetworkError};
+use super::error::{io, InstallError};
+use super::extract::{self, guard::Staging};
+use super::format::Unpack;
+use super::pipeline;
+use super::spool::SPOOL_PREFIX;
+use super::{Installer, Target};
+
+/// A digest, and for zips the spool it was computed over.
+struct SpooledDigest {
+    sha256: String,
+    bytes: u64,
+    spool: Option<tempfile::NamedTempFile>,
+}
+
+impl From<pipeline::Digest> for SpooledDigest {
+    fn from(digest: pipeline::Digest) -> Self {
+        Self {
+            sha256: digest.sha256,
+            bytes: digest.bytes,
+            spool: None,
+        }
+    }
+}
+
+impl Installer<'_> {
+    /// Downloads, verifies and extracts `target` into `staging_dir`,
+    /// trying a body that broke off again; returns the verified digest.
+    pub(super) fn download(
+        &self,
+        target: &Target,
+        url: &Url,
+        unpack: Unpack,
+        staging_dir: &Path,
+    ) -> Result<String, InstallError> {
+        let limit = target
+            .entry
+            .size
+            .saturating_mul(self.data.archive.max_expansion)
+            .max(1 << 20);
+        // One loop around request and body: a server that fails either
+        // way is asked at most `attempts` times in all.
+        let mut attempt = 0;
+        loop {
+            let outcome = match self.fetcher.open_once(url) {
+                Ok(body) => self
+                    .fetch_into(body, target, url, unpack, staging_dir, limit)
+                    .map_err(|error| (error, None)),
+                Err((error, retry_after)) => Err((InstallError::Network(error), retry_after)),
+            };
+            match outcome {
+                Ok(sha256) => return Ok(sha256),
+                Err((InstallError::Network(error), retry_after))
+                    if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts =>
+                {
+                    self.fetcher.retry.pause(attempt, retry_after, &error);
+                    attempt += 1;
+                    crate::fs_safety::empty_dir(staging_dir).map_err(io("clear", staging_dir))?;
+                }
+                Err((error, _)) => return Err(error),
+            }
+        }
+    }
+
+    fn progress_bar(&self, size: u64) -> indicatif::ProgressBar {
+        if !self.progress {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(size),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg} {bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+        ) {
+            bar.set_style(style);
+        }
+        bar.set_message("downloading kiro-cli");
+        bar
+    }
+
+    /// One attempt: downloads, hashes and extracts one artifact.
+    fn fetch_into(
+        &self,
+        body: download::Body,
+        target: &Target,
+        url: &Url,
+        unpack: Unpack,
+        staging_dir: &Path,
+        limit: u64,
+    ) -> Result<String, InstallError> {
+        let entry = &target.entry;
+        if let Some(announced) = body.length {
+            if announced != entry.size {
+                return Err(NetworkError::SizeMismatch {
+                    url: shown(url),
+                    announced,
+                    expected: entry.size,
+                }
+                .into());
+            }
+        }
+        let bar = self.progress_bar(entry.size);
+        let mut staging = Staging::new(staging_dir.to_owned(), limit);
+        // Never read more than one byte past what the manifest announces.
+        let body = download::Body {
+            reader: Box::new(std::io::Read::take(
+                body.reader,
+                entry.size.saturating_add(1),
+            )),
+            length: body.length,
+        };
+        let idle = self.fetcher.idle_timeout;
+        let (digest, extracted) = match unpack {
+            Unpack::Tar(compression) => {
+                let counter = bar.clone();
+                let (mut reader, hasher) =
+                    pipeline::hashing_pipe(body.reader, move |bytes| counter.inc(bytes));
+                let extracted = extract::extract_tar(&mut reader, compression, &mut staging);
+                reader.drain();
+                drop(reader);
+                let digest = hasher
+                    .join()
+                    .map_err(|_| InstallError::Io {
+                        action: "hash",
+                        path: staging_dir.to_owned(),
+                        source: std::io::Error::other("hashing thread panicked"),
+                    })?
+                    .map_err(|source| NetworkError::read(url, source, idle))?;
+                (SpooledDigest::from(digest), Some(extracted))
+            }
+            Unpack::Zip => (self.spool(body, url, &bar)?, None),
+        };
+        bar.finish_and_clear();
+        if digest.bytes > entry.size {
+            return Err(NetworkError::Oversized {
+                url: shown(url),
+                expected: entry.size,
+            }
+            .into());
+        }
+        if digest.bytes != entry.size {
+            return Err(NetworkError::Truncated {
+                url: shown(url),
+                received: digest.bytes,
+                expected: entry.size,
+            }
+            .into());
+        }
+        if !digest.sha256.eq_ignore_ascii_case(&entry.sha256) {
+            return Err(InstallError::Checksum {
+                version: target.version.to_string(),
+                expected: entry.sha256.to_ascii_lowercase(),
+                computed: digest.sha256,
+                url: shown(url),
+            });
+        }
+        let extract_error = |source| InstallError::Extract {
+            version: target.version.to_string(),
+            url: shown(url),
+            source,
+        };
+        match extracted {
+            Some(result) => result.map_err(extract_error)?,
+            None => {
+                let spool = digest.spool.ok_or_else(|| InstallError::Io {
+                    action: "reopen the spool for",
+                    path: staging_dir.to_owned(),
+                    source: std::io::ErrorKind::NotFound.into(),
+                })?;
+                let file = spool.reopen().map_err(io("reopen", spool.path()))?;
+                extract::extract_zip(file, &mut staging).map_err(extract_error)?;
+            }
+        }
+        Ok(digest.sha256)
+    }
+
+    /// Zip: spool to `ONEWORKS_CACHE_DIR` while hashing (deleted on drop).
+    fn spool(
+        &self,
+        mut body: download::Body,
+        url: &Url,
+        bar: &indicatif::ProgressBar,
+    ) -> Result<SpooledDigest, InstallError> {
+        use sha2::Digest as _;
+        crate::fs_safety::create_dir_chain(&self.cache_dir, &self.cache_dir, 0o700)?;
+        let mut spool = tempfile::Builder::new()
+            .prefix(SPOOL_PREFIX)
+            .suffix(".zip")
+            .tempfile_in(&self.cache_dir)
+            .map_err(io("create a spool file in", &self.cache_dir))?;
+        let mut hasher = sha2::Sha256::new();
+        let mut bytes = 0u64;
+        let mut reader = bar.wrap_read(pipeline::HashingSink(
+            &mut body.reader,
+            &mut hasher,
+            &mut bytes,
+        ));
+        // Read errors are the network's; write errors (a full disk) are ours.
+        let mut buffer = vec![0u8; 256 * 1024];
+        loop {
+            let read = match std::io::Read::read(&mut reader, &mut buffer) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(NetworkError::read(url, source, self.fetcher.idle_timeout).into())
+                }
+            };
+            std::io::Write::write_all(spool.as_file_mut(), &buffer[..read])
+                .map_err(io("write the download spool", spool.path()))?;
+        }
+        drop(reader);
+        Ok(SpooledDigest {
+            sha256: hex::encode(hasher.finalize()),
+            bytes,
+            spool: Some(spool),
+        })
+    }
+}

@@ -1,0 +1,250 @@
+//! Reading skill sources (SPEC §5.4). A skill comes from a repository that
+//! may be hostile: a cloned project can ship a `SKILL.md` that is a link
+//! to `~/.aws/credentials`. So no link is followed: the skill folder, its
+//! `SKILL.md` and every folder between them and the folder of the config
+//! file that names the skill must be real (exit 6 otherwise); `SKILL.md`
+//! must be a regular file of at most 1 MiB, opened with `O_NOFOLLOW`; its
+//! text passes the same credential check as any config value.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::adapter::data::CredentialRules;
+use crate::config::SkillConfig;
+use crate::fs_safety::{self, ReadRefusal, UnsafePath};
+use crate::profile::ProfileError;
+
+/// The largest `SKILL.md` staged.
+pub const MAX_SKILL_BYTES: u64 = 1024 * 1024;
+
+/// `path` with `.` and `..` resolved lexically (no link is followed, so
+/// the path checked is the path read).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The longest common ancestor of two absolute paths.
+fn common_ancestor(left: &Path, right: &Path) -> PathBuf {
+    left.components()
+        .zip(right.components())
+        .take_while(|(left, right)| left == right)
+        .map(|(component, _)| component)
+        .collect()
+}
+
+fn config_error(index: usize, message: String) -> ProfileError {
+    ProfileError::Config {
+        key: format!("adapters.kiro.skills[{index}].path"),
+        message,
+    }
+}
+
+/// The text of skill `index`'s `SKILL.md`, read as SPEC §5.4 says.
+pub fn read_skill(
+    index: usize,
+    skill: &SkillConfig,
+    rules: &CredentialRules,
+) -> Result<String, ProfileError> {
+    let folder = normalize(&skill.path);
+    if !folder.is_absolute() {
+        return Err(config_error(
+            index,
+            format!("`{}` is not an absolute path", folder.display()),
+        ));
+    }
+    let base = if skill.config_dir.as_os_str().is_empty() {
+        PathBuf::from("/")
+    } else {
+        normalize(&skill.config_dir)
+    };
+    let root = common_ancestor(&base, &folder);
+    let rest = folder.strip_prefix(&root).unwrap_or(Path::new(""));
+    let mut current = root.clone();
+    for component in rest.components() {
+        current.push(component);
+        match fs_err::symlink_metadata(&current).map_err(crate::fs_error::os_cause) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                return Err(UnsafePath::Symlink { path: current }.into())
+            }
+            Ok(metadata) if !metadata.is_dir() => {
+                return Err(UnsafePath::WrongType {
+                    path: current,
+                    found: fs_safety::describe(metadata.file_type()),
+                    expected: "directory",
+                }
+                .into())
+            }
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(config_error(
+                    index,
+                    format!("skill folder `{}` does not exist", folder.display()),
+                ))
+            }
+            Err(source) => {
+                return Err(ProfileError::Io {
+                    action: "inspect",
+                    path: current,
+                    source,
+                })
+            }
+        }
+    }
+    let file = folder.join("SKILL.md");
+    let bytes =
+        fs_safety::read_regular_file(&file, MAX_SKILL_BYTES, false).map_err(
+            |refusal| match refusal {
+                ReadRefusal::Missing => {
+                    config_error(index, format!("`{}` does not exist", file.display()))
+                }
+                ReadRefusal::Symlink => UnsafePath::Symlink { path: file.clone() }.into(),
+                ReadRefusal::NotRegular(found) => UnsafePath::WrongType {
+                    path: file.clone(),
+                    found,
+                    expected: "regular file",
+                }
+                .into(),
+                ReadRefusal::TooLarge => config_error(
+                    index,
+                    format!(
+                        "`{}` is larger than {MAX_SKILL_BYTES} bytes",
+                        file.display()
+                    ),
+                ),
+                ReadRefusal::Io(source) => ProfileError::Io {
+                    action: "read",
+                    path: file.clone(),
+                    source,
+                },
+            },
+        )?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| config_error(index, format!("`{}` is not UTF-8 text", file.display())))?;
+    crate::config::check_text(rules, &format!("adapters.kiro.skills[{index}]"), &text)?;
+    Ok(text)
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+    use crate::adapter::data::AdapterData;
+
+    fn skill(path: PathBuf, config_dir: &Path) -> SkillConfig {
+        SkillConfig {
+            name: "s".to_owned(),
+            path,
+            config_dir: config_dir.to_owned(),
+        }
+    }
+
+    fn rules() -> CredentialRules {
+        AdapterData::builtin().expect("data").credentials
+    }
+
+    #[test]
+    fn paths_are_normalized_lexically() {
+        assert_eq!(
+            normalize(Path::new("/p/.oneworks/./../skills/x")),
+            Path::new("/p/skills/x")
+        );
+        assert_eq!(
+            common_ancestor(Path::new("/p/.oneworks"), Path::new("/p/skills/x")),
+            Path::new("/p")
+        );
+    }
+
+    #[test]
+    fn links_anywhere_on_the_way_are_refused() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let config_dir = temp.path().join("proj/.oneworks");
+        std::fs::create_dir_all(&config_dir).expect("mkdir");
+        let secret = temp.path().join("secret");
+        std::fs::create_dir_all(&secret).expect("mkdir");
+        std::fs::write(secret.join("SKILL.md"), "secret text\n").expect("write");
+        let real = temp.path().join("proj/skills/real");
+        std::fs::create_dir_all(&real).expect("mkdir");
+        std::fs::write(real.join("SKILL.md"), "# Real\n").expect("write");
+        let rules = rules();
+        let read = |path: PathBuf| read_skill(0, &skill(path, &config_dir), &rules);
+
+        assert_eq!(
+            read(config_dir.join("../skills/real")).expect("real"),
+            "# Real\n"
+        );
+
+        let linked_file = temp.path().join("proj/skills/linked-file");
+        std::fs::create_dir_all(&linked_file).expect("mkdir");
+        std::os::unix::fs::symlink(secret.join("SKILL.md"), linked_file.join("SKILL.md"))
+            .expect("symlink");
+        let linked_folder = temp.path().join("proj/skills/linked-folder");
+        std::os::unix::fs::symlink(&secret, &linked_folder).expect("symlink");
+        let between = temp.path().join("proj/between");
+        std::os::unix::fs::symlink(temp.path(), &between).expect("symlink");
+        for path in [
+            linked_file.clone(),
+            linked_folder.clone(),
+            between.join("secret"),
+        ] {
+            let error = read(path.clone()).unwrap_err();
+            assert!(
+                matches!(error, ProfileError::Unsafe(UnsafePath::Symlink { .. })),
+                "{}: {error}",
+                path.display()
+            );
+        }
+    }
+
+    #[test]
+    fn special_large_and_credential_bodies_are_refused() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let rules = rules();
+        let folder = temp.path().join("s");
+        std::fs::create_dir(&folder).expect("mkdir");
+        let read = || read_skill(0, &skill(folder.clone(), temp.path()), &rules);
+
+        std::fs::create_dir(folder.join("SKILL.md")).expect("mkdir");
+        assert!(matches!(
+            read().unwrap_err(),
+            ProfileError::Unsafe(UnsafePath::WrongType { .. })
+        ));
+        std::fs::remove_dir(folder.join("SKILL.md")).expect("rmdir");
+
+        std::fs::write(
+            folder.join("SKILL.md"),
+            vec![b'a'; MAX_SKILL_BYTES as usize + 1],
+        )
+        .expect("write");
+        let error = read().unwrap_err();
+        assert!(error.to_string().contains("larger than"), "{error}");
+
+        std::fs::write(
+            folder.join("SKILL.md"),
+            "use ghp_abcdefghijklmnopqrstuvwxyz0123\n",
+        )
+        .expect("write");
+        let error = read().unwrap_err();
+        assert!(
+            matches!(
+                error,
+                ProfileError::Configuration(crate::config::ConfigError::Credential { .. })
+            ),
+            "{error}"
+        );
+
+        let missing = read_skill(0, &skill(temp.path().join("none"), temp.path()), &rules);
+        assert!(
+            matches!(missing, Err(ProfileError::Config { .. })),
+            "{missing:?}"
+        );
+    }
+}

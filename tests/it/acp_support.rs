@@ -1,0 +1,264 @@
+//! Helpers for the `oneworks run kiro` tests: the fake `kiro-cli` with an
+//! `acp` script, what it received on the wire, and a live run whose stdin
+//! the test writes while reading its events.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::{Outcome, TestEnv};
+
+pub const EVENT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// A test world with the fake `kiro-cli` (source `system`) speaking `acp`.
+pub struct AcpEnv {
+    pub env: TestEnv,
+    /// Lines the fake received.
+    pub wire: PathBuf,
+    /// The fake's invocations (argv, env).
+    pub invocations: PathBuf,
+}
+
+impl AcpEnv {
+    pub fn new(acp: Value) -> AcpEnv {
+        let env = TestEnv::new();
+        let wire = env.outside.join("acp-wire.log");
+        let invocations = env.outside.join("fake-kiro.log");
+        let acp_env = AcpEnv {
+            env,
+            wire,
+            invocations,
+        };
+        acp_env.script(acp);
+        acp_env
+            .env
+            .write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
+        acp_env
+    }
+
+    /// Replaces the fake's `acp` section.
+    pub fn script(&self, mut acp: Value) {
+        acp.as_object_mut()
+            .expect("acp script is an object")
+            .insert("log".into(), json!(self.wire));
+        acp.as_object_mut()
+            .expect("acp script is an object")
+            .insert("pidFile".into(), json!(self.pid_file()));
+        let script = with(
+            &with(&kiro_script("2.15.1"), "log", json!(self.invocations)),
+            "acp",
+            acp,
+        );
+        install_fake(&self.env.bin, "kiro-cli", &script);
+    }
+
+    pub fn cmd(&self, extra: &[&str]) -> Command {
+        let mut args = vec!["run", "kiro"];
+        args.extend_from_slice(extra);
+        self.env.cmd(&args)
+    }
+
+    pub fn run(&self, extra: &[&str]) -> Outcome {
+        crate::support::run(self.cmd(extra))
+    }
+
+    pub fn pid_file(&self) -> PathBuf {
+        self.env.outside.join("agent.pid")
+    }
+
+    /// The pid of the last fake agent started.
+    pub fn agent_pid(&self) -> u32 {
+        std::fs::read_to_string(self.pid_file())
+            .expect("the agent wrote its pid")
+            .trim()
+            .parse()
+            .expect("a pid")
+    }
+
+    /// What the fake received, parsed (garbage skipped).
+    pub fn received(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.wire)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    /// The received messages with this method.
+    pub fn sent(&self, method: &str) -> Vec<Value> {
+        self.received()
+            .into_iter()
+            .filter(|message| message["method"] == method)
+            .collect()
+    }
+
+    /// The `acp` invocations of the fake: their argv and environment.
+    pub fn acp_invocations(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.invocations)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|entry| entry["argv"][0] == "acp" && entry["argv"][1] == "--agent")
+            .collect()
+    }
+}
+
+/// The JSON events on stdout (every line must be JSON).
+#[track_caller]
+pub fn events(outcome: &Outcome) -> Vec<Value> {
+    outcome
+        .stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|error| {
+                panic!(
+                    "stdout line is not JSON ({error}): {line}\n{}",
+                    outcome.describe()
+                )
+            })
+        })
+        .collect()
+}
+
+pub fn types(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|event| event["type"].as_str().unwrap_or("?").to_owned())
+        .collect()
+}
+
+/// A running `oneworks run … --json` whose stdin the test writes.
+pub struct Live {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<Vec<u8>>,
+    pub seen: Vec<Value>,
+}
+
+impl Live {
+    pub fn start(mut command: Command) -> Live {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("spawn oneworks");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut stderr_pipe = child.stderr.take().expect("stderr");
+        let (err_sender, stderr) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stderr_pipe.read_to_end(&mut bytes);
+            let _ = err_sender.send(bytes);
+        });
+        Live {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            seen: Vec::new(),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the next event of `kind`, keeping every event seen.
+    #[track_caller]
+    pub fn expect(&mut self, kind: &str) -> Value {
+        let deadline = Instant::now() + EVENT_DEADLINE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let event: Value =
+                        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+                    self.seen.push(event.clone());
+                    if event["type"] == kind {
+                        return event;
+                    }
+                }
+                Err(_) => panic!("no `{kind}` event; seen: {:#?}", self.seen),
+            }
+        }
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("write stdin");
+        stdin.flush().expect("flush stdin");
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the exit; the rest of stdout's events join `seen`.
+    pub fn finish(mut self) -> (Option<i32>, Vec<Value>, String) {
+        let deadline = Instant::now() + crate::support::RUN_DEADLINE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("oneworks did not finish; seen: {:#?}", self.seen);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
+            self.seen
+                .push(serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}")));
+        }
+        let stderr = self
+            .stderr
+            .recv_timeout(Duration::from_secs(10))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
+        (status.code(), self.seen, stderr)
+    }
+}
+
+/// Whether a process with this pid still runs (bounded wait for it to go).
+pub fn gone(pid: u32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            return true;
+        }
+        // A zombie is gone for our purposes.
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            if status.split_whitespace().nth(2) == Some("Z") {
+                return true;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
+
+/// The standard option set: allow once, always allow, reject once.
+pub fn options_full() -> Value {
+    json!([
+        {"optionId": "proceed_once", "name": "Yes, run it", "kind": "allow_once"},
+        {"optionId": "proceed_always", "name": "Yes, always", "kind": "allow_always"},
+        {"optionId": "cancel", "name": "No", "kind": "reject_once"}
+    ])
+}

@@ -1,0 +1,207 @@
+//! The shape of the code (issue 6): no source file over 500 lines, and no
+//! two files under `src/` that import each other, directly or in a circle
+//! (`crate::`, `super::` and `self::` paths; comments and test modules
+//! ignored; the test-double binaries under `src/bin/` excluded).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const MAX_LINES: usize = 500;
+
+type Module = Vec<String>;
+
+fn source_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|name| name != "bin") {
+                source_files(&path, found);
+            }
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+fn module_of(src: &Path, file: &Path) -> (Module, bool) {
+    let relative = file
+        .strip_prefix(src)
+        .expect("under src")
+        .with_extension("");
+    let mut parts: Module = relative
+        .iter()
+        .map(|part| part.to_string_lossy().into_owned())
+        .collect();
+    let is_dir_module = matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    );
+    if is_dir_module {
+        parts.pop();
+    }
+    (parts, is_dir_module)
+}
+
+/// The code of a file without comments and without its test module.
+fn code(text: &str) -> String {
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    let comment = regex::Regex::new(r"//[^\n]*").expect("regex");
+    comment.replace_all(text, "").into_owned()
+}
+
+fn longest_known(modules: &BTreeSet<Module>, path: &[String]) -> Option<Module> {
+    (1..=path.len())
+        .rev()
+        .map(|len| path[..len].to_vec())
+        .find(|candidate| modules.contains(candidate))
+}
+
+fn import_graph(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
+    let mut files = Vec::new();
+    source_files(src, &mut files);
+    let parsed: Vec<(Module, bool, String)> = files
+        .iter()
+        .map(|file| {
+            let (module, is_dir) = module_of(src, file);
+            let text = std::fs::read_to_string(file).expect("read source");
+            (module, is_dir, code(&text))
+        })
+        .collect();
+    let modules: BTreeSet<Module> = parsed.iter().map(|(module, ..)| module.clone()).collect();
+    let path_re = regex::Regex::new(r"\b(crate|super|self)((?:::\w+)+)").expect("regex");
+    let group_re = regex::Regex::new(r"\b(crate|super|self)::\{([^}]*)\}").expect("regex");
+    let mut graph = BTreeMap::new();
+    for (module, is_dir, text) in &parsed {
+        let base_of = |kind: &str| -> Module {
+            match kind {
+                "crate" => Vec::new(),
+                "self" => module.clone(),
+                _ if *is_dir => module[..module.len().saturating_sub(1)].to_vec(),
+                _ => module[..module.len().saturating_sub(1)].to_vec(),
+            }
+        };
+        let mut edges = BTreeSet::new();
+        let mut add = |base: Module, rest: Vec<String>| {
+            let mut base = base;
+            let mut rest = rest.as_slice();
+            while rest.first().is_some_and(|part| part == "super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+            let mut path = base;
+            path.extend(rest.iter().cloned());
+            if let Some(target) = longest_known(&modules, &path) {
+                if &target != module {
+                    edges.insert(target);
+                }
+            }
+        };
+        for capture in path_re.captures_iter(text) {
+            let rest = capture[2].split("::").skip(1).map(str::to_owned).collect();
+            add(base_of(&capture[1]), rest);
+        }
+        for capture in group_re.captures_iter(text) {
+            for item in capture[2].split(',') {
+                let item = item.split(" as ").next().unwrap_or("").trim();
+                if !item.is_empty() && item != "self" {
+                    add(
+                        base_of(&capture[1]),
+                        item.split("::").map(str::to_owned).collect(),
+                    );
+                }
+            }
+        }
+        graph.insert(module.clone(), edges);
+    }
+    graph
+}
+
+/// A cycle reachable from `start`, as a list of modules, if any.
+fn find_cycle(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Option<Vec<Module>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        node: &Module,
+        graph: &BTreeMap<Module, BTreeSet<Module>>,
+        marks: &mut BTreeMap<Module, Mark>,
+        path: &mut Vec<Module>,
+    ) -> Option<Vec<Module>> {
+        marks.insert(node.clone(), Mark::Open);
+        path.push(node.clone());
+        for next in graph.get(node).into_iter().flatten() {
+            match marks.get(next) {
+                Some(Mark::Open) => {
+                    let start = path.iter().position(|item| item == next).unwrap_or(0);
+                    let mut cycle = path[start..].to_vec();
+                    cycle.push(next.clone());
+                    return Some(cycle);
+                }
+                Some(Mark::Done) => {}
+                None => {
+                    if let Some(cycle) = visit(next, graph, marks, path) {
+                        return Some(cycle);
+                    }
+                }
+            }
+        }
+        path.pop();
+        marks.insert(node.clone(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    for node in graph.keys() {
+        if !marks.contains_key(node) {
+            if let Some(cycle) = visit(node, graph, &mut marks, &mut Vec::new()) {
+                return Some(cycle);
+            }
+        }
+    }
+    None
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+#[test]
+fn no_source_file_is_over_500_lines() {
+    let mut files = Vec::new();
+    source_files(&src(), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter(|file| !file.ends_with("tests.rs"))
+        .filter_map(|file| {
+            let lines = std::fs::read_to_string(file).expect("read").lines().count();
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", file.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these by concept: {long:#?}");
+}
+
+#[test]
+fn no_module_imports_in_a_circle() {
+    let graph = import_graph(&src());
+    assert!(graph.len() > 20, "the scan found the modules");
+    if let Some(cycle) = find_cycle(&graph) {
+        let names: Vec<String> = cycle.iter().map(|module| module.join("/")).collect();
+        panic!("import cycle: {}", names.join(" -> "));
+    }
+}
+
+#[test]
+fn the_cycle_finder_finds_a_planted_cycle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path();
+    std::fs::write(src.join("lib.rs"), "pub mod a;\npub mod b;\n").expect("write");
+    std::fs::write(src.join("a.rs"), "use crate::b::B;\n").expect("write");
+    std::fs::write(
+        src.join("b.rs"),
+        "// crate::a is only named here\nuse super::a;\n",
+    )
+    .expect("write");
+    let cycle = find_cycle(&import_graph(src)).expect("the planted cycle");
+    assert_eq!(cycle.len(), 3, "{cycle:?}");
+}
