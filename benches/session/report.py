@@ -99,13 +99,13 @@ def render(drive, meta):
     idle_lines = [
         "| supervisor, one open session | value | target | result |",
         "|---|---:|---|---|",
-        f"| CPU over {idle['seconds']:.0f} idle s (`/proc/PID/stat` utime+stime, {idle['ticks']} ticks of "
-        f"{1000 // idle['hz']} ms) | {idle['cpu_ms_stat']:.0f} ms = {percent:.3f} % of one core "
+        f"| CPU over {idle['seconds']:.0f} idle s (`/proc/PID/stat` utime+stime: {idle['ticks']} × "
+        f"{1000 // idle['hz']} ms ticks) | {idle['cpu_ms_stat']:.0f} ms = {percent:.3f} % of one core "
         f"| ≤ {IDLE_PERCENT} % | {'met' if ok else '**missed**'} |",
         f"| same, from the threads' `schedstat` (ns) | {idle['cpu_ms_schedstat']:.1f} ms = {percent_ns:.4f} % |  |  |",
         f"| wake-ups (context switches, all threads) | {idle['wakeups']} = "
         f"{idle['wakeups'] / idle['seconds']:.2f}/s |  |  |",
-        f"| peak RSS (VmHWM) after the idle minute | {mib(idle['vm_hwm_kib'])} |  |  |",
+        f"| peak RSS (VmHWM) after the idle window | {mib(idle['vm_hwm_kib'])} |  |  |",
         f"| peak RSS (VmHWM) at the end of the run | {mib(end['vm_hwm_kib'])} (RSS now "
         f"{mib(end['vm_rss_kib'])}, {end['threads']} threads) |  |  |",
     ]
