@@ -137,7 +137,7 @@ def section(drive, meta):
         "`cargo build --release --features fakes`, starts one supervised session of the fake "
         "`kiro-cli chat --tui` on real tmux with the built-in adapter data, so the default gaps; "
         "knobs `BENCH_REQUESTS`, `BENCH_ACCEPTS`, `BENCH_DECLINES`, `BENCH_IDLE_SECONDS`, "
-        "`BENCH_NO_DOC=1`; about 2.5 min after the build).",
+        "`BENCH_NO_DOC=1`; about 1.5 min after the build).",
         "",
         f"- Machine: {meta['nproc']} CPUs, {meta['cpu']}, {meta['mem_gib']} GiB RAM, {meta['kernel']}, "
         f"work folder on {meta['fs']}; {meta['tmux']}, Python {meta['python']}.",
