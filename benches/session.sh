@@ -36,6 +36,11 @@ ACCEPTS=${BENCH_ACCEPTS:-20}
 DECLINES=${BENCH_DECLINES:-10}
 IDLE_SECONDS=${BENCH_IDLE_SECONDS:-60}
 
+for knob in "$REQUESTS" "$ACCEPTS" "$IDLE_SECONDS"; do
+    [[ $knob =~ ^[1-9][0-9]*$ ]] || { echo "[session-bench] error: BENCH_REQUESTS, BENCH_ACCEPTS and BENCH_IDLE_SECONDS must be positive whole numbers" >&2; exit 1; }
+done
+[[ $DECLINES =~ ^[0-9]+$ ]] || { echo "[session-bench] error: BENCH_DECLINES must be a whole number" >&2; exit 1; }
+
 log() { printf '\033[1m[session-bench]\033[0m %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
