@@ -33,6 +33,7 @@ mod sources;
 mod supervisor;
 mod supervisor_bench;
 mod supervisor_fallback;
+mod supervisor_key_times;
 mod supervisor_lifecycle;
 mod supervisor_races;
 mod supervisor_webhook;

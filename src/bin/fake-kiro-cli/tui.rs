@@ -109,6 +109,7 @@ pub fn run(script: &TuiScript) -> ExitCode {
         let _ = stdout.flush();
     }
     let (sender, receiver) = mpsc::channel::<Key>();
+    let key_times = script.key_times.clone();
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut buffer = [0u8; 256];
@@ -116,7 +117,11 @@ pub fn run(script: &TuiScript) -> ExitCode {
             if count == 0 {
                 break;
             }
+            let arrived = monotonic_ns();
             for key in parse_keys(&buffer[..count]) {
+                if let Some(log) = &key_times {
+                    append(log, format!("{arrived} {}\n", key.name()).as_bytes());
+                }
                 if sender.send(key).is_err() {
                     return;
                 }
@@ -356,6 +361,14 @@ impl Tui<'_> {
         let _ = write!(stdout, "\x1b[H\x1b[2J{}", lines.join("\r\n"));
         let _ = stdout.flush();
     }
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds (the clock Python's
+/// `time.monotonic_ns()` reads).
+fn monotonic_ns() -> u128 {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    u128::try_from(now.tv_sec).unwrap_or(0) * 1_000_000_000
+        + u128::try_from(now.tv_nsec).unwrap_or(0)
 }
 
 /// Appends to the recorder Kiro was given, in one write (a same-batch

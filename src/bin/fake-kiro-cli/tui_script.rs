@@ -16,6 +16,10 @@ pub struct TuiScript {
     pub events: Vec<EventScript>,
     /// Every key received, one name a line (`Down`, `Enter`, `Esc`, …).
     pub key_log: Option<PathBuf>,
+    /// Every key with the `CLOCK_MONOTONIC` nanoseconds of the read that
+    /// brought it: `<ns> <name>` a line (the benchmarks compare it with
+    /// their own monotonic clock).
+    pub key_times: Option<PathBuf>,
     /// Recorder `msg` as a JSON string (default) or an object.
     pub msg_as_object: bool,
     /// Recorder `ts` as Unix milliseconds instead of RFC 3339.
