@@ -31,7 +31,6 @@ mod run;
 mod run_review;
 mod sources;
 mod supervisor;
-mod supervisor_bench;
 mod supervisor_fallback;
 mod supervisor_key_times;
 mod supervisor_lifecycle;
