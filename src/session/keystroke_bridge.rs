@@ -30,6 +30,8 @@ pub struct Bridge<'a> {
     pub focus_wait: Duration,
 }
 
+const NOT_VISIBLE: &str = "the approval prompt is no longer visible";
+
 /// How often the pane is read while waiting for a moved focus.
 const FOCUS_POLL: Duration = Duration::from_millis(25);
 
@@ -56,7 +58,7 @@ impl<'a> Bridge<'a> {
             Verdict::Accept => Row::Allow,
             Verdict::Decline | Verdict::Cancel => Row::Reject,
         };
-        let mut view = self.verify(pane, title, None, cancel)?;
+        let mut view = self.wait_for_prompt(pane, title, cancel)?;
         if target == Row::Allow && view.focused != Row::Allow {
             return Err(self.focus_error(Row::Allow, view.focused));
         }
@@ -99,7 +101,7 @@ impl<'a> Bridge<'a> {
             match super::pane_fallback::detect(&capture, self.tui) {
                 Some(prompt) if prompt.hash == hash => Ok(()),
                 Some(_) => Err("another prompt is on screen".to_owned()),
-                None => Err("the approval prompt is no longer visible".to_owned()),
+                None => Err(NOT_VISIBLE.to_owned()),
             }
         };
         check(pane)?;
@@ -122,8 +124,7 @@ impl<'a> Bridge<'a> {
         }
         let capture = pane.capture()?;
         let labels = &self.tui.prompt;
-        let view = pane::parse(&capture, labels)
-            .ok_or_else(|| "the approval prompt is no longer visible".to_owned())?;
+        let view = pane::parse(&capture, labels).ok_or_else(|| NOT_VISIBLE.to_owned())?;
         if !pane::title_matches(&view.tool_line, title, labels) {
             return Err(format!(
                 "the prompt on screen (`{}`) is not the one of this card",
@@ -135,6 +136,28 @@ impl<'a> Bridge<'a> {
                 Err(self.focus_error(expected, view.focused))
             }
             _ => Ok(view),
+        }
+    }
+
+    /// The first check: Kiro writes the recorder line before it draws the
+    /// prompt, so a verdict that arrives at once (a webhook) may find no
+    /// prompt yet. Wait (bounded, like a moved focus) only while no prompt
+    /// is on screen; any other finding — another title, the focus elsewhere,
+    /// the terminal answered — fails at once, as before.
+    fn wait_for_prompt(
+        &self,
+        pane: &mut dyn Pane,
+        title: &str,
+        cancel: &CancelFlag,
+    ) -> Result<PromptView, String> {
+        let deadline = Instant::now() + self.focus_wait;
+        loop {
+            match self.verify(pane, title, None, cancel) {
+                Err(reason) if reason == NOT_VISIBLE && Instant::now() < deadline => {
+                    self.pause(FOCUS_POLL, cancel)?;
+                }
+                other => return other,
+            }
         }
     }
 

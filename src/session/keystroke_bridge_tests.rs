@@ -205,6 +205,27 @@ fn a_focus_that_never_moves_times_out() {
 }
 
 #[test]
+fn a_prompt_drawn_after_the_verdict_arrived_is_waited_for_then_verified() {
+    let mut pane = SimPane::new(true);
+    pane.screen.visible = false;
+    pane.after_capture
+        .push((3, Box::new(|screen: &mut Screen| screen.visible = true)));
+    deliver(&mut pane, Verdict::Accept).expect("delivered once drawn");
+    assert_eq!(pane.keys, ["Enter"]);
+    assert!(pane.captures >= 4, "it looked until the prompt was drawn");
+}
+
+#[test]
+fn a_prompt_of_another_request_is_not_waited_for() {
+    let mut pane = SimPane::new(true);
+    pane.screen.tool = "Shell rm -rf /".into();
+    let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
+    assert_eq!(pane.captures, 1, "failed at the first look");
+    assert!(reason.contains("is not the one of this card"), "{reason}");
+    assert!(pane.keys.is_empty());
+}
+
+#[test]
 fn a_vanished_prompt_gets_no_key() {
     let mut pane = SimPane::new(true);
     pane.after_key
