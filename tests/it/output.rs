@@ -8,35 +8,53 @@ use serde_json::Value;
 
 use crate::support::TestEnv;
 
+/// The commands that print on stdout, as a user pipes them.
+const STDOUT_COMMANDS: &[&[&str]] = &[
+    &["adapter", "list", "--json"],
+    &["completions", "bash"],
+    &["config", "render", "kiro", "--dry-run"],
+];
+
+/// Runs `args` with stdout going to `stdout`; returns the exit code and
+/// stderr.
+fn run_with_stdout(env: &TestEnv, args: &[&str], stdout: Stdio) -> (Option<i32>, String) {
+    let mut command = env.cmd(args);
+    command.stdout(stdout).stderr(Stdio::piped());
+    let output = command.output().expect("run oneworks");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn a_closed_stdout_ends_the_command_quietly() {
     let env = TestEnv::new();
-    let (reader, writer) = std::io::pipe().expect("pipe");
-    drop(reader);
-    let mut command = env.cmd(&["adapter", "list", "--json"]);
-    command.stdout(Stdio::from(writer)).stderr(Stdio::piped());
-    let output = command.output().expect("run oneworks");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
-    assert_eq!(stderr, "", "a closed pipe prints nothing");
+    for args in STDOUT_COMMANDS {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let (code, stderr) = run_with_stdout(&env, args, Stdio::from(writer));
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?}: a closed pipe prints nothing");
+    }
 }
 
 #[test]
 fn a_full_disk_on_stdout_is_a_plain_error() {
     let env = TestEnv::new();
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .expect("/dev/full");
-    let mut command = env.cmd(&["adapter", "list", "--json"]);
-    command.stdout(Stdio::from(full)).stderr(Stdio::piped());
-    let output = command.output().expect("run oneworks");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
-    assert_eq!(
-        stderr,
-        "error: failed to write to standard output: No space left on device (os error 28)\n"
-    );
+    for args in STDOUT_COMMANDS {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let (code, stderr) = run_with_stdout(&env, args, Stdio::from(full));
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr,
+            "error: failed to write to standard output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
 }
 
 #[test]

@@ -114,39 +114,6 @@ fn each_retry_prints_one_line() {
 }
 
 #[test]
-fn completions_on_a_full_disk_are_a_plain_error() {
-    let env = TestEnv::new();
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .expect("/dev/full");
-    let mut command = env.cmd(&["completions", "bash"]);
-    command.stdout(Stdio::from(full)).stderr(Stdio::piped());
-    let output = command.output().expect("run oneworks");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
-    assert_eq!(
-        stderr,
-        "error: failed to write to standard output: No space left on device (os error 28)\n"
-    );
-}
-
-#[test]
-fn completions_into_a_closed_pipe_end_quietly() {
-    let env = TestEnv::new();
-    let (reader, writer) = closed_pipe_pair();
-    drop(reader);
-    let mut command = env.cmd(&["completions", "bash"]);
-    command
-        .stdout(Stdio::from(std::os::fd::OwnedFd::from(writer)))
-        .stderr(Stdio::piped());
-    let output = command.output().expect("run oneworks");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
-    assert_eq!(stderr, "");
-}
-
-#[test]
 fn usage_errors_pass_the_scrubber_and_the_sanitizer() {
     let mut env = TestEnv::new();
     env.set_env("KIRO_API_KEY", SECRET);
