@@ -39,36 +39,21 @@ RSS_SIZES=(20000 200000 2000000)
 # What one chunk says: a sentence-sized piece of model output.
 TEXT='The quick brown fox jumps over the lazy dog. '
 
-log() { printf '\033[1m[acp-bench]\033[0m %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+BENCH_NAME=acp-bench
+# shellcheck source=benches/common.sh
+source "$ROOT/benches/common.sh"
 
 SECONDS=0
 START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- tools -------------------------------------------------------------------
-apt_updated=
-need() { # need COMMAND DEBIAN_PACKAGE
-    command -v "$1" >/dev/null 2>&1 && return 0
-    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-        log "installing $2 (for $1)"
-        if [[ -z $apt_updated ]]; then apt-get update -qq >/dev/null 2>&1 || true; apt_updated=1; fi
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1 || true
-    fi
-    command -v "$1" >/dev/null 2>&1
-}
 need jq jq || die "jq is required (apt-get install jq)"
 need hyperfine hyperfine || die "hyperfine is required (apt-get install hyperfine or cargo install hyperfine)"
 need python3 python3 || die "python3 is required"
 [[ -x /usr/bin/time ]] || need /usr/bin/time time || die "/usr/bin/time (package time) is required"
 
 # --- build -------------------------------------------------------------------
-log "cargo build --release --features fakes"
-(cd "$ROOT" && cargo build --release --features fakes --quiet)
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-[[ $TARGET_DIR = /* ]] || TARGET_DIR=$ROOT/$TARGET_DIR
-BIN=$TARGET_DIR/release/oneworks
-FAKE=$TARGET_DIR/release/fake-kiro-cli
-[[ -x $BIN ]] || die "no release binary at $BIN"
+build_release --features fakes
 [[ -x $FAKE ]] || die "no fake agent at $FAKE"
 
 # --- work folder and the product's environment ----------------------------------

@@ -32,23 +32,14 @@ GZIP_LEVEL=6 ZSTD_LEVEL=12 XZ_LEVEL=2 ZIP_LEVEL=6
 # Loopback traffic must not go through a proxy (curl and reqwest both honour these).
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy no_proxy NO_PROXY
 
-log() { printf '\033[1m[install-bench]\033[0m %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+BENCH_NAME=install-bench
+# shellcheck source=benches/common.sh
+source "$ROOT/benches/common.sh"
 
 SECONDS=0
 START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- tools -------------------------------------------------------------------
-apt_updated=
-need() { # need COMMAND DEBIAN_PACKAGE
-    command -v "$1" >/dev/null 2>&1 && return 0
-    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-        log "installing $2 (for $1)"
-        if [[ -z $apt_updated ]]; then apt-get update -qq >/dev/null 2>&1 || true; apt_updated=1; fi
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null 2>&1 || true
-    fi
-    command -v "$1" >/dev/null 2>&1
-}
 need curl curl || die "curl is required"
 need hyperfine hyperfine || die "hyperfine is required (apt-get install hyperfine or cargo install hyperfine)"
 need zstd zstd || die "zstd is required"
@@ -66,12 +57,7 @@ fi
 NGINX=$(PATH=$PATH:/usr/sbin command -v nginx || true)
 
 # --- build -------------------------------------------------------------------
-log "cargo build --release"
-(cd "$ROOT" && cargo build --release --quiet)
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-[[ $TARGET_DIR = /* ]] || TARGET_DIR=$ROOT/$TARGET_DIR
-BIN=$TARGET_DIR/release/oneworks
-[[ -x $BIN ]] || die "no release binary at $BIN"
+build_release
 
 # --- artifacts (cached) ------------------------------------------------------
 ARCH=$(uname -m)

@@ -41,8 +41,9 @@ for knob in "$REQUESTS" "$ACCEPTS" "$IDLE_SECONDS"; do
 done
 [[ $DECLINES =~ ^[0-9]+$ ]] || { echo "[session-bench] error: BENCH_DECLINES must be a whole number" >&2; exit 1; }
 
-log() { printf '\033[1m[session-bench]\033[0m %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+BENCH_NAME=session-bench
+# shellcheck source=benches/common.sh
+source "$ROOT/benches/common.sh"
 
 SECONDS=0
 START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -52,13 +53,7 @@ command -v tmux >/dev/null 2>&1 || die "tmux is required (apt-get install tmux)"
 command -v python3 >/dev/null 2>&1 || die "python3 is required"
 
 # --- build -------------------------------------------------------------------
-log "cargo build --release --features fakes"
-(cd "$ROOT" && cargo build --release --features fakes --quiet)
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-[[ $TARGET_DIR = /* ]] || TARGET_DIR=$ROOT/$TARGET_DIR
-BIN=$TARGET_DIR/release/oneworks
-FAKE=$TARGET_DIR/release/fake-kiro-cli
-[[ -x $BIN ]] || die "no release binary at $BIN"
+build_release --features fakes
 [[ -x $FAKE ]] || die "no fake kiro-cli at $FAKE"
 
 # --- work folder, the product's environment -----------------------------------
