@@ -7,6 +7,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_doc import write_section  # noqa: E402
+
 START, END = "<!-- acp-bench:start -->", "<!-- acp-bench:end -->"
 HEADING = "## Structured runs over ACP (issue 8)"
 
@@ -112,16 +115,7 @@ def main():
     print(f"{HEADING}\n\n{section}")
     if not doc:
         return
-    text = open(doc).read() if os.path.exists(doc) else ""
-    block = f"{START}\n{section}\n{END}"
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        after = rest.split(END, 1)[1]
-        text = before + block + after
-    else:
-        text = text.rstrip("\n") + f"\n\n{HEADING}\n\n{block}\n"
-    with open(doc, "w") as handle:
-        handle.write(text)
+    write_section(doc, HEADING, START, END, f"{START}\n{section}\n{END}")
     print(f"[acp-bench] rewrote the acp-bench section of {doc}", file=sys.stderr)
 
 

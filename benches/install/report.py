@@ -10,6 +10,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_doc import write_section  # noqa: E402
+
 START = "<!-- install-bench:start -->"
 END = "<!-- install-bench:end -->"
 HEADING = "## Managed install (issues 2 and 6)"
@@ -198,27 +201,6 @@ def section(table, rss_table, misses, meta):
     return "\n".join(out)
 
 
-def write_doc(path, body):
-    if os.path.exists(path):
-        with open(path) as handle:
-            text = handle.read()
-    else:
-        text = "# Benchmarks\n"
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        _, after = rest.split(END, 1)
-        text = before + body + after
-    else:
-        if HEADING not in text:
-            text = text.rstrip("\n") + f"\n\n{HEADING}\n"
-        head, tail = text.split(HEADING, 1)
-        text = head + HEADING + "\n\n" + body + "\n" + tail.lstrip("\n")
-        if not text.endswith("\n"):
-            text += "\n"
-    with open(path, "w") as handle:
-        handle.write(text)
-
-
 def main():
     results = sys.argv[1]
     doc = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
@@ -235,7 +217,7 @@ def main():
         for miss in misses:
             print(f"- {miss}")
     if doc:
-        write_doc(doc, section(table, rss_table, misses, meta))
+        write_section(doc, HEADING, START, END, section(table, rss_table, misses, meta))
         print(f"\nupdated {doc}", file=sys.stderr)
 
 

@@ -9,6 +9,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_doc import write_section  # noqa: E402
+
 START = "<!-- session-bench:start -->"
 END = "<!-- session-bench:end -->"
 HEADING = "## Supervised TUI sessions (issue 7)"
@@ -175,19 +178,6 @@ def section(drive, meta):
     return "\n".join(out)
 
 
-def write_doc(path, body):
-    with open(path) as handle:
-        text = handle.read()
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        _, after = rest.split(END, 1)
-        text = before + body + after
-    else:
-        text = text.rstrip("\n") + f"\n\n{HEADING}\n\n{body}\n"
-    with open(path, "w") as handle:
-        handle.write(text)
-
-
 def main():
     results = sys.argv[1]
     doc = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
@@ -198,7 +188,7 @@ def main():
     body = section(drive, meta)
     print(body)
     if doc:
-        write_doc(doc, body)
+        write_section(doc, HEADING, START, END, body)
         print(f"[session-bench] wrote {doc}", file=sys.stderr)
 
 
