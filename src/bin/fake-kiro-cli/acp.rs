@@ -39,6 +39,16 @@ pub struct AcpScript {
     pub stop_reason: String,
     /// Sent right after the prompt's answer.
     pub after_turn: Vec<Step>,
+    /// Methods the fake reads and never answers (a stalled handshake).
+    pub never_answer: Vec<String>,
+    /// The `authMethods` of the `initialize` answer.
+    pub auth_methods: Value,
+    /// Sent on `initialize` before its answer (updates before the handshake).
+    pub on_initialize: Vec<Step>,
+    /// The `session/prompt` result in place of `{"stopReason":…}` (`null`
+    /// included).
+    #[serde(deserialize_with = "present")]
+    pub prompt_result: Option<Value>,
 }
 
 impl Default for AcpScript {
@@ -58,8 +68,17 @@ impl Default for AcpScript {
             turn: vec![Step::Text("Hello from the fake.".to_owned())],
             stop_reason: "end_turn".to_owned(),
             after_turn: Vec::new(),
+            never_answer: Vec::new(),
+            auth_methods: json!([]),
+            on_initialize: Vec::new(),
+            prompt_result: None,
         }
     }
+}
+
+/// A field that is present is `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -119,6 +138,10 @@ pub enum Step {
     WaitForCancel,
     /// Waits until this file exists.
     WaitForFile(PathBuf),
+    /// Sends this message as it is (any id, even `1.5`); waits for nothing.
+    Send(Value),
+    /// Waits for the answer to our request with exactly this id.
+    AwaitAnswer(Value),
 }
 
 struct Agent<'a> {
@@ -126,6 +149,8 @@ struct Agent<'a> {
     lines: std::io::Lines<std::io::StdinLock<'static>>,
     out: std::io::Stdout,
     cancelled: bool,
+    /// Ids of answers read while waiting for another one.
+    answered: Vec<Value>,
 }
 
 pub fn run(script: &AcpScript) -> i32 {
@@ -140,7 +165,9 @@ pub fn run(script: &AcpScript) -> i32 {
         lines: std::io::stdin().lock().lines(),
         out: std::io::stdout(),
         cancelled: false,
+        answered: Vec::new(),
     };
+    let mut authenticated = false;
     while let Some(message) = agent.next() {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             continue;
@@ -153,13 +180,38 @@ pub fn run(script: &AcpScript) -> i32 {
             }
             continue;
         };
+        if script.never_answer.iter().any(|silent| silent == method) {
+            continue;
+        }
         let answer = match method {
-            "initialize" => Ok(json!({
-                "protocolVersion": script.protocol_version,
-                "agentCapabilities": script.agent_capabilities,
-                "authMethods": [],
-            })),
-            "session/new" if script.auth_required => {
+            "initialize" => {
+                for step in &script.on_initialize {
+                    if let Some(code) = agent.step(step) {
+                        return code;
+                    }
+                }
+                Ok(json!({
+                    "protocolVersion": script.protocol_version,
+                    "agentCapabilities": script.agent_capabilities,
+                    "authMethods": script.auth_methods,
+                }))
+            }
+            "authenticate" => {
+                let wanted = params.get("methodId");
+                let known = script
+                    .auth_methods
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|method| method.get("id") == wanted);
+                authenticated = known;
+                if known {
+                    Ok(json!({}))
+                } else {
+                    Err("unknown auth method")
+                }
+            }
+            "session/new" if script.auth_required && !authenticated => {
                 let reply = json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"Authentication required"}});
                 agent.send(&reply);
                 continue;
@@ -191,6 +243,9 @@ pub fn run(script: &AcpScript) -> i32 {
                     Err("Invalid params: missing field `prompt`")
                 } else {
                     match agent.turn() {
+                        Some(_) if script.prompt_result.is_some() => {
+                            Ok(script.prompt_result.clone().unwrap_or_default())
+                        }
                         Some(stop) => Ok(json!({ "stopReason": stop })),
                         None => return 0,
                     }
@@ -319,14 +374,20 @@ impl Agent<'_> {
     /// `session/cancel` on the way); `Some(0)` when stdin ends first.
     fn wait_for_answer(&mut self, id: &Value) -> Option<i32> {
         loop {
+            if let Some(index) = self.answered.iter().position(|seen| seen == id) {
+                self.answered.remove(index);
+                return None;
+            }
             let Some(message) = self.next() else {
                 return Some(0);
             };
             if message.get("method").and_then(Value::as_str) == Some("session/cancel") {
                 self.cancelled = true;
             }
-            if message.get("method").is_none() && message.get("id") == Some(id) {
-                return None;
+            if message.get("method").is_none() {
+                if let Some(seen) = message.get("id") {
+                    self.answered.push(seen.clone());
+                }
             }
         }
     }
@@ -412,6 +473,8 @@ impl Agent<'_> {
                 while self.next().is_some() {}
                 return Some(0);
             }
+            Step::Send(message) => self.send(message),
+            Step::AwaitAnswer(id) => return self.wait_for_answer(id),
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => {
                 // Bounded, so a test that forgets the file leaks nothing.
