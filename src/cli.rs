@@ -144,7 +144,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "E")]
     pub effort: Option<String>,
     /// Cancel the turn after this long (`90s`, `10m`)
-    #[arg(long, value_name = "DUR", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
     pub timeout: Option<std::time::Duration>,
     /// JSON lines: events on stdout, permission replies on stdin
     #[arg(long)]
@@ -239,6 +239,19 @@ pub enum VerdictArg {
     Decline,
     /// Reject once, recorded as cancelled
     Cancel,
+}
+
+/// The longest `--timeout`: beyond it a deadline no longer fits a clock.
+const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
+
+/// `--timeout`: a duration (`90s`, `10m`) of at most 100 years; clap echoes
+/// the value as written when it is refused.
+pub fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    let timeout = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    if timeout > MAX_TIMEOUT {
+        return Err("a timeout is at most 100 years".to_owned());
+    }
+    Ok(timeout)
 }
 
 /// Session names: `[A-Za-z0-9_-]{1,64}`.

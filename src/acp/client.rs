@@ -1,12 +1,14 @@
 //! One structured run from start to exit: starts `kiro-cli acp` through the
 //! child-process seam, runs setup and the turn on the message loop, then
 //! stops Kiro (politely, or at once after a second interrupt) and turns an
-//! agent that died into an error carrying the tail of its stderr.
+//! agent that died (or stalled the handshake) into an error carrying the
+//! tail of its stderr. A setup failure is an `error` event too, like a
+//! failed turn.
 
 use std::time::Duration;
 
 use super::channel::ChannelKind;
-use super::events::Sink;
+use super::events::{Event, Sink};
 use super::permissions::policy::Mode;
 use super::permissions::rules::Rules;
 use super::setup::{self, SessionPlan};
@@ -31,8 +33,12 @@ pub struct RunPlan<'a> {
 pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
     let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
     let program = plan.spec.program.display().to_string();
-    let mut child = ManagedChild::spawn(&plan.spec, "kiro-cli acp")
-        .map_err(|source| AcpError::Spawn { program, source })?;
+    let spawned = ManagedChild::spawn(&plan.spec, "kiro-cli acp")
+        .map_err(|source| AcpError::Spawn { program, source });
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error)),
+    };
     let (Some(stdin), Some(stdout)) = (child.take_stdin(), child.take_stdout()) else {
         return Err(AcpError::Io(std::io::Error::other(
             "the agent's pipes are missing",
@@ -51,8 +57,17 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
         plan.session.data,
         plan.timeout,
     );
-    let result = drive(&mut turn, &plan.session, &plan.rule_notes, &plan.prompt).await;
+    let mut in_setup = true;
+    let result = drive(
+        &mut turn,
+        &plan.session,
+        &plan.rule_notes,
+        &plan.prompt,
+        &mut in_setup,
+    )
+    .await;
     let kill_now = turn.kill_now;
+    let mut sink = std::mem::replace(&mut turn.sink, Sink::new(plan.json));
     let (stdin, reader) = turn.into_parts();
     drop(stdin);
     // Whatever Kiro still says is read and dropped: it creates nothing.
@@ -62,25 +77,53 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
     }
     let stopped = child.stop(StopBounds::default()).await;
     drain.abort();
-    match result {
+    let result = match result {
         Err(AcpError::AgentGone { when, .. }) => {
             let status = match stopped {
                 Ok(stopped) => format!(" ({})", stopped.status()),
                 Err(_) => String::new(),
             };
-            let tail = child.stderr_tail().await;
-            let tail = if tail.trim().is_empty() {
-                String::new()
-            } else {
-                format!("; the last lines of its stderr:\n{tail}")
-            };
             Err(AcpError::AgentGone {
                 when: format!("{when}{status}"),
-                tail,
+                tail: stderr_tail(&mut child).await,
             })
         }
+        Err(AcpError::HandshakeTimeout { step, limit, .. }) => Err(AcpError::HandshakeTimeout {
+            step,
+            limit,
+            tail: stderr_tail(&mut child).await,
+        }),
+        other => other,
+    };
+    match result {
+        Err(error) if in_setup => Err(setup_failed(&mut sink, error)),
         other => other,
     }
+}
+
+/// The agent's stderr tail as the end of a message (empty when silent).
+async fn stderr_tail(child: &mut ManagedChild) -> String {
+    let tail = child.stderr_tail().await;
+    if tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; the last lines of its stderr:\n{tail}")
+    }
+}
+
+/// A failure before the prompt: an `error` event (with `--json`; human mode
+/// prints errors once, at the command edge), then the error itself.
+fn setup_failed(sink: &mut Sink, error: AcpError) -> AcpError {
+    if matches!(error, AcpError::Output(_)) {
+        return error;
+    }
+    let event = Event::Error {
+        kind: crate::error::Classify::kind(&error).as_str().to_owned(),
+        message: error.to_string(),
+    };
+    // The error itself matters more than a closed stdout here.
+    let _ = sink.emit(&event);
+    error
 }
 
 async fn drain(mut reader: super::turn::Reader) {
@@ -94,16 +137,20 @@ async fn drive(
     plan: &SessionPlan<'_>,
     rule_notes: &[String],
     prompt: &str,
+    in_setup: &mut bool,
 ) -> Result<(), AcpError> {
     let emit_failed = AcpError::Output;
     for note in rule_notes {
         turn.sink.diagnostic(note.clone()).map_err(emit_failed)?;
     }
-    let capabilities = setup::initialize(turn).await?;
-    let (session_id, resumed, session) = setup::open_session(turn, &capabilities, plan).await?;
+    let handshake = setup::initialize(turn, plan).await?;
+    setup::authenticate(turn, plan, &handshake).await?;
+    let (session_id, resumed, session) = setup::open_session(turn, &handshake, plan).await?;
     let (model, effort) = setup::apply_model_and_effort(turn, plan, &session_id, &session).await?;
     turn.sink
         .emit(&setup::started(session_id.clone(), resumed, model, effort))
         .map_err(emit_failed)?;
+    // From here a failure is the turn's, reported by the turn itself.
+    *in_setup = false;
     turn.prompt(&session_id, prompt).await
 }

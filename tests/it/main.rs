@@ -25,6 +25,7 @@ mod output;
 mod outside;
 mod prepare;
 mod profile;
+mod protocol_hardening;
 mod reuse;
 mod review;
 mod run;

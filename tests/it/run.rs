@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::acp_support::{events, options_full, types, AcpEnv, SetupError};
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -581,7 +581,7 @@ fn the_fake_rejects_a_prompt_sent_as_content_like_kiro() {
 fn protocol_version_0_is_refused_before_any_session() {
     let acp = AcpEnv::new(json!({"protocolVersion": 0}));
     let outcome = acp.run(&args(&["--json"]));
-    let message = outcome.assert_error(9, "agent_failed");
+    let message = outcome.assert_setup_error(9, "agent_failed");
     assert!(message.contains("protocol version 0"), "{message}");
     assert!(acp.sent("session/new").is_empty());
     assert!(gone(acp.agent_pid()));
@@ -593,7 +593,7 @@ fn a_model_must_be_advertised_and_is_set_natively_before_the_prompt() {
     let acp = AcpEnv::new(json!({"sessionResult": models}));
     let message = acp
         .run(&args(&["--json", "--model", "gpt-x"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
     assert!(message.contains("gpt-x"), "{message}");
     assert!(acp.sent("session/prompt").is_empty());
     assert!(acp.sent("session/set_model").is_empty());
@@ -621,9 +621,9 @@ fn a_model_must_be_advertised_and_is_set_natively_before_the_prompt() {
         .assert_success();
     assert!(acp.sent("session/set_model").is_empty());
     acp.run(&args(&["--json", "--model", "claude-a"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
     acp.run(&args(&["--json", "--effort", "high"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
 }
 
 #[test]
@@ -1058,7 +1058,7 @@ fn effort_is_set_through_the_config_option_and_reported_only_when_confirmed() {
     std::fs::remove_file(&acp.wire).expect("reset");
     let message = acp
         .run(&args(&["--json", "--effort", "max"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
     assert!(message.contains("max"), "{message}");
     assert!(acp.sent("session/prompt").is_empty());
 }
@@ -1113,7 +1113,7 @@ fn a_typo_in_the_fake_agents_script_fails_loudly() {
 fn an_agent_that_needs_a_login_says_how_to_log_in() {
     let acp = AcpEnv::new(json!({"authRequired": true}));
     let outcome = acp.run(&args(&["--json"]));
-    let message = outcome.assert_error(9, "agent_failed");
+    let message = outcome.assert_setup_error(9, "agent_failed");
     assert!(message.contains("login"), "{message}");
     assert!(
         outcome.stderr.contains("oneworks adapter login kiro"),

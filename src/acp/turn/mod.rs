@@ -207,6 +207,14 @@ impl<'a> Turn<'a> {
         });
         let answer = self.call("session/prompt", params).await;
         self.in_prompt = false;
+        // `null` or any non-object is not a turn that ended: a protocol error.
+        let answer = answer.and_then(|result| match result {
+            Value::Object(_) => Ok(result),
+            _ => Err(AcpError::Malformed {
+                method: "session/prompt".to_owned(),
+                what: "a result object".to_owned(),
+            }),
+        });
         match answer {
             Ok(result) => {
                 let stop = result
@@ -339,7 +347,7 @@ impl<'a> Turn<'a> {
         };
         match message {
             Incoming::Response { id, outcome } => {
-                if id == Some(waiting) {
+                if id == Some(RequestId::ours(waiting)) {
                     return Ok(Some(outcome));
                 }
                 tracing::debug!(?id, "ignored a response nobody waits for");
@@ -364,6 +372,14 @@ impl<'a> Turn<'a> {
         if self.finished || self.replaying {
             tracing::debug!(
                 "ignored `{}` (replay, or after the turn ended)",
+                crate::output::clean(method)
+            );
+            return false;
+        }
+        if self.session_id.is_none() {
+            // Before the handshake ends there is no session to report on.
+            tracing::debug!(
+                "ignored `{}` before the session opened",
                 crate::output::clean(method)
             );
             return false;
