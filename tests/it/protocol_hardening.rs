@@ -405,7 +405,11 @@ fn accept_edits_matches_write_and_edit_as_whole_words() {
 #[test]
 fn a_huge_timeout_is_a_usage_error_echoed_as_written() {
     let acp = AcpEnv::new(json!({}));
-    for value in ["99999999999999999999d", "99999999999d"] {
+    for value in [
+        "10000000000000000000s",
+        "99999999999999999999d",
+        "99999999999d",
+    ] {
         let outcome = acp.run(&args(&["--json", "--timeout", value]));
         outcome.assert_error(2, "usage");
         assert!(outcome.stderr.contains(value), "{}", outcome.describe());
