@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::acp_support::{events, options_full, types, AcpEnv, SetupError};
+use crate::support::fake::{install_fake, kiro_script, with};
 use crate::support::Outcome;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
@@ -236,6 +237,23 @@ fn setup_failures_are_error_events() {
     assert!(errors[0]["message"]
         .as_str()
         .is_some_and(|message| message.contains("gpt-x")));
+}
+
+#[test]
+fn a_spawn_failure_is_an_error_event() {
+    let acp = AcpEnv::new(json!({}));
+    // The probe passes, then the wrapper is gone when the run starts it.
+    let wrapper = acp.env.bin.join("kiro-cli");
+    let script = with(
+        &with(&kiro_script("2.15.1"), "acp", json!({})),
+        "acpHelpRemoves",
+        json!(wrapper),
+    );
+    install_fake(&acp.env.bin, "kiro-cli", &script);
+    let outcome = acp.run(&args(&["--json"]));
+    let errors = error_events(&outcome, 9, "agent_failed");
+    let message = errors[0]["message"].as_str().expect("a message");
+    assert!(message.contains("could not start"), "{message}");
 }
 
 // Item 8: authentication.
