@@ -88,6 +88,19 @@ fn listed(methods: &[AuthMethod]) -> String {
     format!("the authentication methods {}", names.join(", "))
 }
 
+/// "Authentication required" from opening a session: the error names the
+/// advertised methods and carries the adapter's login hint.
+fn login_needed(error: AcpError, handshake: &Handshake, plan: &SessionPlan<'_>) -> AcpError {
+    match error {
+        AcpError::AuthRequired { message } => AcpError::LoginNeeded {
+            message,
+            methods: listed(&handshake.auth_methods),
+            hint: plan.login_hint.clone(),
+        },
+        other => other,
+    }
+}
+
 /// `authenticate {methodId}` when the config names a method; the method
 /// must be one the agent advertised.
 pub async fn authenticate(
@@ -176,7 +189,9 @@ pub async fn open_session(
                 load["sessionId"] = json!(session_id);
                 turn.session_id = Some(session_id.clone());
                 turn.replaying = true;
-                let result = handshake_call(turn, plan, "session/load", load).await;
+                let result = handshake_call(turn, plan, "session/load", load)
+                    .await
+                    .map_err(|error| login_needed(error, handshake, plan));
                 turn.replaying = false;
                 match result {
                     Ok(result) => return Ok((session_id, true, result)),
@@ -202,16 +217,9 @@ pub async fn open_session(
                 .map_err(AcpError::Output)?,
         }
     }
-    let result = match handshake_call(turn, plan, "session/new", params).await {
-        Err(AcpError::AuthRequired { message }) => {
-            return Err(AcpError::LoginNeeded {
-                message,
-                methods: listed(&handshake.auth_methods),
-                hint: plan.login_hint.clone(),
-            })
-        }
-        other => other?,
-    };
+    let result = handshake_call(turn, plan, "session/new", params)
+        .await
+        .map_err(|error| login_needed(error, handshake, plan))?;
     let session_id = result
         .get("sessionId")
         .and_then(Value::as_str)
