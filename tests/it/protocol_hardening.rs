@@ -156,6 +156,19 @@ fn a_fractional_id_is_an_id_and_is_answered_exactly() {
     assert_eq!(answers[0]["result"]["outcome"]["optionId"], "proceed_once");
 }
 
+#[test]
+fn an_answer_to_our_request_must_carry_its_exact_id() {
+    // `"1"` does not answer our request `1`: `initialize` stays unanswered.
+    let mut acp = AcpEnv::new(json!({"stringifyAnswerIds": ["initialize"]}));
+    acp.env.set_env("ONEWORKS_HANDSHAKE_TIMEOUT", "1s");
+    let outcome = acp.run(&args(&["--json"]));
+    let errors = error_events(&outcome, 9, "agent_failed");
+    assert!(errors[0]["message"]
+        .as_str()
+        .is_some_and(|message| message.contains("`initialize`")));
+    assert!(acp.sent("session/new").is_empty());
+}
+
 // Item 6: the handshake has a deadline.
 
 #[test]

@@ -41,6 +41,9 @@ pub struct AcpScript {
     pub after_turn: Vec<Step>,
     /// Methods the fake reads and never answers (a stalled handshake).
     pub never_answer: Vec<String>,
+    /// Methods whose answer carries the request's id as a string (`"1"`
+    /// for `1`).
+    pub stringify_answer_ids: Vec<String>,
     /// The `authMethods` of the `initialize` answer.
     pub auth_methods: Value,
     /// Sent on `initialize` before its answer (updates before the handshake).
@@ -69,6 +72,7 @@ impl Default for AcpScript {
             stop_reason: "end_turn".to_owned(),
             after_turn: Vec::new(),
             never_answer: Vec::new(),
+            stringify_answer_ids: Vec::new(),
             auth_methods: json!([]),
             on_initialize: Vec::new(),
             prompt_result: None,
@@ -252,6 +256,11 @@ pub fn run(script: &AcpScript) -> i32 {
                 }
             }
             _ => Err("Method not found"),
+        };
+        let id = if script.stringify_answer_ids.iter().any(|m| m == method) {
+            json!(id.to_string())
+        } else {
+            id
         };
         let reply = match answer {
             Ok(result) => json!({"jsonrpc":"2.0","id":id,"result":result}),
