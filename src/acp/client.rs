@@ -20,6 +20,8 @@ use crate::process::spec::ChildSpec;
 
 /// Everything a run needs, resolved by the command.
 pub struct RunPlan<'a> {
+    /// The adapter's id (hints name it).
+    pub adapter: String,
     pub spec: ChildSpec,
     pub session: SessionPlan<'a>,
     pub prompt: String,
@@ -33,8 +35,12 @@ pub struct RunPlan<'a> {
 pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
     let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
     let program = plan.spec.program.display().to_string();
-    let spawned = ManagedChild::spawn(&plan.spec, "kiro-cli acp")
-        .map_err(|source| AcpError::Spawn { program, source });
+    let spawned =
+        ManagedChild::spawn(&plan.spec, "kiro-cli acp").map_err(|source| AcpError::Spawn {
+            program,
+            adapter: plan.adapter.clone(),
+            source,
+        });
     let mut child = match spawned {
         Ok(child) => child,
         Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error)),

@@ -37,16 +37,18 @@ pub enum AcpError {
     #[error("could not start `{program}`")]
     Spawn {
         program: String,
+        /// The adapter's id, for the hint.
+        adapter: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("lost the connection to `kiro-cli acp`")]
+    #[error("lost the connection to the agent")]
     Io(#[source] std::io::Error),
     #[error("{0}")]
     Capability(#[from] capabilities::CapabilityError),
-    #[error("`kiro-cli acp` ended {when}{tail}")]
+    #[error("the agent ended {when}{tail}")]
     AgentGone { when: String, tail: String },
-    #[error("`kiro-cli acp` answered `{method}` with an error: {message}")]
+    #[error("the agent answered `{method}` with an error: {message}")]
     Rejected { method: String, message: String },
     #[error("the agent needs a login: {message}")]
     AuthRequired { message: String },
@@ -73,7 +75,7 @@ pub enum AcpError {
         limit: String,
         tail: String,
     },
-    #[error("`kiro-cli acp` answered `{method}` without {what}")]
+    #[error("the agent answered `{method}` without {what}")]
     Malformed { method: String, what: String },
     #[error("{message}")]
     NotOffered { message: String, hint: String },
@@ -113,7 +115,9 @@ impl Classify for AcpError {
                  for a slow agent, or check that it starts"
                     .to_owned(),
             ),
-            AcpError::Spawn { .. } => Some("check `oneworks adapter status kiro`".to_owned()),
+            AcpError::Spawn { adapter, .. } => {
+                Some(format!("check `oneworks adapter status {adapter}`"))
+            }
             _ => None,
         }
     }

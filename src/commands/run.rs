@@ -107,6 +107,7 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
         .then(|| settings.project.dot_dir());
     let (rules, rule_notes) = Rules::load(dot_dir);
     let plan = RunPlan {
+        adapter: data.id.clone(),
         spec,
         session: SessionPlan {
             data: &data.acp,

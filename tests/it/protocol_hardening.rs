@@ -267,6 +267,8 @@ fn a_spawn_failure_is_an_error_event() {
     let errors = error_events(&outcome, 9, "agent_failed");
     let message = errors[0]["message"].as_str().expect("a message");
     assert!(message.contains("could not start"), "{message}");
+    let hint = events(&outcome).last().expect("document")["error"]["hint"].clone();
+    assert_eq!(hint, "check `oneworks adapter status kiro`");
 }
 
 // Item 8: authentication.
