@@ -105,7 +105,10 @@ pub fn spawn_terminal_prompt(
         "Kiro asks permission · Kiro 请求权限: {}",
         crate::output::clean(&title)
     );
+    // Before the prompt starts, so the settings saved are the person's.
+    let open = crate::process::terminal::PromptOpen::begin();
     std::thread::spawn(move || {
+        let _open = open;
         let picked = dialoguer::Select::with_theme(&dialoguer::theme::ColorfulTheme::default())
             .with_prompt(prompt)
             .items(&items)

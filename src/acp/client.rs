@@ -14,7 +14,7 @@ use super::permissions::rules::Rules;
 use super::setup::{self, SessionPlan};
 use super::turn::Turn;
 use super::AcpError;
-use crate::process::child::{ManagedChild, StopBounds};
+use crate::process::child::{ManagedChild, StopBounds, Stopped};
 use crate::process::signals::Interrupts;
 use crate::process::spec::ChildSpec;
 
@@ -33,6 +33,8 @@ pub struct RunPlan<'a> {
 }
 
 pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
+    // Whatever way the run ends, a terminal prompt's raw mode ends with it.
+    let _terminal = crate::process::terminal::RestoreOnDrop;
     let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
     let program = plan.spec.program.display().to_string();
     let spawned =
@@ -81,8 +83,14 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
     if kill_now {
         child.kill_now();
     }
-    let stopped = child.stop(StopBounds::default()).await;
+    let bounds = StopBounds::with_grace(Duration::from_millis(plan.session.data.stop_grace_ms));
+    // An interrupt while Kiro is being stopped kills its group at once.
+    let stopped = child.stop_unless(bounds, interrupts.recv()).await;
     drain.abort();
+    let result = match (&stopped, result) {
+        (Ok(Stopped::Interrupted(_)), Ok(())) => Err(AcpError::Interrupted),
+        (_, result) => result,
+    };
     let result = match result {
         Err(AcpError::AgentGone { when, .. }) => {
             let status = match stopped {

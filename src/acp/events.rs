@@ -92,11 +92,20 @@ pub enum Event {
     },
     TurnEnd {
         stop_reason: String,
+        /// `false` when oneworks ended the turn without the agent's word (a
+        /// cancel the agent did not confirm: it was stopped); omitted when
+        /// the stop reason is the agent's own.
+        #[serde(skip_serializing_if = "is_true")]
+        confirmed: bool,
     },
     Error {
         kind: String,
         message: String,
     },
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 /// Where events go.
@@ -281,7 +290,13 @@ impl Sink {
                     .unwrap_or_default()
             )),
             Event::Diagnostic { message } => output::human(format_args!("note: {message}")),
-            Event::TurnEnd { stop_reason } if stop_reason != "end_turn" => {
+            Event::TurnEnd {
+                stop_reason,
+                confirmed: false,
+            } => output::human(format_args!(
+                "turn ended: {stop_reason} (the agent did not confirm; it was stopped)"
+            )),
+            Event::TurnEnd { stop_reason, .. } if stop_reason != "end_turn" => {
                 output::human(format_args!("turn ended: {stop_reason}"))
             }
             // Errors are printed once by the command edge; the TTY prompt

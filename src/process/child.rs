@@ -37,6 +37,17 @@ impl Default for StopBounds {
     }
 }
 
+impl StopBounds {
+    /// The default bounds with this grace after closing stdin (the
+    /// adapter's data).
+    pub fn with_grace(after_close: Duration) -> Self {
+        Self {
+            after_close,
+            ..Self::default()
+        }
+    }
+}
+
 /// How a stop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {
@@ -46,14 +57,17 @@ pub enum Stopped {
     Terminated(ExitStatus),
     /// It needed SIGKILL.
     Killed(ExitStatus),
+    /// An interrupt during the stop killed it at once.
+    Interrupted(ExitStatus),
 }
 
 impl Stopped {
     pub fn status(self) -> ExitStatus {
         match self {
-            Stopped::Exited(status) | Stopped::Terminated(status) | Stopped::Killed(status) => {
-                status
-            }
+            Stopped::Exited(status)
+            | Stopped::Terminated(status)
+            | Stopped::Killed(status)
+            | Stopped::Interrupted(status) => status,
         }
     }
 }
@@ -213,6 +227,28 @@ impl ManagedChild {
         Ok(Stopped::Killed(self.wait().await?))
     }
 
+    /// Like [`stop`](Self::stop), but when `interrupted` completes first (a
+    /// Ctrl-C while the child is being stopped) its group gets SIGKILL at
+    /// once instead of the rest of the grace.
+    pub async fn stop_unless(
+        &mut self,
+        bounds: StopBounds,
+        interrupted: impl std::future::Future,
+    ) -> std::io::Result<Stopped> {
+        {
+            let stop = self.stop(bounds);
+            tokio::pin!(stop);
+            tokio::select! {
+                biased;
+                stopped = &mut stop => return stopped,
+                _ = interrupted => {}
+            }
+        }
+        tracing::debug!(child = %self.label, pid = self.pid, "interrupted while stopping: sending SIGKILL");
+        self.kill_now();
+        Ok(Stopped::Interrupted(self.wait().await?))
+    }
+
     /// SIGKILL to the whole group at once (a second Ctrl-C).
     pub fn kill_now(&mut self) {
         self.signal(Signal::KILL);
@@ -303,6 +339,48 @@ mod tests {
             gone(grandchild).await,
             "the grandchild {grandchild} still runs"
         );
+    }
+
+    #[tokio::test]
+    async fn an_interrupt_during_the_stop_kills_the_group_at_once() {
+        let mut child = ManagedChild::spawn(
+            &shell("trap '' TERM; sleep 600 & echo $!; wait; wait"),
+            "stubborn",
+        )
+        .expect("spawn");
+        let grandchild: u32 = first_line(&mut child).await.parse().expect("pid");
+        let pid = child.id();
+        let long = StopBounds {
+            after_close: Duration::from_secs(600),
+            after_terminate: Duration::from_secs(600),
+        };
+        let (sender, receiver) = tokio::sync::oneshot::channel::<()>();
+        let stop = child.stop_unless(long, receiver);
+        tokio::pin!(stop);
+        // The stop is under way (stdin closed, in the grace)…
+        assert!(tokio::time::timeout(Duration::from_millis(50), &mut stop)
+            .await
+            .is_err());
+        // …when the interrupt comes.
+        sender.send(()).expect("send");
+        let stopped = stop.await.expect("stop");
+        assert!(matches!(stopped, Stopped::Interrupted(_)), "{stopped:?}");
+        assert!(gone(pid).await, "the child {pid} still runs");
+        assert!(
+            gone(grandchild).await,
+            "the grandchild {grandchild} still runs"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stop_that_ends_first_is_not_an_interrupt() {
+        let mut child =
+            ManagedChild::spawn(&shell("cat >/dev/null; exit 3"), "polite").expect("spawn");
+        let stopped = child
+            .stop_unless(SHORT, std::future::pending::<()>())
+            .await
+            .expect("stop");
+        assert!(matches!(stopped, Stopped::Exited(status) if status.code() == Some(3)));
     }
 
     #[tokio::test]

@@ -9,6 +9,8 @@
 //!   a polite stop (close stdin → wait → SIGTERM → wait → SIGKILL).
 //! - [`signals::Interrupts`]: SIGINT/SIGTERM as values a command awaits, so
 //!   it can run its cancel sequence and exit 130.
+//! - [`terminal`]: the person's terminal settings, put back on every way
+//!   out while a prompt is open.
 //!
 //! Concurrency model: the installer is synchronous (blocking reqwest); the
 //! ACP client and the session supervisor run on a current-thread tokio
@@ -20,6 +22,7 @@ pub mod group;
 pub mod signals;
 pub mod spec;
 pub mod tail;
+pub mod terminal;
 
 /// A current-thread tokio runtime with I/O and timers, for the ACP client
 /// and the session supervisor.

@@ -30,6 +30,7 @@ mod reuse;
 mod review;
 mod run;
 mod run_review;
+mod shutdown;
 mod sources;
 mod supervisor;
 mod supervisor_fallback;

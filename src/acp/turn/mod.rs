@@ -224,6 +224,7 @@ impl<'a> Turn<'a> {
                     .to_owned();
                 self.finish(Event::TurnEnd {
                     stop_reason: stop.clone(),
+                    confirmed: true,
                 })
                 .map_err(AcpError::Output)?;
                 if self.cancel.is_some() {
@@ -238,17 +239,25 @@ impl<'a> Turn<'a> {
                 Ok(())
             }
             Err(error) => {
-                let kind = crate::error::Classify::kind(&error);
-                let event = if self.cancel.is_some() && !matches!(error, AcpError::AgentGone { .. })
-                {
-                    Event::TurnEnd {
+                let (event, error) = if self.cancel.is_some() {
+                    // The agent did not answer the cancel: the grace ran
+                    // out, a second interrupt stopped it, or it died. The
+                    // turn is still the cancel the person asked for.
+                    let error = match error {
+                        AcpError::AgentGone { .. } => self.cancel_error(),
+                        other => other,
+                    };
+                    let event = Event::TurnEnd {
                         stop_reason: "cancelled".to_owned(),
-                    }
+                        confirmed: false,
+                    };
+                    (event, error)
                 } else {
-                    Event::Error {
-                        kind: kind.as_str().to_owned(),
+                    let event = Event::Error {
+                        kind: crate::error::Classify::kind(&error).as_str().to_owned(),
                         message: error.to_string(),
-                    }
+                    };
+                    (event, error)
                 };
                 // The error itself matters more than a closed stdout here.
                 let _ = self.finish(event);
@@ -264,6 +273,9 @@ impl<'a> Turn<'a> {
         }
         self.finished = true;
         self.prompting = None;
+        // A terminal prompt may still be open: its raw mode must not
+        // outlive the turn (nor garble what is printed next).
+        crate::process::terminal::restore();
         self.sink.emit(&event)?;
         self.sink.finish()
     }
@@ -297,6 +309,7 @@ impl<'a> Turn<'a> {
             self.resolved(&pending.key, None, ResolvedBy::Cancel)?;
         }
         self.prompting = None;
+        crate::process::terminal::restore();
         let grace = Duration::from_secs(self.data.cancel_grace_seconds);
         self.cancel = Some((cause, Instant::now() + grace));
         match (&self.session_id, self.in_prompt) {

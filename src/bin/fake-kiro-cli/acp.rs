@@ -52,6 +52,16 @@ pub struct AcpScript {
     /// included).
     #[serde(deserialize_with = "present")]
     pub prompt_result: Option<Value>,
+    /// SIGTERM does not end the agent (a handler replaces the default).
+    pub ignore_sigterm: bool,
+    /// At stdin EOF the agent keeps running (bounded) instead of exiting.
+    pub stay_after_eof: bool,
+    /// Starts a child in the agent's process group that ignores SIGTERM and
+    /// holds on (as agents that relaunch themselves do); its pid goes here.
+    pub held_child_pid_file: Option<PathBuf>,
+    /// The CLOCK_MONOTONIC time (ns) just before the prompt's answer is
+    /// written goes here (the shutdown benchmark; tests never read it).
+    pub turn_end_stamp_file: Option<PathBuf>,
 }
 
 impl Default for AcpScript {
@@ -76,6 +86,10 @@ impl Default for AcpScript {
             auth_methods: json!([]),
             on_initialize: Vec::new(),
             prompt_result: None,
+            ignore_sigterm: false,
+            stay_after_eof: false,
+            held_child_pid_file: None,
+            turn_end_stamp_file: None,
         }
     }
 }
@@ -125,6 +139,17 @@ pub enum Step {
         kind: Option<String>,
         options: Vec<Value>,
     },
+    /// A `session/request_permission` with this id, not waited for: the
+    /// next step runs at once (a crash while the question is open).
+    AskPermission {
+        id: Value,
+        title: String,
+        kind: Option<String>,
+        options: Vec<Value>,
+    },
+    /// Reads and ignores every message (`session/cancel` too): the turn
+    /// never ends by itself. Stdin EOF ends it as `stayAfterEof` says.
+    Stall,
     /// Any request; waits for its answer.
     Request {
         id: Value,
@@ -163,6 +188,15 @@ pub fn run(script: &AcpScript) -> i32 {
     }
     if !script.stderr.is_empty() {
         eprintln!("{}", script.stderr);
+    }
+    if script.ignore_sigterm {
+        ignore_sigterm();
+    }
+    if let Some(path) = &script.held_child_pid_file {
+        if let Err(message) = start_held_child(path) {
+            eprintln!("fake-kiro-cli: {message}");
+            return 70;
+        }
     }
     let mut agent = Agent {
         script,
@@ -251,7 +285,7 @@ pub fn run(script: &AcpScript) -> i32 {
                             Ok(script.prompt_result.clone().unwrap_or_default())
                         }
                         Some(stop) => Ok(json!({ "stopReason": stop })),
-                        None => return 0,
+                        None => return agent.at_eof(),
                     }
                 }
             }
@@ -268,6 +302,11 @@ pub fn run(script: &AcpScript) -> i32 {
                 json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":message}})
             }
         };
+        if method == "session/prompt" {
+            if let Some(path) = &script.turn_end_stamp_file {
+                let _ = fs_err::write(path, monotonic_ns().to_string());
+            }
+        }
         agent.send(&reply);
         if method == "session/prompt" {
             for step in &script.after_turn {
@@ -277,10 +316,71 @@ pub fn run(script: &AcpScript) -> i32 {
             }
         }
     }
+    agent.at_eof()
+}
+
+/// Replaces SIGTERM's default action (ending the process) with a handler
+/// nobody reads: the signal is then ignored for the process's lifetime.
+fn ignore_sigterm() {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let signal = runtime.block_on(async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    });
+    // Both stay alive with the process.
+    std::mem::forget(signal);
+    std::mem::forget(runtime);
+}
+
+/// Starts `fake-kiro-cli --fake-hold-on` (it ignores SIGTERM and holds on),
+/// waits until it says it is ready, and writes its pid to `path`.
+fn start_held_child(path: &std::path::Path) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|error| format!("no current exe: {error}"))?;
+    let mut child = std::process::Command::new(exe)
+        .arg("--fake-hold-on")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot start the held child: {error}"))?;
+    let mut ready = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        let _ = std::io::BufReader::new(stdout).read_line(&mut ready);
+    }
+    if ready.trim() != "ready" {
+        return Err("the held child did not start".to_owned());
+    }
+    fs_err::write(path, child.id().to_string()).map_err(|error| error.to_string())
+}
+
+/// `fake-kiro-cli --fake-hold-on`: ignores SIGTERM, says `ready`, then
+/// holds on (bounded, so a failed test leaks nothing for long).
+pub fn hold_on() -> i32 {
+    ignore_sigterm();
+    println!("ready");
+    let _ = std::io::stdout().flush();
+    std::thread::sleep(std::time::Duration::from_secs(120));
     0
 }
 
+fn monotonic_ns() -> i128 {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec)
+}
+
 impl Agent<'_> {
+    /// Stdin ended: exit (status 0), or with `stayAfterEof` keep running
+    /// until a signal ends the agent (bounded).
+    fn at_eof(&self) -> i32 {
+        if self.script.stay_after_eof {
+            std::thread::sleep(std::time::Duration::from_secs(120));
+        }
+        0
+    }
+
     /// The next message, logged; `None` at EOF. Garbage is logged too.
     fn next(&mut self) -> Option<Value> {
         loop {
@@ -388,7 +488,7 @@ impl Agent<'_> {
                 return None;
             }
             let Some(message) = self.next() else {
-                return Some(0);
+                return Some(self.at_eof());
             };
             if message.get("method").and_then(Value::as_str) == Some("session/cancel") {
                 self.cancelled = true;
@@ -461,6 +561,28 @@ impl Agent<'_> {
                 });
                 self.send(&request);
                 return self.wait_for_answer(id);
+            }
+            Step::AskPermission {
+                id,
+                title,
+                kind,
+                options,
+            } => {
+                let request = json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "method": "session/request_permission",
+                    "params": {
+                        "sessionId": self.script.session_id,
+                        "toolCall": {"toolCallId": format!("call-{id}"), "title": title, "kind": kind},
+                        "options": options,
+                    },
+                });
+                self.send(&request);
+            }
+            Step::Stall => {
+                while self.next().is_some() {}
+                return Some(self.at_eof());
             }
             Step::Request { id, method, params } => {
                 self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));

@@ -49,6 +49,7 @@ fn main() -> ExitCode {
             )
         }
         ["login"] => login(&script),
+        ["--fake-hold-on"] => exit_code(acp::hold_on()),
         ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
         ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {
