@@ -119,6 +119,15 @@ pub enum Step {
     WaitForCancel,
     /// Waits until this file exists.
     WaitForFile(PathBuf),
+    /// A runaway line: `bytes` bytes of `x` and a newline, streamed in
+    /// blocks, on stderr (or on stdout with `stdout: true`).
+    Flood {
+        bytes: u64,
+        #[serde(default)]
+        stdout: bool,
+    },
+    /// One line on stderr.
+    Stderr(String),
 }
 
 struct Agent<'a> {
@@ -412,6 +421,25 @@ impl Agent<'_> {
                 while self.next().is_some() {}
                 return Some(0);
             }
+            Step::Flood { bytes, stdout } => {
+                let block = [b'x'; 1 << 16];
+                let mut sink: Box<dyn Write> = if *stdout {
+                    Box::new(self.out.lock())
+                } else {
+                    Box::new(std::io::stderr().lock())
+                };
+                let mut left = *bytes;
+                while left > 0 {
+                    let take = usize::try_from(left.min(block.len() as u64)).unwrap_or(block.len());
+                    if sink.write_all(&block[..take]).is_err() {
+                        break;
+                    }
+                    left -= take as u64;
+                }
+                let _ = sink.write_all(b"\n");
+                let _ = sink.flush();
+            }
+            Step::Stderr(text) => eprintln!("{text}"),
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => {
                 // Bounded, so a test that forgets the file leaks nothing.

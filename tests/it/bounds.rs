@@ -1,0 +1,177 @@
+//! Bounds on everything fed from outside (issue 12, items 12, 13 and 16):
+//! an over-long line of agent stderr, of a stdin reply or of the recorder
+//! is skipped with a diagnostic and the run goes on; a prompt file has a
+//! ceiling; a non-UTF-8 reply line keeps the channel open; the session
+//! commands give up on a supervisor that does not answer. The memory these
+//! cost is measured by `benches/bounds.sh`, not here.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::acp_support::{events, options_full, types, AcpEnv};
+
+const PROMPT: &[&str] = &["--prompt", "Say hello"];
+
+fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut all: Vec<&str> = PROMPT.to_vec();
+    all.extend_from_slice(extra);
+    all
+}
+
+/// Larger than every line bound of stderr and stdin replies.
+const HUGE: u64 = 1 << 20;
+
+#[test]
+fn an_overlong_stderr_line_is_skipped_with_a_diagnostic_and_the_run_goes_on() {
+    let acp = AcpEnv::new(json!({
+        "turn": [
+            {"flood": {"bytes": HUGE}},
+            {"stderr": "after the flood"},
+            {"text": "still here"}
+        ]
+    }));
+    // `-vv` logs every stderr line of the agent.
+    let outcome = acp.run(&args(&["--json", "-vv"]));
+    outcome.assert_success();
+    let texts: String = events(&outcome)
+        .iter()
+        .filter_map(|event| event["text"].as_str())
+        .collect();
+    assert_eq!(texts, "still here", "{}", outcome.describe());
+    assert!(
+        outcome
+            .stderr
+            .contains(&format!("skipped a line of {HUGE} bytes on the stderr of")),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome.stderr.contains("after the flood"),
+        "{}",
+        outcome.describe()
+    );
+    // The line itself was never logged.
+    assert!(
+        outcome.stderr.len() < 64 * 1024,
+        "{} bytes of stderr",
+        outcome.stderr.len()
+    );
+}
+
+#[test]
+fn the_stderr_tail_after_an_overlong_line_names_it_and_keeps_the_next_lines() {
+    let acp = AcpEnv::new(json!({
+        "turn": [
+            {"flood": {"bytes": HUGE}},
+            {"crash": {"stderr": "after the flood", "code": 3}}
+        ]
+    }));
+    let outcome = acp.run(&args(&[]));
+    outcome.assert_code(9);
+    assert!(
+        outcome.stderr.contains("after the flood"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome
+            .stderr
+            .contains(&format!("[a line of {HUGE} bytes was skipped]")),
+        "{}",
+        outcome.describe()
+    );
+    assert!(outcome.stderr.len() < 16 * 1024, "{}", outcome.describe());
+}
+
+fn permission_turn() -> Value {
+    json!({
+        "turn": [
+            {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+            {"text": "after"}
+        ]
+    })
+}
+
+fn diagnostics(seen: &[Value]) -> Vec<String> {
+    seen.iter()
+        .filter(|event| event["type"] == "diagnostic")
+        .filter_map(|event| event["message"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn an_overlong_reply_line_is_refused_and_the_next_reply_is_read() {
+    let acp = AcpEnv::new(permission_turn());
+    let mut live = acp.live(&args(&["--json"]));
+    live.expect("permission_request");
+    // A well-formed reply, only far too long.
+    let mut huge = br#"{"id":"p1","reply":""#.to_vec();
+    huge.resize(huge.len() + HUGE as usize, b'1');
+    huge.extend_from_slice(b"\"}\n");
+    let length = huge.len() - 1;
+    live.send_bytes(&huge);
+    live.expect("diagnostic");
+    live.send(&json!({"id": "p1", "reply": "Allow once"}).to_string());
+    let resolved = live.expect("permission_resolved");
+    assert_eq!(resolved["optionId"], "proceed_once");
+    let (code, seen, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let notes = diagnostics(&seen);
+    assert!(
+        notes.iter().any(
+            |note| note.contains(&format!("a reply line of {length} bytes"))
+                && note.contains("65536")
+        ),
+        "{notes:?}"
+    );
+    assert_eq!(types(&seen).last().map(String::as_str), Some("turn_end"));
+}
+
+#[test]
+fn a_non_utf8_reply_line_gets_an_error_and_the_channel_stays_open() {
+    let acp = AcpEnv::new(permission_turn());
+    let mut live = acp.live(&args(&["--json"]));
+    live.expect("permission_request");
+    live.send_bytes(b"{\"id\":\"p1\",\"reply\":\"\xff\xfe\"}\n");
+    live.expect("diagnostic");
+    live.send(&json!({"id": "p1", "reply": "Allow once"}).to_string());
+    live.expect("permission_resolved");
+    let (code, seen, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let notes = diagnostics(&seen);
+    assert!(
+        notes.iter().any(|note| note.contains("not UTF-8")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_prompt_file_has_a_ceiling() {
+    let acp = AcpEnv::new(json!({}));
+    let big = acp.env.outside.join("big-prompt.txt");
+    std::fs::write(&big, vec![b'a'; 2 << 20]).expect("write prompt");
+    for file in [big.to_str().expect("utf-8"), "/dev/zero"] {
+        let started = Instant::now();
+        let outcome = crate::support::spawn(acp.cmd(&["--prompt-file", file, "--json"]))
+            .wait_for(Duration::from_secs(60));
+        let message = outcome.assert_error(2, "usage");
+        assert!(
+            message.contains("1 MiB") && message.contains(file),
+            "{message}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(30));
+    }
+    // `--prompt-file -` (human mode: stdin is free) likewise.
+    let mut command = acp.cmd(&["--prompt-file", "-"]);
+    command.stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"));
+    let outcome = crate::support::spawn(command).wait_for(Duration::from_secs(60));
+    outcome.assert_code(2);
+    assert!(outcome.stderr.contains("1 MiB"), "{}", outcome.describe());
+    assert!(acp.acp_invocations().is_empty(), "nothing started");
+    // At the ceiling is fine.
+    let exact = acp.env.outside.join("exact-prompt.txt");
+    std::fs::write(&exact, vec![b'a'; 1 << 20]).expect("write prompt");
+    acp.run(&["--prompt-file", exact.to_str().expect("utf-8"), "--json"])
+        .assert_success();
+}
