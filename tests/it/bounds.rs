@@ -5,11 +5,13 @@
 //! commands give up on a supervisor that does not answer. The memory these
 //! cost is measured by `benches/bounds.sh`, not here.
 
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::supervisor::Session;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -174,4 +176,36 @@ fn a_prompt_file_has_a_ceiling() {
     std::fs::write(&exact, vec![b'a'; 1 << 20]).expect("write prompt");
     acp.run(&["--prompt-file", exact.to_str().expect("utf-8"), "--json"])
         .assert_success();
+}
+
+#[test]
+fn an_overlong_recorder_line_is_skipped_and_the_next_approval_is_a_card() {
+    let session = Session::new(|markers| {
+        json!({"requests": [
+            {"id": "r1", "title": "Running: pwd", "waitFor": markers.join("go")},
+        ]})
+    });
+    session.start();
+    let recorder = session.runtime().join("recorder.jsonl");
+    {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&recorder)
+            .expect("open the recorder");
+        let line = vec![b'x'; 5 << 20];
+        file.write_all(&line).expect("append");
+        file.write_all(b"\n").expect("append");
+    }
+    session.touch("go");
+    let card = session.pending_card();
+    assert_eq!(card["title"], "Running: pwd");
+    let log = std::fs::read_to_string(session.session_root().join("supervisor.log"))
+        .expect("supervisor log");
+    assert!(
+        log.contains(&format!("skipped a recorder line of {} bytes", 5 << 20)),
+        "{log}"
+    );
+    session.answer(&card, "accept").assert_success();
+    session.wait_card("accepted", |card| card["state"] == "accepted");
+    session.stop_and_check();
 }
