@@ -40,6 +40,8 @@ pub enum SessionError {
     AlreadyRunning(String),
     #[error("the supervisor of session `{0}` is gone")]
     SupervisorGone(String),
+    #[error("the supervisor of session `{name}` did not answer within {seconds} s")]
+    Unresponsive { name: String, seconds: u64 },
     #[error("failed to {action} `{path}`")]
     Io {
         action: &'static str,
@@ -73,6 +75,10 @@ impl Classify for SessionError {
             SessionError::AlreadyRunning(name) => Some(format!(
                 "attach with `oneworks session attach {name}` or stop it with `oneworks session stop {name}`"
             )),
+            SessionError::Unresponsive { .. } => Some(
+                "it may be stopped (SIGSTOP) or wedged: `oneworks session list` shows its pid; `kill -CONT PID` resumes a stopped one, and after `kill PID` `oneworks session stop` cleans up"
+                    .to_owned(),
+            ),
             SessionError::Unsafe(error) => error.hint(),
             _ => None,
         }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::acp_support::{events, options_full, types, AcpEnv};
-use crate::supervisor::Session;
+use crate::supervisor::{request, Session};
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -207,5 +207,160 @@ fn an_overlong_recorder_line_is_skipped_and_the_next_approval_is_a_card() {
     );
     session.answer(&card, "accept").assert_success();
     session.wait_card("accepted", |card| card["state"] == "accepted");
+    session.stop_and_check();
+}
+
+/// Sends `signal` to `pid`.
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+}
+
+/// The bound a session command waits for a supervisor (SPEC: within 5 s).
+const GIVE_UP: Duration = Duration::from_secs(5);
+
+/// Runs a session command; it must end within the bound (with slack for
+/// starting the process on a loaded machine).
+fn session_command(session: &Session, args: &[&str]) -> crate::support::Outcome {
+    let started = Instant::now();
+    let outcome = crate::support::spawn(session.env.cmd(args)).wait_for(Duration::from_secs(20));
+    let took = started.elapsed();
+    assert!(
+        took < GIVE_UP + Duration::from_secs(1),
+        "`{}` took {took:?}\n{}",
+        args.join(" "),
+        outcome.describe()
+    );
+    outcome
+}
+
+#[test]
+fn commands_give_up_on_a_stopped_supervisor_and_approvals_reads_the_history() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    let card = session.pending_card();
+    let id = card["id"].as_str().expect("card id").to_owned();
+    let supervisor = session.pids()[0];
+    signal(supervisor, "-STOP");
+    for args in [
+        vec!["session", "answer", "default", &id, "accept"],
+        vec!["session", "stop", "default"],
+        vec!["session", "approvals", "default", "--watch"],
+    ] {
+        let outcome = session_command(&session, &args);
+        outcome.assert_code(11);
+        assert!(
+            outcome.stderr.contains("did not answer within"),
+            "{}",
+            outcome.describe()
+        );
+    }
+    // The list comes from `cards.jsonl` instead.
+    let outcome = session_command(&session, &["session", "approvals", "default", "--json"]);
+    outcome.assert_success();
+    let cards = outcome.json();
+    assert_eq!(cards[0]["id"], json!(id), "{}", outcome.describe());
+    assert_eq!(cards[0]["state"], "pending");
+    assert!(
+        outcome.stderr.contains("cards.jsonl"),
+        "{}",
+        outcome.describe()
+    );
+    signal(supervisor, "-CONT");
+    // Nothing was delivered while it was stopped; it still works.
+    assert!(session.keys().is_empty());
+    let answered = session.answer(&card, "accept");
+    assert_eq!(
+        answered.code,
+        Some(0),
+        "{}\n{}",
+        answered.describe(),
+        std::fs::read_to_string(session.session_root().join("supervisor.log")).unwrap_or_default()
+    );
+    session.stop_and_check();
+    // A stopped session's cards are still listed from its history.
+    let outcome = session
+        .env
+        .run(&["session", "approvals", "default", "--json"]);
+    outcome.assert_success();
+    let cards = outcome.json();
+    assert_eq!(cards[0]["id"], json!(id), "{}", outcome.describe());
+    assert_ne!(cards[0]["state"], "pending", "{}", outcome.describe());
+}
+
+/// utime + stime of `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .expect("stat format")
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+/// The lowest fd number `pid` has free: with its limit there, every new
+/// descriptor (an `accept`) fails with EMFILE.
+fn lowest_free_fd(pid: u32) -> u64 {
+    let used: std::collections::BTreeSet<u64> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("fd folder")
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .collect();
+    (0..).find(|fd| !used.contains(fd)).expect("a free fd")
+}
+
+fn set_nofile(pid: u32, limit: &str) {
+    let status = std::process::Command::new("prlimit")
+        .args(["--pid", &pid.to_string(), &format!("--nofile={limit}")])
+        .status()
+        .expect("prlimit");
+    assert!(status.success());
+}
+
+#[test]
+fn a_failing_accept_backs_off_instead_of_spinning() {
+    let session = Session::new(|_| json!({}));
+    session.start();
+    let supervisor = session.pids()[0];
+    let approvals = session.runtime().join("approvals.sock");
+    let original = std::fs::read_to_string(format!("/proc/{supervisor}/limits"))
+        .expect("limits")
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            format!("{}:{}", fields[3], fields[4])
+        })
+        .expect("open files limit");
+    set_nofile(
+        supervisor,
+        &format!(
+            "{}:{}",
+            lowest_free_fd(supervisor),
+            original.split(':').nth(1).unwrap_or("4096")
+        ),
+    );
+    // A client waits in the backlog: every accept fails.
+    let client = std::os::unix::net::UnixStream::connect(&approvals).expect("connect");
+    let before = cpu_ticks(supervisor);
+    // A measurement window, not a wait for a condition.
+    std::thread::sleep(Duration::from_secs(2));
+    let used = cpu_ticks(supervisor) - before;
+    set_nofile(supervisor, &original);
+    drop(client);
+    assert!(used <= 20, "the supervisor used {used} ticks in 2 s");
+    let log = std::fs::read_to_string(session.session_root().join("supervisor.log"))
+        .expect("supervisor log");
+    assert!(log.contains("cannot accept"), "{log}");
+    // Accepting works again once descriptors are free.
+    let outcome = session
+        .env
+        .run(&["session", "approvals", "default", "--json"]);
+    outcome.assert_success();
     session.stop_and_check();
 }
