@@ -398,9 +398,6 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
     Ok(())
 }
 
-/// The longest line of `cards.jsonl` read (a card is a few KiB at most).
-const MAX_HISTORY_LINE: usize = 64 * 1024;
-
 /// When the supervisor is not running or does not answer: the cards as
 /// `cards.jsonl` last recorded them, with a note saying so; else `error`.
 fn history_instead(
@@ -414,7 +411,7 @@ fn history_instead(
         SessionError::SupervisorGone(_) | SessionError::Unresponsive { .. } => error.to_string(),
         _ => return Err(error.into()),
     };
-    let Some(cards) = read_history(history) else {
+    let Some(cards) = crate::session::history::read(history) else {
         return Err(error.into());
     };
     output::say(
@@ -425,35 +422,6 @@ fn history_instead(
         ),
     );
     Ok(cards)
-}
-
-/// Each card's last recorded state, in the order the cards were opened;
-/// `None` when there is no history to read (missing, a link, not a file).
-fn read_history(path: &Path) -> Option<Vec<Card>> {
-    use crate::process::lines::{BlockingLines, Line};
-    use fs_err::os::unix::fs::OpenOptionsExt;
-    let file = fs_err::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?
-        .into_file();
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut lines = BlockingLines::new(file, MAX_HISTORY_LINE);
-    let mut cards: Vec<Card> = Vec::new();
-    while let Ok(Some(line)) = lines.next_line() {
-        let Line::Text(bytes) = line else { continue };
-        let Ok(card) = serde_json::from_slice::<Card>(&bytes) else {
-            continue;
-        };
-        match cards.iter_mut().find(|known| known.id == card.id) {
-            Some(known) => *known = card,
-            None => cards.push(card),
-        }
-    }
-    Some(cards)
 }
 
 fn answer(settings: &Settings, name: &str, card: &str, action: VerdictArg) -> Result<(), Error> {

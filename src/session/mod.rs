@@ -4,7 +4,8 @@
 //!
 //! - [`recorder`], [`recorder_tail`]: Kiro's ACP recorder, parsed and
 //!   tailed with the race rules of the original design.
-//! - [`cards`]: the card model, states, ids and `cards.jsonl` history.
+//! - [`cards`]: the card model, states, ids and `cards.jsonl` history;
+//!   [`history`] reads it back.
 //! - [`pane`], [`keystroke_bridge`]: reading the prompt on screen and
 //!   typing a verdict into it, verify-then-key, failing closed.
 //! - [`pane_fallback`]: the generic approval detector for Kiro versions
@@ -12,6 +13,7 @@
 
 pub mod approvals_channel;
 pub mod cards;
+pub mod history;
 pub mod keystroke_bridge;
 pub mod launch;
 pub mod pane;
