@@ -33,18 +33,40 @@ fn read_prompt(args: &RunArgs) -> Result<String, Error> {
             )
             .with_hint("write the prompt to a file and pass its path"));
         }
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|error| {
-                Error::msg(
-                    ErrorKind::Usage,
-                    format!("failed to read the prompt from stdin: {error}"),
-                )
-            })?;
-        return Ok(text);
+        return read_bounded(std::io::stdin().lock(), "standard input");
     }
-    fs_err::read_to_string(file).map_err(|error| Error::new(ErrorKind::Usage, error))
+    let opened = fs_err::File::open(file).map_err(|error| Error::new(ErrorKind::Usage, error))?;
+    read_bounded(opened, &format!("`{}`", file.display()))
+}
+
+/// The longest prompt read from a file or stdin; `/dev/zero` never ends.
+const MAX_PROMPT_BYTES: u64 = 1 << 20;
+
+/// Reads a whole prompt of at most [`MAX_PROMPT_BYTES`], never more.
+fn read_bounded(reader: impl Read, source: &str) -> Result<String, Error> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_PROMPT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| {
+            Error::msg(
+                ErrorKind::Usage,
+                format!("failed to read the prompt from {source}: {error}"),
+            )
+        })?;
+    if bytes.len() as u64 > MAX_PROMPT_BYTES {
+        return Err(Error::msg(
+            ErrorKind::Usage,
+            format!("the prompt in {source} is over the limit of 1 MiB"),
+        )
+        .with_hint("shorten the prompt, or put the material in a file the agent can read"));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        Error::msg(
+            ErrorKind::Usage,
+            format!("the prompt in {source} is not UTF-8 text"),
+        )
+    })
 }
 
 /// The deadline of each handshake step when `ONEWORKS_HANDSHAKE_TIMEOUT`

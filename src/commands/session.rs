@@ -270,8 +270,12 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
         return Err(SessionError::NotRunning(name.to_owned()).into());
     };
     if supervisor::is_running(&record, &paths) {
-        if let Ok(mut client) = Client::connect(&paths.approvals, name) {
-            let _ = client.request(&json!({"op": "stop"}));
+        let asked = Client::connect(&paths.approvals, name)
+            .and_then(|mut client| client.request(&json!({"op": "stop"})));
+        // A supervisor that does not answer is left alone: stopping it by
+        // force here could leave Kiro half-answered behind a frozen TUI.
+        if let Err(error @ SessionError::Unresponsive { .. }) = asked {
+            return Err(error.into());
         }
         let deadline = Instant::now() + STOP_DEADLINE;
         while supervisor::is_running(&record, &paths) && Instant::now() < deadline {
@@ -356,10 +360,21 @@ fn card_line(card: &Card) -> String {
 }
 
 fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result<(), Error> {
-    let mut client = connect(settings, name)?;
     if !watch {
-        let reply = client.request(&json!({"op": "list"}))?;
-        let cards: Vec<Card> = serde_json::from_value(reply["cards"].clone()).unwrap_or_default();
+        let (layout, paths) = layout(settings, name);
+        check_runtime(&layout)?;
+        let listed = match supervisor::read_record(&paths.record) {
+            None => Err(SessionError::NotRunning(name.to_owned())),
+            Some(record) if !supervisor::is_running(&record, &paths) => {
+                Err(SessionError::SupervisorGone(name.to_owned()))
+            }
+            Some(_) => Client::connect(&paths.approvals, name)
+                .and_then(|mut client| client.request(&json!({"op": "list"}))),
+        };
+        let cards: Vec<Card> = match listed {
+            Ok(reply) => serde_json::from_value(reply["cards"].clone()).unwrap_or_default(),
+            Err(error) => history_instead(settings, name, &paths.history, error)?,
+        };
         if json {
             return output::print_json(&cards);
         }
@@ -368,6 +383,7 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
         }
         return Ok(());
     }
+    let mut client = connect(settings, name)?;
     client.send(&json!({"op": "watch"}))?;
     while let Some(value) = client.next(None)? {
         let Some(card) = card_of(&value) else {
@@ -380,6 +396,32 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
         }
     }
     Ok(())
+}
+
+/// When the supervisor is not running or does not answer: the cards as
+/// `cards.jsonl` last recorded them, with a note saying so; else `error`.
+fn history_instead(
+    settings: &Settings,
+    name: &str,
+    history: &Path,
+    error: SessionError,
+) -> Result<Vec<Card>, Error> {
+    let why = match &error {
+        SessionError::NotRunning(_) => format!("session `{name}` is not running"),
+        SessionError::SupervisorGone(_) | SessionError::Unresponsive { .. } => error.to_string(),
+        _ => return Err(error.into()),
+    };
+    let Some(cards) = crate::session::history::read(history) else {
+        return Err(error.into());
+    };
+    output::say(
+        settings.quiet,
+        format_args!(
+            "note: {why}; these are the cards recorded in `{}`",
+            history.display()
+        ),
+    );
+    Ok(cards)
 }
 
 fn answer(settings: &Settings, name: &str, card: &str, action: VerdictArg) -> Result<(), Error> {

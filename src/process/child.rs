@@ -9,15 +9,19 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 
 use rustix::process::Signal;
 
 use super::group;
+use super::lines::{Line, LineReader};
 use super::spec::ChildSpec;
 use super::tail::StderrTail;
+
+/// The longest line of a child's stderr that is logged; a longer one is
+/// skipped (and named in the tail) without being held.
+pub const MAX_STDERR_LINE: usize = 64 * 1024;
 
 /// How long each step of [`ManagedChild::stop`] waits before the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,9 +144,17 @@ impl ManagedChild {
             let tail = Arc::clone(&tail);
             let label = label.clone();
             tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr).split(b'\n');
-                while let Ok(Some(line)) = lines.next_segment().await {
-                    let line = String::from_utf8_lossy(&line);
+                let mut lines = LineReader::new(stderr, MAX_STDERR_LINE);
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let line = match line {
+                        Line::Text(line) => String::from_utf8_lossy(&line).into_owned(),
+                        Line::TooLong(length) => {
+                            tracing::warn!(
+                                "skipped a line of {length} bytes on the stderr of `{label}` (over the bound of {MAX_STDERR_LINE} bytes)"
+                            );
+                            format!("[a line of {length} bytes was skipped]")
+                        }
+                    };
                     let line = line.trim_end_matches('\r');
                     tracing::debug!(child = %label, "{}", crate::output::clean(line));
                     if let Ok(mut tail) = tail.lock() {

@@ -7,6 +7,8 @@
 //! - [`child::ManagedChild`]: a started child on the tokio runtime with
 //!   stdin/stdout piped, stderr drained into the log with its tail kept, and
 //!   a polite stop (close stdin → wait → SIGTERM → wait → SIGKILL).
+//! - [`lines`]: bounded lines of a pipe, stdin or a file, read in fixed
+//!   blocks; an over-long line is dropped without being held.
 //! - [`signals::Interrupts`]: SIGINT/SIGTERM as values a command awaits, so
 //!   it can run its cancel sequence and exit 130.
 //! - [`terminal`]: the person's terminal settings, put back on every way
@@ -19,6 +21,7 @@
 
 pub mod child;
 pub mod group;
+pub mod lines;
 pub mod signals;
 pub mod spec;
 pub mod tail;

@@ -264,6 +264,13 @@ impl Live {
         stdin.flush().expect("flush stdin");
     }
 
+    /// Writes `bytes` as they are (no newline added): hostile input.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write stdin");
+        stdin.flush().expect("flush stdin");
+    }
+
     pub fn close_stdin(&mut self) {
         self.stdin = None;
     }

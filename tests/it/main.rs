@@ -12,6 +12,7 @@ mod acp_conformance;
 mod acp_support;
 mod acp_terminal;
 mod architecture;
+mod bounds;
 mod completions;
 mod concurrency;
 mod config;

@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use super::channel::{self, ChannelKind, Input};
+use super::channel::{self, ChannelKind, InputReceiver, InputSender};
 use super::events::{Event, ResolvedBy, Sink};
 use super::lines::{Line, LineReader};
 use super::permissions::policy::Mode;
@@ -57,8 +56,8 @@ pub struct Turn<'a> {
     reader: Reader,
     next_id: u64,
     pub sink: Sink,
-    inputs: UnboundedReceiver<Input>,
-    input_sender: UnboundedSender<Input>,
+    inputs: InputReceiver,
+    input_sender: InputSender,
     channel: ChannelKind,
     input_closed: bool,
     interrupts: &'a mut Interrupts,
@@ -96,7 +95,7 @@ impl<'a> Turn<'a> {
         data: &'a AcpData,
         timeout: Option<Duration>,
     ) -> Self {
-        let (input_sender, inputs) = tokio::sync::mpsc::unbounded_channel();
+        let (input_sender, inputs) = channel::input_channel();
         if channel == ChannelKind::Json {
             channel::spawn_json_reader(input_sender.clone());
         }

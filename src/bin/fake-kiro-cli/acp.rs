@@ -171,6 +171,15 @@ pub enum Step {
     Send(Value),
     /// Waits for the answer to our request with exactly this id.
     AwaitAnswer(Value),
+    /// A runaway line: `bytes` bytes of `x` and a newline, streamed in
+    /// blocks, on stderr (or on stdout with `stdout: true`).
+    Flood {
+        bytes: u64,
+        #[serde(default)]
+        stdout: bool,
+    },
+    /// One line on stderr.
+    Stderr(String),
 }
 
 struct Agent<'a> {
@@ -606,6 +615,25 @@ impl Agent<'_> {
             }
             Step::Send(message) => self.send(message),
             Step::AwaitAnswer(id) => return self.wait_for_answer(id),
+            Step::Flood { bytes, stdout } => {
+                let block = [b'x'; 1 << 16];
+                let mut sink: Box<dyn Write> = if *stdout {
+                    Box::new(self.out.lock())
+                } else {
+                    Box::new(std::io::stderr().lock())
+                };
+                let mut left = *bytes;
+                while left > 0 {
+                    let take = usize::try_from(left.min(block.len() as u64)).unwrap_or(block.len());
+                    if sink.write_all(&block[..take]).is_err() {
+                        break;
+                    }
+                    left -= take as u64;
+                }
+                let _ = sink.write_all(b"\n");
+                let _ = sink.flush();
+            }
+            Step::Stderr(text) => eprintln!("{text}"),
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => {
                 // Bounded, so a test that forgets the file leaks nothing.
