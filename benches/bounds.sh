@@ -32,7 +32,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HERE=$ROOT/benches/bounds
 SMALL=$((10 * 1000 * 1000))
-# The stdout line must pass `maxMessageBytes` (64 MiB) to be skipped.
+# The stdout line must pass `maxMessageBytes` (16 MiB) to be skipped.
 if [[ -n ${BENCH_SMOKE:-} ]]; then DEFAULTS=("$SMALL" 80000000 "$SMALL" "$SMALL")
 else DEFAULTS=(600000000 600000000 1500000000 3000000000); fi
 STDERR_BYTES=${BENCH_STDERR_BYTES:-${DEFAULTS[0]}}

@@ -992,7 +992,7 @@ fn an_over_long_line_from_the_agent_is_skipped_not_held() {
     let builtin =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
             .expect("adapter data");
-    let small = builtin.replace("maxMessageBytes: 67108864", "maxMessageBytes: 2048");
+    let small = builtin.replace("maxMessageBytes: 16777216", "maxMessageBytes: 2048");
     assert_ne!(small, builtin, "the bound moved in manifests/kiro.yaml");
     let file = acp.env.outside.join("kiro.yaml");
     std::fs::write(&file, small).expect("write adapter data");
