@@ -126,14 +126,28 @@ impl ManagedChild {
             let tail = Arc::clone(&tail);
             let label = label.clone();
             tokio::spawn(async move {
+                // Scrubbed as one stream (SPEC §6.2): a secret split over
+                // lines is still found.
+                let mut scrubbed = crate::output::scrubber().map(|scrubber| scrubber.lines());
+                let keep = |lines: Vec<String>| {
+                    for line in lines {
+                        tracing::debug!(child = %label, "{}", crate::output::clean(&line));
+                        if let Ok(mut tail) = tail.lock() {
+                            tail.push(&line);
+                        }
+                    }
+                };
                 let mut lines = BufReader::new(stderr).split(b'\n');
                 while let Ok(Some(line)) = lines.next_segment().await {
                     let line = String::from_utf8_lossy(&line);
                     let line = line.trim_end_matches('\r');
-                    tracing::debug!(child = %label, "{}", crate::output::clean(line));
-                    if let Ok(mut tail) = tail.lock() {
-                        tail.push(line);
-                    }
+                    keep(match &mut scrubbed {
+                        Some(scrubbed) => scrubbed.push_line(line),
+                        None => vec![line.to_owned()],
+                    });
+                }
+                if let Some(scrubbed) = &mut scrubbed {
+                    keep(scrubbed.finish());
                 }
             })
         });
