@@ -76,7 +76,8 @@ struct PatternSet {
     /// text kept around it could spell a secret anew: any occurrence that
     /// overlaps the marker and reaches past it holds its first or last
     /// character.
-    marker_may_join: bool,    /// What a stream must hold back (see [`stream`]).
+    marker_may_join: bool,
+    /// What a stream must hold back (see [`stream`]).
     prefixes: stream::Prefixes,
 }
 

@@ -106,9 +106,11 @@ impl Prefixes {
                         continue;
                     }
                     let map: Vec<usize> = inner.iter().map(|&at| map[at]).collect();
-                    spans.extend(automaton.find_overlapping_iter(&decoded).map(|found| {
-                        offset + map[found.start()]..offset + map[found.end()]
-                    }));
+                    spans.extend(
+                        automaton
+                            .find_overlapping_iter(&decoded)
+                            .map(|found| offset + map[found.start()]..offset + map[found.end()]),
+                    );
                     let complete = decoded.len() - unfinished_escape(&decoded);
                     let from = self.hold_from(&decoded[..complete]);
                     hold = hold.min(map[from]);
@@ -260,7 +262,9 @@ impl PatternSet {
                 {
                     span.start -= 1;
                 }
-                if info.widen_end && span.end < bytes.len() && encodings::is_base64_byte(bytes[span.end])
+                if info.widen_end
+                    && span.end < bytes.len()
+                    && encodings::is_base64_byte(bytes[span.end])
                 {
                     span.end += 1;
                 }
@@ -413,4 +417,3 @@ impl LineScrubber {
         done.lines().map(str::to_owned).collect()
     }
 }
-

@@ -310,5 +310,8 @@ fn a_string_redacted_whole_keeps_its_line_ending() {
         scrubber.scrub_str(&format!("url {twice}\n")),
         format!("{REDACTED}\n")
     );
-    assert_eq!(scrubber.scrub_str(&format!("{SECRET}\n")), format!("{REDACTED}\n"));
+    assert_eq!(
+        scrubber.scrub_str(&format!("{SECRET}\n")),
+        format!("{REDACTED}\n")
+    );
 }

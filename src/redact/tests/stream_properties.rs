@@ -37,15 +37,30 @@ fn streamed(scrubber: &Scrubber, pieces: &[&str]) -> String {
     out
 }
 
-fn assert_no_secret(out: &str, secrets: &[String], written: &[String]) -> Result<(), TestCaseError> {
+fn assert_no_secret(
+    out: &str,
+    secrets: &[String],
+    written: &[String],
+) -> Result<(), TestCaseError> {
     for secret in secrets {
         for encoding in Encoding::ALL {
             let encoded = encoding.encode(secret);
-            prop_assert!(!out.contains(&encoded), "{} of {:?} in {:?}", encoding.name(), secret, out);
+            prop_assert!(
+                !out.contains(&encoded),
+                "{} of {:?} in {:?}",
+                encoding.name(),
+                secret,
+                out
+            );
         }
     }
     for encoded in written {
-        prop_assert!(!out.contains(encoded.as_str()), "{:?} in {:?}", encoded, out);
+        prop_assert!(
+            !out.contains(encoded.as_str()),
+            "{:?} in {:?}",
+            encoded,
+            out
+        );
     }
     Ok(())
 }
@@ -66,7 +81,12 @@ fn every_split_point_of_every_encoding_is_scrubbed() {
             // One character at a time.
             let singles: Vec<String> = text.chars().map(String::from).collect();
             let singles: Vec<&str> = singles.iter().map(String::as_str).collect();
-            assert_eq!(streamed(&scrubber, &singles), expected, "{}", encoding.name());
+            assert_eq!(
+                streamed(&scrubber, &singles),
+                expected,
+                "{}",
+                encoding.name()
+            );
         }
     }
 }
@@ -104,12 +124,12 @@ fn an_unfinished_escape_is_held_until_it_is_complete() {
 fn a_short_secret_split_in_pieces_is_still_the_whole_stream() {
     let scrubber = scrubber_for(&["hunter2"]);
     assert_eq!(streamed(&scrubber, &["hun", "ter", "2"]), REDACTED);
-    assert_eq!(streamed(&scrubber, &["hun", "ter2\n"]), format!("{REDACTED}\n"));
-    assert_eq!(streamed(&scrubber, &["aHVud", "GVyMg=="]), REDACTED);
     assert_eq!(
-        streamed(&scrubber, &["my hun", "ter2 is"]),
-        "my hunter2 is"
+        streamed(&scrubber, &["hun", "ter2\n"]),
+        format!("{REDACTED}\n")
     );
+    assert_eq!(streamed(&scrubber, &["aHVud", "GVyMg=="]), REDACTED);
+    assert_eq!(streamed(&scrubber, &["my hun", "ter2 is"]), "my hunter2 is");
 }
 
 #[test]
@@ -186,4 +206,3 @@ proptest! {
         prop_assert_eq!(out, scrubber.scrub_str(&text).into_owned());
     }
 }
-
