@@ -229,3 +229,24 @@ fn a_secret_spanning_stderr_lines_is_scrubbed() {
         outcome.describe()
     );
 }
+
+/// An `{"error":…}` document without a hint has no `hint` field, never
+/// `"hint":null`.
+#[test]
+fn an_error_document_without_a_hint_omits_it() {
+    let acp = AcpEnv::new(json!({
+        "turn": [{"crash": {"stderr": "boom\n", "code": 3}}]
+    }));
+    let outcome = acp.run(&args(&["--json"]));
+    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    let document = outcome
+        .stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|document| document.get("error").is_some())
+        .unwrap_or_else(|| panic!("no error document\n{}", outcome.describe()));
+    let error = document["error"].as_object().expect("an object");
+    assert!(error.contains_key("message"), "{document}");
+    assert!(!error.contains_key("hint"), "{document}");
+    assert!(!outcome.stdout.contains("\"hint\":null"), "{}", outcome.describe());
+}
