@@ -200,8 +200,8 @@ impl Sink {
     }
 
     /// Releases the text the stream scrubbers hold back (before any other
-    /// event, and at the end).
-    fn release_held(&mut self) -> Result<(), Error> {
+    /// event or a terminal prompt, and at the end).
+    pub fn release_held(&mut self) -> Result<(), Error> {
         let Some(streams) = &mut self.streams else {
             return Ok(());
         };
