@@ -29,6 +29,10 @@ use super::{MAX_DECODE_ROUNDS, REDACTED};
 /// How many bytes one decoded byte can come from: `%XX` in every round.
 const DECODE_SPREAD: usize = 3usize.pow(MAX_DECODE_ROUNDS as u32);
 
+/// The most a run of touching occurrences may hold back: beyond it, the
+/// run is cut between two of them (each still replaced, by a marker each).
+const MAX_HELD: usize = 8 * 1024;
+
 /// What a stream must hold back, derived from the patterns.
 pub(super) struct Prefixes {
     /// Every pattern, sorted: the ones a text begins are contiguous.
@@ -237,9 +241,20 @@ impl PatternSet {
         while !text.is_char_boundary(cut) {
             cut -= 1;
         }
+        let unmerged = cut;
         for span in merged(spans.clone()) {
             if span.start < cut && cut <= span.end {
                 cut = span.start;
+            }
+        }
+        if unmerged - cut > MAX_HELD {
+            // A run of occurrences that touch, streamed without end: cut
+            // between two of them rather than hold the run; both still go.
+            cut = unmerged;
+            for span in spans.iter() {
+                if span.start < cut && cut < span.end {
+                    cut = span.start;
+                }
             }
         }
         cut
@@ -346,6 +361,11 @@ impl StreamScrubber {
     /// Whether some text is held back.
     pub fn is_holding(&self) -> bool {
         !self.pending.is_empty()
+    }
+
+    /// How many bytes are held back.
+    pub fn held_bytes(&self) -> usize {
+        self.pending.len()
     }
 
     /// Ends the stream: the held-back text, scrubbed. The scrubber is then

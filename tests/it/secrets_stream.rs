@@ -248,5 +248,9 @@ fn an_error_document_without_a_hint_omits_it() {
     let error = document["error"].as_object().expect("an object");
     assert!(error.contains_key("message"), "{document}");
     assert!(!error.contains_key("hint"), "{document}");
-    assert!(!outcome.stdout.contains("\"hint\":null"), "{}", outcome.describe());
+    assert!(
+        !outcome.stdout.contains("\"hint\":null"),
+        "{}",
+        outcome.describe()
+    );
 }

@@ -133,6 +133,24 @@ fn a_short_secret_split_in_pieces_is_still_the_whole_stream() {
 }
 
 #[test]
+fn a_run_of_touching_secrets_is_not_held_without_end() {
+    let secret = "AKIAIOSFODNN7EXAMPLE";
+    let scrubber = scrubber_for(&[secret]);
+    let mut stream = scrubber.stream();
+    let mut out = String::new();
+    let mut most = 0;
+    for _ in 0..1_000 {
+        out.push_str(&stream.push(&secret[..10]));
+        out.push_str(&stream.push(&secret[10..]));
+        most = most.max(stream.held_bytes());
+    }
+    assert!(most < 10 * 1024, "{most} bytes held");
+    out.push_str(&stream.finish());
+    assert!(out.starts_with(REDACTED), "{out}");
+    assert!(!out.contains(&secret[..4]), "{out}");
+}
+
+#[test]
 fn lines_are_released_whole_and_in_order() {
     let scrubber = scrubber_for(&["first-line\nsecond-line"]);
     let mut lines = scrubber.lines();
