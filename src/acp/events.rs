@@ -319,12 +319,9 @@ impl Sink {
     }
 
     fn human(&mut self, event: &Event) -> Result<(), Error> {
-        match event {
-            Event::UnknownUpdate { session_update, .. } => {
-                tracing::debug!("unknown update kind `{}`", output::clean(session_update));
-                return Ok(());
-            }
-            _ => {}
+        if let Event::UnknownUpdate { session_update, .. } = event {
+            tracing::debug!("unknown update kind `{}`", output::clean(session_update));
+            return Ok(());
         }
         self.close_text()?;
         match event {
