@@ -104,7 +104,11 @@ pub fn scrub_log(text: &str) -> String {
     let mut stream = LOG_STREAM.lock().unwrap_or_else(PoisonError::into_inner);
     let current = match &mut *stream {
         Some((seen, current)) if Arc::ptr_eq(seen, &scrubber) => current,
-        _ => &mut stream.insert((Arc::clone(&scrubber), scrubber.stream())).1,
+        _ => {
+            &mut stream
+                .insert((Arc::clone(&scrubber), scrubber.stream_of_parts()))
+                .1
+        }
     };
     current.push(text).into_owned()
 }

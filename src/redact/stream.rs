@@ -135,10 +135,16 @@ impl Prefixes {
     /// Whether `text`, the whole stream so far, could still become a
     /// short secret (in some encoding, or after decoding).
     fn could_be_short(&self, text: &[u8]) -> bool {
-        !self.short.is_empty()
-            && (begins(&self.short, without_line_ending(text))
-                || (encodings::may_decode(text)
-                    && text.len() <= self.longest_short * DECODE_SPREAD))
+        if self.short.is_empty() {
+            return false;
+        }
+        let text = without_line_ending(text);
+        let begins_short =
+            |text: &[u8]| begins(&self.short, &text[..text.len() - unfinished_escape(text)]);
+        begins_short(text)
+            || (encodings::may_decode(text)
+                && text.len() <= self.longest_short * DECODE_SPREAD
+                && encodings::any_decoding(text, MAX_DECODE_ROUNDS, begins_short))
     }
 }
 
@@ -311,15 +317,29 @@ pub struct StreamScrubber {
     pending: String,
     /// Whether some of this stream has been released.
     released: bool,
+    /// Whether the stream is one string (agent text) that, as a whole,
+    /// may equal a short secret; not so for a stream of parts that are
+    /// strings of their own (log and stderr lines).
+    whole: bool,
 }
 
 impl Scrubber {
-    /// A scrubber for one stream of pieces.
+    /// A scrubber for one stream of pieces that make one string.
     pub fn stream(&self) -> StreamScrubber {
         StreamScrubber {
             scrubber: self.clone(),
             pending: String::new(),
             released: false,
+            whole: true,
+        }
+    }
+
+    /// A scrubber for a stream whose parts are strings of their own (the
+    /// log): a short secret is not looked for in the stream as a whole.
+    pub fn stream_of_parts(&self) -> StreamScrubber {
+        StreamScrubber {
+            whole: false,
+            ..self.stream()
         }
     }
 }
@@ -341,14 +361,14 @@ impl StreamScrubber {
             }
             Matcher::Patterns(set) => {
                 if self.pending.is_empty() {
-                    let (out, cut) = set.release(piece, self.released);
+                    let (out, cut) = set.release(piece, self.released || !self.whole);
                     self.pending.push_str(&piece[cut..]);
                     self.released |= cut > 0;
                     return out;
                 }
                 let mut text = std::mem::take(&mut self.pending);
                 text.push_str(piece);
-                let (out, cut) = set.release(&text, self.released);
+                let (out, cut) = set.release(&text, self.released || !self.whole);
                 let out = out.into_owned();
                 self.released |= cut > 0;
                 text.drain(..cut);
@@ -380,7 +400,7 @@ impl StreamScrubber {
             Matcher::Nothing => text,
             Matcher::FailClosed if released => String::new(),
             Matcher::FailClosed => redacted_whole(&text),
-            Matcher::Patterns(set) => set.scrub(&text, !released).into_owned(),
+            Matcher::Patterns(set) => set.scrub(&text, self.whole && !released).into_owned(),
         }
     }
 }
@@ -400,7 +420,7 @@ impl Scrubber {
     /// A scrubber for one stream of lines.
     pub fn lines(&self) -> LineScrubber {
         LineScrubber {
-            stream: self.stream(),
+            stream: self.stream_of_parts(),
             partial: String::new(),
         }
     }
@@ -423,7 +443,8 @@ impl LineScrubber {
         self.partial.push_str(&rest);
         let mut lines = self.complete_lines();
         if !self.partial.is_empty() {
-            lines.push(std::mem::take(&mut self.partial));
+            let last = std::mem::take(&mut self.partial);
+            lines.push(self.stream.scrubber.scrub_str(&last).into_owned());
         }
         lines
     }
@@ -434,6 +455,9 @@ impl LineScrubber {
         };
         let rest = self.partial.split_off(last + 1);
         let done = std::mem::replace(&mut self.partial, rest);
-        done.lines().map(str::to_owned).collect()
+        // Each line is a string of its own: one equal to a short secret goes.
+        done.lines()
+            .map(|line| self.stream.scrubber.scrub_str(line).into_owned())
+            .collect()
     }
 }

@@ -151,6 +151,27 @@ fn a_run_of_touching_secrets_is_not_held_without_end() {
 }
 
 #[test]
+fn a_stream_of_parts_is_not_held_as_a_possible_short_secret() {
+    let scrubber = scrubber_for(&["hunter2"]);
+    // One string: held while it could still be the short secret.
+    let mut whole = scrubber.stream();
+    assert_eq!(whole.push("hun"), "");
+    assert_eq!(whole.push(" 50% off"), "hun 50% off");
+    let mut stream = scrubber.stream();
+    assert_eq!(stream.push("WARN 50% + more\n"), "WARN 50% + more\n");
+    // Parts of their own (log lines): nothing held, a line equal to the
+    // secret still goes.
+    let mut parts = scrubber.stream_of_parts();
+    assert_eq!(parts.push("hun"), "hun");
+    let mut lines = scrubber.lines();
+    assert_eq!(lines.push_line("hunter2"), vec![REDACTED.to_owned()]);
+    assert_eq!(
+        lines.push_line("a hunter2 b"),
+        vec!["a hunter2 b".to_owned()]
+    );
+}
+
+#[test]
 fn lines_are_released_whole_and_in_order() {
     let scrubber = scrubber_for(&["first-line\nsecond-line"]);
     let mut lines = scrubber.lines();
@@ -192,6 +213,23 @@ proptest! {
             // Chunk boundaries may move; the text may not change otherwise.
             prop_assert_eq!(out, scrubber.scrub_str(&text).into_owned());
         }
+    }
+
+    #[test]
+    fn a_short_secret_as_the_whole_stream_goes_at_any_chunking(
+        secret in "[a-zA-Z0-9+/=% é]{1,7}",
+        encoding in 0..Encoding::ALL.len(),
+        before in "[a-z ]{1,8}",
+        cuts in vec(any::<prop::sample::Index>(), 0..6),
+    ) {
+        let scrubber = scrubber_for(&[&secret]);
+        let encoded = Encoding::ALL[encoding].encode(&secret);
+        let out = streamed(&scrubber, &chunked(&encoded, &cuts));
+        prop_assert_eq!(out, REDACTED);
+        // Inside longer text it stays, as in the one-shot scrub.
+        let text = format!("{before}{encoded}");
+        let out = streamed(&scrubber, &chunked(&text, &cuts));
+        prop_assert_eq!(out, scrubber.scrub_str(&text).into_owned());
     }
 
     #[test]
