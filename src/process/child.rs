@@ -144,6 +144,17 @@ impl ManagedChild {
             let tail = Arc::clone(&tail);
             let label = label.clone();
             tokio::spawn(async move {
+                // Scrubbed as one stream (SPEC §6.2): a secret split over
+                // lines is still found.
+                let mut scrubbed = crate::output::scrubber().map(|scrubber| scrubber.lines());
+                let keep = |lines: Vec<String>| {
+                    for line in lines {
+                        tracing::debug!(child = %label, "{}", crate::output::clean(&line));
+                        if let Ok(mut tail) = tail.lock() {
+                            tail.push(&line);
+                        }
+                    }
+                };
                 let mut lines = LineReader::new(stderr, MAX_STDERR_LINE);
                 while let Ok(Some(line)) = lines.next_line().await {
                     let line = match line {
@@ -156,10 +167,13 @@ impl ManagedChild {
                         }
                     };
                     let line = line.trim_end_matches('\r');
-                    tracing::debug!(child = %label, "{}", crate::output::clean(line));
-                    if let Ok(mut tail) = tail.lock() {
-                        tail.push(line);
-                    }
+                    keep(match &mut scrubbed {
+                        Some(scrubbed) => scrubbed.push_line(line),
+                        None => vec![line.to_owned()],
+                    });
+                }
+                if let Some(scrubbed) = &mut scrubbed {
+                    keep(scrubbed.finish());
                 }
             })
         });

@@ -31,6 +31,7 @@ mod reuse;
 mod review;
 mod run;
 mod run_review;
+mod secrets_stream;
 mod shutdown;
 mod sources;
 mod supervisor;

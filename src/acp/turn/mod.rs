@@ -351,7 +351,7 @@ impl<'a> Turn<'a> {
             Err(error) => {
                 // Scrubbed before it is cut short, so the cut cannot keep a
                 // piece of a secret the scrubber would no longer recognise.
-                let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+                let text = String::from_utf8_lossy(bytes);
                 let shown: String = crate::output::clean(&text).chars().take(200).collect();
                 tracing::warn!("skipped a line from `kiro-cli acp` ({error}): {shown}");
                 return Ok(None);

@@ -153,6 +153,8 @@ impl Turn<'_> {
             }
             ChannelKind::Terminal => {
                 if self.prompting.is_none() {
+                    // Agent text held back by the scrubber comes before the prompt.
+                    self.sink.release_held().map_err(AcpError::Output)?;
                     self.prompting = Some(pending.key.clone());
                     channel::spawn_terminal_prompt(
                         pending.key.clone(),
