@@ -1,0 +1,186 @@
+//! Trust (issue 12, items 18–20 and follow-ups): what a cloned repository,
+//! a hostile agent or a careless user cannot make oneworks do.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::support::manifest::sha256_hex;
+
+const PROMPT: &[&str] = &["--prompt", "Say hello"];
+
+fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut all: Vec<&str> = PROMPT.to_vec();
+    all.extend_from_slice(extra);
+    all
+}
+
+fn ask_run_ls(id: &str) -> Value {
+    json!({
+        "turn": [
+            {"permission": {"id": id, "title": "Run ls", "kind": "execute", "options": options_full()}},
+            "waitForCancel"
+        ]
+    })
+}
+
+/// `$ONEWORKS_HOME/projects/<sha256 of the project's real path>/`.
+fn project_data_dir(acp: &AcpEnv) -> PathBuf {
+    let real = acp.env.project.canonicalize().expect("real project path");
+    acp.env
+        .oneworks_home
+        .join("projects")
+        .join(sha256_hex(real.as_os_str().as_encoded_bytes()))
+}
+
+const NOTICE: &str = "permissions.json";
+
+fn committed_rules(acp: &AcpEnv) {
+    std::fs::write(
+        acp.env.project.join(".oneworks/permissions.json"),
+        r#"{"version":1,"rules":[{"tool":{"kind":"execute","title":"Run ls"},"allow":true}]}"#,
+    )
+    .expect("write committed rules");
+}
+
+#[test]
+fn a_rules_file_committed_to_a_project_is_ignored_with_a_notice() {
+    let acp = AcpEnv::new(ask_run_ls("p1"));
+    committed_rules(&acp);
+
+    // Without a channel the question is still asked, so it fails closed.
+    let outcome = acp.run(&args(&[]));
+    outcome.assert_code(10);
+    let notices = outcome
+        .stderr
+        .lines()
+        .filter(|line| line.contains(NOTICE) && line.contains("ignored"))
+        .count();
+    assert_eq!(notices, 1, "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("for this project"),
+        "the notice says how to make the rule again: {}",
+        outcome.describe()
+    );
+    let answers: Vec<Value> = acp
+        .received()
+        .into_iter()
+        .filter(|message| message.get("method").is_none() && message["id"] == "p1")
+        .collect();
+    assert_eq!(
+        answers[0]["result"]["outcome"],
+        json!({"outcome": "cancelled"}),
+        "the committed rule must not allow: {answers:?}"
+    );
+
+    // With --json: one `diagnostic` event, and the question is shown.
+    let mut live = acp.live(&args(&["--json"]));
+    live.expect("permission_request");
+    live.close_stdin();
+    let (code, events, stderr) = live.finish();
+    assert_eq!(code, Some(10), "{stderr}");
+    let diagnostics = events
+        .iter()
+        .filter(|event| event["type"] == "diagnostic")
+        .filter(|event| {
+            event["message"]
+                .as_str()
+                .is_some_and(|message| message.contains(NOTICE) && message.contains("ignored"))
+        })
+        .count();
+    assert_eq!(diagnostics, 1, "{events:#?}");
+    assert!(
+        !events
+            .iter()
+            .any(|event| event["type"] == "permission_resolved" && event["by"] == "rule"),
+        "{events:#?}"
+    );
+    // Not imported.
+    assert!(!project_data_dir(&acp).exists());
+}
+
+#[test]
+fn a_project_rule_lives_in_oneworks_data_folder_and_answers_the_next_run() {
+    let acp = AcpEnv::new(json!({
+        "turn": [{"permission": {"id": "p1", "title": "Write notes.md", "kind": "edit", "options": options_full()}}]
+    }));
+    let mut live = acp.live(&args(&["--json"]));
+    let request = live.expect("permission_request");
+    let remember = request["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .find(|option| option["scope"] == "project" && option["kind"] == "allow_once")
+        .expect("a remember-for-project choice")
+        .clone();
+    live.send(&json!({"id": "p1", "reply": remember["label"]}).to_string());
+    live.expect("permission_resolved");
+    let (code, _, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+
+    assert!(
+        !acp.env.project.join(".oneworks/permissions.json").exists(),
+        "nothing is written into the project tree"
+    );
+    let dir = project_data_dir(&acp);
+    let file = dir.join("permissions.json");
+    let rules = std::fs::read_to_string(&file).expect("rules in the data folder");
+    assert!(rules.contains("Write notes.md"), "{rules}");
+    let mode = |path: &PathBuf| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(&dir), 0o700);
+
+    // A second run without any channel is answered by the rule.
+    let outcome = acp.run(&args(&["--json"]));
+    outcome.assert_success();
+    let events = events(&outcome);
+    assert!(!types(&events).contains(&"permission_request".to_owned()));
+    assert!(events
+        .iter()
+        .any(|event| event["type"] == "permission_resolved" && event["by"] == "rule"));
+}
+
+#[test]
+fn a_linked_projects_folder_is_refused_and_nothing_is_written_through_it() {
+    let acp = AcpEnv::new(json!({
+        "turn": [{"permission": {"id": "p1", "title": "Write notes.md", "kind": "edit", "options": options_full()}}]
+    }));
+    let elsewhere = acp.env.outside.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::create_dir_all(&acp.env.oneworks_home).expect("mkdir");
+    std::os::unix::fs::symlink(&elsewhere, acp.env.oneworks_home.join("projects"))
+        .expect("symlink");
+    let mut live = acp.live(&args(&["--json"]));
+    let request = live.expect("permission_request");
+    let remember = request["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .find(|option| option["scope"] == "project" && option["kind"] == "allow_once")
+        .expect("a remember-for-project choice")
+        .clone();
+    live.send(&json!({"id": "p1", "reply": remember["label"]}).to_string());
+    live.expect("permission_resolved");
+    let (code, events, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        events.iter().any(|event| event["type"] == "diagnostic"
+            && event["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("symbolic link"))),
+        "{events:#?}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).expect("read").count(),
+        0,
+        "nothing written through the link"
+    );
+}
