@@ -175,6 +175,17 @@ pub enum ReadRefusal {
 /// bytes (`/dev/zero` is refused, not swallowed). With `follow` false the
 /// last component must not be a link (`O_NOFOLLOW`).
 pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, ReadRefusal> {
+    read_regular_file_with_metadata(path, limit, follow).map(|(contents, _)| contents)
+}
+
+/// [`read_regular_file`], with the metadata of the file that was read
+/// (taken from the open file, so it describes the same inode: a caller can
+/// refuse a hard-linked file without a race).
+pub fn read_regular_file_with_metadata(
+    path: &Path,
+    limit: u64,
+    follow: bool,
+) -> Result<(Vec<u8>, std::fs::Metadata), ReadRefusal> {
     use fs_err::os::unix::fs::OpenOptionsExt;
     use std::io::Read;
     let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
@@ -218,7 +229,7 @@ pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8
     if contents.len() as u64 > limit {
         return Err(ReadRefusal::TooLarge);
     }
-    Ok(contents)
+    Ok((contents, metadata))
 }
 
 /// Creates `path` and every missing folder between `base` and it, one level

@@ -184,3 +184,40 @@ fn a_linked_projects_folder_is_refused_and_nothing_is_written_through_it() {
         "nothing written through the link"
     );
 }
+
+#[test]
+fn a_hard_linked_skill_md_is_refused_and_nothing_is_written() {
+    let env = crate::support::TestEnv::new();
+    let credentials = env.home.join(".aws/credentials");
+    std::fs::create_dir_all(credentials.parent().expect("parent")).expect("mkdir");
+    std::fs::write(
+        &credentials,
+        "[default]\naws_secret_access_key = canary-aws\n",
+    )
+    .expect("write canary");
+    let folder = env.project.join(".oneworks/skills/review");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::hard_link(&credentials, folder.join("SKILL.md")).expect("hard link");
+    env.write_config(
+        "adapters:\n  kiro:\n    systemPrompt: hi\n    skills:\n      - name: Review\n        path: ./skills/review\n",
+    );
+    for args in [&["config", "check"][..], &["config", "render", "kiro"][..]] {
+        let outcome = env.run(args);
+        outcome.assert_code(6);
+        assert!(
+            outcome.stderr.contains("hard link"),
+            "{args:?}: {}",
+            outcome.describe()
+        );
+        assert!(!outcome.all_text().contains("canary-aws"));
+    }
+    let session = env.project.join(".oneworks/sessions/default");
+    assert!(
+        !session.join("kiro-home/skills/Review").exists(),
+        "nothing staged"
+    );
+    assert!(
+        !session.join("kiro-home/agents/oneworks.json").exists(),
+        "no agent file listing the skill"
+    );
+}
