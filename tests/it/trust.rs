@@ -221,3 +221,40 @@ fn a_hard_linked_skill_md_is_refused_and_nothing_is_written() {
         "no agent file listing the skill"
     );
 }
+
+const BIDI: &[char] = &[
+    '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}',
+    '\u{2069}', '\u{200E}', '\u{200F}', '\u{061C}',
+];
+
+#[test]
+fn bidirectional_controls_from_an_agent_never_reach_the_terminal() {
+    // With U+202E, "Run <RLO>mr- fr<PDF>" shows as "Run rf -rm": a title that lies.
+    let title: String = "Run \u{202E}mr- fr\u{202C} \u{2066}x\u{2069}\u{200F}".to_owned();
+    let acp = AcpEnv::new(json!({
+        "turn": [
+            {"text": "Hello \u{202E}dlrow\u{202C} \u{2067}x\u{2069}\u{200E}"},
+            {"toolCall": {"id": "t1", "title": title, "kind": "execute"}}
+        ]
+    }));
+    let outcome = acp.run(&args(&[]));
+    outcome.assert_success();
+    assert!(
+        outcome.stdout.starts_with("Hello "),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome.stderr.contains("tool: Run "),
+        "{}",
+        outcome.describe()
+    );
+    for c in BIDI {
+        assert!(
+            !outcome.all_text().contains(*c),
+            "U+{:04X} reached the terminal: {}",
+            u32::from(*c),
+            outcome.describe()
+        );
+    }
+}
