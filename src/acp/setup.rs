@@ -47,7 +47,10 @@ pub async fn initialize(turn: &mut Turn<'_>) -> Result<Capabilities, AcpError> {
     });
     let result = turn.call("initialize", params).await?;
     let capabilities = Capabilities::from_initialize(&result)?;
-    tracing::debug!(?capabilities, "agent capabilities");
+    tracing::debug!(
+        "agent capabilities: {}",
+        serde_json::to_string(&capabilities).unwrap_or_default()
+    );
     Ok(capabilities)
 }
 

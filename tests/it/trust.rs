@@ -258,3 +258,36 @@ fn bidirectional_controls_from_an_agent_never_reach_the_terminal() {
         );
     }
 }
+
+/// Rust debug output: `Name { field: …`, `Some(…)`, `Number(…)`.
+fn debug_structs(text: &str) -> Vec<String> {
+    let pattern = regex::Regex::new(
+        r"\b[A-Z][A-Za-z]+ \{ [a-z_]+: |\b(Some|None|Number|String|Object|Array|Ok|Err)\(|\bNone\b",
+    )
+    .expect("regex");
+    text.lines()
+        .filter(|line| pattern.is_match(line))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn very_verbose_logs_show_no_rust_debug_structs() {
+    let acp = AcpEnv::new(json!({
+        "turn": [
+            // A response nobody waits for, with a numeric and a string id.
+            {"garbage": r#"{"jsonrpc":"2.0","id":999,"result":{}}"#},
+            {"garbage": r#"{"jsonrpc":"2.0","id":"stray","result":{}}"#},
+            {"text": "hello"}
+        ]
+    }));
+    let outcome = acp.run(&args(&["-vv"]));
+    outcome.assert_success();
+    assert!(
+        outcome.stderr.contains("capabilities"),
+        "the debug log runs: {}",
+        outcome.describe()
+    );
+    let found = debug_structs(&outcome.stderr);
+    assert!(found.is_empty(), "{found:#?}\n{}", outcome.describe());
+}

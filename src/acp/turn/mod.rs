@@ -342,7 +342,10 @@ impl<'a> Turn<'a> {
                 if id == Some(waiting) {
                     return Ok(Some(outcome));
                 }
-                tracing::debug!(?id, "ignored a response nobody waits for");
+                tracing::debug!(
+                    "ignored a response nobody waits for (id {})",
+                    id.map_or_else(|| "none".to_owned(), |id| id.to_string())
+                );
             }
             Incoming::Notification { method, params } => self.on_notification(&method, &params)?,
             Incoming::Request { id, method, params } => {
