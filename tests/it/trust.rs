@@ -291,3 +291,27 @@ fn very_verbose_logs_show_no_rust_debug_structs() {
     let found = debug_structs(&outcome.stderr);
     assert!(found.is_empty(), "{found:#?}\n{}", outcome.describe());
 }
+
+#[test]
+fn attach_without_a_terminal_is_a_usage_error_and_leaves_the_session_running() {
+    let session = crate::supervisor::Session::new(|_| json!({}));
+    // Not running: still the terminal is what is missing.
+    let outcome = session.env.run(&["session", "attach", "default"]);
+    outcome.assert_code(2);
+    assert!(
+        outcome.stderr.contains("terminal"),
+        "{}",
+        outcome.describe()
+    );
+
+    session.start();
+    let outcome = session.env.run(&["session", "attach", "default"]);
+    outcome.assert_code(2);
+    assert!(
+        outcome.stderr.contains("terminal") && !outcome.stderr.contains("tmux attach"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(session.record().is_some(), "the session still runs");
+    session.stop_and_check();
+}
