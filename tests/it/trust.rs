@@ -315,3 +315,54 @@ fn attach_without_a_terminal_is_a_usage_error_and_leaves_the_session_running() {
     assert!(session.record().is_some(), "the session still runs");
     session.stop_and_check();
 }
+
+#[test]
+fn completions_never_offer_the_hidden_supervise_subcommand() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let output = std::process::Command::new(crate::support::ONEWORKS)
+            .args(["completions", shell])
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .expect("run oneworks completions");
+        assert!(output.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&output.stdout);
+        assert!(script.contains("approvals"), "{shell}: {script}");
+        let word = regex::Regex::new(r"\bsupervise\b").expect("regex");
+        assert!(!word.is_match(&script), "{shell} offers `supervise`");
+    }
+}
+
+#[test]
+fn every_name_argument_has_help_text() {
+    for path in [
+        &["session", "attach"][..],
+        &["session", "stop"],
+        &["session", "approvals"],
+        &["session", "answer"],
+    ] {
+        let mut args = path.to_vec();
+        args.push("--help");
+        let output = std::process::Command::new(crate::support::ONEWORKS)
+            .args(&args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .expect("run oneworks --help");
+        assert!(output.status.success(), "{path:?}");
+        let help = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = help.lines().collect();
+        // Under "Arguments:", `<NAME>` with its help on the same line or
+        // (long help) on the next.
+        let at = lines
+            .iter()
+            .position(|line| line.trim_start().starts_with("<NAME>"))
+            .unwrap_or_else(|| panic!("{path:?}: no <NAME> argument\n{help}"));
+        let same_line = lines[at].trim_start()["<NAME>".len()..].trim();
+        let next_line = lines.get(at + 1).map_or("", |line| line.trim());
+        assert!(
+            !same_line.is_empty() || !next_line.is_empty(),
+            "{path:?}: <NAME> has no help text\n{help}"
+        );
+    }
+}
