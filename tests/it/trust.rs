@@ -366,3 +366,44 @@ fn every_name_argument_has_help_text() {
         );
     }
 }
+
+#[test]
+fn status_reports_a_probe_that_never_ran_as_null() {
+    use crate::support::fake::{install_fake, kiro_script, with};
+    let env = crate::support::TestEnv::new();
+    let log = env.outside.join("fake.log");
+    let script = with(
+        &with(&kiro_script("2.15.1"), "versionExit", json!(1)),
+        "log",
+        json!(log),
+    );
+    install_fake(&env.bin, "kiro-cli", &script);
+    env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
+    let outcome = env.run(&["adapter", "status", "kiro", "--json"]);
+    let status = outcome.json();
+    let system = status["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .find(|candidate| candidate["source"] == "system")
+        .unwrap_or_else(|| panic!("no system candidate: {}", outcome.describe()))
+        .clone();
+    // `--version` failed, so `acp --help` was never run: not "failed".
+    let ran_acp = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .any(|line| line.contains("\"acp\""));
+    assert!(!ran_acp, "the acp probe ran after all");
+    assert_eq!(
+        system["probes"],
+        json!({"version": false, "acp": null}),
+        "{}",
+        outcome.describe()
+    );
+    let outcome = env.run(&["adapter", "status", "kiro"]);
+    assert!(
+        outcome.stderr.contains("acp not run"),
+        "{}",
+        outcome.describe()
+    );
+}
