@@ -25,7 +25,7 @@ fn without_hidden(command: Command) -> Command {
         .map(|sub| sub.get_name().to_owned())
         .collect();
     let command = names.iter().fold(command, |command, name| {
-        command.mut_subcommand(name, |sub| without_hidden(sub))
+        command.mut_subcommand(name, without_hidden)
     });
     if !command.get_subcommands().any(Command::is_hide_set) {
         return command;

@@ -318,6 +318,7 @@ fn attach_without_a_terminal_is_a_usage_error_and_leaves_the_session_running() {
 
 #[test]
 fn completions_never_offer_the_hidden_supervise_subcommand() {
+    let word = regex::Regex::new(r"\bsupervise\b").expect("regex");
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let output = std::process::Command::new(crate::support::ONEWORKS)
             .args(["completions", shell])
@@ -328,7 +329,6 @@ fn completions_never_offer_the_hidden_supervise_subcommand() {
         assert!(output.status.success(), "{shell}");
         let script = String::from_utf8_lossy(&output.stdout);
         assert!(script.contains("approvals"), "{shell}: {script}");
-        let word = regex::Regex::new(r"\bsupervise\b").expect("regex");
         assert!(!word.is_match(&script), "{shell} offers `supervise`");
     }
 }

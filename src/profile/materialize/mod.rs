@@ -198,17 +198,15 @@ impl Plan {
         let home = &layout.kiro_home;
         for file in self.scrubbed(scrubber) {
             let target = home.join(&file.relative);
-            let parent = target.parent().unwrap_or(home);
-            fs_safety::create_dir_chain(&layout.project, parent, 0o700)?;
-            if fs_err::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
-                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
-                    path: target,
-                    found: "link or special file",
-                    expected: "regular file",
-                }));
-            }
-            fs_safety::atomic_write(&target, file.contents.as_bytes(), 0o600)
-                .map_err(io_error("write", &target))?;
+            // One no-follow walk from the project down to the file: a
+            // folder swapped for a link after a check cannot redirect it.
+            fs_safety::write_beneath(
+                &layout.project,
+                &target,
+                file.contents.as_bytes(),
+                0o600,
+                0o700,
+            )?;
         }
         self.remove_stale_skills(layout, &home.join(&data.session.skills_dir))
     }
