@@ -407,3 +407,35 @@ fn status_reports_a_probe_that_never_ran_as_null() {
         outcome.describe()
     );
 }
+
+#[test]
+fn an_install_record_that_is_a_fifo_is_refused_not_waited_on() {
+    let env = crate::support::TestEnv::new();
+    env.publish("2.15.1", &[crate::support::archive::Format::TarGz]);
+    crate::support::assert_prepared(&env.prepare(&[]), "managed", "2.15.1");
+    let record = env.version_dir("2.15.1").join("install.json");
+    std::fs::remove_file(&record).expect("remove record");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&record)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // Nobody ever writes the FIFO: a reader that opens it blocks for good.
+    let outcome = crate::support::spawn(env.cmd(&["adapter", "status", "kiro", "--json"]))
+        .wait_for(std::time::Duration::from_secs(30));
+    let status = outcome.json();
+    assert_eq!(status["selected"], Value::Null, "{}", outcome.describe());
+    let reason = status["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .find(|candidate| candidate["source"] == "managed")
+        .and_then(|candidate| candidate["reason"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        reason.contains("install.json") && reason.contains("FIFO"),
+        "{}",
+        outcome.describe()
+    );
+}
