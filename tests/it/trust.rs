@@ -439,3 +439,24 @@ fn an_install_record_that_is_a_fifo_is_refused_not_waited_on() {
         outcome.describe()
     );
 }
+
+#[test]
+fn quiet_silences_the_short_secret_warning() {
+    let mut env = crate::support::TestEnv::new();
+    env.set_env("AWS_SESSION_TOKEN", "on");
+    env.write_config("adapters:\n  kiro:\n    systemPrompt: hi\n");
+    let outcome = env.run(&["config", "render", "kiro"]);
+    outcome.assert_success();
+    assert!(
+        outcome.stderr.contains("is shorter than"),
+        "warned without -q: {}",
+        outcome.describe()
+    );
+    let outcome = env.run(&["-q", "config", "render", "kiro"]);
+    outcome.assert_success();
+    assert!(
+        !outcome.stderr.contains("shorter than"),
+        "-q prints only errors: {}",
+        outcome.describe()
+    );
+}
