@@ -4,6 +4,7 @@
 //! links, and write files atomically (temp file in the same folder, rename).
 
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
@@ -400,6 +401,140 @@ fn describe_raw(mode: rustix::fs::RawMode) -> &'static str {
     }
 }
 
+/// Opens (creating missing ones with `dir_mode`) the folders `steps`
+/// below `base`, each relative to the one above with `O_NOFOLLOW |
+/// O_DIRECTORY`: a link or a non-folder anywhere is refused, even one
+/// swapped in while this runs. Returns the last folder (or `base`).
+fn open_dir_beneath(
+    base: &Path,
+    steps: &[PathBuf],
+    dir_mode: u32,
+) -> Result<rustix::fd::OwnedFd, UnsafePath> {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    use rustix::io::Errno;
+    let io = |at: &Path| {
+        let at = at.to_owned();
+        move |errno: Errno| UnsafePath::Io {
+            path: at,
+            source: std::io::Error::from(errno),
+        }
+    };
+    let name_of = |step: &Path| {
+        step.file_name()
+            .map(std::ffi::OsStr::to_owned)
+            .unwrap_or_default()
+    };
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut dir = rustix::fs::open(
+        base,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(io(base))?;
+    for step in steps {
+        let name = name_of(step);
+        let opened = match rustix::fs::openat(&dir, &name, dir_flags, Mode::empty()) {
+            Err(Errno::NOENT) => {
+                match rustix::fs::mkdirat(&dir, &name, Mode::from_raw_mode(dir_mode)) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(errno) => return Err(io(step)(errno)),
+                }
+                rustix::fs::openat(&dir, &name, dir_flags, Mode::empty())
+            }
+            other => other,
+        };
+        dir = match opened {
+            Ok(fd) => fd,
+            Err(errno @ (Errno::LOOP | Errno::NOTDIR)) => {
+                return Err(
+                    match rustix::fs::statat(&dir, &name, AtFlags::SYMLINK_NOFOLLOW) {
+                        Ok(stat)
+                            if rustix::fs::FileType::from_raw_mode(stat.st_mode)
+                                == rustix::fs::FileType::Symlink =>
+                        {
+                            UnsafePath::Symlink { path: step.clone() }
+                        }
+                        Ok(stat) => UnsafePath::WrongType {
+                            path: step.clone(),
+                            found: describe_raw(stat.st_mode),
+                            expected: "directory",
+                        },
+                        Err(_) => io(step)(errno),
+                    },
+                )
+            }
+            Err(errno) => return Err(io(step)(errno)),
+        };
+    }
+    Ok(dir)
+}
+
+/// Opens the folder `path` below `base` without following any link below
+/// `base` (see [`write_beneath`]), creating missing folders with `dir_mode`.
+pub fn open_dir_path_beneath(
+    base: &Path,
+    path: &Path,
+    dir_mode: u32,
+) -> Result<rustix::fd::OwnedFd, UnsafePath> {
+    open_dir_beneath(base, &below(base, path)?, dir_mode)
+}
+
+/// The entries of the open folder `dir` (no `.`/`..`), each with its type
+/// as [`describe`] names it, not following links.
+pub fn list_dir(
+    dir: &rustix::fd::OwnedFd,
+) -> std::io::Result<Vec<(std::ffi::OsString, &'static str)>> {
+    use rustix::fs::AtFlags;
+    let mut found = Vec::new();
+    for entry in rustix::fs::Dir::read_from(dir)? {
+        let entry = entry?;
+        let name = std::ffi::OsStr::from_bytes(entry.file_name().to_bytes()).to_owned();
+        if name == "." || name == ".." {
+            continue;
+        }
+        let stat = rustix::fs::statat(dir, &name, AtFlags::SYMLINK_NOFOLLOW)?;
+        found.push((name, describe_raw(stat.st_mode)));
+    }
+    Ok(found)
+}
+
+/// Removes the entry `name` of the open folder `dir` (a folder with all it
+/// holds), relative to open folders all the way down: no link is followed
+/// (a link inside is removed as a link). `shown` names it in errors.
+pub fn remove_tree_at(
+    dir: &rustix::fd::OwnedFd,
+    name: &std::ffi::OsStr,
+    shown: &Path,
+) -> Result<(), UnsafePath> {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    use rustix::io::Errno;
+    let io = |errno: Errno| UnsafePath::Io {
+        path: shown.to_owned(),
+        source: std::io::Error::from(errno),
+    };
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+        Ok(child) => {
+            let entries = rustix::fs::Dir::read_from(&child).map_err(io)?;
+            for entry in entries {
+                let entry = entry.map_err(io)?;
+                let entry_name = std::ffi::OsStr::from_bytes(entry.file_name().to_bytes());
+                if entry_name == "." || entry_name == ".." {
+                    continue;
+                }
+                remove_tree_at(&child, entry_name, &shown.join(entry_name))?;
+            }
+            rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR).map_err(io)
+        }
+        // Not a folder (or a link to one): removed as it is.
+        Err(Errno::NOTDIR | Errno::LOOP) => {
+            rustix::fs::unlinkat(dir, name, AtFlags::empty()).map_err(io)
+        }
+        Err(Errno::NOENT) => Ok(()),
+        Err(errno) => Err(io(errno)),
+    }
+}
+
 /// Writes `contents` to `path` atomically, with no symbolic link followed
 /// anywhere below `base`, even if a folder on the way is swapped for a
 /// link while this runs: each folder is opened relative to the one above
@@ -436,48 +571,7 @@ pub fn write_beneath(
             .map(std::ffi::OsStr::to_owned)
             .unwrap_or_default()
     };
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let mut dir = rustix::fs::open(
-        base,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(io(base))?;
-    for step in dir_steps {
-        let name = name_of(step);
-        let opened = match rustix::fs::openat(&dir, &name, dir_flags, Mode::empty()) {
-            Err(Errno::NOENT) => {
-                match rustix::fs::mkdirat(&dir, &name, Mode::from_raw_mode(dir_mode)) {
-                    Ok(()) | Err(Errno::EXIST) => {}
-                    Err(errno) => return Err(io(step)(errno)),
-                }
-                rustix::fs::openat(&dir, &name, dir_flags, Mode::empty())
-            }
-            other => other,
-        };
-        dir = match opened {
-            Ok(fd) => fd,
-            Err(errno @ (Errno::LOOP | Errno::NOTDIR)) => {
-                return Err(
-                    match rustix::fs::statat(&dir, &name, AtFlags::SYMLINK_NOFOLLOW) {
-                        Ok(stat)
-                            if rustix::fs::FileType::from_raw_mode(stat.st_mode)
-                                == rustix::fs::FileType::Symlink =>
-                        {
-                            UnsafePath::Symlink { path: step.clone() }
-                        }
-                        Ok(stat) => UnsafePath::WrongType {
-                            path: step.clone(),
-                            found: describe_raw(stat.st_mode),
-                            expected: "directory",
-                        },
-                        Err(_) => io(step)(errno),
-                    },
-                )
-            }
-            Err(errno) => return Err(io(step)(errno)),
-        };
-    }
+    let dir = open_dir_beneath(base, dir_steps, dir_mode)?;
     let name = name_of(file_step);
     match rustix::fs::statat(&dir, &name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat)
@@ -575,6 +669,35 @@ mod tests {
         let error = write_beneath(&base, &base.join("plain/x"), b"", 0o600, 0o700).unwrap_err();
         assert!(matches!(error, UnsafePath::WrongType { .. }), "{error}");
         assert_eq!(std::fs::read_dir(&outside).expect("list").count(), 0);
+    }
+
+    #[test]
+    fn remove_tree_at_removes_links_as_links() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let base = temp.path().join("base");
+        let outside = temp.path().join("outside");
+        std::fs::create_dir_all(base.join("skills/stale/deep")).expect("mkdir");
+        std::fs::create_dir(&outside).expect("mkdir");
+        std::fs::write(outside.join("keep"), b"keep").expect("write");
+        std::fs::write(base.join("skills/stale/deep/f"), b"").expect("write");
+        std::os::unix::fs::symlink(&outside, base.join("skills/stale/link")).expect("symlink");
+        let dir = open_dir_path_beneath(&base, &base.join("skills"), 0o700).expect("open");
+        let listed = list_dir(&dir).expect("list");
+        assert_eq!(listed, [(std::ffi::OsString::from("stale"), "directory")]);
+        remove_tree_at(
+            &dir,
+            std::ffi::OsStr::new("stale"),
+            &base.join("skills/stale"),
+        )
+        .expect("remove");
+        assert!(!base.join("skills/stale").exists());
+        assert_eq!(std::fs::read(outside.join("keep")).expect("kept"), b"keep");
+
+        std::os::unix::fs::symlink(&outside, base.join("linked")).expect("symlink");
+        assert!(matches!(
+            open_dir_path_beneath(&base, &base.join("linked"), 0o700),
+            Err(UnsafePath::Symlink { .. })
+        ));
     }
 
     /// A folder swapped for a link while writes go on: nothing ever lands

@@ -221,33 +221,34 @@ impl Plan {
         layout: &ProfileLayout,
         skills: &Path,
     ) -> Result<(), ProfileError> {
-        fs_safety::create_dir_chain(&layout.project, skills, 0o700)?;
-        let entries = fs_err::read_dir(skills).map_err(io_error("list", skills))?;
-        for entry in entries {
-            let entry = entry.map_err(io_error("list", skills))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if self.skill_dirs.contains(&name) {
+        // Listed and removed relative to the folder opened without
+        // following links: a `skills` swapped for a link after the open
+        // cannot point the removal elsewhere.
+        let dir = fs_safety::open_dir_path_beneath(&layout.project, skills, 0o700)?;
+        let mut stale = Vec::new();
+        for (name, kind) in fs_safety::list_dir(&dir).map_err(io_error("list", skills))? {
+            if self.skill_dirs.iter().any(|kept| name == kept.as_str()) {
                 continue;
             }
-            let path = entry.path();
-            // `file_type` does not follow links.
-            let kind = entry.file_type().map_err(io_error("inspect", &path))?;
-            let removed = if kind.is_dir() {
-                fs_err::remove_dir_all(&path)
-            } else if kind.is_file() {
-                fs_err::remove_file(&path)
-            } else if kind.is_symlink() {
-                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::Symlink {
-                    path,
-                }));
-            } else {
-                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
-                    path,
-                    found: fs_safety::describe(kind),
-                    expected: "skill folder",
-                }));
-            };
-            removed.map_err(io_error("remove stale skill", &path))?;
+            let path = skills.join(&name);
+            match kind {
+                "directory" | "regular file" => stale.push((name, path)),
+                "symbolic link" => {
+                    return Err(ProfileError::Unsafe(fs_safety::UnsafePath::Symlink {
+                        path,
+                    }))
+                }
+                found => {
+                    return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
+                        path,
+                        found,
+                        expected: "skill folder",
+                    }))
+                }
+            }
+        }
+        for (name, path) in stale {
+            fs_safety::remove_tree_at(&dir, &name, &path)?;
         }
         Ok(())
     }
