@@ -145,9 +145,6 @@ _oneworks() {
             oneworks__subcmd__help__subcmd__session,stop)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__stop"
                 ;;
-            oneworks__subcmd__help__subcmd__session,supervise)
-                cmd="oneworks__subcmd__help__subcmd__session__subcmd__supervise"
-                ;;
             oneworks__subcmd__session,answer)
                 cmd="oneworks__subcmd__session__subcmd__answer"
                 ;;
@@ -169,9 +166,6 @@ _oneworks() {
             oneworks__subcmd__session,stop)
                 cmd="oneworks__subcmd__session__subcmd__stop"
                 ;;
-            oneworks__subcmd__session,supervise)
-                cmd="oneworks__subcmd__session__subcmd__supervise"
-                ;;
             oneworks__subcmd__session__subcmd__help,answer)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__answer"
                 ;;
@@ -192,9 +186,6 @@ _oneworks() {
                 ;;
             oneworks__subcmd__session__subcmd__help,stop)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__stop"
-                ;;
-            oneworks__subcmd__session__subcmd__help,supervise)
-                cmd="oneworks__subcmd__session__subcmd__help__subcmd__supervise"
                 ;;
             *)
                 ;;
@@ -749,7 +740,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session)
-            opts="start list attach stop approvals answer supervise"
+            opts="start list attach stop approvals answer"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -846,20 +837,6 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        oneworks__subcmd__help__subcmd__session__subcmd__supervise)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         oneworks__subcmd__run)
             opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --config --quiet --verbose --no-progress --help kiro"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -907,7 +884,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session)
-            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer supervise help"
+            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -979,7 +956,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session__subcmd__help)
-            opts="start list attach stop approvals answer supervise help"
+            opts="start list attach stop approvals answer help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1090,20 +1067,6 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        oneworks__subcmd__session__subcmd__help__subcmd__supervise)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         oneworks__subcmd__session__subcmd__list)
             opts="-q -v -h --json --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1155,40 +1118,6 @@ _oneworks() {
                 return 0
             fi
             case "${prev}" in
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        oneworks__subcmd__session__subcmd__supervise)
-            opts="-q -v -h --name --kiro-path --kiro-version --cwd --config --quiet --verbose --no-progress --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kiro-path)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kiro-version)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -209,7 +209,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand stop 'End Kiro and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
-            cand supervise 'The supervisor process itself (started by `session start`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;start'= {
@@ -278,20 +277,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'oneworks;session;supervise'= {
-            cand --name 'name'
-            cand --kiro-path 'kiro-path'
-            cand --kiro-version 'kiro-version'
-            cand --cwd 'cwd'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
-            cand -q 'Print only errors'
-            cand --quiet 'Print only errors'
-            cand -v 'Print more detail (repeat for debug logs)'
-            cand --verbose 'Print more detail (repeat for debug logs)'
-            cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help'
-            cand --help 'Print help'
-        }
         &'oneworks;session;help'= {
             cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
             cand list 'List the sessions of this project and whether their supervisor runs'
@@ -299,7 +284,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand stop 'End Kiro and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
-            cand supervise 'The supervisor process itself (started by `session start`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;help;start'= {
@@ -313,8 +297,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;session;help;approvals'= {
         }
         &'oneworks;session;help;answer'= {
-        }
-        &'oneworks;session;help;supervise'= {
         }
         &'oneworks;session;help;help'= {
         }
@@ -370,7 +352,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand stop 'End Kiro and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
-            cand supervise 'The supervisor process itself (started by `session start`)'
         }
         &'oneworks;help;session;start'= {
         }
@@ -383,8 +364,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;session;approvals'= {
         }
         &'oneworks;help;session;answer'= {
-        }
-        &'oneworks;help;session;supervise'= {
         }
         &'oneworks;help;completions'= {
         }

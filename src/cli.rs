@@ -190,16 +190,19 @@ pub enum SessionCommand {
     },
     /// Attach this terminal to a running session's TUI
     Attach {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
     },
     /// End Kiro and the supervisor of a session
     Stop {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
     },
     /// List (or with --watch stream) a session's approval cards
     Approvals {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
         /// Keep streaming card changes
@@ -211,6 +214,7 @@ pub enum SessionCommand {
     },
     /// Answer an approval card and wait until the verdict is delivered
     Answer {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
         /// The card id (from `session approvals`)
@@ -220,6 +224,7 @@ pub enum SessionCommand {
     /// The supervisor process itself (started by `session start`)
     #[command(hide = true)]
     Supervise {
+        /// Session name
         #[arg(long, value_parser = parse_session_name)]
         name: String,
         #[arg(long)]
@@ -368,6 +373,31 @@ mod tests {
     use clap::CommandFactory;
 
     use super::{Cli, ErrorKind};
+
+    /// Every argument a person can see says what it is: its own help, or
+    /// (an enum) the help of each of its values.
+    #[test]
+    fn every_visible_argument_has_help() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments().filter(|arg| !arg.is_hide_set()) {
+                let values = arg.get_possible_values();
+                let described = arg.get_help().is_some()
+                    || (!values.is_empty()
+                        && values.iter().all(|value| value.get_help().is_some()));
+                if !described {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        let mut command = Cli::command();
+        command.build();
+        walk(&command, "oneworks", &mut missing);
+        assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    }
 
     #[test]
     fn help_lists_every_exit_code() {

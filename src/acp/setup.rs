@@ -142,7 +142,10 @@ pub async fn initialize(
     });
     let result = handshake_call(turn, plan, "initialize", params).await?;
     let capabilities = Capabilities::from_initialize(&result)?;
-    tracing::debug!(?capabilities, "agent capabilities");
+    tracing::debug!(
+        "agent capabilities: {}",
+        serde_json::to_string(&capabilities).unwrap_or_default()
+    );
     Ok(Handshake {
         capabilities,
         auth_methods: capabilities::auth_methods(&result),

@@ -127,7 +127,11 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
         .project
         .initialized
         .then(|| settings.project.dot_dir());
-    let (rules, rule_notes) = Rules::load(dot_dir);
+    let (rules, rule_notes) = Rules::load(
+        &settings.locations.data_home,
+        &settings.project.root,
+        dot_dir.as_deref(),
+    );
     let plan = RunPlan {
         adapter: data.id.clone(),
         spec,

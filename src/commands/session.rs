@@ -33,7 +33,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             name, cwd, detach, ..
         } => start(settings, global, &name, cwd, detach),
         SessionCommand::List { json } => list(settings, json),
-        SessionCommand::Attach { name } => attach(settings, &name),
+        SessionCommand::Attach { name } => attach_here(settings, &name),
         SessionCommand::Stop { name } => stop(settings, &name),
         SessionCommand::Approvals { name, watch, json } => approvals(settings, &name, watch, json),
         SessionCommand::Answer { name, card, action } => answer(settings, &name, &card, action),
@@ -240,6 +240,20 @@ fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Er
 fn connect(settings: &Settings, name: &str) -> Result<Client, Error> {
     let (_, paths) = running(settings, name)?;
     Ok(Client::connect(&paths.approvals, name)?)
+}
+
+/// `session attach NAME`: a terminal is needed before anything else.
+fn attach_here(settings: &Settings, name: &str) -> Result<(), Error> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(Error::msg(
+            ErrorKind::Usage,
+            "`session attach` needs a terminal, and standard input or output is not one",
+        )
+        .with_hint(format!(
+            "run it from a terminal, or answer approvals with `oneworks session approvals {name}`/`answer`"
+        )));
+    }
+    attach(settings, name)
 }
 
 fn attach(settings: &Settings, name: &str) -> Result<(), Error> {

@@ -40,3 +40,4 @@ mod supervisor_key_times;
 mod supervisor_lifecycle;
 mod supervisor_races;
 mod supervisor_webhook;
+mod trust;

@@ -420,8 +420,15 @@ fn a_project_rule_answers_later_runs_through_allow_once() {
     );
     let (code, _, stderr) = live.finish();
     assert_eq!(code, Some(0), "{stderr}");
-    let rules = std::fs::read_to_string(acp.env.project.join(".oneworks/permissions.json"))
-        .expect("rules file");
+    // Kept in oneworks' data folder, never in the project (tests/it/trust.rs).
+    let projects = acp.env.oneworks_home.join("projects");
+    let dir = std::fs::read_dir(&projects)
+        .expect("projects folder")
+        .next()
+        .expect("one project")
+        .expect("entry")
+        .path();
+    let rules = std::fs::read_to_string(dir.join("permissions.json")).expect("rules file");
     assert!(rules.contains("Write notes.md"), "{rules}");
 
     // A later run without any channel: the rule answers, nobody is asked.

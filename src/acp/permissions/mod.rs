@@ -5,7 +5,7 @@
 //! request-scoped `allow_once`/`reject_once`.
 //!
 //! - [`policy`]: the `--mode` table of SPEC §7.
-//! - [`rules`]: remembered rules (session memory, `.oneworks/permissions.json`).
+//! - [`rules`]: remembered rules (session memory, per-project file in oneworks' data folder).
 //! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
 
 pub mod policy;

@@ -362,7 +362,10 @@ impl<'a> Turn<'a> {
                 if id == Some(RequestId::ours(waiting)) {
                     return Ok(Some(outcome));
                 }
-                tracing::debug!(?id, "ignored a response nobody waits for");
+                tracing::debug!(
+                    "ignored a response nobody waits for (id {})",
+                    id.map_or_else(|| "none".to_owned(), |id| id.to_value().to_string())
+                );
             }
             Incoming::Notification { method, params } => self.on_notification(&method, &params)?,
             Incoming::Request { id, method, params } => {
