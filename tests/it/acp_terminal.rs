@@ -60,7 +60,13 @@ fn answer_on_terminal(keys: &str) -> (AcpEnv, Option<i32>, String) {
     });
     let shown = wait_for(
         &output,
-        &["允许一次", "Kiro asks permission", "Run ls", "Allow once", "Always allow"],
+        &[
+            "允许一次",
+            "Kiro asks permission",
+            "Run ls",
+            "Allow once",
+            "Always allow",
+        ],
     );
     assert!(
         shown.contains("Kiro asks permission") && shown.contains("Run ls"),
