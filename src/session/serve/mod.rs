@@ -1,0 +1,112 @@
+//! `oneworks session serve` (SPEC §8.5): one foreground HTTP server with a
+//! page and a JSON API to answer the approval cards of every session of
+//! the project. It holds no session state: it reads the supervisors'
+//! approvals sockets and `cards.jsonl`, and answers through the socket's
+//! `answer` op, like `session answer`.
+//!
+//! - [`auth`]: the token, its cookie, the `Host`/`Origin` checks and the
+//!   security headers every response carries.
+//! - [`sources`]: the sessions, their cards and panes, read on demand.
+//! - [`events`]: one `watch` per running supervisor, fanned out to the
+//!   page's Server-Sent Events.
+//! - [`routes`]: the HTTP routes; [`page`]: the HTML (maud, escaped).
+//! - [`links`]: answer links for the webhook (`--public-url`).
+
+pub mod auth;
+pub mod events;
+pub mod links;
+pub mod page;
+pub mod routes;
+pub mod sources;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use self::auth::Guard;
+use self::events::Hub;
+use self::sources::Sources;
+
+/// What the command line asked for.
+pub struct Options {
+    pub listen: SocketAddr,
+    pub public_url: Option<url::Url>,
+}
+
+/// Everything the routes share.
+pub struct App {
+    pub guard: Guard,
+    pub sources: Arc<Sources>,
+    pub hub: Arc<Hub>,
+    pub links: Option<links::Links>,
+}
+
+/// A bound server, not yet serving: its URL is known.
+pub struct Bound {
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    /// The URL to print: it carries the token once.
+    pub url: String,
+}
+
+/// Binds the listener (inside the runtime) and mints the token.
+pub async fn bind(options: Options, sources: Sources) -> std::io::Result<Bound> {
+    let listener = tokio::net::TcpListener::bind(options.listen).await?;
+    let address = listener.local_addr()?;
+    let guard = Guard::new(address, options.public_url.as_ref())?;
+    let url = format!("http://{address}/?token={}", guard.token());
+    let sources = Arc::new(sources);
+    let links = match &options.public_url {
+        Some(public) => Some(links::Links::publish(public, &sources)?),
+        None => None,
+    };
+    let hub = Hub::start(Arc::clone(&sources));
+    Ok(Bound {
+        listener,
+        app: Arc::new(App {
+            guard,
+            sources,
+            hub,
+            links,
+        }),
+        url,
+    })
+}
+
+impl Bound {
+    /// Serves until `stop` completes (Ctrl-C); the sessions are untouched.
+    pub async fn serve(self, stop: impl std::future::Future<Output = ()> + Send + 'static) {
+        let app = Arc::clone(&self.app);
+        let router = routes::router(app);
+        if let Err(error) = axum::serve(self.listener, router)
+            .with_graceful_shutdown(stop)
+            .await
+        {
+            tracing::warn!("the server stopped: {error}");
+        }
+        if let Some(links) = &self.app.links {
+            links.withdraw(&self.app.sources);
+        }
+    }
+}
+
+/// Outside text for the page: scrubbed (§6.2), control and bidirectional
+/// characters stripped (newline and tab kept). The template escapes it.
+pub fn web_text(text: &str) -> String {
+    crate::output::scrub(text)
+        .chars()
+        .filter(|&c| (!c.is_control() || c == '\n' || c == '\t') && !is_bidi(c))
+        .collect()
+}
+
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn web_text_strips_controls_and_bidi_but_keeps_lines() {
+        let text = "a\u{1b}[31mb\u{202e}c\u{2066}d\ne\tf";
+        assert_eq!(super::web_text(text), "a[31mbcd\ne\tf");
+    }
+}
