@@ -139,6 +139,9 @@ _oneworks() {
             oneworks__subcmd__help__subcmd__session,list)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__list"
                 ;;
+            oneworks__subcmd__help__subcmd__session,serve)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__serve"
+                ;;
             oneworks__subcmd__help__subcmd__session,start)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__start"
                 ;;
@@ -163,6 +166,9 @@ _oneworks() {
             oneworks__subcmd__session,list)
                 cmd="oneworks__subcmd__session__subcmd__list"
                 ;;
+            oneworks__subcmd__session,serve)
+                cmd="oneworks__subcmd__session__subcmd__serve"
+                ;;
             oneworks__subcmd__session,start)
                 cmd="oneworks__subcmd__session__subcmd__start"
                 ;;
@@ -186,6 +192,9 @@ _oneworks() {
                 ;;
             oneworks__subcmd__session__subcmd__help,list)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__list"
+                ;;
+            oneworks__subcmd__session__subcmd__help,serve)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__serve"
                 ;;
             oneworks__subcmd__session__subcmd__help,start)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__start"
@@ -749,7 +758,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session)
-            opts="start list attach stop approvals answer supervise"
+            opts="start list attach stop approvals answer serve supervise"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -805,6 +814,20 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -907,7 +930,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session)
-            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer supervise help"
+            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer serve supervise help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -979,7 +1002,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session__subcmd__help)
-            opts="start list attach stop approvals answer supervise help"
+            opts="start list attach stop approvals answer serve supervise help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1062,6 +1085,20 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         oneworks__subcmd__session__subcmd__help__subcmd__start)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1111,6 +1148,32 @@ _oneworks() {
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__serve)
+            opts="-q -v -h --listen --public-url --open --json --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --public-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -29,6 +29,7 @@ mod reuse;
 mod review;
 mod run;
 mod run_review;
+mod serve;
 mod sources;
 mod supervisor;
 mod supervisor_fallback;

@@ -68,8 +68,8 @@ impl Hub {
             while let Ok(Some(value)) = client.next(None) {
                 let Some(hub) = hub.upgrade() else { return };
                 if let Some(mut card) = card_of(&value) {
-                    card.title = super::web_text(&card.title);
-                    card.reason = card.reason.map(|reason| super::web_text(&reason));
+                    card.title = super::text::web_text(&card.title);
+                    card.reason = card.reason.map(|reason| super::text::web_text(&reason));
                     let _ = hub.sender.send(json!({"session": name, "card": card}));
                 }
             }

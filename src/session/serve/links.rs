@@ -16,8 +16,6 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::sources::Sources;
-
 /// What the links file holds.
 #[derive(Serialize, Deserialize)]
 struct Published {
@@ -38,11 +36,10 @@ fn capability(key: &[u8], card: &str) -> Option<String> {
 }
 
 /// The `answer_url` of `card`, when a serve process of the project
-/// published its links (read by the supervisor's webhook).
-pub fn answer_url(base: &Path, project: &Path, card: &str) -> Option<String> {
+/// published its links in `path` (read by the supervisor's webhook).
+pub fn answer_url(path: &Path, card: &str) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let path = links_file(base, project);
-    let meta = fs_err::symlink_metadata(&path).ok()?;
+    let meta = fs_err::symlink_metadata(path).ok()?;
     let ours = meta.is_file()
         && meta.uid() == crate::fs_safety::current_uid()
         && meta.mode() & 0o077 == 0
@@ -50,7 +47,7 @@ pub fn answer_url(base: &Path, project: &Path, card: &str) -> Option<String> {
     if !ours {
         return None;
     }
-    let published: Published = serde_json::from_slice(&fs_err::read(&path).ok()?).ok()?;
+    let published: Published = serde_json::from_slice(&fs_err::read(path).ok()?).ok()?;
     let key = hex::decode(&published.key).ok()?;
     let url = url::Url::parse(&published.url).ok()?;
     let cap = capability(&key, card)?;
@@ -74,9 +71,8 @@ pub struct Links {
 
 impl Links {
     /// Draws the key and writes the links file.
-    pub fn publish(url: &url::Url, sources: &Sources) -> std::io::Result<Links> {
-        let key = hex::decode(super::auth::random_hex()?).map_err(std::io::Error::other)?;
-        let base = &sources.locations.runtime_dir;
+    pub fn publish(url: &url::Url, base: &Path, project: &Path) -> std::io::Result<Links> {
+        let key = hex::decode(super::secret::random_hex()?).map_err(std::io::Error::other)?;
         if !base.exists() {
             use std::os::unix::fs::DirBuilderExt;
             std::fs::DirBuilder::new()
@@ -85,7 +81,7 @@ impl Links {
                 .create(base)?;
         }
         crate::fs_safety::check_private_dir(base).map_err(std::io::Error::other)?;
-        let file = links_file(base, &sources.project.root);
+        let file = links_file(base, project);
         let published = Published {
             url: url.as_str().to_owned(),
             key: hex::encode(&key),
@@ -99,20 +95,14 @@ impl Links {
         })
     }
 
-    /// Whether `given` is card `card`'s capability and was not used yet.
+    /// Whether `given` is card `card`'s capability.
     pub fn valid(&self, card: &str, given: &str) -> bool {
-        let Some(expected) = capability(&self.key, card) else {
-            return false;
-        };
-        super::auth::same_secret(given, &expected)
-            && !self
-                .used
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .contains(card)
+        capability(&self.key, card)
+            .is_some_and(|expected| super::secret::same_secret(given, &expected))
     }
 
-    /// Marks card `card`'s link as used: it answers no more.
+    /// Marks card `card`'s link as used; `false` when it already was (it
+    /// answers no more).
     pub fn spend(&self, card: &str) -> bool {
         self.used
             .lock()
@@ -121,7 +111,7 @@ impl Links {
     }
 
     /// Removes the links file (serve is stopping).
-    pub fn withdraw(&self, _sources: &Sources) {
+    pub fn withdraw(&self) {
         let _ = fs_err::remove_file(&self.file);
     }
 }

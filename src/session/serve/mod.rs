@@ -10,18 +10,23 @@
 //! - [`events`]: one `watch` per running supervisor, fanned out to the
 //!   page's Server-Sent Events.
 //! - [`routes`]: the HTTP routes; [`page`]: the HTML (maud, escaped).
-//! - [`links`]: answer links for the webhook (`--public-url`).
+//! - [`links`]: answer links for the webhook (`--public-url`); [`secret`]:
+//!   random tokens and their constant-time compare.
 
+pub mod app;
 pub mod auth;
 pub mod events;
 pub mod links;
 pub mod page;
 pub mod routes;
+pub mod secret;
 pub mod sources;
+pub mod text;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+pub use self::app::App;
 use self::auth::Guard;
 use self::events::Hub;
 use self::sources::Sources;
@@ -30,14 +35,6 @@ use self::sources::Sources;
 pub struct Options {
     pub listen: SocketAddr,
     pub public_url: Option<url::Url>,
-}
-
-/// Everything the routes share.
-pub struct App {
-    pub guard: Guard,
-    pub sources: Arc<Sources>,
-    pub hub: Arc<Hub>,
-    pub links: Option<links::Links>,
 }
 
 /// A bound server, not yet serving: its URL is known.
@@ -56,14 +53,18 @@ pub async fn bind(options: Options, sources: Sources) -> std::io::Result<Bound> 
     let url = format!("http://{address}/?token={}", guard.token());
     let sources = Arc::new(sources);
     let links = match &options.public_url {
-        Some(public) => Some(links::Links::publish(public, &sources)?),
+        Some(public) => Some(links::Links::publish(
+            public,
+            &sources.locations.runtime_dir,
+            &sources.project.root,
+        )?),
         None => None,
     };
     let hub = Hub::start(Arc::clone(&sources));
     Ok(Bound {
         listener,
         app: Arc::new(App {
-            guard,
+            guard: Arc::new(guard),
             sources,
             hub,
             links,
@@ -84,29 +85,7 @@ impl Bound {
             tracing::warn!("the server stopped: {error}");
         }
         if let Some(links) = &self.app.links {
-            links.withdraw(&self.app.sources);
+            links.withdraw();
         }
-    }
-}
-
-/// Outside text for the page: scrubbed (§6.2), control and bidirectional
-/// characters stripped (newline and tab kept). The template escapes it.
-pub fn web_text(text: &str) -> String {
-    crate::output::scrub(text)
-        .chars()
-        .filter(|&c| (!c.is_control() || c == '\n' || c == '\t') && !is_bidi(c))
-        .collect()
-}
-
-fn is_bidi(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn web_text_strips_controls_and_bidi_but_keeps_lines() {
-        let text = "a\u{1b}[31mb\u{202e}c\u{2066}d\ne\tf";
-        assert_eq!(super::web_text(text), "a[31mbcd\ne\tf");
     }
 }

@@ -24,8 +24,9 @@ use axum::{Form, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::app::App;
+use super::page;
 use super::sources::{AnswerError, Sources};
-use super::{page, App};
 use crate::session::cards::{Card, Verdict};
 
 const CSS: &str = include_str!("assets/serve.css");
@@ -44,7 +45,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/assets/serve.css", get(|| asset(CSS, "text/css")))
         .route("/assets/serve.js", get(|| asset(SCRIPT, "text/javascript")))
         .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app),
+            Arc::clone(&app.guard),
             super::auth::guard,
         ))
         .with_state(app)

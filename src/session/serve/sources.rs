@@ -129,7 +129,7 @@ impl Sources {
         let cwd = record
             .filter(|_| running)
             .and_then(|record| fs_err::read_link(format!("/proc/{}/cwd", record.pane_pid)).ok())
-            .map(|dir| super::web_text(&dir.display().to_string()));
+            .map(|dir| super::text::web_text(&dir.display().to_string()));
         let cards = cards.into_iter().map(clean_card).collect();
         SessionView {
             name: name.to_owned(),
@@ -181,7 +181,7 @@ impl Sources {
             Some((_, card)) if card.state != CardState::Pending => {
                 Err(AnswerError::NotPending(clean_card(card)))
             }
-            _ => Err(AnswerError::Failed(super::web_text(
+            _ => Err(AnswerError::Failed(super::text::web_text(
                 reply["error"].as_str().unwrap_or("the supervisor refused"),
             ))),
         }
@@ -196,7 +196,7 @@ impl Sources {
             socket: paths.tmux,
             env: Default::default(),
         };
-        tmux.capture().ok().map(|text| super::web_text(&text))
+        tmux.capture().ok().map(|text| super::text::web_text(&text))
     }
 }
 
@@ -209,8 +209,8 @@ fn dead(state: Liveness) -> Liveness {
 }
 
 fn clean_card(mut card: Card) -> Card {
-    card.title = super::web_text(&card.title);
-    card.reason = card.reason.map(|reason| super::web_text(&reason));
+    card.title = super::text::web_text(&card.title);
+    card.reason = card.reason.map(|reason| super::text::web_text(&reason));
     card
 }
 
