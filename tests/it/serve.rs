@@ -379,3 +379,41 @@ fn an_answer_link_answers_its_card_once() {
     assert_eq!(session.keys(), ["Enter"]);
     session.stop_and_check();
 }
+
+#[test]
+fn card_changes_stream_over_server_sent_events() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    let serve = Serve::start(&session.env, &[]);
+    let streaming = Client::builder().timeout(DEADLINE).build().expect("client");
+    let refused = streaming
+        .get(format!("{}/events", serve.base))
+        .send()
+        .expect("GET");
+    assert_eq!(refused.status(), 401);
+    let events = streaming
+        .get(format!("{}/events", serve.base))
+        .header(header::COOKIE, serve.cookie())
+        .send()
+        .expect("GET");
+    assert_eq!(events.status(), 200);
+    assert_eq!(events.headers()[header::CONTENT_TYPE], "text/event-stream");
+    session.start();
+    let mut lines = BufReader::new(events).lines();
+    let mut next_change = |state: &str| loop {
+        let line = lines.next().expect("the stream ended").expect("read");
+        if let Some(data) = line.strip_prefix("data: ") {
+            let change: Value = serde_json::from_str(data).expect("JSON");
+            if change["card"]["state"] == state {
+                return change;
+            }
+        }
+    };
+    let pending = next_change("pending");
+    assert_eq!(pending["session"], "default");
+    assert_eq!(pending["card"]["title"], "Running: pwd");
+    session.answer(&pending["card"], "accept").assert_success();
+    next_change("delivering");
+    let accepted = next_change("accepted");
+    assert_eq!(accepted["card"]["id"], pending["card"]["id"]);
+    session.stop_and_check();
+}

@@ -194,8 +194,14 @@ async fn link_form(
 async fn link_answer(
     State(app): State<Arc<App>>,
     Path((card, capability)): Path<(String, String)>,
+    headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
+    // The confirm form gets a page back; a script gets JSON.
+    let from_form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/x-www-form-urlencoded"));
     let Some(links) = app.links.as_ref().filter(|l| l.valid(&card, &capability)) else {
         return (StatusCode::NOT_FOUND, "Not Found").into_response();
     };
@@ -217,6 +223,10 @@ async fn link_answer(
             .into_response();
     }
     match answer(&app, card, &action).await {
+        Ok(card) if from_form => {
+            let text = format!("Answered: {}.", card.state.as_str().replace('_', " "));
+            Html(page::message(&text).into_string()).into_response()
+        }
         Ok(card) => Json(json!({"card": card})).into_response(),
         Err((status, body)) => (status, Json(body)).into_response(),
     }
