@@ -30,6 +30,7 @@ mod review;
 mod run;
 mod run_review;
 mod serve;
+mod serve_browser;
 mod sources;
 mod supervisor;
 mod supervisor_fallback;

@@ -16,17 +16,17 @@ use crate::supervisor_webhook::{with_webhook, Hook};
 use crate::support::TestEnv;
 
 /// A running `session serve --json`; killed on drop.
-struct Serve {
+pub struct Serve {
     child: Child,
     /// `http://127.0.0.1:PORT`
-    base: String,
+    pub base: String,
     port: u16,
     token: String,
     client: Client,
 }
 
 impl Serve {
-    fn start(env: &TestEnv, extra: &[&str]) -> Serve {
+    pub fn start(env: &TestEnv, extra: &[&str]) -> Serve {
         let mut args = vec!["session", "serve", "--json"];
         args.extend_from_slice(extra);
         let mut child = env
@@ -58,6 +58,11 @@ impl Serve {
                 .build()
                 .expect("client"),
         }
+    }
+
+    /// The URL as printed: it carries the token.
+    pub fn url(&self) -> String {
+        format!("{}/?token={}", self.base, self.token)
     }
 
     fn cookie(&self) -> String {
@@ -93,7 +98,7 @@ impl Serve {
     }
 
     #[track_caller]
-    fn wait_card(&self, what: &str, test: impl Fn(&Value) -> bool) -> Value {
+    pub fn wait_card(&self, what: &str, test: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + DEADLINE;
         loop {
             let cards = self.cards();

@@ -71,7 +71,7 @@ fn session_block(session: &SessionView) -> Markup {
                 @if let Some(cwd) = &session.cwd { " · " span .cwd { (cwd) } }
                 " · " span .state { (session.state.words()) }
                 @if let Some(since) = &session.waiting_since {
-                    " · waiting since " time .since datetime=(since) { (since) }
+                    " · waiting " time .wait datetime=(since) { "since " (since) }
                 }
             }
             @for card in &pending { (pending_card(card, running)) }

@@ -27,14 +27,15 @@
       });
   }
 
-  // "waiting 42 s": every <time class="since"> ticks.
+  // "raised 42 s ago", "waiting 3 min": every <time> ticks.
   function tick() {
     var now = Date.now();
-    document.querySelectorAll("time.since").forEach(function (node) {
+    document.querySelectorAll("time.since, time.wait").forEach(function (node) {
       var then = Date.parse(node.getAttribute("datetime"));
       if (isNaN(then)) return;
       var s = Math.max(0, Math.round((now - then) / 1000));
-      node.textContent = s < 120 ? s + " s ago" : Math.round(s / 60) + " min ago";
+      var text = s < 120 ? s + " s" : Math.round(s / 60) + " min";
+      node.textContent = node.classList.contains("since") ? text + " ago" : text;
     });
   }
 
