@@ -28,7 +28,13 @@ const MAX_REQUEST: u64 = 64 * 1024;
 enum Request {
     List {},
     Watch {},
-    Answer { card: String, action: String },
+    /// `by`: who answers, `cli` (the default), `page` or `link`.
+    Answer {
+        card: String,
+        action: String,
+        #[serde(default)]
+        by: Option<String>,
+    },
     Stop {},
 }
 
@@ -136,14 +142,18 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
                 }
             }
         }
-        Ok(Request::Answer { card, action }) => {
+        Ok(Request::Answer { card, action, by }) => {
+            let by = by.as_deref().unwrap_or("cli");
             let document = match Verdict::parse(&action) {
                 None => {
                     json!({"error": format!("unknown action `{action}`: use accept, decline or cancel")})
                 }
+                Some(_) if !["cli", "page", "link"].contains(&by) => {
+                    json!({"error": "unknown answerer: use cli, page or link"})
+                }
                 Some(verdict) => {
                     let updates = state.subscribe();
-                    match state.answer(&card, verdict) {
+                    match state.answer_by(&card, verdict, Some(by)) {
                         Err(refusal) => json!({"error": refusal.to_string()}),
                         Ok(_) => match state.delivery_end(&card, updates).await {
                             Some(card) => json!({"card": card}),

@@ -104,7 +104,7 @@ impl Webhook {
             std::thread::spawn(move || match webhook.ask(&card) {
                 Ok(Some(verdict)) => {
                     if let Some(state) = weak.upgrade() {
-                        if let Err(refusal) = state.answer(&card.id, verdict) {
+                        if let Err(refusal) = state.answer_by(&card.id, verdict, Some("webhook")) {
                             tracing::info!("webhook verdict for `{}` not used: {refusal}", card.id);
                         }
                     }

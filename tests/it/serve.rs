@@ -262,6 +262,9 @@ fn a_card_is_shown_escaped_and_accepted_from_the_page_form() {
         !html.to_lowercase().contains("trust"),
         "trust offered: {html}"
     );
+    let screen = serve.get("/sessions/default/pane").text().expect("screen");
+    assert!(screen.contains("requires approval"), "{screen}");
+    assert_eq!(serve.get("/sessions/nobody/pane").status(), 200);
 
     // The page's form, as a browser without script sends it.
     let response = serve
@@ -275,9 +278,10 @@ fn a_card_is_shown_escaped_and_accepted_from_the_page_form() {
     assert_eq!(response.status(), 303);
     assert_eq!(response.headers()[header::LOCATION], "/");
     session.assert_keys(&["Enter"]);
-    serve.wait_card("accepted", |card| {
+    let accepted = serve.wait_card("accepted", |card| {
         card["id"] == id && card["state"] == "accepted"
     });
+    assert_eq!(accepted["by"], "page");
 
     session.touch("next");
     let hostile = serve.wait_card("hostile", |card| card["state"] == "pending");
@@ -380,7 +384,8 @@ fn an_answer_link_answers_its_card_once() {
         .send()
         .expect("POST");
     assert_eq!(again.status(), 409);
-    serve.wait_card("accepted", |card| card["state"] == "accepted");
+    let accepted = serve.wait_card("accepted", |card| card["state"] == "accepted");
+    assert_eq!(accepted["by"], "link");
     assert_eq!(session.keys(), ["Enter"]);
     session.stop_and_check();
 }
@@ -420,5 +425,6 @@ fn card_changes_stream_over_server_sent_events() {
     next_change("delivering");
     let accepted = next_change("accepted");
     assert_eq!(accepted["card"]["id"], pending["card"]["id"]);
+    assert_eq!(accepted["card"]["by"], "cli");
     session.stop_and_check();
 }

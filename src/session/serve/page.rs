@@ -114,6 +114,7 @@ fn resolved_card(card: &Card) -> Markup {
             " "
             span .title { (card.title) }
             @if let Some(reason) = &card.reason { " — " span .reason { (reason) } }
+            @if let Some(by) = &card.by { " " span .by { "(by " (by) ")" } }
         }
     }
 }

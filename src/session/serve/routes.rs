@@ -129,13 +129,18 @@ struct Action {
 }
 
 /// Answers `id`; `Err` is the status and a message.
-async fn answer(app: &App, id: String, action: &str) -> Result<Card, (StatusCode, Value)> {
+async fn answer(
+    app: &App,
+    id: String,
+    action: &str,
+    by: &'static str,
+) -> Result<Card, (StatusCode, Value)> {
     if Verdict::parse(action).is_none() {
         let message = "the action is accept, decline or cancel";
         return Err((StatusCode::BAD_REQUEST, json!({"error": message})));
     }
     let action = action.to_owned();
-    let result = blocking(app, move |sources| sources.answer(&id, &action))
+    let result = blocking(app, move |sources| sources.answer(&id, &action, by))
         .await
         .map_err(|status| (status, json!({"error": "internal error"})))?;
     result.map_err(|error| match error {
@@ -152,7 +157,7 @@ async fn api_answer(
     Path(id): Path<String>,
     Json(body): Json<Action>,
 ) -> Response {
-    match answer(&app, id, &body.action).await {
+    match answer(&app, id, &body.action, "page").await {
         Ok(card) => Json(json!({"card": card})).into_response(),
         Err((status, body)) => (status, Json(body)).into_response(),
     }
@@ -163,7 +168,7 @@ async fn form_answer(
     Path(id): Path<String>,
     Form(body): Form<Action>,
 ) -> Response {
-    match answer(&app, id, &body.action).await {
+    match answer(&app, id, &body.action, "page").await {
         Ok(_) | Err((StatusCode::CONFLICT, _)) => Redirect::to("/").into_response(),
         Err((status, body)) => {
             let message = body["error"].as_str().unwrap_or("refused").to_owned();
@@ -222,7 +227,7 @@ async fn link_answer(
         )
             .into_response();
     }
-    match answer(&app, card, &action).await {
+    match answer(&app, card, &action, "link").await {
         Ok(card) if from_form => {
             let text = format!("Answered: {}.", card.state.as_str().replace('_', " "));
             Html(page::message(&text).into_string()).into_response()

@@ -56,7 +56,7 @@ pub struct SessionView {
 #[derive(Debug)]
 pub enum AnswerError {
     NoSuchCard,
-    NotPending(Card),
+    NotPending(Box<Card>),
     Failed(String),
 }
 
@@ -164,14 +164,15 @@ impl Sources {
 
     /// Answers card `id` through its supervisor and waits until delivery
     /// ended, like `session answer`.
-    pub fn answer(&self, id: &str, action: &str) -> Result<Card, AnswerError> {
+    /// `by`: `page` or `link` (on the card).
+    pub fn answer(&self, id: &str, action: &str, by: &str) -> Result<Card, AnswerError> {
         let (name, card) = self.find(id).ok_or(AnswerError::NoSuchCard)?;
         if card.state != CardState::Pending {
-            return Err(AnswerError::NotPending(clean_card(card)));
+            return Err(AnswerError::NotPending(Box::new(clean_card(card))));
         }
         let mut client = self.client(&name).ok_or(AnswerError::NoSuchCard)?;
         let reply = client
-            .request(&json!({"op": "answer", "card": id, "action": action}))
+            .request(&json!({"op": "answer", "card": id, "action": action, "by": by}))
             .map_err(|error| AnswerError::Failed(error.to_string()))?;
         if let Some(card) = card_of(&reply["card"]) {
             return Ok(clean_card(card));
@@ -179,7 +180,7 @@ impl Sources {
         // Refused: someone else answered first.
         match self.find(id) {
             Some((_, card)) if card.state != CardState::Pending => {
-                Err(AnswerError::NotPending(clean_card(card)))
+                Err(AnswerError::NotPending(Box::new(clean_card(card))))
             }
             _ => Err(AnswerError::Failed(super::text::web_text(
                 reply["error"].as_str().unwrap_or("the supervisor refused"),
