@@ -84,6 +84,16 @@ pub struct Card {
     pub created_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_at: Option<String>,
+    /// The tool's ACP kind, command, working folder and paths, when the
+    /// request carries them (untrusted: scrubbed, stripped, cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
     /// Who answered (SPEC §8.5): `terminal`, `page`, `cli`, `webhook`,
     /// `link`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,9 +171,12 @@ impl CardBook {
         let mut card = card.clone();
         if let Some(scrubber) = &self.scrubber {
             card.title = scrubber.scrub_str(&card.title).into_owned();
-            card.reason = card
-                .reason
-                .map(|reason| scrubber.scrub_str(&reason).into_owned());
+            let scrub = |text: String| scrubber.scrub_str(&text).into_owned();
+            card.reason = card.reason.map(scrub);
+            card.kind = card.kind.map(scrub);
+            card.command = card.command.map(scrub);
+            card.cwd = card.cwd.map(scrub);
+            card.paths = card.paths.into_iter().map(scrub).collect();
         }
         card
     }
@@ -206,6 +219,15 @@ impl CardBook {
             reason: None,
             created_at: (self.now)(),
             resolved_at: None,
+            kind: request.detail.kind.as_deref().map(preview),
+            command: request.detail.command.as_deref().map(preview),
+            cwd: request.detail.cwd.as_deref().map(preview),
+            paths: request
+                .detail
+                .paths
+                .iter()
+                .map(|path| preview(path))
+                .collect(),
             by: None,
         };
         self.entries.push(Entry {

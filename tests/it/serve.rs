@@ -297,10 +297,31 @@ fn a_card_is_shown_escaped_and_accepted_from_the_page_form() {
 
 #[test]
 fn decline_through_the_api_then_a_second_answer_is_refused() {
-    let session = Session::new(|_| json!({"requests": [request("r1", "Running: ls -la")]}));
+    let session = Session::new(|_| {
+        let mut first = request("r1", "Running: ls -la");
+        first["toolCall"] = json!({
+            "kind": "execute",
+            "rawInput": {"command": "ls -la", "cwd": "/srv/app\u{202e}"},
+            "locations": [{"path": "/srv/app/<b>x</b>"}],
+        });
+        json!({"requests": [first]})
+    });
     session.start();
     let serve = Serve::start(&session.env, &[]);
     let card = serve.wait_card("pending", |card| card["state"] == "pending");
+    assert_eq!(card["kind"], "execute");
+    assert_eq!(card["command"], "ls -la");
+    assert_eq!(card["cwd"], "/srv/app", "the bidi override stays out");
+    assert_eq!(card["paths"], json!(["/srv/app/<b>x</b>"]));
+    let html = serve.get("/").text().expect("page");
+    for shown in [
+        "<dd class=\"kind\">execute</dd>",
+        "<code class=\"command\">ls -la</code>",
+        "<code class=\"cwd\">/srv/app</code>",
+        "<code class=\"path\">/srv/app/&lt;b&gt;x&lt;/b&gt;</code>",
+    ] {
+        assert!(html.contains(shown), "{shown} missing: {html}");
+    }
     let id = card["id"].as_str().expect("id");
     let response = serve.post(
         &format!("/api/cards/{id}/answer"),

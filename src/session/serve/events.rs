@@ -67,9 +67,7 @@ impl Hub {
         std::thread::spawn(move || {
             while let Ok(Some(value)) = client.next(None) {
                 let Some(hub) = hub.upgrade() else { return };
-                if let Some(mut card) = card_of(&value) {
-                    card.title = super::text::web_text(&card.title);
-                    card.reason = card.reason.map(|reason| super::text::web_text(&reason));
+                if let Some(card) = card_of(&value).map(super::sources::clean_card) {
                     let _ = hub.sender.send(json!({"session": name, "card": card}));
                 }
             }

@@ -96,12 +96,27 @@ fn pending_card(card: &Card, running: bool) -> Markup {
                 span .card-state { (card.state.as_str()) }
                 " · raised " time .since datetime=(card.created_at) { (card.created_at) }
             }
+            (tool_detail(card))
             @if running && card.state == CardState::Pending {
                 form .verdicts method="post" action=(format!("/cards/{}/answer", card.id)) {
                     @for (value, label) in VERDICTS {
                         button type="submit" name="action" value=(value) class=(value) { (label) }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Kind, command, paths and working folder, when the request said.
+fn tool_detail(card: &Card) -> Markup {
+    html! {
+        @if card.kind.is_some() || card.command.is_some() || card.cwd.is_some() || !card.paths.is_empty() {
+            dl .detail {
+                @if let Some(kind) = &card.kind { dt { "kind" } dd .kind { (kind) } }
+                @if let Some(command) = &card.command { dt { "command" } dd { code .command { (command) } } }
+                @for path in &card.paths { dt { "path" } dd { code .path { (path) } } }
+                @if let Some(cwd) = &card.cwd { dt { "in" } dd { code .cwd { (cwd) } } }
             }
         }
     }
@@ -145,6 +160,7 @@ pub fn confirm(session: &str, card: &Card) -> Markup {
                 article .card data-state=(card.state.as_str()) {
                     h3 .title { (card.title) }
                     p .meta { span .card-state { (card.state.as_str()) } }
+                    (tool_detail(card))
                     @if card.state == CardState::Pending {
                         form .verdicts method="post" action="" {
                             @for (value, label) in VERDICTS {

@@ -209,9 +209,14 @@ fn dead(state: Liveness) -> Liveness {
     }
 }
 
-fn clean_card(mut card: Card) -> Card {
-    card.title = super::text::web_text(&card.title);
-    card.reason = card.reason.map(|reason| super::text::web_text(&reason));
+pub fn clean_card(mut card: Card) -> Card {
+    let clean = |text: String| super::text::web_text(&text);
+    card.title = clean(card.title);
+    card.reason = card.reason.map(clean);
+    card.kind = card.kind.map(clean);
+    card.command = card.command.map(clean);
+    card.cwd = card.cwd.map(clean);
+    card.paths = card.paths.into_iter().map(clean).collect();
     card
 }
 
