@@ -235,7 +235,6 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
-            [CompletionResult]::new('supervise', 'supervise', [CompletionResultType]::ParameterValue, 'The supervisor process itself (started by `session start`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -326,21 +325,6 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
-        'oneworks;session;supervise' {
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'name')
-            [CompletionResult]::new('--kiro-path', '--kiro-path', [CompletionResultType]::ParameterName, 'kiro-path')
-            [CompletionResult]::new('--kiro-version', '--kiro-version', [CompletionResultType]::ParameterName, 'kiro-version')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'cwd')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
-            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            break
-        }
         'oneworks;session;help' {
             [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the sessions of this project and whether their supervisor runs')
@@ -349,7 +333,6 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
-            [CompletionResult]::new('supervise', 'supervise', [CompletionResultType]::ParameterValue, 'The supervisor process itself (started by `session start`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -372,9 +355,6 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;help;serve' {
-            break
-        }
-        'oneworks;session;help;supervise' {
             break
         }
         'oneworks;session;help;help' {
@@ -445,7 +425,6 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
-            [CompletionResult]::new('supervise', 'supervise', [CompletionResultType]::ParameterValue, 'The supervisor process itself (started by `session start`)')
             break
         }
         'oneworks;help;session;start' {
@@ -467,9 +446,6 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;help;session;serve' {
-            break
-        }
-        'oneworks;help;session;supervise' {
             break
         }
         'oneworks;help;completions' {

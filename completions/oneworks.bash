@@ -148,9 +148,6 @@ _oneworks() {
             oneworks__subcmd__help__subcmd__session,stop)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__stop"
                 ;;
-            oneworks__subcmd__help__subcmd__session,supervise)
-                cmd="oneworks__subcmd__help__subcmd__session__subcmd__supervise"
-                ;;
             oneworks__subcmd__session,answer)
                 cmd="oneworks__subcmd__session__subcmd__answer"
                 ;;
@@ -175,9 +172,6 @@ _oneworks() {
             oneworks__subcmd__session,stop)
                 cmd="oneworks__subcmd__session__subcmd__stop"
                 ;;
-            oneworks__subcmd__session,supervise)
-                cmd="oneworks__subcmd__session__subcmd__supervise"
-                ;;
             oneworks__subcmd__session__subcmd__help,answer)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__answer"
                 ;;
@@ -201,9 +195,6 @@ _oneworks() {
                 ;;
             oneworks__subcmd__session__subcmd__help,stop)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__stop"
-                ;;
-            oneworks__subcmd__session__subcmd__help,supervise)
-                cmd="oneworks__subcmd__session__subcmd__help__subcmd__supervise"
                 ;;
             *)
                 ;;
@@ -758,7 +749,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session)
-            opts="start list attach stop approvals answer serve supervise"
+            opts="start list attach stop approvals answer serve"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -869,20 +860,6 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        oneworks__subcmd__help__subcmd__session__subcmd__supervise)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         oneworks__subcmd__run)
             opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --config --quiet --verbose --no-progress --help kiro"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -930,7 +907,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session)
-            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer serve supervise help"
+            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer serve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1002,7 +979,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session__subcmd__help)
-            opts="start list attach stop approvals answer serve supervise help"
+            opts="start list attach stop approvals answer serve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1127,20 +1104,6 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        oneworks__subcmd__session__subcmd__help__subcmd__supervise)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         oneworks__subcmd__session__subcmd__list)
             opts="-q -v -h --json --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1218,40 +1181,6 @@ _oneworks() {
                 return 0
             fi
             case "${prev}" in
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        oneworks__subcmd__session__subcmd__supervise)
-            opts="-q -v -h --name --kiro-path --kiro-version --cwd --config --quiet --verbose --no-progress --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --name)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kiro-path)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --kiro-version)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

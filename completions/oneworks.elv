@@ -210,7 +210,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
-            cand supervise 'The supervisor process itself (started by `session start`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;start'= {
@@ -293,20 +292,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
-        &'oneworks;session;supervise'= {
-            cand --name 'name'
-            cand --kiro-path 'kiro-path'
-            cand --kiro-version 'kiro-version'
-            cand --cwd 'cwd'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
-            cand -q 'Print only errors'
-            cand --quiet 'Print only errors'
-            cand -v 'Print more detail (repeat for debug logs)'
-            cand --verbose 'Print more detail (repeat for debug logs)'
-            cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help'
-            cand --help 'Print help'
-        }
         &'oneworks;session;help'= {
             cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
             cand list 'List the sessions of this project and whether their supervisor runs'
@@ -315,7 +300,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
-            cand supervise 'The supervisor process itself (started by `session start`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;help;start'= {
@@ -331,8 +315,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;session;help;answer'= {
         }
         &'oneworks;session;help;serve'= {
-        }
-        &'oneworks;session;help;supervise'= {
         }
         &'oneworks;session;help;help'= {
         }
@@ -389,7 +371,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
-            cand supervise 'The supervisor process itself (started by `session start`)'
         }
         &'oneworks;help;session;start'= {
         }
@@ -404,8 +385,6 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;session;answer'= {
         }
         &'oneworks;help;session;serve'= {
-        }
-        &'oneworks;help;session;supervise'= {
         }
         &'oneworks;help;completions'= {
         }

@@ -144,7 +144,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "E")]
     pub effort: Option<String>,
     /// Cancel the turn after this long (`90s`, `10m`)
-    #[arg(long, value_name = "DUR", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
     pub timeout: Option<std::time::Duration>,
     /// JSON lines: events on stdout, permission replies on stdin
     #[arg(long)]
@@ -190,16 +190,19 @@ pub enum SessionCommand {
     },
     /// Attach this terminal to a running session's TUI
     Attach {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
     },
     /// End Kiro and the supervisor of a session
     Stop {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
     },
     /// List (or with --watch stream) a session's approval cards
     Approvals {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
         /// Keep streaming card changes
@@ -211,6 +214,7 @@ pub enum SessionCommand {
     },
     /// Answer an approval card and wait until the verdict is delivered
     Answer {
+        /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]
         name: String,
         /// The card id (from `session approvals`)
@@ -235,6 +239,7 @@ pub enum SessionCommand {
     /// The supervisor process itself (started by `session start`)
     #[command(hide = true)]
     Supervise {
+        /// Session name
         #[arg(long, value_parser = parse_session_name)]
         name: String,
         #[arg(long)]
@@ -254,6 +259,19 @@ pub enum VerdictArg {
     Decline,
     /// Reject once, recorded as cancelled
     Cancel,
+}
+
+/// The longest `--timeout`: beyond it a deadline no longer fits a clock.
+const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
+
+/// `--timeout`: a duration (`90s`, `10m`) of at most 100 years; clap echoes
+/// the value as written when it is refused.
+pub fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    let timeout = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    if timeout > MAX_TIMEOUT {
+        return Err("a timeout is at most 100 years".to_owned());
+    }
+    Ok(timeout)
 }
 
 /// Session names: `[A-Za-z0-9_-]{1,64}`.
@@ -371,6 +389,31 @@ mod tests {
     use clap::CommandFactory;
 
     use super::{Cli, ErrorKind};
+
+    /// Every argument a person can see says what it is: its own help, or
+    /// (an enum) the help of each of its values.
+    #[test]
+    fn every_visible_argument_has_help() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments().filter(|arg| !arg.is_hide_set()) {
+                let values = arg.get_possible_values();
+                let described = arg.get_help().is_some()
+                    || (!values.is_empty()
+                        && values.iter().all(|value| value.get_help().is_some()));
+                if !described {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        let mut command = Cli::command();
+        command.build();
+        walk(&command, "oneworks", &mut missing);
+        assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    }
 
     #[test]
     fn help_lists_every_exit_code() {

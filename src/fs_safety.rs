@@ -55,6 +55,11 @@ impl Classify for UnsafePath {
     }
 }
 
+mod beneath;
+mod read;
+pub use beneath::{list_dir, open_dir_path_beneath, remove_tree_at, write_beneath};
+pub use read::{read_regular_file, read_regular_file_with_metadata, ReadRefusal};
+
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
     move |source| UnsafePath::Io {
         path: path.to_owned(),
@@ -155,70 +160,6 @@ pub fn check_project_dot_dir(dot_dir: &Path) -> Result<(), UnsafePath> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(error) => Err(io_error(dot_dir)(error)),
     }
-}
-
-/// What [`read_regular_file`] found instead of a small regular file.
-#[derive(Debug)]
-pub enum ReadRefusal {
-    /// The path (or, with `follow`, its target) does not exist.
-    Missing,
-    /// A symbolic link, when links are not followed.
-    Symlink,
-    /// A folder, FIFO, device or socket.
-    NotRegular(&'static str),
-    TooLarge,
-    Io(std::io::Error),
-}
-
-/// Reads a regular file of at most `limit` bytes. Opening never blocks (a
-/// FIFO is refused, not waited on) and never reads more than `limit + 1`
-/// bytes (`/dev/zero` is refused, not swallowed). With `follow` false the
-/// last component must not be a link (`O_NOFOLLOW`).
-pub fn read_regular_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, ReadRefusal> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
-    use std::io::Read;
-    let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
-    if !follow {
-        flags |= libc::O_NOFOLLOW;
-    }
-    let file = fs_err::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(crate::fs_error::os_cause);
-    let file = match file {
-        Ok(file) => file.into_file(),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ReadRefusal::Missing)
-        }
-        Err(error) if error.raw_os_error() == Some(libc::ELOOP) && !follow => {
-            return Err(ReadRefusal::Symlink)
-        }
-        Err(error) => {
-            // Opening a socket fails (ENXIO); name what it is.
-            return match fs_err::symlink_metadata(path) {
-                Ok(metadata) if !metadata.is_file() && !metadata.file_type().is_symlink() => {
-                    Err(ReadRefusal::NotRegular(describe(metadata.file_type())))
-                }
-                _ => Err(ReadRefusal::Io(error)),
-            };
-        }
-    };
-    let metadata = file.metadata().map_err(ReadRefusal::Io)?;
-    if !metadata.is_file() {
-        return Err(ReadRefusal::NotRegular(describe(metadata.file_type())));
-    }
-    if metadata.len() > limit {
-        return Err(ReadRefusal::TooLarge);
-    }
-    let mut contents = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut contents)
-        .map_err(ReadRefusal::Io)?;
-    if contents.len() as u64 > limit {
-        return Err(ReadRefusal::TooLarge);
-    }
-    Ok(contents)
 }
 
 /// Creates `path` and every missing folder between `base` and it, one level

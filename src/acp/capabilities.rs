@@ -1,6 +1,7 @@
 //! The capability matrix (SPEC §7): the `initialize` answer reduced to the
 //! explicit flags every later call consults. Anything not advertised is
-//! off; an agent below protocol version 1 is refused.
+//! off; an agent speaking another protocol version than ours is refused.
+//! The agent's `authMethods` are kept beside the matrix.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -22,13 +23,15 @@ pub struct Capabilities {
     pub session_list: bool,
 }
 
-/// The protocol version we speak and the lowest we accept.
+/// The protocol version we speak, the only one we accept.
 pub const PROTOCOL_VERSION: u64 = 1;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CapabilityError {
     #[error("the agent speaks ACP protocol version {0}; oneworks needs version {PROTOCOL_VERSION} or later")]
     TooOld(u64),
+    #[error("the agent speaks ACP protocol version {0}; oneworks speaks only version {PROTOCOL_VERSION}")]
+    Unsupported(u64),
     #[error("the agent's `initialize` answer has no usable `protocolVersion`")]
     NoVersion,
 }
@@ -47,6 +50,9 @@ impl Capabilities {
             .ok_or(CapabilityError::NoVersion)?;
         if version < PROTOCOL_VERSION {
             return Err(CapabilityError::TooOld(version));
+        }
+        if version != PROTOCOL_VERSION {
+            return Err(CapabilityError::Unsupported(version));
         }
         let agent = result.get("agentCapabilities");
         let at = |path: &[&str]| {
@@ -70,6 +76,32 @@ impl Capabilities {
             session_list: at(&["sessionCapabilities", "list"]),
         })
     }
+}
+
+/// One of the agent's `authMethods`: its id and, when given, its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthMethod {
+    pub id: String,
+    pub name: Option<String>,
+}
+
+/// The `authMethods` of an `initialize` answer (entries without an id
+/// skipped).
+pub fn auth_methods(result: &Value) -> Vec<AuthMethod> {
+    result
+        .get("authMethods")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|method| {
+            let id = method.get("id").and_then(Value::as_str)?.to_owned();
+            let name = method
+                .get("name")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            Some(AuthMethod { id, name })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -118,5 +150,40 @@ mod tests {
             Capabilities::from_initialize(&json!({"protocolVersion":"1"})),
             Err(CapabilityError::NoVersion)
         );
+    }
+
+    #[test]
+    fn versions_we_do_not_speak_are_refused() {
+        assert_eq!(
+            Capabilities::from_initialize(&json!({"protocolVersion":99})),
+            Err(CapabilityError::Unsupported(99))
+        );
+        assert_eq!(
+            Capabilities::from_initialize(&json!({"protocolVersion":2})),
+            Err(CapabilityError::Unsupported(2))
+        );
+    }
+
+    #[test]
+    fn auth_methods_are_kept() {
+        let methods = auth_methods(&json!({"authMethods": [
+            {"id":"browser","name":"Log in with a browser"},
+            {"name":"no id"},
+            {"id":"key"}
+        ]}));
+        assert_eq!(
+            methods,
+            [
+                AuthMethod {
+                    id: "browser".into(),
+                    name: Some("Log in with a browser".into())
+                },
+                AuthMethod {
+                    id: "key".into(),
+                    name: None
+                },
+            ]
+        );
+        assert!(auth_methods(&json!({})).is_empty());
     }
 }

@@ -4,13 +4,33 @@
 //! terminal: a `dialoguer` selection on stderr, also on its own thread.
 //! Otherwise there is no channel and a question that needs a person fails
 //! closed.
+//!
+//! Bounded: a reply line holds at most [`MAX_REPLY_LINE`] bytes (a longer
+//! one is skipped without being held and answered with a diagnostic, as is
+//! a line that is not UTF-8; the channel stays open), and the queue between
+//! the reader thread and the run holds at most [`QUEUE`] inputs (the
+//! reader waits while it is full).
 
-use std::io::{BufRead, IsTerminal};
+use std::io::IsTerminal;
 
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{Receiver, Sender};
 
 use super::permissions::Choice;
+use crate::process::lines::{BlockingLines, Line};
+
+/// The longest reply line read; replies are a few dozen bytes.
+pub const MAX_REPLY_LINE: usize = 64 * 1024;
+/// How many inputs wait for the run at most.
+pub const QUEUE: usize = 64;
+
+pub type InputSender = Sender<Input>;
+pub type InputReceiver = Receiver<Input>;
+
+/// The bounded queue of what a person said.
+pub fn input_channel() -> (InputSender, InputReceiver) {
+    tokio::sync::mpsc::channel(QUEUE)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChannelKind {
@@ -72,30 +92,39 @@ pub fn parse_input(line: &str) -> Option<Input> {
     }
 }
 
+/// What one raw reply line says: an input, or nothing for a blank line.
+pub fn read_input(line: Line) -> Option<Input> {
+    match line {
+        Line::TooLong(length) => Some(Input::Invalid(format!(
+            "a reply line of {length} bytes is over the limit of {MAX_REPLY_LINE} bytes and was skipped"
+        ))),
+        Line::Text(bytes) => match std::str::from_utf8(&bytes) {
+            Ok(text) => parse_input(text),
+            Err(_) => Some(Input::Invalid(
+                "a reply line is not UTF-8 and was skipped".to_owned(),
+            )),
+        },
+    }
+}
+
 /// Starts the stdin reader of the JSON channel.
-pub fn spawn_json_reader(sender: UnboundedSender<Input>) {
+pub fn spawn_json_reader(sender: InputSender) {
     std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            let Ok(line) = line else { break };
-            if let Some(input) = parse_input(&line) {
-                if sender.send(input).is_err() {
+        let mut lines = BlockingLines::new(std::io::stdin().lock(), MAX_REPLY_LINE);
+        while let Ok(Some(line)) = lines.next_line() {
+            if let Some(input) = read_input(line) {
+                if sender.blocking_send(input).is_err() {
                     return;
                 }
             }
         }
-        let _ = sender.send(Input::Closed);
+        let _ = sender.blocking_send(Input::Closed);
     });
 }
 
 /// Asks on the terminal; the answer (an ordinal) or a cancel arrives on
 /// `sender`. Escape or Ctrl-C in the prompt cancels the run.
-pub fn spawn_terminal_prompt(
-    id: String,
-    title: String,
-    choices: &[Choice],
-    sender: UnboundedSender<Input>,
-) {
+pub fn spawn_terminal_prompt(id: String, title: String, choices: &[Choice], sender: InputSender) {
     let items: Vec<String> = choices
         .iter()
         .map(|choice| crate::output::clean(&choice.display()))
@@ -105,7 +134,10 @@ pub fn spawn_terminal_prompt(
         "Kiro asks permission · Kiro 请求权限: {}",
         crate::output::clean(&title)
     );
+    // Before the prompt starts, so the settings saved are the person's.
+    let open = crate::process::terminal::PromptOpen::begin();
     std::thread::spawn(move || {
+        let _open = open;
         let picked = dialoguer::Select::with_theme(&dialoguer::theme::ColorfulTheme::default())
             .with_prompt(prompt)
             .items(&items)
@@ -121,7 +153,7 @@ pub fn spawn_terminal_prompt(
             },
             Ok(None) | Err(_) => Input::Cancel,
         };
-        let _ = sender.send(input);
+        let _ = sender.blocking_send(input);
     });
 }
 
@@ -152,5 +184,20 @@ mod tests {
         ));
         assert!(matches!(parse_input("yes"), Some(Input::Invalid(_))));
         assert_eq!(parse_input("  "), None);
+    }
+
+    #[test]
+    fn overlong_and_non_utf8_lines_are_invalid_inputs_not_the_end() {
+        let input: &[u8] = b"\xff\xfe\n{\"cancel\":true}\n";
+        let mut lines = BlockingLines::new(input, MAX_REPLY_LINE);
+        let first = read_input(lines.next_line().expect("read").expect("line"));
+        assert!(
+            matches!(&first, Some(Input::Invalid(message)) if message.contains("not UTF-8")),
+            "{first:?}"
+        );
+        let second = read_input(lines.next_line().expect("read").expect("line"));
+        assert_eq!(second, Some(Input::Cancel));
+        let long = read_input(Line::TooLong(MAX_REPLY_LINE + 1));
+        assert!(matches!(long, Some(Input::Invalid(message)) if message.contains("65537 bytes")));
     }
 }

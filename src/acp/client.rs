@@ -1,23 +1,27 @@
 //! One structured run from start to exit: starts `kiro-cli acp` through the
 //! child-process seam, runs setup and the turn on the message loop, then
 //! stops Kiro (politely, or at once after a second interrupt) and turns an
-//! agent that died into an error carrying the tail of its stderr.
+//! agent that died (or stalled the handshake) into an error carrying the
+//! tail of its stderr. A setup failure is an `error` event too, like a
+//! failed turn.
 
 use std::time::Duration;
 
 use super::channel::ChannelKind;
-use super::events::Sink;
+use super::events::{Event, Sink};
 use super::permissions::policy::Mode;
 use super::permissions::rules::Rules;
 use super::setup::{self, SessionPlan};
 use super::turn::Turn;
 use super::AcpError;
-use crate::process::child::{ManagedChild, StopBounds};
+use crate::process::child::{ManagedChild, StopBounds, Stopped};
 use crate::process::signals::Interrupts;
 use crate::process::spec::ChildSpec;
 
 /// Everything a run needs, resolved by the command.
 pub struct RunPlan<'a> {
+    /// The adapter's id (hints name it).
+    pub adapter: String,
     pub spec: ChildSpec,
     pub session: SessionPlan<'a>,
     pub prompt: String,
@@ -29,10 +33,20 @@ pub struct RunPlan<'a> {
 }
 
 pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
+    // Whatever way the run ends, a terminal prompt's raw mode ends with it.
+    let _terminal = crate::process::terminal::RestoreOnDrop;
     let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
     let program = plan.spec.program.display().to_string();
-    let mut child = ManagedChild::spawn(&plan.spec, "kiro-cli acp")
-        .map_err(|source| AcpError::Spawn { program, source })?;
+    let spawned =
+        ManagedChild::spawn(&plan.spec, "kiro-cli acp").map_err(|source| AcpError::Spawn {
+            program,
+            adapter: plan.adapter.clone(),
+            source,
+        });
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error)),
+    };
     let (Some(stdin), Some(stdout)) = (child.take_stdin(), child.take_stdout()) else {
         return Err(AcpError::Io(std::io::Error::other(
             "the agent's pipes are missing",
@@ -51,8 +65,17 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
         plan.session.data,
         plan.timeout,
     );
-    let result = drive(&mut turn, &plan.session, &plan.rule_notes, &plan.prompt).await;
+    let mut in_setup = true;
+    let result = drive(
+        &mut turn,
+        &plan.session,
+        &plan.rule_notes,
+        &plan.prompt,
+        &mut in_setup,
+    )
+    .await;
     let kill_now = turn.kill_now;
+    let mut sink = std::mem::replace(&mut turn.sink, Sink::new(plan.json));
     let (stdin, reader) = turn.into_parts();
     drop(stdin);
     // Whatever Kiro still says is read and dropped: it creates nothing.
@@ -60,27 +83,72 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
     if kill_now {
         child.kill_now();
     }
-    let stopped = child.stop(StopBounds::default()).await;
+    let bounds = StopBounds::with_grace(Duration::from_millis(plan.session.data.stop_grace_ms));
+    // An interrupt while Kiro is being stopped kills its group at once.
+    let stopped = child.stop_unless(bounds, interrupts.recv()).await;
     drain.abort();
-    match result {
+    let result = match (&stopped, result) {
+        (Ok(Stopped::Interrupted(_)), Ok(())) => Err(AcpError::Interrupted),
+        (_, result) => result,
+    };
+    let result = match result {
         Err(AcpError::AgentGone { when, .. }) => {
             let status = match stopped {
                 Ok(stopped) => format!(" ({})", stopped.status()),
                 Err(_) => String::new(),
             };
-            let tail = child.stderr_tail().await;
-            let tail = if tail.trim().is_empty() {
-                String::new()
-            } else {
-                format!("; the last lines of its stderr:\n{tail}")
-            };
             Err(AcpError::AgentGone {
                 when: format!("{when}{status}"),
-                tail,
+                tail: stderr_tail(&mut child).await,
             })
         }
+        Err(AcpError::HandshakeTimeout { step, limit, .. }) => Err(AcpError::HandshakeTimeout {
+            step,
+            limit,
+            tail: stderr_tail(&mut child).await,
+        }),
+        other => other,
+    };
+    match result {
+        Err(error) if in_setup => Err(setup_failed(&mut sink, error)),
         other => other,
     }
+}
+
+/// The agent's stderr tail as the end of a message (empty when silent).
+async fn stderr_tail(child: &mut ManagedChild) -> String {
+    let tail = child.stderr_tail().await;
+    if tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; the last lines of its stderr:\n{tail}")
+    }
+}
+
+/// A failure before the prompt: an `error` event (with `--json`; human mode
+/// prints errors once, at the command edge), then the error itself.
+fn setup_failed(sink: &mut Sink, error: AcpError) -> AcpError {
+    if matches!(error, AcpError::Output(_)) {
+        return error;
+    }
+    // The message with its causes, as the final error document has it.
+    let mut message = error.to_string();
+    let mut cause = std::error::Error::source(&error);
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    let event = Event::Error {
+        kind: crate::error::Classify::kind(&error).as_str().to_owned(),
+        message,
+    };
+    // The error itself matters more than a closed stdout here.
+    let _ = sink.emit(&event);
+    error
 }
 
 async fn drain(mut reader: super::turn::Reader) {
@@ -94,16 +162,20 @@ async fn drive(
     plan: &SessionPlan<'_>,
     rule_notes: &[String],
     prompt: &str,
+    in_setup: &mut bool,
 ) -> Result<(), AcpError> {
     let emit_failed = AcpError::Output;
     for note in rule_notes {
         turn.sink.diagnostic(note.clone()).map_err(emit_failed)?;
     }
-    let capabilities = setup::initialize(turn).await?;
-    let (session_id, resumed, session) = setup::open_session(turn, &capabilities, plan).await?;
+    let handshake = setup::initialize(turn, plan).await?;
+    setup::authenticate(turn, plan, &handshake).await?;
+    let (session_id, resumed, session) = setup::open_session(turn, &handshake, plan).await?;
     let (model, effort) = setup::apply_model_and_effort(turn, plan, &session_id, &session).await?;
     turn.sink
         .emit(&setup::started(session_id.clone(), resumed, model, effort))
         .map_err(emit_failed)?;
+    // From here a failure is the turn's, reported by the turn itself.
+    *in_setup = false;
     turn.prompt(&session_id, prompt).await
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::fast::ChunkKind;
 use crate::error::Error;
 use crate::output;
-use crate::redact::Scrubber;
+use crate::redact::{Scrubber, StreamScrubber};
 
 /// Who settled a permission request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -92,11 +92,20 @@ pub enum Event {
     },
     TurnEnd {
         stop_reason: String,
+        /// `false` when oneworks ended the turn without the agent's word (a
+        /// cancel the agent did not confirm: it was stopped); omitted when
+        /// the stop reason is the agent's own.
+        #[serde(skip_serializing_if = "is_true")]
+        confirmed: bool,
     },
     Error {
         kind: String,
         message: String,
     },
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 /// Where events go.
@@ -110,6 +119,26 @@ pub struct Sink {
     /// The print scrubber last seen and whether it leaves the names and
     /// tags of a chunk event alone.
     plain_tags: Option<(Arc<Scrubber>, bool)>,
+    /// The message and thought streams, scrubbed as streams (SPEC §6.2): a
+    /// secret split across chunks is still found. Built from the print
+    /// scrubber last seen.
+    streams: Option<Streams>,
+}
+
+#[derive(Debug)]
+struct Streams {
+    scrubber: Arc<Scrubber>,
+    message: StreamScrubber,
+    thought: StreamScrubber,
+}
+
+impl Streams {
+    fn get(&mut self, kind: ChunkKind) -> &mut StreamScrubber {
+        match kind {
+            ChunkKind::Message => &mut self.message,
+            ChunkKind::Thought => &mut self.thought,
+        }
+    }
 }
 
 /// The JSON line of a chunk event, as `print_json` would write it (key
@@ -137,27 +166,101 @@ impl Sink {
             text_open: false,
             line: Vec::new(),
             plain_tags: None,
+            streams: None,
         }
     }
 
     /// A message or thought chunk: the same output as [`emit`](Self::emit)
-    /// of its event, without building a JSON tree per chunk.
+    /// of its event, without building a JSON tree per chunk. The text goes
+    /// through the stream scrubber of its kind: what could still begin a
+    /// secret waits for the next chunk, so chunk boundaries may move; the
+    /// other kind's held text is released first, so the order stays.
     pub fn chunk(&mut self, kind: ChunkKind, text: &str) -> Result<(), Error> {
-        let scrubber = output::scrubber();
-        if !self.json || !self.plain_tags(scrubber.as_ref()) {
+        let Some(scrubber) = output::scrubber() else {
+            return self.write_chunk(kind, text, None);
+        };
+        let streams = match &mut self.streams {
+            Some(streams) if Arc::ptr_eq(&streams.scrubber, &scrubber) => streams,
+            _ => {
+                self.release_held()?;
+                self.streams.insert(Streams {
+                    message: scrubber.stream(),
+                    thought: scrubber.stream(),
+                    scrubber: Arc::clone(&scrubber),
+                })
+            }
+        };
+        let other = match kind {
+            ChunkKind::Message => ChunkKind::Thought,
+            ChunkKind::Thought => ChunkKind::Message,
+        };
+        if streams.get(other).is_holding() {
+            let held = streams.get(other).finish();
+            self.write_chunk(other, &held, Some(&scrubber))?;
+        }
+        let Some(streams) = &mut self.streams else {
+            return Ok(());
+        };
+        let released = streams.get(kind).push(text);
+        if released.is_empty() {
+            return Ok(());
+        }
+        self.write_chunk(kind, &released, Some(&scrubber))
+    }
+
+    /// Releases the text the stream scrubbers hold back (before any other
+    /// event or a terminal prompt, and at the end).
+    pub fn release_held(&mut self) -> Result<(), Error> {
+        let Some(streams) = &mut self.streams else {
+            return Ok(());
+        };
+        let scrubber = Arc::clone(&streams.scrubber);
+        for kind in [ChunkKind::Message, ChunkKind::Thought] {
+            let Some(streams) = &mut self.streams else {
+                break;
+            };
+            if streams.get(kind).is_holding() {
+                let held = streams.get(kind).finish();
+                if !held.is_empty() {
+                    self.write_chunk(kind, &held, Some(&scrubber))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a chunk whose text the stream scrubber already scrubbed
+    /// (`scrubber` is `None` when there is no print scrubber).
+    fn write_chunk(
+        &mut self,
+        kind: ChunkKind,
+        text: &str,
+        scrubber: Option<&Arc<Scrubber>>,
+    ) -> Result<(), Error> {
+        if !self.json {
+            match kind {
+                ChunkKind::Message => {
+                    if !text.is_empty() {
+                        output::print_bytes(output::sanitize(text).as_bytes())?;
+                        self.text_open = !text.ends_with('\n');
+                    }
+                }
+                ChunkKind::Thought => {
+                    tracing::debug!("thought: {}", output::sanitize(text));
+                }
+            }
+            return Ok(());
+        }
+        if !self.plain_tags(scrubber) {
             let text = text.to_owned();
-            return self.emit(&match kind {
+            return output::print_json(&match kind {
                 ChunkKind::Message => Event::AgentMessageChunk { text },
                 ChunkKind::Thought => Event::AgentThoughtChunk { text },
             });
         }
-        let text = match &scrubber {
-            Some(scrubber) => scrubber.scrub_str(text),
-            None => std::borrow::Cow::Borrowed(text),
-        };
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        chunk_line(&mut line, kind, &text);
+        chunk_line(&mut line, kind, text);
         let mut stdout = std::io::stdout().lock();
         let written = stdout
             .write_all(&line)
@@ -203,6 +306,12 @@ impl Sink {
     }
 
     pub fn emit(&mut self, event: &Event) -> Result<(), Error> {
+        match event {
+            Event::AgentMessageChunk { text } => return self.chunk(ChunkKind::Message, text),
+            Event::AgentThoughtChunk { text } => return self.chunk(ChunkKind::Thought, text),
+            _ => {}
+        }
+        self.release_held()?;
         if self.json {
             return output::print_json(event);
         }
@@ -219,23 +328,9 @@ impl Sink {
     }
 
     fn human(&mut self, event: &Event) -> Result<(), Error> {
-        match event {
-            Event::AgentMessageChunk { text } => {
-                if !text.is_empty() {
-                    output::print_text(&output::sanitize(text))?;
-                    self.text_open = !text.ends_with('\n');
-                }
-                return Ok(());
-            }
-            Event::AgentThoughtChunk { text } => {
-                tracing::debug!("thought: {}", output::clean(text));
-                return Ok(());
-            }
-            Event::UnknownUpdate { session_update, .. } => {
-                tracing::debug!("unknown update kind `{}`", output::clean(session_update));
-                return Ok(());
-            }
-            _ => {}
+        if let Event::UnknownUpdate { session_update, .. } = event {
+            tracing::debug!("unknown update kind `{}`", output::clean(session_update));
+            return Ok(());
         }
         self.close_text()?;
         match event {
@@ -281,7 +376,13 @@ impl Sink {
                     .unwrap_or_default()
             )),
             Event::Diagnostic { message } => output::human(format_args!("note: {message}")),
-            Event::TurnEnd { stop_reason } if stop_reason != "end_turn" => {
+            Event::TurnEnd {
+                stop_reason,
+                confirmed: false,
+            } => output::human(format_args!(
+                "turn ended: {stop_reason} (the agent did not confirm; it was stopped)"
+            )),
+            Event::TurnEnd { stop_reason, .. } if stop_reason != "end_turn" => {
                 output::human(format_args!("turn ended: {stop_reason}"))
             }
             // Errors are printed once by the command edge; the TTY prompt
@@ -293,6 +394,7 @@ impl Sink {
 
     /// Ends the human stream cleanly (a final newline after agent text).
     pub fn finish(&mut self) -> Result<(), Error> {
+        self.release_held()?;
         if self.json {
             return Ok(());
         }

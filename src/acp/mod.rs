@@ -37,20 +37,45 @@ pub enum AcpError {
     #[error("could not start `{program}`")]
     Spawn {
         program: String,
+        /// The adapter's id, for the hint.
+        adapter: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("lost the connection to `kiro-cli acp`")]
+    #[error("lost the connection to the agent")]
     Io(#[source] std::io::Error),
     #[error("{0}")]
     Capability(#[from] capabilities::CapabilityError),
-    #[error("`kiro-cli acp` ended {when}{tail}")]
+    #[error("the agent ended {when}{tail}")]
     AgentGone { when: String, tail: String },
-    #[error("`kiro-cli acp` answered `{method}` with an error: {message}")]
+    #[error("the agent answered `{method}` with an error: {message}")]
     Rejected { method: String, message: String },
-    #[error("Kiro needs a login: {message}")]
+    #[error("the agent needs a login: {message}")]
     AuthRequired { message: String },
-    #[error("`kiro-cli acp` answered `{method}` without {what}")]
+    /// `session/new` failed for lack of authentication: the methods the
+    /// agent advertised and the adapter's own login hint.
+    #[error("the agent needs a login: {message}; it advertises {methods}")]
+    LoginNeeded {
+        message: String,
+        methods: String,
+        hint: String,
+    },
+    /// The configured `auth.method` is not one the agent advertised.
+    #[error("`{key}` is `{method}`, which the agent does not advertise; it advertises {offered}")]
+    UnknownAuthMethod {
+        key: String,
+        method: String,
+        offered: String,
+    },
+    /// A handshake step (`initialize`, `authenticate`, `session/new`,
+    /// `session/load`) did not end within its deadline.
+    #[error("the agent did not answer `{step}` within {limit}{tail}")]
+    HandshakeTimeout {
+        step: String,
+        limit: String,
+        tail: String,
+    },
+    #[error("the agent answered `{method}` without {what}")]
     Malformed { method: String, what: String },
     #[error("{message}")]
     NotOffered { message: String, hint: String },
@@ -69,6 +94,7 @@ impl Classify for AcpError {
     fn kind(&self) -> ErrorKind {
         match self {
             AcpError::NotOffered { .. } => ErrorKind::Usage,
+            AcpError::UnknownAuthMethod { .. } => ErrorKind::Config,
             AcpError::PermissionRefused { .. } => ErrorKind::PermissionRefused,
             AcpError::Interrupted => ErrorKind::Interrupted,
             AcpError::Output(error) => error.kind(),
@@ -78,15 +104,20 @@ impl Classify for AcpError {
 
     fn hint(&self) -> Option<String> {
         match self {
-            AcpError::NotOffered { hint, .. } | AcpError::PermissionRefused { hint, .. } => {
-                Some(hint.clone())
-            }
-            AcpError::AuthRequired { .. } => Some(
-                "log the session in with `oneworks adapter login kiro --session NAME`, \
-                 or set `KIRO_API_KEY` in the environment (CI)"
+            AcpError::NotOffered { hint, .. }
+            | AcpError::PermissionRefused { hint, .. }
+            | AcpError::LoginNeeded { hint, .. } => Some(hint.clone()),
+            AcpError::UnknownAuthMethod { key, .. } => Some(format!(
+                "set `{key}` to one of the advertised methods, or remove it"
+            )),
+            AcpError::HandshakeTimeout { .. } => Some(
+                "raise ONEWORKS_HANDSHAKE_TIMEOUT (seconds or a duration like `90s`) \
+                 for a slow agent, or check that it starts"
                     .to_owned(),
             ),
-            AcpError::Spawn { .. } => Some("check `oneworks adapter status kiro`".to_owned()),
+            AcpError::Spawn { adapter, .. } => {
+                Some(format!("check `oneworks adapter status {adapter}`"))
+            }
             _ => None,
         }
     }

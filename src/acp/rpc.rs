@@ -6,30 +6,38 @@
 //! The two directions have separate id spaces: the ids of requests *we*
 //! send are integers we count; the ids of requests the *agent* sends (Kiro
 //! uses strings) are echoed back verbatim and never compared with ours.
+//! An id is its exact JSON value in both directions: `7`, `"7"` and `7.0`
+//! are three ids, `1.5` is an id, and an answer to our request `3` must
+//! carry the number `3`.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// A request id as the agent wrote it: a string or a number, echoed back
-/// exactly (`"7"` and `7` are different ids).
+/// A request id as the agent wrote it: a string or a number (integer or
+/// not), echoed back exactly (`"7"` and `7` are different ids).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RequestId {
-    Number(i64),
+    Number(serde_json::Number),
     Text(String),
 }
 
 impl RequestId {
-    fn from_value(value: &Value) -> Option<Self> {
+    fn from_value(value: Value) -> Option<Self> {
         match value {
-            Value::String(text) => Some(RequestId::Text(text.clone())),
-            Value::Number(number) => number.as_i64().map(RequestId::Number),
+            Value::String(text) => Some(RequestId::Text(text)),
+            Value::Number(number) => Some(RequestId::Number(number)),
             _ => None,
         }
     }
 
+    /// The id of one of our own requests.
+    pub fn ours(id: u64) -> Self {
+        RequestId::Number(id.into())
+    }
+
     pub fn to_value(&self) -> Value {
         match self {
-            RequestId::Number(number) => Value::from(*number),
+            RequestId::Number(number) => Value::Number(number.clone()),
             RequestId::Text(text) => Value::String(text.clone()),
         }
     }
@@ -54,9 +62,10 @@ pub enum Incoming {
     },
     /// The agent tells us something.
     Notification { method: String, params: Value },
-    /// The answer to one of our requests (our ids are integers).
+    /// The answer to one of our requests (our ids are integers; an id of
+    /// another shape answers nothing of ours).
     Response {
-        id: Option<u64>,
+        id: Option<RequestId>,
         outcome: Result<Value, RpcError>,
     },
 }
@@ -100,7 +109,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Incoming>, FrameError> {
     let id = object.remove("id").filter(|id| !id.is_null());
     match (method, id) {
         (Some(method), Some(id)) => {
-            let id = RequestId::from_value(&id).ok_or(FrameError::Unrecognized)?;
+            let id = RequestId::from_value(id).ok_or(FrameError::Unrecognized)?;
             Ok(Some(Incoming::Request { id, method, params }))
         }
         (Some(method), None) => Ok(Some(Incoming::Notification { method, params })),
@@ -112,13 +121,8 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Incoming>, FrameError> {
             } else {
                 return Err(FrameError::Unrecognized);
             };
-            // Our ids are integers; an agent that stringifies them ("3") is
-            // still understood.
-            let id = id.and_then(|id| match id {
-                Value::Number(number) => number.as_u64(),
-                Value::String(text) => text.parse().ok(),
-                _ => None,
-            });
+            // Kept exact: `"3"` is not our request `3`.
+            let id = id.and_then(RequestId::from_value);
             Ok(Some(Incoming::Response { id, outcome }))
         }
     }
@@ -178,6 +182,15 @@ pub fn error_response(id: &RequestId, error: RpcError) -> String {
 
 /// ACP's "authentication required" error code.
 pub const AUTH_REQUIRED: i64 = -32000;
+
+/// "Invalid request": the agent reused the id of a request still pending.
+pub fn id_in_use() -> RpcError {
+    RpcError {
+        code: -32600,
+        message: "invalid request: this id belongs to a request still pending".to_owned(),
+        data: None,
+    }
+}
 
 /// "Method not found", for requests we do not serve.
 pub fn method_not_found(method: &str) -> RpcError {
@@ -243,7 +256,7 @@ mod tests {
             panic!("{number:?}")
         };
         assert_eq!(text_id, RequestId::Text("7".into()));
-        assert_eq!(number_id, RequestId::Number(7));
+        assert_eq!(number_id, RequestId::ours(7));
         assert_ne!(text_id, number_id);
         assert_eq!(
             response(&text_id, json!({})),
@@ -267,16 +280,21 @@ mod tests {
         assert_eq!(
             parse(r#"{"jsonrpc":"2.0","id":3,"result":{"ok":true}}"#),
             Incoming::Response {
-                id: Some(3),
+                id: Some(RequestId::ours(3)),
                 outcome: Ok(json!({"ok":true}))
             }
         );
+        // A stringified id is not ours: the answer is exact or nothing.
         assert_eq!(
             parse(r#"{"jsonrpc":"2.0","id":"4","result":null}"#),
             Incoming::Response {
-                id: Some(4),
+                id: Some(RequestId::Text("4".into())),
                 outcome: Ok(Value::Null)
             }
+        );
+        assert_ne!(
+            parse(r#"{"id":4.0,"result":null}"#),
+            parse(r#"{"id":4,"result":null}"#)
         );
         let Incoming::Response {
             id,
@@ -287,7 +305,21 @@ mod tests {
         };
         assert_eq!(
             (id, error.code, error.message.as_str()),
-            (Some(5), -32602, "missing field `prompt`")
+            (Some(RequestId::ours(5)), -32602, "missing field `prompt`")
+        );
+    }
+
+    #[test]
+    fn a_fractional_id_is_an_id_and_is_echoed_exactly() {
+        let Incoming::Request { id, .. } =
+            parse(r#"{"id":1.5,"method":"session/request_permission"}"#)
+        else {
+            panic!("a request");
+        };
+        assert_eq!(id.display(), "1.5");
+        assert_eq!(
+            response(&id, json!({})),
+            "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":{}}\n"
         );
     }
 

@@ -1,13 +1,16 @@
 //! Everything before the prompt: `initialize` → capability matrix →
-//! `session/new` or `session/load` → model and effort. Every optional call
-//! is gated on what the agent advertised; a requested model or effort the
-//! agent does not offer fails the run before any prompt is sent.
+//! `authenticate` (when the config names a method) → `session/new` or
+//! `session/load` → model and effort. Every optional call is gated on what
+//! the agent advertised; a requested model or effort the agent does not
+//! offer fails the run before any prompt is sent. Each handshake step ends
+//! within the handshake deadline, and `--timeout` covers them too.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::capabilities::{Capabilities, PROTOCOL_VERSION};
+use super::capabilities::{self, AuthMethod, Capabilities, PROTOCOL_VERSION};
 use super::events::Event;
 use super::session_cache::SessionCache;
 use super::turn::Turn;
@@ -32,11 +35,103 @@ pub struct SessionPlan<'a> {
     pub environment: Environment,
     pub model: Option<String>,
     pub effort: Option<String>,
+    /// The deadline of each handshake step.
+    pub handshake_timeout: Duration,
+    /// The configured `authenticate` method, and the config key naming it.
+    pub auth_method: Option<String>,
+    pub auth_key: String,
+    /// The adapter's own way to log in (from its data), for "auth required".
+    pub login_hint: String,
+}
+
+/// What `initialize` told us.
+pub struct Handshake {
+    pub capabilities: Capabilities,
+    pub auth_methods: Vec<AuthMethod>,
+}
+
+/// One handshake call, within the handshake deadline; `--timeout` expiring
+/// meanwhile names the step too (no turn had begun).
+async fn handshake_call(
+    turn: &mut Turn<'_>,
+    plan: &SessionPlan<'_>,
+    method: &str,
+    params: Value,
+) -> Result<Value, AcpError> {
+    let timed_out = |limit: String| AcpError::HandshakeTimeout {
+        step: method.to_owned(),
+        limit,
+        tail: String::new(),
+    };
+    match tokio::time::timeout(plan.handshake_timeout, turn.call(method, params)).await {
+        Ok(Err(AcpError::Timeout(limit))) => Err(timed_out(format!("`--timeout {limit}`"))),
+        Ok(result) => result,
+        Err(_) => Err(timed_out(format!(
+            "the handshake deadline of {} (ONEWORKS_HANDSHAKE_TIMEOUT)",
+            humantime::format_duration(plan.handshake_timeout)
+        ))),
+    }
+}
+
+/// The advertised methods as text for messages: `` `a` (Name), `b` ``.
+fn listed(methods: &[AuthMethod]) -> String {
+    if methods.is_empty() {
+        return "no authentication methods".to_owned();
+    }
+    let names: Vec<String> = methods
+        .iter()
+        .map(|method| match &method.name {
+            Some(name) => format!("`{}` ({})", method.id, crate::output::clean(name)),
+            None => format!("`{}`", method.id),
+        })
+        .collect();
+    format!("the authentication methods {}", names.join(", "))
+}
+
+/// "Authentication required" from opening a session: the error names the
+/// advertised methods and carries the adapter's login hint.
+fn login_needed(error: AcpError, handshake: &Handshake, plan: &SessionPlan<'_>) -> AcpError {
+    match error {
+        AcpError::AuthRequired { message } => AcpError::LoginNeeded {
+            message,
+            methods: listed(&handshake.auth_methods),
+            hint: plan.login_hint.clone(),
+        },
+        other => other,
+    }
+}
+
+/// `authenticate {methodId}` when the config names a method; the method
+/// must be one the agent advertised.
+pub async fn authenticate(
+    turn: &mut Turn<'_>,
+    plan: &SessionPlan<'_>,
+    handshake: &Handshake,
+) -> Result<(), AcpError> {
+    let Some(method) = &plan.auth_method else {
+        return Ok(());
+    };
+    if !handshake
+        .auth_methods
+        .iter()
+        .any(|known| &known.id == method)
+    {
+        return Err(AcpError::UnknownAuthMethod {
+            key: plan.auth_key.clone(),
+            method: crate::output::clean(method),
+            offered: listed(&handshake.auth_methods),
+        });
+    }
+    handshake_call(turn, plan, "authenticate", json!({ "methodId": method })).await?;
+    Ok(())
 }
 
 /// `initialize`: protocol version 1, our name and version, no client
 /// capabilities (no file system or terminal served).
-pub async fn initialize(turn: &mut Turn<'_>) -> Result<Capabilities, AcpError> {
+pub async fn initialize(
+    turn: &mut Turn<'_>,
+    plan: &SessionPlan<'_>,
+) -> Result<Handshake, AcpError> {
     let params = json!({
         "protocolVersion": PROTOCOL_VERSION,
         "clientCapabilities": {
@@ -45,18 +140,25 @@ pub async fn initialize(turn: &mut Turn<'_>) -> Result<Capabilities, AcpError> {
         },
         "clientInfo": {"name": "oneworks", "version": env!("CARGO_PKG_VERSION")},
     });
-    let result = turn.call("initialize", params).await?;
+    let result = handshake_call(turn, plan, "initialize", params).await?;
     let capabilities = Capabilities::from_initialize(&result)?;
-    tracing::debug!(?capabilities, "agent capabilities");
-    Ok(capabilities)
+    tracing::debug!(
+        "agent capabilities: {}",
+        serde_json::to_string(&capabilities).unwrap_or_default()
+    );
+    Ok(Handshake {
+        capabilities,
+        auth_methods: capabilities::auth_methods(&result),
+    })
 }
 
 /// Creates or loads the session; returns its id and whether it resumed.
 pub async fn open_session(
     turn: &mut Turn<'_>,
-    capabilities: &Capabilities,
+    handshake: &Handshake,
     plan: &SessionPlan<'_>,
 ) -> Result<(String, bool, Value), AcpError> {
+    let capabilities = &handshake.capabilities;
     // Built now that the agent's MCP transports are known; `${VAR}`
     // resolved from the Kiro child's environment at this moment, on the
     // wire only (SPEC §5.5).
@@ -90,7 +192,9 @@ pub async fn open_session(
                 load["sessionId"] = json!(session_id);
                 turn.session_id = Some(session_id.clone());
                 turn.replaying = true;
-                let result = turn.call("session/load", load).await;
+                let result = handshake_call(turn, plan, "session/load", load)
+                    .await
+                    .map_err(|error| login_needed(error, handshake, plan));
                 turn.replaying = false;
                 match result {
                     Ok(result) => return Ok((session_id, true, result)),
@@ -116,7 +220,9 @@ pub async fn open_session(
                 .map_err(AcpError::Output)?,
         }
     }
-    let result = turn.call("session/new", params).await?;
+    let result = handshake_call(turn, plan, "session/new", params)
+        .await
+        .map_err(|error| login_needed(error, handshake, plan))?;
     let session_id = result
         .get("sessionId")
         .and_then(Value::as_str)

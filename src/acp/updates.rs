@@ -20,6 +20,43 @@ const QUIET_KINDS: &[&str] = &[
     "usage_update",
 ];
 
+/// The tool kinds and statuses of ACP v1: the only values of `kind` and
+/// `status` translated to snake_case; any other passes through as the agent
+/// sent it (SPEC §6.2: an agent's string is scrubbed as received, before any
+/// transformation, and the printer scrubs what passes through).
+const TOOL_KINDS: &[&str] = &[
+    "read",
+    "edit",
+    "delete",
+    "move",
+    "search",
+    "execute",
+    "think",
+    "fetch",
+    "switch_mode",
+    "other",
+];
+const TOOL_STATUSES: &[&str] = &["pending", "in_progress", "completed", "failed"];
+
+/// The kinds of update this module knows, in snake_case.
+const KNOWN_KINDS: &[&str] = &[
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+];
+
+/// `value` in snake_case if that is one of `known`, else `value` as it is.
+fn known_or_as_is(value: &str, known: &[&str]) -> String {
+    let snake = snake_case(value);
+    if known.contains(&snake.as_str()) {
+        snake
+    } else {
+        value.to_owned()
+    }
+}
+
 /// `AgentMessageChunk` → `agent_message_chunk`; snake_case stays as it is.
 pub fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
@@ -38,14 +75,18 @@ pub fn snake_case(name: &str) -> String {
 
 /// The kind and body of an update, in either dialect.
 fn kind_and_body(update: &Value) -> Option<(String, &Value)> {
-    if let Some(kind) = update.get("sessionUpdate").and_then(Value::as_str) {
-        return Some((snake_case(kind), update));
+    let kind = |name: &str| {
+        let known: Vec<&str> = KNOWN_KINDS.iter().chain(QUIET_KINDS).copied().collect();
+        known_or_as_is(name, &known)
+    };
+    if let Some(name) = update.get("sessionUpdate").and_then(Value::as_str) {
+        return Some((kind(name), update));
     }
     let object = update.as_object()?;
     if object.len() == 1 {
         let (key, body) = object.iter().next()?;
         if body.is_object() {
-            return Some((snake_case(key), body));
+            return Some((kind(key), body));
         }
     }
     None
@@ -103,12 +144,12 @@ pub fn event_for(update: &Value) -> Option<Event> {
         "tool_call" => Event::ToolCall {
             tool_call_id: string(body, &["toolCallId", "tool_call_id", "id"]).unwrap_or_default(),
             title: string(body, &["title", "name"]).unwrap_or_default(),
-            kind: string(body, &["kind"]).map(|kind| snake_case(&kind)),
-            status: string(body, &["status"]).map(|status| snake_case(&status)),
+            kind: string(body, &["kind"]).map(|kind| known_or_as_is(&kind, TOOL_KINDS)),
+            status: string(body, &["status"]).map(|status| known_or_as_is(&status, TOOL_STATUSES)),
         },
         "tool_call_update" => Event::ToolCallUpdate {
             tool_call_id: string(body, &["toolCallId", "tool_call_id", "id"]).unwrap_or_default(),
-            status: string(body, &["status"]).map(|status| snake_case(&status)),
+            status: string(body, &["status"]).map(|status| known_or_as_is(&status, TOOL_STATUSES)),
         },
         "plan" => Event::Plan {
             entries: body
@@ -159,8 +200,20 @@ mod tests {
         assert_eq!(
             event_for(&raw),
             Some(Event::UnknownUpdate {
-                session_update: "fancy_new_thing".into(),
+                session_update: "FancyNewThing".into(),
                 raw: raw.clone()
+            })
+        );
+        // Unknown tool kinds and statuses pass through as sent; known ones
+        // are translated.
+        let tool = json!({"ToolCall":{"toolCallId":"t","title":"x","kind":"SomeKind","status":"InProgress"}});
+        assert_eq!(
+            event_for(&tool),
+            Some(Event::ToolCall {
+                tool_call_id: "t".into(),
+                title: "x".into(),
+                kind: Some("SomeKind".into()),
+                status: Some("in_progress".into()),
             })
         );
         assert_eq!(

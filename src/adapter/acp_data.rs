@@ -24,6 +24,10 @@ pub struct AcpData {
     pub effort_config_ids: Vec<String>,
     /// How long a cancelled turn may take to answer `stopReason: cancelled`.
     pub cancel_grace_seconds: u64,
+    /// How long the agent may keep running after its stdin closed, before
+    /// its process group gets SIGTERM (milliseconds). An agent that exits
+    /// on EOF is not waited for beyond its exit.
+    pub stop_grace_ms: u64,
     /// Longest line read from the agent; a longer one is skipped.
     pub max_message_bytes: usize,
 }

@@ -56,6 +56,10 @@ pub struct ProbeReport {
     pub version: Option<String>,
     pub version_ok: bool,
     pub acp_ok: bool,
+    /// Whether `--version` and `acp --help` ran at all (`acp --help` is
+    /// skipped when `--version` fails): a probe never run is not "failed".
+    pub version_ran: bool,
+    pub acp_ran: bool,
     pub identifies_as_kiro: bool,
     /// Why a probe failed, for messages.
     pub problem: Option<String>,
@@ -169,6 +173,8 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
                 version: None,
                 version_ok: false,
                 acp_ok: false,
+                version_ran: false,
+                acp_ran: false,
                 identifies_as_kiro: false,
                 problem: Some(format!("could not create a probe HOME: {error}")),
             }
@@ -221,6 +227,8 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         version: parsed,
         version_ok,
         acp_ok,
+        version_ran: true,
+        acp_ran: version.success,
         identifies_as_kiro,
         problem,
     }

@@ -30,10 +30,22 @@ pub struct Candidate {
     pub reason: Option<String>,
 }
 
+/// Which probes passed: `true`/`false` for a probe that ran, `None` (JSON
+/// `null`) for one that did not (`acp --help` after a failed `--version`,
+/// or a candidate refused before anything ran).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Probes {
-    pub version: bool,
-    pub acp: bool,
+    pub version: Option<bool>,
+    pub acp: Option<bool>,
+}
+
+impl Probes {
+    pub fn from_report(report: &crate::adapter::probe::ProbeReport) -> Self {
+        Self {
+            version: report.version_ran.then_some(report.version_ok),
+            acp: report.acp_ran.then_some(report.acp_ok),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -110,16 +122,14 @@ fn probed(
         report.problem.clone()
     };
     let usable = report.version_ok && report.acp_ok && (!alias || report.identifies_as_kiro);
+    let probes = Probes::from_report(&report);
     Candidate {
         source,
         path: path.to_owned(),
         version: report.version,
         version_output: Some(report.version_output).filter(|output| !output.is_empty()),
         sha256: None,
-        probes: Probes {
-            version: report.version_ok,
-            acp: report.acp_ok,
-        },
+        probes,
         usable,
         reason: if usable {
             None

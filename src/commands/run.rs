@@ -5,6 +5,7 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::time::Duration;
 
 use crate::acp::client::{self, RunPlan};
 use crate::acp::permissions::rules::Rules;
@@ -32,21 +33,84 @@ fn read_prompt(args: &RunArgs) -> Result<String, Error> {
             )
             .with_hint("write the prompt to a file and pass its path"));
         }
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|error| {
-                Error::msg(
-                    ErrorKind::Usage,
-                    format!("failed to read the prompt from stdin: {error}"),
-                )
-            })?;
-        return Ok(text);
+        return read_bounded(std::io::stdin().lock(), "standard input");
     }
-    fs_err::read_to_string(file).map_err(|error| Error::new(ErrorKind::Usage, error))
+    let opened = fs_err::File::open(file).map_err(|error| Error::new(ErrorKind::Usage, error))?;
+    read_bounded(opened, &format!("`{}`", file.display()))
+}
+
+/// The longest prompt read from a file or stdin; `/dev/zero` never ends.
+const MAX_PROMPT_BYTES: u64 = 1 << 20;
+
+/// Reads a whole prompt of at most [`MAX_PROMPT_BYTES`], never more.
+fn read_bounded(reader: impl Read, source: &str) -> Result<String, Error> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_PROMPT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| {
+            Error::msg(
+                ErrorKind::Usage,
+                format!("failed to read the prompt from {source}: {error}"),
+            )
+        })?;
+    if bytes.len() as u64 > MAX_PROMPT_BYTES {
+        return Err(Error::msg(
+            ErrorKind::Usage,
+            format!("the prompt in {source} is over the limit of 1 MiB"),
+        )
+        .with_hint("shorten the prompt, or put the material in a file the agent can read"));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        Error::msg(
+            ErrorKind::Usage,
+            format!("the prompt in {source} is not UTF-8 text"),
+        )
+    })
+}
+
+/// The deadline of each handshake step when `ONEWORKS_HANDSHAKE_TIMEOUT`
+/// is not set.
+const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// `ONEWORKS_HANDSHAKE_TIMEOUT`: seconds or a duration like `90s`.
+fn handshake_timeout(settings: &Settings) -> Result<Duration, Error> {
+    let Some(text) = settings.env.get("ONEWORKS_HANDSHAKE_TIMEOUT") else {
+        return Ok(DEFAULT_HANDSHAKE_TIMEOUT);
+    };
+    text.parse::<u64>()
+        .map(Duration::from_secs)
+        .or_else(|_| humantime::parse_duration(text))
+        .ok()
+        .filter(|timeout| !timeout.is_zero())
+        .ok_or_else(|| {
+            Error::msg(
+                ErrorKind::Config,
+                format!(
+                    "ONEWORKS_HANDSHAKE_TIMEOUT `{}` is not a positive number of seconds or a duration like `90s`",
+                    crate::output::sanitize::sanitize_line(text)
+                ),
+            )
+            .with_hint("set ONEWORKS_HANDSHAKE_TIMEOUT to whole seconds (`60`) or a duration (`2m`), or unset it")
+        })
+}
+
+/// How to log in, from the adapter's data: its `adapter login` command for
+/// this session, and its first credential variable for CI.
+fn login_hint(settings: &Settings, session: &str) -> String {
+    let data = &settings.data;
+    let mut hint = format!(
+        "log the session in with `oneworks adapter login {} --session {session}`",
+        data.id
+    );
+    if let Some(name) = data.credentials.names.first() {
+        hint.push_str(&format!(", or set `{name}` in the environment (CI)"));
+    }
+    hint
 }
 
 pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
+    let handshake_timeout = handshake_timeout(settings)?;
     let prompt = read_prompt(args)?;
     if prompt.trim().is_empty() {
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));
@@ -63,8 +127,13 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
         .project
         .initialized
         .then(|| settings.project.dot_dir());
-    let (rules, rule_notes) = Rules::load(dot_dir);
+    let (rules, rule_notes) = Rules::load(
+        &settings.locations.data_home,
+        &settings.project.root,
+        dot_dir.as_deref(),
+    );
     let plan = RunPlan {
+        adapter: data.id.clone(),
         spec,
         session: SessionPlan {
             data: &data.acp,
@@ -81,6 +150,10 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
             environment: crate::locations::Environment::from_pairs(world.environment.iter()),
             model: args.model.clone(),
             effort: args.effort.clone(),
+            handshake_timeout,
+            auth_method: kiro.auth.method.clone(),
+            auth_key: format!("adapters.{}.auth.method", data.id),
+            login_hint: login_hint(settings, &args.session),
         },
         prompt,
         mode: args.mode,

@@ -33,7 +33,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             name, cwd, detach, ..
         } => start(settings, global, &name, cwd, detach),
         SessionCommand::List { json } => list(settings, json),
-        SessionCommand::Attach { name } => attach(settings, &name),
+        SessionCommand::Attach { name } => attach_here(settings, &name),
         SessionCommand::Stop { name } => stop(settings, &name),
         SessionCommand::Approvals { name, watch, json } => approvals(settings, &name, watch, json),
         SessionCommand::Answer { name, card, action } => answer(settings, &name, &card, action),
@@ -248,6 +248,20 @@ fn connect(settings: &Settings, name: &str) -> Result<Client, Error> {
     Ok(Client::connect(&paths.approvals, name)?)
 }
 
+/// `session attach NAME`: a terminal is needed before anything else.
+fn attach_here(settings: &Settings, name: &str) -> Result<(), Error> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(Error::msg(
+            ErrorKind::Usage,
+            "`session attach` needs a terminal, and standard input or output is not one",
+        )
+        .with_hint(format!(
+            "run it from a terminal, or answer approvals with `oneworks session approvals {name}`/`answer`"
+        )));
+    }
+    attach(settings, name)
+}
+
 fn attach(settings: &Settings, name: &str) -> Result<(), Error> {
     let (_, paths) = running(settings, name)?;
     let tmux = Tmux {
@@ -276,8 +290,12 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
         return Err(SessionError::NotRunning(name.to_owned()).into());
     };
     if supervisor::is_running(&record, &paths) {
-        if let Ok(mut client) = Client::connect(&paths.approvals, name) {
-            let _ = client.request(&json!({"op": "stop"}));
+        let asked = Client::connect(&paths.approvals, name)
+            .and_then(|mut client| client.request(&json!({"op": "stop"})));
+        // A supervisor that does not answer is left alone: stopping it by
+        // force here could leave Kiro half-answered behind a frozen TUI.
+        if let Err(error @ SessionError::Unresponsive { .. }) = asked {
+            return Err(error.into());
         }
         let deadline = Instant::now() + STOP_DEADLINE;
         while supervisor::is_running(&record, &paths) && Instant::now() < deadline {
@@ -362,10 +380,21 @@ fn card_line(card: &Card) -> String {
 }
 
 fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result<(), Error> {
-    let mut client = connect(settings, name)?;
     if !watch {
-        let reply = client.request(&json!({"op": "list"}))?;
-        let cards: Vec<Card> = serde_json::from_value(reply["cards"].clone()).unwrap_or_default();
+        let (layout, paths) = layout(settings, name);
+        check_runtime(&layout)?;
+        let listed = match supervisor::read_record(&paths.record) {
+            None => Err(SessionError::NotRunning(name.to_owned())),
+            Some(record) if !supervisor::is_running(&record, &paths) => {
+                Err(SessionError::SupervisorGone(name.to_owned()))
+            }
+            Some(_) => Client::connect(&paths.approvals, name)
+                .and_then(|mut client| client.request(&json!({"op": "list"}))),
+        };
+        let cards: Vec<Card> = match listed {
+            Ok(reply) => serde_json::from_value(reply["cards"].clone()).unwrap_or_default(),
+            Err(error) => history_instead(settings, name, &paths.history, error)?,
+        };
         if json {
             return output::print_json(&cards);
         }
@@ -374,6 +403,7 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
         }
         return Ok(());
     }
+    let mut client = connect(settings, name)?;
     client.send(&json!({"op": "watch"}))?;
     while let Some(value) = client.next(None)? {
         let Some(card) = card_of(&value) else {
@@ -386,6 +416,32 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
         }
     }
     Ok(())
+}
+
+/// When the supervisor is not running or does not answer: the cards as
+/// `cards.jsonl` last recorded them, with a note saying so; else `error`.
+fn history_instead(
+    settings: &Settings,
+    name: &str,
+    history: &Path,
+    error: SessionError,
+) -> Result<Vec<Card>, Error> {
+    let why = match &error {
+        SessionError::NotRunning(_) => format!("session `{name}` is not running"),
+        SessionError::SupervisorGone(_) | SessionError::Unresponsive { .. } => error.to_string(),
+        _ => return Err(error.into()),
+    };
+    let Some(cards) = crate::session::history::read(history) else {
+        return Err(error.into());
+    };
+    output::say(
+        settings.quiet,
+        format_args!(
+            "note: {why}; these are the cards recorded in `{}`",
+            history.display()
+        ),
+    );
+    Ok(cards)
 }
 
 fn answer(settings: &Settings, name: &str, card: &str, action: VerdictArg) -> Result<(), Error> {

@@ -35,6 +35,7 @@ struct Configured {
 fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate {
     let report = crate::adapter::probe::probe(&installed.executable, probe);
     let usable = report.version_ok && report.acp_ok;
+    let probes = Probes::from_report(&report);
     let change = match installed.integrity() {
         Integrity::Intact => None,
         Integrity::Changed(change) => Some(change),
@@ -58,10 +59,7 @@ fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate 
         version: Some(installed.version.to_string()),
         version_output: Some(report.version_output).filter(|output| !output.is_empty()),
         sha256: Some(installed.record.sha256.clone()),
-        probes: Probes {
-            version: report.version_ok,
-            acp: report.acp_ok,
-        },
+        probes,
         usable,
         reason,
     }
@@ -209,11 +207,11 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     Ok(())
 }
 
-fn pass(passed: bool) -> &'static str {
-    if passed {
-        "passed"
-    } else {
-        "failed"
+fn pass(passed: Option<bool>) -> &'static str {
+    match passed {
+        Some(true) => "passed",
+        Some(false) => "failed",
+        None => "not run",
     }
 }
 

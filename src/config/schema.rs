@@ -45,6 +45,17 @@ pub struct KiroConfig {
     pub pass_env: Vec<EnvName>,
     #[serde(default)]
     pub approvals: Approvals,
+    #[serde(default)]
+    pub auth: AuthConfig,
+}
+
+/// How `oneworks run` authenticates with the agent: when `method` is set,
+/// `authenticate {methodId}` goes before `session/new` (the id must be one
+/// of the agent's advertised `authMethods`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
+pub struct AuthConfig {
+    pub method: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fs_safety::{self, UnsafePath};
+use crate::fs_safety::{self, ReadRefusal, UnsafePath};
 
 pub const RECORD_FILE: &str = "install.json";
+/// A larger install record is not read.
+const MAX_RECORD_BYTES: u64 = 64 * 1024;
 
 /// What was installed, written inside the version folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -91,10 +93,28 @@ impl Store {
         let dir = self.version_dir(version);
         fs_safety::check_dir_chain(&self.home, &dir)?;
         let record_path = dir.join(RECORD_FILE);
-        let Ok(text) = fs_err::read_to_string(&record_path) else {
-            return Ok(None);
+        // Bounded, non-blocking, no link followed: a FIFO planted as the
+        // record must not hang every command that looks at installs.
+        let text = match fs_safety::read_regular_file(&record_path, MAX_RECORD_BYTES, false) {
+            Ok(bytes) => bytes,
+            Err(ReadRefusal::Symlink) => return Err(UnsafePath::Symlink { path: record_path }),
+            Err(ReadRefusal::NotRegular(found)) => {
+                return Err(UnsafePath::WrongType {
+                    path: record_path,
+                    found,
+                    expected: "regular file",
+                })
+            }
+            Err(ReadRefusal::TooLarge) => {
+                tracing::warn!(
+                    "ignoring `{}`: larger than {MAX_RECORD_BYTES} bytes",
+                    record_path.display()
+                );
+                return Ok(None);
+            }
+            Err(ReadRefusal::Missing | ReadRefusal::Io(_)) => return Ok(None),
         };
-        let Ok(record) = serde_json::from_str::<InstallRecord>(&text) else {
+        let Ok(record) = serde_json::from_slice::<InstallRecord>(&text) else {
             tracing::warn!(
                 "ignoring `{}`: unreadable install record",
                 record_path.display()

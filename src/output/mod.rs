@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
-use crate::redact::Scrubber;
+use crate::redact::{Scrubber, StreamScrubber};
 
 pub mod sanitize;
 
@@ -25,13 +25,23 @@ type ScrubberSource = Arc<dyn Fn() -> Option<Scrubber> + Send + Sync>;
 /// the warm `prepare --offline` path must stay fast) and the built one.
 struct PrintScrubber {
     source: Option<ScrubberSource>,
+    /// Counts replacements of `source`, so a scrubber built from an older
+    /// source is not stored.
+    generation: u64,
     built: Option<Option<Arc<Scrubber>>>,
 }
 
 static PRINT_SCRUBBER: Mutex<PrintScrubber> = Mutex::new(PrintScrubber {
     source: None,
+    generation: 0,
     built: None,
 });
+
+thread_local! {
+    /// Set while this thread builds the print scrubber: what it logs then
+    /// (through the scrubbing log writer) must not build it again.
+    static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 /// Replaces how the print scrubber is built: once the config is known, it
 /// also covers the variables the config references and `webhookAuthEnv`.
@@ -40,25 +50,67 @@ pub fn set_scrubber_source(source: impl Fn() -> Option<Scrubber> + Send + Sync +
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     state.source = Some(Arc::new(source));
+    state.generation += 1;
     state.built = None;
 }
 
 /// The scrubber for printed text: by default, the credential variables of
-/// this process's environment under the built-in adapter rules.
+/// this process's environment under the built-in adapter rules. `None`
+/// while this thread is building it.
 pub fn scrubber() -> Option<Arc<Scrubber>> {
-    let mut state = PRINT_SCRUBBER
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if let Some(built) = &state.built {
-        return built.clone();
+    if BUILDING.with(std::cell::Cell::get) {
+        return None;
     }
-    let scrubber = match &state.source {
+    let (source, generation) = {
+        let state = PRINT_SCRUBBER
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(built) = &state.built {
+            return built.clone();
+        }
+        (state.source.clone(), state.generation)
+    };
+    // Built outside the lock: building may log, and the log writer scrubs.
+    BUILDING.with(|building| building.set(true));
+    let scrubber = match &source {
         Some(source) => source(),
         None => default_scrubber(),
     };
+    BUILDING.with(|building| building.set(false));
     let built = scrubber.map(Arc::new);
-    state.built = Some(built.clone());
+    let mut state = PRINT_SCRUBBER
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if state.generation == generation {
+        match &state.built {
+            // Another thread was first: use its scrubber, one for everyone.
+            Some(first) => return first.clone(),
+            None => state.built = Some(built.clone()),
+        }
+    }
     built
+}
+
+/// The log's stream scrubber (SPEC §6.2: the log is scrubbed as a stream)
+/// and the print scrubber it was made from.
+static LOG_STREAM: Mutex<Option<(Arc<Scrubber>, StreamScrubber)>> = Mutex::new(None);
+
+/// The next piece of the log, scrubbed as part of one stream: what could
+/// begin a secret continuing in the next piece waits for it.
+pub fn scrub_log(text: &str) -> String {
+    let Some(scrubber) = scrubber() else {
+        return text.to_owned();
+    };
+    let mut stream = LOG_STREAM.lock().unwrap_or_else(PoisonError::into_inner);
+    let current = match &mut *stream {
+        Some((seen, current)) if Arc::ptr_eq(seen, &scrubber) => current,
+        _ => {
+            &mut stream
+                .insert((Arc::clone(&scrubber), scrubber.stream_of_parts()))
+                .1
+        }
+    };
+    current.push(text).into_owned()
 }
 
 /// `None` only if the built-in adapter data failed to load, which its
@@ -156,16 +208,21 @@ pub fn report_error(error: &Error, json: bool) {
         human(format_args!("hint: {hint}"));
     }
     if json {
-        let document = serde_json::json!({
-            "error": {
-                "kind": error.kind().as_str(),
-                "message": sanitize(&error.message()),
-                "hint": error.hint().map(|hint| sanitize(hint).into_owned()),
-            }
-        });
         // Nothing more to do if stdout is gone as well.
-        let _ = print_json(&document);
+        let _ = print_json(&error_document(error));
     }
+}
+
+/// `{"error":{kind,message,hint}}`; without a hint, no `hint` at all
+/// (never `"hint":null`).
+fn error_document(error: &Error) -> serde_json::Value {
+    let mut body = serde_json::Map::new();
+    body.insert("kind".into(), error.kind().as_str().into());
+    body.insert("message".into(), sanitize(&error.message()).into());
+    if let Some(hint) = error.hint() {
+        body.insert("hint".into(), sanitize(hint).into());
+    }
+    serde_json::json!({ "error": body })
 }
 
 /// Whether stderr is a terminal (progress bars only then).
@@ -178,4 +235,20 @@ pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_without_a_hint_has_no_hint_field() {
+        let error = Error::msg(ErrorKind::Internal, "it broke");
+        let document = error_document(&error);
+        assert_eq!(
+            document,
+            serde_json::json!({"error": {"kind": "internal", "message": "it broke"}})
+        );
+        assert!(!document.to_string().contains("null"));
+    }
 }

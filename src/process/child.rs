@@ -9,15 +9,19 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 
 use rustix::process::Signal;
 
 use super::group;
+use super::lines::{Line, LineReader};
 use super::spec::ChildSpec;
 use super::tail::StderrTail;
+
+/// The longest line of a child's stderr that is logged; a longer one is
+/// skipped (and named in the tail) without being held.
+pub const MAX_STDERR_LINE: usize = 64 * 1024;
 
 /// How long each step of [`ManagedChild::stop`] waits before the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +41,17 @@ impl Default for StopBounds {
     }
 }
 
+impl StopBounds {
+    /// The default bounds with this grace after closing stdin (the
+    /// adapter's data).
+    pub fn with_grace(after_close: Duration) -> Self {
+        Self {
+            after_close,
+            ..Self::default()
+        }
+    }
+}
+
 /// How a stop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {
@@ -46,14 +61,17 @@ pub enum Stopped {
     Terminated(ExitStatus),
     /// It needed SIGKILL.
     Killed(ExitStatus),
+    /// An interrupt during the stop killed it at once.
+    Interrupted(ExitStatus),
 }
 
 impl Stopped {
     pub fn status(self) -> ExitStatus {
         match self {
-            Stopped::Exited(status) | Stopped::Terminated(status) | Stopped::Killed(status) => {
-                status
-            }
+            Stopped::Exited(status)
+            | Stopped::Terminated(status)
+            | Stopped::Killed(status)
+            | Stopped::Interrupted(status) => status,
         }
     }
 }
@@ -126,14 +144,36 @@ impl ManagedChild {
             let tail = Arc::clone(&tail);
             let label = label.clone();
             tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr).split(b'\n');
-                while let Ok(Some(line)) = lines.next_segment().await {
-                    let line = String::from_utf8_lossy(&line);
-                    let line = line.trim_end_matches('\r');
-                    tracing::debug!(child = %label, "{}", crate::output::clean(line));
-                    if let Ok(mut tail) = tail.lock() {
-                        tail.push(line);
+                // Scrubbed as one stream (SPEC §6.2): a secret split over
+                // lines is still found.
+                let mut scrubbed = crate::output::scrubber().map(|scrubber| scrubber.lines());
+                let keep = |lines: Vec<String>| {
+                    for line in lines {
+                        tracing::debug!(child = %label, "{}", crate::output::clean(&line));
+                        if let Ok(mut tail) = tail.lock() {
+                            tail.push(&line);
+                        }
                     }
+                };
+                let mut lines = LineReader::new(stderr, MAX_STDERR_LINE);
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let line = match line {
+                        Line::Text(line) => String::from_utf8_lossy(&line).into_owned(),
+                        Line::TooLong(length) => {
+                            tracing::warn!(
+                                "skipped a line of {length} bytes on the stderr of `{label}` (over the bound of {MAX_STDERR_LINE} bytes)"
+                            );
+                            format!("[a line of {length} bytes was skipped]")
+                        }
+                    };
+                    let line = line.trim_end_matches('\r');
+                    keep(match &mut scrubbed {
+                        Some(scrubbed) => scrubbed.push_line(line),
+                        None => vec![line.to_owned()],
+                    });
+                }
+                if let Some(scrubbed) = &mut scrubbed {
+                    keep(scrubbed.finish());
                 }
             })
         });
@@ -211,6 +251,28 @@ impl ManagedChild {
         tracing::debug!(child = %self.label, pid = self.pid, "sending SIGKILL");
         self.kill_now();
         Ok(Stopped::Killed(self.wait().await?))
+    }
+
+    /// Like [`stop`](Self::stop), but when `interrupted` completes first (a
+    /// Ctrl-C while the child is being stopped) its group gets SIGKILL at
+    /// once instead of the rest of the grace.
+    pub async fn stop_unless(
+        &mut self,
+        bounds: StopBounds,
+        interrupted: impl std::future::Future,
+    ) -> std::io::Result<Stopped> {
+        {
+            let stop = self.stop(bounds);
+            tokio::pin!(stop);
+            tokio::select! {
+                biased;
+                stopped = &mut stop => return stopped,
+                _ = interrupted => {}
+            }
+        }
+        tracing::debug!(child = %self.label, pid = self.pid, "interrupted while stopping: sending SIGKILL");
+        self.kill_now();
+        Ok(Stopped::Interrupted(self.wait().await?))
     }
 
     /// SIGKILL to the whole group at once (a second Ctrl-C).
@@ -303,6 +365,48 @@ mod tests {
             gone(grandchild).await,
             "the grandchild {grandchild} still runs"
         );
+    }
+
+    #[tokio::test]
+    async fn an_interrupt_during_the_stop_kills_the_group_at_once() {
+        let mut child = ManagedChild::spawn(
+            &shell("trap '' TERM; sleep 600 & echo $!; wait; wait"),
+            "stubborn",
+        )
+        .expect("spawn");
+        let grandchild: u32 = first_line(&mut child).await.parse().expect("pid");
+        let pid = child.id();
+        let long = StopBounds {
+            after_close: Duration::from_secs(600),
+            after_terminate: Duration::from_secs(600),
+        };
+        let (sender, receiver) = tokio::sync::oneshot::channel::<()>();
+        let stop = child.stop_unless(long, receiver);
+        tokio::pin!(stop);
+        // The stop is under way (stdin closed, in the grace)…
+        assert!(tokio::time::timeout(Duration::from_millis(50), &mut stop)
+            .await
+            .is_err());
+        // …when the interrupt comes.
+        sender.send(()).expect("send");
+        let stopped = stop.await.expect("stop");
+        assert!(matches!(stopped, Stopped::Interrupted(_)), "{stopped:?}");
+        assert!(gone(pid).await, "the child {pid} still runs");
+        assert!(
+            gone(grandchild).await,
+            "the grandchild {grandchild} still runs"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stop_that_ends_first_is_not_an_interrupt() {
+        let mut child =
+            ManagedChild::spawn(&shell("cat >/dev/null; exit 3"), "polite").expect("spawn");
+        let stopped = child
+            .stop_unless(SHORT, std::future::pending::<()>())
+            .await
+            .expect("stop");
+        assert!(matches!(stopped, Stopped::Exited(status) if status.code() == Some(3)));
     }
 
     #[tokio::test]

@@ -7,8 +7,12 @@
 //! - [`child::ManagedChild`]: a started child on the tokio runtime with
 //!   stdin/stdout piped, stderr drained into the log with its tail kept, and
 //!   a polite stop (close stdin → wait → SIGTERM → wait → SIGKILL).
+//! - [`lines`]: bounded lines of a pipe, stdin or a file, read in fixed
+//!   blocks; an over-long line is dropped without being held.
 //! - [`signals::Interrupts`]: SIGINT/SIGTERM as values a command awaits, so
 //!   it can run its cancel sequence and exit 130.
+//! - [`terminal`]: the person's terminal settings, put back on every way
+//!   out while a prompt is open.
 //!
 //! Concurrency model: the installer is synchronous (blocking reqwest); the
 //! ACP client and the session supervisor run on a current-thread tokio
@@ -17,9 +21,11 @@
 
 pub mod child;
 pub mod group;
+pub mod lines;
 pub mod signals;
 pub mod spec;
 pub mod tail;
+pub mod terminal;
 
 /// A current-thread tokio runtime with I/O and timers, for the ACP client
 /// and the session supervisor.

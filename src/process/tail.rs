@@ -13,8 +13,11 @@ pub struct StderrTail {
 }
 
 impl StderrTail {
+    /// Keeps `line`: scrubbed whole first, then sanitized and cut, so the
+    /// cut cannot keep a piece of a secret the scrubber would no longer
+    /// recognise.
     pub fn push(&mut self, line: &str) {
-        let line: String = crate::output::sanitize(line)
+        let line: String = crate::output::clean(line)
             .chars()
             .take(MAX_LINE_CHARS)
             .collect();

@@ -101,7 +101,7 @@ pub fn scrubber_for(
 }
 
 /// Warns, once per process and variable, that a credential variable's
-/// value is too short to be a credential.
+/// value is too short to be a credential (unless `-q`).
 fn warn_short_once(name: &str) {
     static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
         std::sync::Mutex::new(std::collections::BTreeSet::new());
@@ -109,7 +109,8 @@ fn warn_short_once(name: &str) {
         .lock()
         .map(|mut warned| warned.insert(name.to_owned()))
         .unwrap_or(false);
-    if first {
+    // A warning: `-q` (log level `error`) silences it like any other.
+    if first && tracing::enabled!(tracing::Level::WARN) {
         // Not through `output`: the print scrubber is built by this
         // function. `eprintln!` would panic on a closed stderr.
         use std::io::Write;

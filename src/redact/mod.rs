@@ -13,6 +13,7 @@
 //! earlier one would survive minus its first characters.
 
 mod encodings;
+mod stream;
 mod url;
 
 use std::borrow::Cow;
@@ -26,6 +27,7 @@ use serde_json::Value;
 use crate::adapter::data::CredentialRules;
 
 pub use encodings::Encoding;
+pub use stream::StreamScrubber;
 pub(crate) use url::find_secrets as url_secrets;
 pub use url::{is_sensitive_parameter, redact_url};
 
@@ -75,6 +77,8 @@ struct PatternSet {
     /// overlaps the marker and reaches past it holds its first or last
     /// character.
     marker_may_join: bool,
+    /// What a stream must hold back (see [`stream`]).
+    prefixes: stream::Prefixes,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -135,9 +139,9 @@ impl Scrubber {
     pub fn scrub_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
         match &self.matcher {
             Matcher::Nothing => Cow::Borrowed(text),
-            Matcher::Patterns(set) => set.scrub(text),
+            Matcher::Patterns(set) => set.scrub(text, true),
             Matcher::FailClosed if text.is_empty() => Cow::Borrowed(text),
-            Matcher::FailClosed => Cow::Owned(REDACTED.to_owned()),
+            Matcher::FailClosed => Cow::Owned(redacted_whole(text)),
         }
     }
 
@@ -281,6 +285,12 @@ fn serialize(value: &Value, pretty: bool) -> String {
     serialized.unwrap_or_else(|_| REDACTED.to_owned())
 }
 
+/// The marker in place of all of `text`, keeping its line ending: a
+/// redacted line is still a line.
+fn redacted_whole(text: &str) -> String {
+    format!("{REDACTED}{}", line_ending(text))
+}
+
 fn line_ending(text: &str) -> &'static str {
     if text.ends_with("\r\n") {
         "\r\n"
@@ -352,20 +362,29 @@ impl Matcher {
         let marker_may_join = texts
             .iter()
             .any(|text| text.bytes().any(|byte| byte == b'[' || byte == b']'));
+        let prefixes = stream::Prefixes::new(&texts, &info, &short);
         Matcher::Patterns(Arc::new(PatternSet {
             automaton,
             short,
             info,
             numbers_may_match,
             marker_may_join,
+            prefixes,
         }))
     }
 }
 
 impl PatternSet {
-    fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        if self.equals_short(text.as_bytes()) {
-            return Cow::Owned(REDACTED.to_owned());
+    /// `whole`: `text` is a whole string, which goes if it equals a short
+    /// secret; a piece of a stream does not (the stream as a whole might).
+    fn scrub<'a>(&self, text: &'a str, whole: bool) -> Cow<'a, str> {
+        let ending = line_ending(text);
+        if whole
+            && (self.equals_short(text.as_bytes())
+                || (!ending.is_empty()
+                    && self.equals_short(&text.as_bytes()[..text.len() - ending.len()])))
+        {
+            return Cow::Owned(redacted_whole(text));
         }
         let Some(automaton) = &self.automaton else {
             return Cow::Borrowed(text);
@@ -398,11 +417,11 @@ impl PatternSet {
                 Some(out) if !(self.marker_may_join && automaton.is_match(out.as_bytes())) => {
                     Cow::Owned(out)
                 }
-                _ => return Cow::Owned(REDACTED.to_owned()),
+                _ => return Cow::Owned(redacted_whole(text)),
             }
         };
         if self.found_after_decoding(replaced.as_bytes()) {
-            return Cow::Owned(REDACTED.to_owned());
+            return Cow::Owned(redacted_whole(text));
         }
         replaced
     }

@@ -4,12 +4,19 @@
 //! each change after, one card a line; `{"op":"answer","card":…,"action":…}`
 //! → `{"card":…}` once its delivery ended, or `{"error":…}`;
 //! `{"op":"stop"}` → `{"stopping":true}`. Peers of another user are refused.
+//!
+//! A supervisor that does not answer must not hang its clients: while an
+//! answer is being delivered or a watch is open, the server writes
+//! `{"alive":true}` every [`HEARTBEAT`], and a client gives up after
+//! [`RESPONSE_BOUND`] without a line. A request whose client has already
+//! gone (it gave up while the supervisor was stopped) is not carried out.
+//! A failing `accept` (out of descriptors) backs off instead of spinning.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -19,9 +26,20 @@ use tokio::net::UnixListener;
 use super::cards::{Card, Verdict};
 use super::state::SessionState;
 use super::{io_error, SessionError};
+use crate::process::lines::{BlockingLines, Line};
 
 /// The longest request line the server reads.
 const MAX_REQUEST: u64 = 64 * 1024;
+/// How often a waiting connection hears that the supervisor is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+/// How long a client waits for a line (the first reply, or the next
+/// heartbeat) before it gives up on the supervisor.
+pub const RESPONSE_BOUND: Duration = Duration::from_secs(4);
+/// The longest reply line a client reads.
+const MAX_REPLY: usize = 4 << 20;
+/// The first and the longest pause after a failed `accept`.
+const ACCEPT_BACKOFF: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(1));
+const ALIVE: &str = "{\"alive\":true}\n";
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
@@ -72,12 +90,34 @@ impl SocketLike for std::fs::FileType {
     }
 }
 
-/// Serves connections until the listener fails.
+/// Serves connections; a failing `accept` backs off (10 ms doubling up to
+/// 1 s) instead of spinning, and is logged once per streak.
 pub async fn serve(listener: UnixListener, state: Arc<SessionState>) {
     let uid = crate::fs_safety::current_uid();
+    let mut backoff: Option<Duration> = None;
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => {
+                if backoff.take().is_some() {
+                    tracing::warn!("accepting approvals clients again");
+                }
+                stream
+            }
+            Err(error) => {
+                let pause = match backoff {
+                    None => {
+                        tracing::warn!(
+                            "cannot accept an approvals client ({error}); retrying with a pause of up to {} ms",
+                            ACCEPT_BACKOFF.1.as_millis()
+                        );
+                        ACCEPT_BACKOFF.0
+                    }
+                    Some(pause) => (pause * 2).min(ACCEPT_BACKOFF.1),
+                };
+                backoff = Some(pause);
+                tokio::time::sleep(pause).await;
+                continue;
+            }
         };
         let same_user = stream.peer_cred().is_ok_and(|cred| cred.uid() == uid);
         if !same_user {
@@ -86,6 +126,18 @@ pub async fn serve(listener: UnixListener, state: Arc<SessionState>) {
         }
         tokio::spawn(connection(stream, Arc::clone(&state)));
     }
+}
+
+/// Whether the client already hung up (it gave up while the supervisor
+/// was stopped, and its request is still queued): a peek that does not
+/// wait sees the end of the stream.
+fn client_gone(stream: &tokio::net::UnixStream) -> bool {
+    use rustix::net::{recv, RecvFlags};
+    let mut byte = [0u8; 1];
+    matches!(
+        recv(stream, &mut byte, RecvFlags::PEEK | RecvFlags::DONTWAIT),
+        Ok((_, 0))
+    )
 }
 
 async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
@@ -97,6 +149,12 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
     }
     let request = serde_json::from_slice::<Request>(&line);
     let reply = |value: Value| format!("{value}\n");
+    if matches!(request, Ok(Request::Stop {} | Request::Answer { .. }))
+        && client_gone(reader.get_ref().get_ref().as_ref())
+    {
+        tracing::warn!("dropped a request whose client had gone");
+        return;
+    }
     match request {
         Err(error) => {
             let message = format!("invalid request: {error}");
@@ -126,19 +184,18 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
                     return;
                 }
             }
+            let mut beat = tokio::time::interval(HEARTBEAT);
             loop {
-                match updates.recv().await {
-                    Ok(card) => {
-                        if writer
-                            .write_all(reply(json!(card)).as_bytes())
-                            .await
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                let line = tokio::select! {
+                    update = updates.recv() => match update {
+                        Ok(card) => reply(json!(card)),
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                    },
+                    _ = beat.tick() => ALIVE.to_owned(),
+                };
+                if writer.write_all(line.as_bytes()).await.is_err() {
+                    return;
                 }
             }
         }
@@ -155,10 +212,24 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
                     let updates = state.subscribe();
                     match state.answer_by(&card, verdict, Some(by)) {
                         Err(refusal) => json!({"error": refusal.to_string()}),
-                        Ok(_) => match state.delivery_end(&card, updates).await {
-                            Some(card) => json!({"card": card}),
-                            None => json!({"error": "the supervisor is stopping"}),
-                        },
+                        Ok(_) => {
+                            let end = state.delivery_end(&card, updates);
+                            tokio::pin!(end);
+                            let mut beat = tokio::time::interval(HEARTBEAT);
+                            loop {
+                                tokio::select! {
+                                    card = &mut end => break match card {
+                                        Some(card) => json!({"card": card}),
+                                        None => json!({"error": "the supervisor is stopping"}),
+                                    },
+                                    _ = beat.tick() => {
+                                        if writer.write_all(ALIVE.as_bytes()).await.is_err() {
+                                            return;
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             };
@@ -167,48 +238,110 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
     }
 }
 
-/// A client connection (blocking: the commands are short-lived).
+/// A client connection (blocking: the commands are short-lived). Every
+/// wait is bounded: a supervisor that is stopped or wedged makes the
+/// client give up with [`SessionError::Unresponsive`].
 pub struct Client {
-    stream: BufReader<UnixStream>,
+    stream: UnixStream,
+    lines: BlockingLines<UnixStream>,
     path: std::path::PathBuf,
+    name: String,
+    /// When the supervisor was last heard from (or the connect began).
+    heard: Instant,
 }
 
 impl Client {
     pub fn connect(path: &Path, name: &str) -> Result<Self, SessionError> {
-        let stream =
-            UnixStream::connect(path).map_err(|_| SessionError::SupervisorGone(name.to_owned()))?;
-        Ok(Self {
-            stream: BufReader::new(stream),
+        let heard = Instant::now();
+        // A connect blocks while the listener's backlog is full (a stopped
+        // supervisor): try on a thread, wait a bounded time.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let target = path.to_owned();
+        std::thread::spawn(move || {
+            let _ = sender.send(UnixStream::connect(target));
+        });
+        let stream = match receiver.recv_timeout(RESPONSE_BOUND) {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(_)) => return Err(SessionError::SupervisorGone(name.to_owned())),
+            Err(_) => return Err(unresponsive(name)),
+        };
+        let reader = stream.try_clone().map_err(|source| SessionError::Io {
+            action: "read from",
             path: path.to_owned(),
+            source,
+        })?;
+        Ok(Self {
+            stream,
+            lines: BlockingLines::new(reader, MAX_REPLY),
+            path: path.to_owned(),
+            name: name.to_owned(),
+            heard,
         })
+    }
+
+    fn left(&self) -> Duration {
+        RESPONSE_BOUND
+            .saturating_sub(self.heard.elapsed())
+            .max(Duration::from_millis(1))
     }
 
     pub fn send(&mut self, request: &Value) -> Result<(), SessionError> {
         let line = format!("{request}\n");
+        let _ = self.stream.set_write_timeout(Some(self.left()));
         self.stream
-            .get_mut()
             .write_all(line.as_bytes())
-            .map_err(|source| SessionError::Io {
-                action: "write to",
-                path: self.path.clone(),
-                source,
+            .map_err(|source| match source.kind() {
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+                    unresponsive(&self.name)
+                }
+                _ => SessionError::Io {
+                    action: "write to",
+                    path: self.path.clone(),
+                    source,
+                },
             })
     }
 
     /// The next reply line; `None` when the supervisor closed it.
+    /// Heartbeats are skipped; without any line for `timeout` (default
+    /// [`RESPONSE_BOUND`]) the supervisor is unresponsive.
     pub fn next(&mut self, timeout: Option<Duration>) -> Result<Option<Value>, SessionError> {
-        let _ = self.stream.get_ref().set_read_timeout(timeout);
-        let mut line = String::new();
-        match self.stream.read_line(&mut line) {
-            Ok(0) => Ok(None),
-            Ok(_) => serde_json::from_str(&line).map(Some).map_err(|_| {
-                SessionError::Refused("the supervisor sent an unreadable reply".to_owned())
-            }),
-            Err(source) => Err(SessionError::Io {
-                action: "read from",
-                path: self.path.clone(),
-                source,
-            }),
+        let bound = timeout.unwrap_or(RESPONSE_BOUND);
+        loop {
+            let left = bound
+                .saturating_sub(self.heard.elapsed())
+                .max(Duration::from_millis(1));
+            let _ = self.stream.set_read_timeout(Some(left));
+            let line = match self.lines.next_line() {
+                Ok(None) => return Ok(None),
+                Ok(Some(line)) => line,
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Err(unresponsive(&self.name))
+                }
+                Err(source) => {
+                    return Err(SessionError::Io {
+                        action: "read from",
+                        path: self.path.clone(),
+                        source,
+                    })
+                }
+            };
+            self.heard = Instant::now();
+            let unreadable =
+                || SessionError::Refused("the supervisor sent an unreadable reply".to_owned());
+            let Line::Text(bytes) = line else {
+                return Err(unreadable());
+            };
+            let value: Value = serde_json::from_slice(&bytes).map_err(|_| unreadable())?;
+            if value.get("alive") == Some(&Value::Bool(true)) {
+                continue;
+            }
+            return Ok(Some(value));
         }
     }
 
@@ -216,6 +349,13 @@ impl Client {
         self.send(request)?;
         self.next(None)?
             .ok_or_else(|| SessionError::Refused("the supervisor closed the channel".to_owned()))
+    }
+}
+
+fn unresponsive(name: &str) -> SessionError {
+    SessionError::Unresponsive {
+        name: name.to_owned(),
+        seconds: RESPONSE_BOUND.as_secs(),
     }
 }
 

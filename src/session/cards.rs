@@ -108,6 +108,17 @@ pub fn card_id(session: &str, request_id: &str) -> String {
 
 /// Control characters stripped, cut to [`MAX_TITLE_CHARS`].
 pub fn preview(title: &str) -> String {
+    preview_scrubbed(title, None)
+}
+
+/// Scrubbed whole first (SPEC §6.2: a cut must not keep part of a secret
+/// the scrubber would no longer recognise), then control characters
+/// stripped and cut to [`MAX_TITLE_CHARS`].
+pub fn preview_scrubbed(title: &str, scrubber: Option<&Scrubber>) -> String {
+    let title = match scrubber {
+        Some(scrubber) => scrubber.scrub_str(title),
+        None => std::borrow::Cow::Borrowed(title),
+    };
     title
         .chars()
         .filter(|c| !c.is_control())
@@ -214,7 +225,7 @@ impl CardBook {
     pub fn open(&mut self, request: ApprovalRequest) -> Card {
         let card = Card {
             id: card_id(&self.session, &request.id),
-            title: preview(&request.title),
+            title: preview_scrubbed(&request.title, self.scrubber.as_ref()),
             state: CardState::Pending,
             reason: None,
             created_at: (self.now)(),
@@ -292,7 +303,7 @@ impl CardBook {
             }
             (Err(reason), _) => {
                 entry.card.state = CardState::DeliveryFailed;
-                entry.card.reason = Some(preview(&reason));
+                entry.card.reason = Some(preview_scrubbed(&reason, self.scrubber.as_ref()));
                 entry.card.resolved_at = Some(now);
             }
         }

@@ -160,3 +160,23 @@ fn the_history_is_scrubbed_and_private() {
         & 0o777;
     assert_eq!(mode, 0o600);
 }
+
+#[test]
+fn a_title_and_a_reason_are_scrubbed_before_they_are_cut() {
+    let secret = "AkiaSecretValueXyz0123456";
+    let rules = crate::adapter::data::AdapterData::builtin()
+        .expect("data")
+        .credentials;
+    let scrubber = Scrubber::new(vec![("KIRO_API_KEY".into(), secret.into())], &rules);
+    let mut book = CardBook::new("default", None, Some(scrubber));
+    let across_the_cut = format!("{}{secret} tail", "x".repeat(MAX_TITLE_CHARS - 24));
+    let card = book.open(request("r1", &across_the_cut));
+    assert!(!card.title.contains(&secret[..10]), "{}", card.title);
+    assert!(card.title.ends_with("[redacted] tail"), "{}", card.title);
+    book.claim(&card.id, Verdict::Accept).expect("claimed");
+    let failed = book
+        .delivery_ended(&card.id, Err(across_the_cut.clone()))
+        .expect("ended");
+    let reason = failed.reason.expect("a reason");
+    assert!(!reason.contains(&secret[..10]), "{reason}");
+}

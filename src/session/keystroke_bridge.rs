@@ -128,7 +128,8 @@ impl<'a> Bridge<'a> {
         if !pane::title_matches(&view.tool_line, title, labels) {
             return Err(format!(
                 "the prompt on screen (`{}`) is not the one of this card",
-                crate::session::cards::preview(&view.tool_line)
+                // Whole: the card scrubs the reason, then cuts it.
+                crate::output::sanitize_line(&view.tool_line)
             ));
         }
         match focus {

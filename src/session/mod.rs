@@ -4,7 +4,8 @@
 //!
 //! - [`recorder`], [`recorder_tail`]: Kiro's ACP recorder, parsed and
 //!   tailed with the race rules of the original design.
-//! - [`cards`]: the card model, states, ids and `cards.jsonl` history.
+//! - [`cards`]: the card model, states, ids and `cards.jsonl` history;
+//!   [`history`] reads it back.
 //! - [`pane`], [`keystroke_bridge`]: reading the prompt on screen and
 //!   typing a verdict into it, verify-then-key, failing closed.
 //! - [`pane_fallback`]: the generic approval detector for Kiro versions
@@ -12,6 +13,7 @@
 
 pub mod approvals_channel;
 pub mod cards;
+pub mod history;
 pub mod keystroke_bridge;
 pub mod launch;
 pub mod pane;
@@ -41,6 +43,8 @@ pub enum SessionError {
     AlreadyRunning(String),
     #[error("the supervisor of session `{0}` is gone")]
     SupervisorGone(String),
+    #[error("the supervisor of session `{name}` did not answer within {seconds} s")]
+    Unresponsive { name: String, seconds: u64 },
     #[error("failed to {action} `{path}`")]
     Io {
         action: &'static str,
@@ -74,6 +78,10 @@ impl Classify for SessionError {
             SessionError::AlreadyRunning(name) => Some(format!(
                 "attach with `oneworks session attach {name}` or stop it with `oneworks session stop {name}`"
             )),
+            SessionError::Unresponsive { .. } => Some(
+                "it may be stopped (SIGSTOP) or wedged: `oneworks session list` shows its pid; `kill -CONT PID` resumes a stopped one, and after `kill PID` `oneworks session stop` cleans up"
+                    .to_owned(),
+            ),
             SessionError::Unsafe(error) => error.hint(),
             _ => None,
         }

@@ -29,6 +29,11 @@ pub struct DetectedPrompt {
     pub options: Vec<OptionRow>,
     /// Content hash (context, title, row labels; not the focus).
     pub hash: String,
+    /// How many lines above it carry the same title (answered prompts
+    /// left on screen). One more than before, with the same hash, is an
+    /// identical prompt drawn below the one answered: the vanish between
+    /// them fell between two captures.
+    pub earlier: usize,
 }
 
 impl DetectedPrompt {
@@ -145,6 +150,10 @@ pub fn detect(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
     let lines: Vec<&str> = capture.lines().map(strip_frame).collect();
     let title_at = lines.iter().rposition(|line| is_title(line.trim(), data))?;
     let title = lines[title_at].trim().to_owned();
+    let earlier = lines[..title_at]
+        .iter()
+        .filter(|line| line.trim() == title)
+        .count();
     let context = lines[..title_at]
         .iter()
         .map(|line| line.trim())
@@ -202,6 +211,7 @@ pub fn detect(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
         title,
         options,
         hash,
+        earlier,
     })
 }
 
@@ -220,7 +230,8 @@ pub enum FallbackEvent {
 /// A single active prompt, deduplicated by content hash.
 #[derive(Debug, Default)]
 pub struct Tracker {
-    active: Option<(u64, String)>,
+    /// Occurrence, hash, and the prompt's `earlier` when last seen.
+    active: Option<(u64, String, usize)>,
     next: u64,
     keyed: bool,
 }
@@ -228,7 +239,9 @@ pub struct Tracker {
 impl Tracker {
     /// The active occurrence and its hash.
     pub fn active(&self) -> Option<(u64, &str)> {
-        self.active.as_ref().map(|(id, hash)| (*id, hash.as_str()))
+        self.active
+            .as_ref()
+            .map(|(id, hash, _)| (*id, hash.as_str()))
     }
 
     /// We are about to type into the active prompt.
@@ -238,11 +251,15 @@ impl Tracker {
 
     pub fn observe(&mut self, seen: Option<DetectedPrompt>) -> Vec<FallbackEvent> {
         let mut events = Vec::new();
-        let same = matches!((&self.active, &seen), (Some((_, hash)), Some(prompt)) if *hash == prompt.hash);
-        if same {
-            return events;
+        // The same prompt: same hash, and no more copies of its title
+        // above it than before (fewer is history scrolling away).
+        if let (Some((_, hash, earlier)), Some(prompt)) = (&mut self.active, &seen) {
+            if *hash == prompt.hash && prompt.earlier <= *earlier {
+                *earlier = prompt.earlier;
+                return events;
+            }
         }
-        if let Some((occurrence, _)) = self.active.take() {
+        if let Some((occurrence, _, _)) = self.active.take() {
             events.push(FallbackEvent::Vanished {
                 occurrence,
                 by_us: std::mem::take(&mut self.keyed),
@@ -251,7 +268,7 @@ impl Tracker {
         if let Some(prompt) = seen {
             self.next += 1;
             self.keyed = false;
-            self.active = Some((self.next, prompt.hash.clone()));
+            self.active = Some((self.next, prompt.hash.clone(), prompt.earlier));
             events.push(FallbackEvent::Appeared {
                 occurrence: self.next,
                 prompt,

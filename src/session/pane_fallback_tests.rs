@@ -142,3 +142,48 @@ fn one_active_prompt_and_a_vanish_tells_identical_prompts_apart() {
         ]
     ));
 }
+
+/// The first prompt answered and left on screen as history, an identical
+/// one drawn below it before the next capture: the vanish between them was
+/// never seen, so the second title on screen is what tells them apart.
+#[test]
+fn the_same_title_twice_in_one_capture_is_a_new_prompt() {
+    let data = data();
+    let answered = " $  echo probe > out.txt in .\n Run this command?\n  ✓ Run (once)\n\n";
+    let twice = format!("{answered}{OTHER_TUI}");
+    let mut tracker = Tracker::default();
+    assert!(matches!(
+        tracker.observe(detect(OTHER_TUI, &data)).as_slice(),
+        [FallbackEvent::Appeared { occurrence: 1, .. }]
+    ));
+    tracker.keystroke();
+    let second = detect(&twice, &data).expect("the prompt below the history");
+    assert_eq!(second.hash, detect(OTHER_TUI, &data).expect("first").hash);
+    let events = tracker.observe(Some(second));
+    assert!(
+        matches!(
+            events.as_slice(),
+            [
+                FallbackEvent::Vanished {
+                    occurrence: 1,
+                    by_us: true
+                },
+                FallbackEvent::Appeared { occurrence: 2, .. }
+            ]
+        ),
+        "{events:?}"
+    );
+    // Seen again, it is the same prompt.
+    assert!(tracker.observe(detect(&twice, &data)).is_empty());
+    // A third identical one below two answered ones is new again.
+    let thrice = format!("{answered}{answered}{OTHER_TUI}");
+    assert!(matches!(
+        tracker.observe(detect(&thrice, &data)).as_slice(),
+        [
+            FallbackEvent::Vanished { occurrence: 2, .. },
+            FallbackEvent::Appeared { occurrence: 3, .. }
+        ]
+    ));
+    // The history scrolls away: still the same prompt.
+    assert!(tracker.observe(detect(OTHER_TUI, &data)).is_empty());
+}

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::recorder::{parse_line, ApprovalRequest, ApprovalResponse, RecorderMessage};
+use crate::process::lines::{Line, LineBuffer, BLOCK};
 
 /// What the tail tells the card book.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,15 +96,22 @@ impl Mirror {
 
 /// The longest line kept; a longer one is garbage and skipped whole.
 pub const MAX_LINE: usize = 4 << 20;
+/// The most one [`LineReader::read`] reads; the caller reads again at once
+/// while [`LineReader::behind`] says more is waiting, so a huge append is
+/// worked through in bounded steps.
+pub const READ_BUDGET: u64 = 8 << 20;
 
-/// Reads whole new lines from the recorder, from where it last stopped.
+/// Reads whole new lines from the recorder, from where it last stopped,
+/// in fixed blocks: only the current line (up to [`MAX_LINE`]) is held.
 #[derive(Debug)]
 pub struct LineReader {
     path: PathBuf,
     offset: u64,
-    partial: Vec<u8>,
-    /// Skipping the rest of a line (started mid-line, or too long).
+    lines: LineBuffer,
+    /// Skipping the rest of a line the reader started in.
     discarding: bool,
+    /// The file was longer than what the last read took.
+    behind: bool,
 }
 
 impl LineReader {
@@ -113,8 +121,9 @@ impl LineReader {
         let mut reader = Self {
             path: path.to_owned(),
             offset: 0,
-            partial: Vec::new(),
+            lines: LineBuffer::new(MAX_LINE),
             discarding: false,
+            behind: false,
         };
         if let Ok(mut file) = open_no_follow(path) {
             if let Ok(length) = file.seek(SeekFrom::End(0)) {
@@ -129,60 +138,85 @@ impl LineReader {
         reader
     }
 
-    /// The whole lines appended since the last call. A shrunken file is
-    /// read again from 0; a missing one yields nothing.
-    pub fn read(&mut self) -> std::io::Result<Vec<Vec<u8>>> {
+    /// Whether more was waiting after the last read.
+    pub fn behind(&self) -> bool {
+        self.behind
+    }
+
+    /// Calls `each` with every whole line appended since the last call (at
+    /// most [`READ_BUDGET`] bytes read). A shrunken file is read again
+    /// from 0; a missing one yields nothing; an over-long line is skipped
+    /// with a warning.
+    fn read_with(&mut self, mut each: impl FnMut(&[u8])) -> std::io::Result<()> {
+        self.behind = false;
         let mut file = match open_no_follow(&self.path) {
             Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(error) => return Err(error),
         };
         let length = file.metadata()?.len();
         if length < self.offset {
             self.offset = 0;
-            self.partial.clear();
+            self.lines.reset();
             self.discarding = false;
         }
         if length == self.offset {
-            return Ok(Vec::new());
+            return Ok(());
         }
         file.seek(SeekFrom::Start(self.offset))?;
-        let mut fresh = Vec::new();
-        file.take(length - self.offset).read_to_end(&mut fresh)?;
-        self.offset += fresh.len() as u64;
-        let mut lines = Vec::new();
-        let mut rest = fresh.as_slice();
-        while let Some(end) = rest.iter().position(|&byte| byte == b'\n') {
-            let (piece, after) = rest.split_at(end);
-            rest = &after[1..];
+        let budget = (length - self.offset).min(READ_BUDGET);
+        let mut file = file.take(budget);
+        let mut block = vec![0u8; BLOCK];
+        loop {
+            let count = match file.read(&mut block) {
+                Ok(0) => break,
+                Ok(count) => count,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(error),
+            };
+            self.offset += count as u64;
+            let mut rest = &block[..count];
             if self.discarding {
-                self.discarding = false;
-                self.partial.clear();
-                continue;
+                match memchr::memchr(b'\n', rest) {
+                    Some(at) => {
+                        self.discarding = false;
+                        rest = &rest[at + 1..];
+                    }
+                    None => continue,
+                }
             }
-            let mut line = std::mem::take(&mut self.partial);
-            line.extend_from_slice(piece);
-            if line.len() <= MAX_LINE {
-                lines.push(line);
+            while !rest.is_empty() {
+                let (used, line) = self.lines.feed(rest);
+                rest = &rest[used..];
+                match line {
+                    Some(Line::Text(line)) => each(&line),
+                    Some(Line::TooLong(length)) => tracing::warn!(
+                        "skipped a recorder line of {length} bytes (over the bound of {MAX_LINE} bytes)"
+                    ),
+                    None => {}
+                }
             }
         }
-        if !self.discarding {
-            self.partial.extend_from_slice(rest);
-            if self.partial.len() > MAX_LINE {
-                self.partial.clear();
-                self.discarding = true;
-            }
-        }
+        self.behind = self.offset < length;
+        Ok(())
+    }
+
+    /// The whole lines appended since the last call (see `read_with`).
+    pub fn read(&mut self) -> std::io::Result<Vec<Vec<u8>>> {
+        let mut lines = Vec::new();
+        self.read_with(|line| lines.push(line.to_vec()))?;
         Ok(lines)
     }
 
-    /// Reads and parses; unparsable lines are dropped.
+    /// Reads and parses, keeping the approvals and responses; other and
+    /// unparsable lines are dropped as they are read.
     pub fn read_messages(&mut self) -> std::io::Result<Vec<RecorderMessage>> {
-        Ok(self
-            .read()?
-            .iter()
-            .filter_map(|line| parse_line(line))
-            .collect())
+        let mut messages = Vec::new();
+        self.read_with(|line| match parse_line(line) {
+            None | Some(RecorderMessage::Other) => {}
+            Some(message) => messages.push(message),
+        })?;
+        Ok(messages)
     }
 }
 

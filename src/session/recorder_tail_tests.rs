@@ -169,3 +169,31 @@ fn a_fifo_or_link_is_not_read() {
     );
     assert!(reader.read().is_err(), "followed a symlink");
 }
+
+#[test]
+fn a_huge_append_is_read_in_bounded_steps_and_the_next_approval_found() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let path = temp.path().join("recorder.jsonl");
+    let mut reader = LineReader::at_end(&path);
+    // Short garbage lines worth three budgets, then an approval.
+    let garbage = "garbage\n".repeat(usize::try_from(READ_BUDGET).expect("budget") * 3 / 8);
+    append(&path, garbage.as_bytes());
+    append(
+        &path,
+        format!("{}\n", line(&request_message("e", "t"), true, "in")).as_bytes(),
+    );
+    let mut steps = 0;
+    let mut found = Vec::new();
+    loop {
+        found.extend(reader.read_messages().expect("read"));
+        steps += 1;
+        if !reader.behind() {
+            break;
+        }
+    }
+    assert!(steps >= 3, "read in {steps} steps");
+    assert!(
+        matches!(found.as_slice(), [RecorderMessage::Approval(request)] if request.id == "e"),
+        "{found:?}"
+    );
+}

@@ -283,7 +283,10 @@ pub fn run(
             if !group::is_alive(record.tmux_pid) {
                 break;
             }
+            // A huge append is read in bounded steps, one after another.
+            let behind = pane_watch.is_none() && reader.behind();
             tokio::select! {
+                () = std::future::ready(()), if behind => {}
                 _ = wake.recv() => {}
                 _ = poll.tick() => {}
                 () = state.stop.notified() => break,

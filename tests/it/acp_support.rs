@@ -138,6 +138,38 @@ pub fn events(outcome: &Outcome) -> Vec<Value> {
         .collect()
 }
 
+/// A `--json` run that failed before its prompt (SPEC §7): one `error`
+/// event on stdout, then the `{"error":…}` document, exit `code`.
+pub trait SetupError {
+    /// Returns the error message (the same in the event and the document).
+    fn assert_setup_error(&self, code: i32, kind: &str) -> String;
+}
+
+impl SetupError for Outcome {
+    #[track_caller]
+    fn assert_setup_error(&self, code: i32, kind: &str) -> String {
+        self.assert_code(code);
+        let lines = events(self);
+        let [event, document] = lines.as_slice() else {
+            panic!(
+                "expected an `error` event and the error document\n{}",
+                self.describe()
+            );
+        };
+        assert_eq!(event["type"], "error", "{}", self.describe());
+        assert_eq!(event["kind"], kind, "{}", self.describe());
+        assert_eq!(document["error"]["kind"], kind, "{}", self.describe());
+        assert_eq!(
+            event["message"],
+            document["error"]["message"],
+            "{}",
+            self.describe()
+        );
+        assert!(!self.stderr.trim().is_empty(), "{}", self.describe());
+        event["message"].as_str().expect("a message").to_owned()
+    }
+}
+
 pub fn types(events: &[Value]) -> Vec<String> {
     events
         .iter()
@@ -229,6 +261,13 @@ impl Live {
         stdin
             .write_all(format!("{line}\n").as_bytes())
             .expect("write stdin");
+        stdin.flush().expect("flush stdin");
+    }
+
+    /// Writes `bytes` as they are (no newline added): hostile input.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write stdin");
         stdin.flush().expect("flush stdin");
     }
 

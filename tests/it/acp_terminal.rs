@@ -12,16 +12,18 @@ use serde_json::json;
 use crate::acp_support::{options_full, AcpEnv, EVENT_DEADLINE};
 
 /// Waits until the terminal output holds `text`.
-fn wait_for(output: &Arc<Mutex<Vec<u8>>>, text: &str) -> String {
+/// Waits until every one of `texts` has appeared (the prompt is drawn in
+/// more than one write, so one label says nothing of the others).
+fn wait_for(output: &Arc<Mutex<Vec<u8>>>, texts: &[&str]) -> String {
     let deadline = Instant::now() + EVENT_DEADLINE;
     loop {
         let seen = String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
-        if seen.contains(text) {
+        if texts.iter().all(|text| seen.contains(text)) {
             return seen;
         }
         assert!(
             Instant::now() < deadline,
-            "`{text}` never appeared in:\n{seen}"
+            "{texts:?} never all appeared in:\n{seen}"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -56,7 +58,16 @@ fn answer_on_terminal(keys: &str) -> (AcpEnv, Option<i32>, String) {
                 .extend_from_slice(&buffer[..read]);
         }
     });
-    let shown = wait_for(&output, "允许一次");
+    let shown = wait_for(
+        &output,
+        &[
+            "允许一次",
+            "Kiro asks permission",
+            "Run ls",
+            "Allow once",
+            "Always allow",
+        ],
+    );
     assert!(
         shown.contains("Kiro asks permission") && shown.contains("Run ls"),
         "{shown}"

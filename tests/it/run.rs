@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::acp_support::{events, options_full, types, AcpEnv, SetupError};
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -420,8 +420,15 @@ fn a_project_rule_answers_later_runs_through_allow_once() {
     );
     let (code, _, stderr) = live.finish();
     assert_eq!(code, Some(0), "{stderr}");
-    let rules = std::fs::read_to_string(acp.env.project.join(".oneworks/permissions.json"))
-        .expect("rules file");
+    // Kept in oneworks' data folder, never in the project (tests/it/trust.rs).
+    let projects = acp.env.oneworks_home.join("projects");
+    let dir = std::fs::read_dir(&projects)
+        .expect("projects folder")
+        .next()
+        .expect("one project")
+        .expect("entry")
+        .path();
+    let rules = std::fs::read_to_string(dir.join("permissions.json")).expect("rules file");
     assert!(rules.contains("Write notes.md"), "{rules}");
 
     // A later run without any channel: the rule answers, nobody is asked.
@@ -581,7 +588,7 @@ fn the_fake_rejects_a_prompt_sent_as_content_like_kiro() {
 fn protocol_version_0_is_refused_before_any_session() {
     let acp = AcpEnv::new(json!({"protocolVersion": 0}));
     let outcome = acp.run(&args(&["--json"]));
-    let message = outcome.assert_error(9, "agent_failed");
+    let message = outcome.assert_setup_error(9, "agent_failed");
     assert!(message.contains("protocol version 0"), "{message}");
     assert!(acp.sent("session/new").is_empty());
     assert!(gone(acp.agent_pid()));
@@ -593,7 +600,7 @@ fn a_model_must_be_advertised_and_is_set_natively_before_the_prompt() {
     let acp = AcpEnv::new(json!({"sessionResult": models}));
     let message = acp
         .run(&args(&["--json", "--model", "gpt-x"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
     assert!(message.contains("gpt-x"), "{message}");
     assert!(acp.sent("session/prompt").is_empty());
     assert!(acp.sent("session/set_model").is_empty());
@@ -621,9 +628,9 @@ fn a_model_must_be_advertised_and_is_set_natively_before_the_prompt() {
         .assert_success();
     assert!(acp.sent("session/set_model").is_empty());
     acp.run(&args(&["--json", "--model", "claude-a"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
     acp.run(&args(&["--json", "--effort", "high"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
 }
 
 #[test]
@@ -992,7 +999,7 @@ fn an_over_long_line_from_the_agent_is_skipped_not_held() {
     let builtin =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
             .expect("adapter data");
-    let small = builtin.replace("maxMessageBytes: 67108864", "maxMessageBytes: 2048");
+    let small = builtin.replace("maxMessageBytes: 16777216", "maxMessageBytes: 2048");
     assert_ne!(small, builtin, "the bound moved in manifests/kiro.yaml");
     let file = acp.env.outside.join("kiro.yaml");
     std::fs::write(&file, small).expect("write adapter data");
@@ -1058,7 +1065,7 @@ fn effort_is_set_through_the_config_option_and_reported_only_when_confirmed() {
     std::fs::remove_file(&acp.wire).expect("reset");
     let message = acp
         .run(&args(&["--json", "--effort", "max"]))
-        .assert_error(2, "usage");
+        .assert_setup_error(2, "usage");
     assert!(message.contains("max"), "{message}");
     assert!(acp.sent("session/prompt").is_empty());
 }
@@ -1113,7 +1120,7 @@ fn a_typo_in_the_fake_agents_script_fails_loudly() {
 fn an_agent_that_needs_a_login_says_how_to_log_in() {
     let acp = AcpEnv::new(json!({"authRequired": true}));
     let outcome = acp.run(&args(&["--json"]));
-    let message = outcome.assert_error(9, "agent_failed");
+    let message = outcome.assert_setup_error(9, "agent_failed");
     assert!(message.contains("login"), "{message}");
     assert!(
         outcome.stderr.contains("oneworks adapter login kiro"),

@@ -105,10 +105,22 @@ fn a_killed_supervisor_is_detected_and_stop_cleans_up_after_it() {
     let listed = session.env.run(&["session", "list", "--json"]);
     listed.assert_success();
     assert_eq!(listed.json()[0]["state"], "stale", "{}", listed.describe());
-    let answer = session
+    // The cards come from the session's history (issue 12, item 16).
+    let listed = session
         .env
         .run(&["session", "approvals", "default", "--json"]);
-    answer.assert_error(11, "session");
+    listed.assert_success();
+    assert_eq!(
+        listed.json()[0]["state"],
+        "pending",
+        "{}",
+        listed.describe()
+    );
+    assert!(listed.stderr.contains("is gone"), "{}", listed.describe());
+    session
+        .env
+        .run(&["session", "approvals", "default", "--watch"])
+        .assert_code(11);
     session
         .env
         .run(&["session", "stop", "default"])

@@ -5,7 +5,7 @@
 //! request-scoped `allow_once`/`reject_once`.
 //!
 //! - [`policy`]: the `--mode` table of SPEC §7.
-//! - [`rules`]: remembered rules (session memory, `.oneworks/permissions.json`).
+//! - [`rules`]: remembered rules (session memory, per-project file in oneworks' data folder).
 //! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
 
 pub mod policy;
@@ -126,15 +126,29 @@ impl PermissionRequest {
     }
 
     /// SPEC §7: an edit is `toolCall.kind` in {edit, delete, move}, or,
-    /// without a kind, "write"/"edit" in the title.
+    /// without a kind, "write"/"edit" as a whole word of the title (words
+    /// split at anything not a letter or digit: `fs_write` has one,
+    /// `credit` and `rewrite` do not).
     pub fn is_edit(&self) -> bool {
         match &self.tool.kind {
             Some(kind) => matches!(kind.as_str(), "edit" | "delete" | "move"),
-            None => {
-                let title = self.title.to_lowercase();
-                title.contains("write") || title.contains("edit")
-            }
+            None => self
+                .title
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|word| {
+                    word.eq_ignore_ascii_case("write") || word.eq_ignore_ascii_case("edit")
+                }),
         }
+    }
+
+    /// An option id offered twice: an answer could not say which is meant.
+    pub fn duplicate_option_id(&self) -> Option<&str> {
+        self.options.iter().enumerate().find_map(|(index, option)| {
+            self.options[..index]
+                .iter()
+                .any(|earlier| earlier.option_id == option.option_id)
+                .then_some(option.option_id.as_str())
+        })
     }
 }
 
@@ -314,5 +328,27 @@ mod tests {
         assert!(!request(json!({"title":"edit it","kind":"execute"})).is_edit());
         assert!(request(json!({"title":"fs_write a.txt"})).is_edit());
         assert!(!request(json!({"title":"ls -la"})).is_edit());
+        assert!(request(json!({"title":"Edit src/main.rs"})).is_edit());
+        assert!(request(json!({"title":"write-file a.txt"})).is_edit());
+        assert!(!request(json!({"title":"Check credit balance"})).is_edit());
+        assert!(!request(json!({"title":"rewrite history"})).is_edit());
+        assert!(!request(json!({"title":"editor --version"})).is_edit());
+    }
+
+    #[test]
+    fn a_duplicate_option_id_is_found() {
+        let request = |options: Value| {
+            PermissionRequest::parse(&json!({"toolCall": {"title":"x"}, "options": options}))
+        };
+        let twice = request(json!([
+            {"optionId":"a","name":"Yes","kind":"allow_once"},
+            {"optionId":"b","name":"No","kind":"reject_once"},
+            {"optionId":"a","name":"Never","kind":"reject_always"}
+        ]));
+        assert_eq!(twice.duplicate_option_id(), Some("a"));
+        assert_eq!(
+            request(json!([{"optionId":"a"},{"optionId":"b"}])).duplicate_option_id(),
+            None
+        );
     }
 }

@@ -69,6 +69,15 @@ pub fn decide(mode: Mode, request: &PermissionRequest, remembered: Option<Rememb
             reason: format!("`{}` offered no options to choose from", request.title),
         };
     }
+    if let Some(option_id) = request.duplicate_option_id() {
+        // Any answer could reach the wrong option: refuse, never guess.
+        return Decision::Refuse {
+            reason: format!(
+                "`{}` offered the option id `{option_id}` twice",
+                request.title
+            ),
+        };
+    }
     if let Some(rule) = remembered {
         return once(request, rule.allow, ResolvedBy::Rule, "a remembered rule");
     }
@@ -158,6 +167,20 @@ mod tests {
             let unknown = json!([{"optionId":"x","name":"Sure","kind":"allow_forever"}]);
             assert!(matches!(
                 decide(mode, &request("execute", unknown), None),
+                Decision::Refuse { .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn duplicate_option_ids_are_refused_in_every_mode() {
+        let twice = json!([
+            {"optionId":"same","name":"Yes","kind":"allow_once"},
+            {"optionId":"same","name":"No","kind":"reject_once"}
+        ]);
+        for mode in [Mode::Default, Mode::AcceptEdits, Mode::DontAsk] {
+            assert!(matches!(
+                decide(mode, &request("edit", twice.clone()), None),
                 Decision::Refuse { .. }
             ));
         }

@@ -1,19 +1,30 @@
 //! Remembered permission rules: "allow/deny this tool for this session"
-//! (in memory, for this run) or "for this project" (in
-//! `<project>/.oneworks/permissions.json`). A tool is the request's
+//! (in memory, for this run) or "for this project" (in oneworks' own data
+//! folder, `$ONEWORKS_HOME/projects/<sha256 of the project's real
+//! path>/permissions.json`, SPEC §7). A tool is the request's
 //! `toolCall.kind` and title together, so a rule never covers more than the
-//! call the user saw. The project file is written atomically, scrubbed, and
-//! never through a symlink; a broken file is reported and ignored (rules
-//! only ever narrow what is asked, so ignoring them fails safe).
+//! call the user saw. Project rules never live in the project tree: a
+//! cloned repository could otherwise pre-approve tool calls, so a
+//! `.oneworks/permissions.json` found there is ignored with a notice and
+//! never imported. The rules file is written atomically, privately,
+//! scrubbed, and never through a symlink; a broken file is reported and
+//! ignored (rules only ever narrow what is asked, so ignoring them fails
+//! safe).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use super::ToolKey;
+use crate::fs_safety::{self, ReadRefusal};
 use crate::redact::Scrubber;
 
 pub const PROJECT_FILE: &str = "permissions.json";
+/// The folder under `$ONEWORKS_HOME` that holds one folder per project.
+pub const PROJECTS_DIR: &str = "projects";
+/// Larger rules files are refused, not read.
+const MAX_RULES_BYTES: u64 = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleScope {
@@ -51,23 +62,68 @@ struct ProjectFile {
     rules: Vec<Rule>,
 }
 
+/// Where a project's rules are kept: `<data_home>/projects/<hex>/`.
+#[derive(Debug, Clone)]
+struct Store {
+    data_home: PathBuf,
+    dir: PathBuf,
+}
+
+impl Store {
+    fn file(&self) -> PathBuf {
+        self.dir.join(PROJECT_FILE)
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Rules {
     session: Vec<Rule>,
     project: Vec<Rule>,
-    /// `<project>/.oneworks/`, when the project has one.
-    dot_dir: Option<PathBuf>,
+    store: Option<Store>,
+}
+
+/// The folder of a project's rules under `data_home`, keyed by the hex
+/// SHA-256 of the project's real path.
+pub fn project_dir(data_home: &Path, real_project: &Path) -> PathBuf {
+    let digest = Sha256::digest(real_project.as_os_str().as_encoded_bytes());
+    data_home.join(PROJECTS_DIR).join(hex::encode(digest))
 }
 
 impl Rules {
-    /// Loads the project's rules. Returns notes for the user when the file
-    /// could not be used.
-    pub fn load(dot_dir: Option<PathBuf>) -> (Self, Vec<String>) {
+    /// Loads the project's rules from oneworks' data folder. `dot_dir` is
+    /// the project's `.oneworks/`, when it has one: a rules file there is
+    /// only reported. Returns notes for the user (a file that could not be
+    /// used, an ignored file in the project).
+    pub fn load(
+        data_home: &Path,
+        project_root: &Path,
+        dot_dir: Option<&Path>,
+    ) -> (Self, Vec<String>) {
         let mut notes = Vec::new();
+        if let Some(dot_dir) = dot_dir {
+            let committed = dot_dir.join(PROJECT_FILE);
+            if fs_err::symlink_metadata(&committed).is_ok() {
+                notes.push(format!(
+                    "`{}` is ignored: permission rules are never read from the project tree, where a cloned repository could pre-approve tool calls; to keep a rule, answer \"… for this project\" when asked (it is stored in oneworks' own data folder)",
+                    committed.display()
+                ));
+            }
+        }
+        let store = match fs_err::canonicalize(project_root) {
+            Ok(real) => Some(Store {
+                data_home: data_home.to_owned(),
+                dir: project_dir(data_home, &real),
+            }),
+            Err(error) => {
+                notes.push(format!(
+                    "cannot tell the real path of the project ({error}); project rules are not used in this run"
+                ));
+                None
+            }
+        };
         let mut project = Vec::new();
-        if let Some(dir) = &dot_dir {
-            let path = dir.join(PROJECT_FILE);
-            match read(&path) {
+        if let Some(store) = &store {
+            match read(store) {
                 Ok(Some(file)) => project = file.rules,
                 Ok(None) => {}
                 Err(message) => notes.push(message),
@@ -77,7 +133,7 @@ impl Rules {
             Self {
                 session: Vec::new(),
                 project,
-                dot_dir,
+                store,
             },
             notes,
         )
@@ -115,18 +171,15 @@ impl Rules {
         }
         self.project.retain(|old| old.tool != rule.tool);
         self.project.push(rule.clone());
-        let Some(dir) = &self.dot_dir else {
+        let Some(store) = &self.store else {
             self.session.push(rule);
-            return Some(
-                "this folder has no `.oneworks/`: the project rule is kept for this run only"
-                    .to_owned(),
-            );
+            return Some("the project rule is kept for this run only".to_owned());
         };
         let file = ProjectFile {
             version: 1,
             rules: self.project.clone(),
         };
-        match write(&dir.join(PROJECT_FILE), &file, scrubber) {
+        match write(store, &file, scrubber) {
             Ok(()) => None,
             Err(message) => {
                 self.session.push(rule);
@@ -136,23 +189,39 @@ impl Rules {
     }
 }
 
-fn refuse_link(path: &Path) -> Result<(), String> {
-    match fs_err::symlink_metadata(path) {
-        Ok(metadata) if !metadata.file_type().is_file() => Err(format!(
-            "`{}` is not a regular file; permission rules there are ignored",
-            path.display()
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn read(path: &Path) -> Result<Option<ProjectFile>, String> {
-    if fs_err::symlink_metadata(path).is_err() {
-        return Ok(None);
-    }
-    refuse_link(path)?;
-    let text = fs_err::read_to_string(path).map_err(|error| error.to_string())?;
-    serde_json::from_str(&text).map(Some).map_err(|error| {
+fn read(store: &Store) -> Result<Option<ProjectFile>, String> {
+    let path = store.file();
+    fs_safety::check_dir_chain(&store.data_home, &store.dir)
+        .map_err(|error| format!("{error}; project permission rules are ignored"))?;
+    let bytes = match fs_safety::read_regular_file(&path, MAX_RULES_BYTES, false) {
+        Ok(bytes) => bytes,
+        Err(ReadRefusal::Missing) => return Ok(None),
+        Err(ReadRefusal::Symlink) => {
+            return Err(format!(
+                "`{}` is a symbolic link; permission rules there are ignored",
+                path.display()
+            ))
+        }
+        Err(ReadRefusal::NotRegular(found)) => {
+            return Err(format!(
+                "`{}` is a {found}, not a regular file; permission rules there are ignored",
+                path.display()
+            ))
+        }
+        Err(ReadRefusal::TooLarge) => {
+            return Err(format!(
+                "`{}` is larger than {MAX_RULES_BYTES} bytes; permission rules there are ignored",
+                path.display()
+            ))
+        }
+        Err(ReadRefusal::Io(error)) => {
+            return Err(format!(
+                "failed to read `{}` ({error}); permission rules there are ignored",
+                path.display()
+            ))
+        }
+    };
+    serde_json::from_slice(&bytes).map(Some).map_err(|error| {
         format!(
             "`{}` is not a valid rules file ({error}); its rules are ignored",
             path.display()
@@ -160,18 +229,26 @@ fn read(path: &Path) -> Result<Option<ProjectFile>, String> {
     })
 }
 
-fn write(path: &Path, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), String> {
-    refuse_link(path)?;
-    if let Some(dir) = path.parent() {
-        if fs_err::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(format!("`{}` is a symbolic link", dir.display()));
+fn write(store: &Store, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), String> {
+    fs_safety::create_dir_chain(&store.data_home, &store.dir, 0o700)
+        .and_then(|()| fs_safety::check_private_dir(&store.dir))
+        .map_err(|error| error.to_string())?;
+    let path = store.file();
+    match fs_err::symlink_metadata(&path) {
+        Ok(metadata) if !metadata.file_type().is_file() => {
+            return Err(format!(
+                "`{}` is a {}, not a regular file",
+                path.display(),
+                fs_safety::describe(metadata.file_type())
+            ))
         }
+        _ => {}
     }
     let mut value = serde_json::to_value(file).map_err(|error| error.to_string())?;
     scrubber.scrub_json(&mut value);
     let mut text = serde_json::to_string_pretty(&value).map_err(|error| error.to_string())?;
     text.push('\n');
-    crate::fs_safety::atomic_write(path, text.as_bytes(), 0o644)
+    fs_safety::atomic_write(&path, text.as_bytes(), 0o600)
         .map_err(|error| format!("failed to write `{}`: {error}", path.display()))
 }
 
@@ -187,17 +264,49 @@ mod tests {
         }
     }
 
-    #[test]
-    fn project_rules_survive_a_reload_and_session_rules_do_not() {
-        let dir = tempfile::tempdir().expect("temp");
-        let scrubber = Scrubber::new(
+    fn scrubber() -> Scrubber {
+        Scrubber::new(
             Vec::new(),
             &crate::adapter::data::AdapterData::builtin()
                 .expect("data")
                 .credentials,
-        );
-        let (mut rules, notes) = Rules::load(Some(dir.path().to_owned()));
-        assert!(notes.is_empty());
+        )
+    }
+
+    struct World {
+        _temp: tempfile::TempDir,
+        home: PathBuf,
+        project: PathBuf,
+    }
+
+    fn world() -> World {
+        let temp = tempfile::tempdir().expect("temp");
+        let base = temp.path().canonicalize().expect("canonical");
+        let project = base.join("project");
+        std::fs::create_dir_all(project.join(".oneworks")).expect("mkdir");
+        World {
+            home: base.join("home"),
+            project,
+            _temp: temp,
+        }
+    }
+
+    impl World {
+        fn load(&self) -> (Rules, Vec<String>) {
+            Rules::load(
+                &self.home,
+                &self.project,
+                Some(&self.project.join(".oneworks")),
+            )
+        }
+    }
+
+    #[test]
+    fn project_rules_survive_a_reload_and_session_rules_do_not() {
+        let world = world();
+        let scrubber = scrubber();
+        let (mut rules, notes) = world.load();
+        assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(
             rules.remember(key("a"), true, RuleScope::Project, &scrubber),
             None
@@ -213,7 +322,11 @@ mod tests {
                 scope: RuleScope::Session
             })
         );
-        let (reloaded, _) = Rules::load(Some(dir.path().to_owned()));
+        assert!(project_dir(&world.home, &world.project)
+            .join(PROJECT_FILE)
+            .is_file());
+        assert!(!world.project.join(".oneworks").join(PROJECT_FILE).exists());
+        let (reloaded, _) = world.load();
         assert_eq!(
             reloaded.lookup(&key("a")),
             Some(Remembered {
@@ -226,32 +339,38 @@ mod tests {
     }
 
     #[test]
+    fn a_rules_file_in_the_project_is_reported_and_not_used() {
+        let world = world();
+        std::fs::write(
+            world.project.join(".oneworks").join(PROJECT_FILE),
+            r#"{"version":1,"rules":[{"tool":{"kind":"edit","title":"a"},"allow":true}]}"#,
+        )
+        .expect("write");
+        let (rules, notes) = world.load();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("ignored"), "{notes:?}");
+        assert_eq!(rules.lookup(&key("a")), None);
+    }
+
+    #[test]
     fn a_symlinked_rules_file_is_neither_read_nor_written() {
-        let dir = tempfile::tempdir().expect("temp");
-        let target = dir.path().join("elsewhere.json");
+        let world = world();
+        let dir = project_dir(&world.home, &world.project);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let target = world.home.join("elsewhere.json");
         std::fs::write(
             &target,
             r#"{"version":1,"rules":[{"tool":{"kind":"edit","title":"a"},"allow":true}]}"#,
         )
         .expect("write");
-        std::os::unix::fs::symlink(&target, dir.path().join(PROJECT_FILE)).expect("link");
-        let (mut rules, notes) = Rules::load(Some(dir.path().to_owned()));
+        std::os::unix::fs::symlink(&target, dir.join(PROJECT_FILE)).expect("link");
+        let (mut rules, notes) = world.load();
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert_eq!(rules.lookup(&key("a")), None);
-        let scrubber = Scrubber::new(
-            Vec::new(),
-            &crate::adapter::data::AdapterData::builtin()
-                .expect("data")
-                .credentials,
-        );
         assert!(rules
-            .remember(key("x"), true, RuleScope::Project, &scrubber)
+            .remember(key("x"), true, RuleScope::Project, &scrubber())
             .is_some());
-        assert!(std::fs::read_to_string(&target)
-            .expect("read")
-            .contains("\"a\""));
-        assert!(!std::fs::read_to_string(&target)
-            .expect("read")
-            .contains("\"x\""));
+        let text = std::fs::read_to_string(&target).expect("read");
+        assert!(text.contains("\"a\"") && !text.contains("\"x\""), "{text}");
     }
 }

@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use super::channel::{self, ChannelKind, Input};
+use super::channel::{self, ChannelKind, InputReceiver, InputSender};
 use super::events::{Event, ResolvedBy, Sink};
 use super::lines::{Line, LineReader};
 use super::permissions::policy::Mode;
@@ -57,8 +56,8 @@ pub struct Turn<'a> {
     reader: Reader,
     next_id: u64,
     pub sink: Sink,
-    inputs: UnboundedReceiver<Input>,
-    input_sender: UnboundedSender<Input>,
+    inputs: InputReceiver,
+    input_sender: InputSender,
     channel: ChannelKind,
     input_closed: bool,
     interrupts: &'a mut Interrupts,
@@ -96,7 +95,7 @@ impl<'a> Turn<'a> {
         data: &'a AcpData,
         timeout: Option<Duration>,
     ) -> Self {
-        let (input_sender, inputs) = tokio::sync::mpsc::unbounded_channel();
+        let (input_sender, inputs) = channel::input_channel();
         if channel == ChannelKind::Json {
             channel::spawn_json_reader(input_sender.clone());
         }
@@ -207,6 +206,14 @@ impl<'a> Turn<'a> {
         });
         let answer = self.call("session/prompt", params).await;
         self.in_prompt = false;
+        // `null` or any non-object is not a turn that ended: a protocol error.
+        let answer = answer.and_then(|result| match result {
+            Value::Object(_) => Ok(result),
+            _ => Err(AcpError::Malformed {
+                method: "session/prompt".to_owned(),
+                what: "a result object".to_owned(),
+            }),
+        });
         match answer {
             Ok(result) => {
                 let stop = result
@@ -216,6 +223,7 @@ impl<'a> Turn<'a> {
                     .to_owned();
                 self.finish(Event::TurnEnd {
                     stop_reason: stop.clone(),
+                    confirmed: true,
                 })
                 .map_err(AcpError::Output)?;
                 if self.cancel.is_some() {
@@ -230,17 +238,25 @@ impl<'a> Turn<'a> {
                 Ok(())
             }
             Err(error) => {
-                let kind = crate::error::Classify::kind(&error);
-                let event = if self.cancel.is_some() && !matches!(error, AcpError::AgentGone { .. })
-                {
-                    Event::TurnEnd {
+                let (event, error) = if self.cancel.is_some() {
+                    // The agent did not answer the cancel: the grace ran
+                    // out, a second interrupt stopped it, or it died. The
+                    // turn is still the cancel the person asked for.
+                    let error = match error {
+                        AcpError::AgentGone { .. } => self.cancel_error(),
+                        other => other,
+                    };
+                    let event = Event::TurnEnd {
                         stop_reason: "cancelled".to_owned(),
-                    }
+                        confirmed: false,
+                    };
+                    (event, error)
                 } else {
-                    Event::Error {
-                        kind: kind.as_str().to_owned(),
+                    let event = Event::Error {
+                        kind: crate::error::Classify::kind(&error).as_str().to_owned(),
                         message: error.to_string(),
-                    }
+                    };
+                    (event, error)
                 };
                 // The error itself matters more than a closed stdout here.
                 let _ = self.finish(event);
@@ -256,6 +272,9 @@ impl<'a> Turn<'a> {
         }
         self.finished = true;
         self.prompting = None;
+        // A terminal prompt may still be open: its raw mode must not
+        // outlive the turn (nor garble what is printed next).
+        crate::process::terminal::restore();
         self.sink.emit(&event)?;
         self.sink.finish()
     }
@@ -289,6 +308,7 @@ impl<'a> Turn<'a> {
             self.resolved(&pending.key, None, ResolvedBy::Cancel)?;
         }
         self.prompting = None;
+        crate::process::terminal::restore();
         let grace = Duration::from_secs(self.data.cancel_grace_seconds);
         self.cancel = Some((cause, Instant::now() + grace));
         match (&self.session_id, self.in_prompt) {
@@ -331,7 +351,7 @@ impl<'a> Turn<'a> {
             Err(error) => {
                 // Scrubbed before it is cut short, so the cut cannot keep a
                 // piece of a secret the scrubber would no longer recognise.
-                let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+                let text = String::from_utf8_lossy(bytes);
                 let shown: String = crate::output::clean(&text).chars().take(200).collect();
                 tracing::warn!("skipped a line from `kiro-cli acp` ({error}): {shown}");
                 return Ok(None);
@@ -339,10 +359,13 @@ impl<'a> Turn<'a> {
         };
         match message {
             Incoming::Response { id, outcome } => {
-                if id == Some(waiting) {
+                if id == Some(RequestId::ours(waiting)) {
                     return Ok(Some(outcome));
                 }
-                tracing::debug!(?id, "ignored a response nobody waits for");
+                tracing::debug!(
+                    "ignored a response nobody waits for (id {})",
+                    id.map_or_else(|| "none".to_owned(), |id| id.to_value().to_string())
+                );
             }
             Incoming::Notification { method, params } => self.on_notification(&method, &params)?,
             Incoming::Request { id, method, params } => {
@@ -364,6 +387,14 @@ impl<'a> Turn<'a> {
         if self.finished || self.replaying {
             tracing::debug!(
                 "ignored `{}` (replay, or after the turn ended)",
+                crate::output::clean(method)
+            );
+            return false;
+        }
+        if self.session_id.is_none() {
+            // Before the handshake ends there is no session to report on.
+            tracing::debug!(
+                "ignored `{}` before the session opened",
                 crate::output::clean(method)
             );
             return false;

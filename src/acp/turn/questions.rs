@@ -74,7 +74,12 @@ impl Turn<'_> {
             // No new interaction after the end or during a cancel.
             return self.answer(&id, None).await;
         }
-        let key = id.display();
+        if self.pending.iter().any(|pending| pending.id == id) {
+            // Never shown: the person could answer the wrong question.
+            tracing::warn!("refused a permission request that reuses a pending id");
+            return self.send(&rpc::error_response(&id, rpc::id_in_use())).await;
+        }
+        let key = self.key_for(&id);
         let request = PermissionRequest::parse(params);
         let remembered = self.rules.lookup(&request.tool);
         match decide(self.mode, &request, remembered) {
@@ -112,6 +117,21 @@ impl Turn<'_> {
         }
     }
 
+    /// The key a question is shown and answered under: the id's short
+    /// text, made unique among pending questions (`7` and `"7"` are two
+    /// questions; the later one becomes `7#2`).
+    fn key_for(&self, id: &RequestId) -> String {
+        let base = id.display();
+        let taken = |key: &str| self.pending.iter().any(|pending| pending.key == key);
+        if !taken(&base) {
+            return base;
+        }
+        (2..)
+            .map(|n| format!("{base}#{n}"))
+            .find(|key| !taken(key))
+            .unwrap_or(base)
+    }
+
     /// Shows a pending question (again): an event with `--json`, the
     /// terminal prompt otherwise (one at a time).
     fn ask(&mut self, key: &str) -> Result<(), AcpError> {
@@ -133,6 +153,8 @@ impl Turn<'_> {
             }
             ChannelKind::Terminal => {
                 if self.prompting.is_none() {
+                    // Agent text held back by the scrubber comes before the prompt.
+                    self.sink.release_held().map_err(AcpError::Output)?;
                     self.prompting = Some(pending.key.clone());
                     channel::spawn_terminal_prompt(
                         pending.key.clone(),

@@ -39,6 +39,29 @@ pub struct AcpScript {
     pub stop_reason: String,
     /// Sent right after the prompt's answer.
     pub after_turn: Vec<Step>,
+    /// Methods the fake reads and never answers (a stalled handshake).
+    pub never_answer: Vec<String>,
+    /// Methods whose answer carries the request's id as a string (`"1"`
+    /// for `1`).
+    pub stringify_answer_ids: Vec<String>,
+    /// The `authMethods` of the `initialize` answer.
+    pub auth_methods: Value,
+    /// Sent on `initialize` before its answer (updates before the handshake).
+    pub on_initialize: Vec<Step>,
+    /// The `session/prompt` result in place of `{"stopReason":…}` (`null`
+    /// included).
+    #[serde(deserialize_with = "present")]
+    pub prompt_result: Option<Value>,
+    /// SIGTERM does not end the agent (a handler replaces the default).
+    pub ignore_sigterm: bool,
+    /// At stdin EOF the agent keeps running (bounded) instead of exiting.
+    pub stay_after_eof: bool,
+    /// Starts a child in the agent's process group that ignores SIGTERM and
+    /// holds on (as agents that relaunch themselves do); its pid goes here.
+    pub held_child_pid_file: Option<PathBuf>,
+    /// The CLOCK_MONOTONIC time (ns) just before the prompt's answer is
+    /// written goes here (the shutdown benchmark; tests never read it).
+    pub turn_end_stamp_file: Option<PathBuf>,
 }
 
 impl Default for AcpScript {
@@ -58,8 +81,22 @@ impl Default for AcpScript {
             turn: vec![Step::Text("Hello from the fake.".to_owned())],
             stop_reason: "end_turn".to_owned(),
             after_turn: Vec::new(),
+            never_answer: Vec::new(),
+            stringify_answer_ids: Vec::new(),
+            auth_methods: json!([]),
+            on_initialize: Vec::new(),
+            prompt_result: None,
+            ignore_sigterm: false,
+            stay_after_eof: false,
+            held_child_pid_file: None,
+            turn_end_stamp_file: None,
         }
     }
+}
+
+/// A field that is present is `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -102,6 +139,17 @@ pub enum Step {
         kind: Option<String>,
         options: Vec<Value>,
     },
+    /// A `session/request_permission` with this id, not waited for: the
+    /// next step runs at once (a crash while the question is open).
+    AskPermission {
+        id: Value,
+        title: String,
+        kind: Option<String>,
+        options: Vec<Value>,
+    },
+    /// Reads and ignores every message (`session/cancel` too): the turn
+    /// never ends by itself. Stdin EOF ends it as `stayAfterEof` says.
+    Stall,
     /// Any request; waits for its answer.
     Request {
         id: Value,
@@ -119,6 +167,19 @@ pub enum Step {
     WaitForCancel,
     /// Waits until this file exists.
     WaitForFile(PathBuf),
+    /// Sends this message as it is (any id, even `1.5`); waits for nothing.
+    Send(Value),
+    /// Waits for the answer to our request with exactly this id.
+    AwaitAnswer(Value),
+    /// A runaway line: `bytes` bytes of `x` and a newline, streamed in
+    /// blocks, on stderr (or on stdout with `stdout: true`).
+    Flood {
+        bytes: u64,
+        #[serde(default)]
+        stdout: bool,
+    },
+    /// One line on stderr.
+    Stderr(String),
 }
 
 struct Agent<'a> {
@@ -126,6 +187,8 @@ struct Agent<'a> {
     lines: std::io::Lines<std::io::StdinLock<'static>>,
     out: std::io::Stdout,
     cancelled: bool,
+    /// Ids of answers read while waiting for another one.
+    answered: Vec<Value>,
 }
 
 pub fn run(script: &AcpScript) -> i32 {
@@ -135,12 +198,23 @@ pub fn run(script: &AcpScript) -> i32 {
     if !script.stderr.is_empty() {
         eprintln!("{}", script.stderr);
     }
+    if script.ignore_sigterm {
+        ignore_sigterm();
+    }
+    if let Some(path) = &script.held_child_pid_file {
+        if let Err(message) = start_held_child(path) {
+            eprintln!("fake-kiro-cli: {message}");
+            return 70;
+        }
+    }
     let mut agent = Agent {
         script,
         lines: std::io::stdin().lock().lines(),
         out: std::io::stdout(),
         cancelled: false,
+        answered: Vec::new(),
     };
+    let mut authenticated = false;
     while let Some(message) = agent.next() {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             continue;
@@ -153,13 +227,38 @@ pub fn run(script: &AcpScript) -> i32 {
             }
             continue;
         };
+        if script.never_answer.iter().any(|silent| silent == method) {
+            continue;
+        }
         let answer = match method {
-            "initialize" => Ok(json!({
-                "protocolVersion": script.protocol_version,
-                "agentCapabilities": script.agent_capabilities,
-                "authMethods": [],
-            })),
-            "session/new" if script.auth_required => {
+            "initialize" => {
+                for step in &script.on_initialize {
+                    if let Some(code) = agent.step(step) {
+                        return code;
+                    }
+                }
+                Ok(json!({
+                    "protocolVersion": script.protocol_version,
+                    "agentCapabilities": script.agent_capabilities,
+                    "authMethods": script.auth_methods,
+                }))
+            }
+            "authenticate" => {
+                let wanted = params.get("methodId");
+                let known = script
+                    .auth_methods
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|method| method.get("id") == wanted);
+                authenticated = known;
+                if known {
+                    Ok(json!({}))
+                } else {
+                    Err("unknown auth method")
+                }
+            }
+            "session/new" if script.auth_required && !authenticated => {
                 let reply = json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"Authentication required"}});
                 agent.send(&reply);
                 continue;
@@ -191,12 +290,20 @@ pub fn run(script: &AcpScript) -> i32 {
                     Err("Invalid params: missing field `prompt`")
                 } else {
                     match agent.turn() {
+                        Some(_) if script.prompt_result.is_some() => {
+                            Ok(script.prompt_result.clone().unwrap_or_default())
+                        }
                         Some(stop) => Ok(json!({ "stopReason": stop })),
-                        None => return 0,
+                        None => return agent.at_eof(),
                     }
                 }
             }
             _ => Err("Method not found"),
+        };
+        let id = if script.stringify_answer_ids.iter().any(|m| m == method) {
+            json!(id.to_string())
+        } else {
+            id
         };
         let reply = match answer {
             Ok(result) => json!({"jsonrpc":"2.0","id":id,"result":result}),
@@ -204,6 +311,11 @@ pub fn run(script: &AcpScript) -> i32 {
                 json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":message}})
             }
         };
+        if method == "session/prompt" {
+            if let Some(path) = &script.turn_end_stamp_file {
+                let _ = fs_err::write(path, monotonic_ns().to_string());
+            }
+        }
         agent.send(&reply);
         if method == "session/prompt" {
             for step in &script.after_turn {
@@ -213,10 +325,71 @@ pub fn run(script: &AcpScript) -> i32 {
             }
         }
     }
+    agent.at_eof()
+}
+
+/// Replaces SIGTERM's default action (ending the process) with a handler
+/// nobody reads: the signal is then ignored for the process's lifetime.
+fn ignore_sigterm() {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let signal = runtime.block_on(async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+    });
+    // Both stay alive with the process.
+    std::mem::forget(signal);
+    std::mem::forget(runtime);
+}
+
+/// Starts `fake-kiro-cli --fake-hold-on` (it ignores SIGTERM and holds on),
+/// waits until it says it is ready, and writes its pid to `path`.
+fn start_held_child(path: &std::path::Path) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|error| format!("no current exe: {error}"))?;
+    let mut child = std::process::Command::new(exe)
+        .arg("--fake-hold-on")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot start the held child: {error}"))?;
+    let mut ready = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        let _ = std::io::BufReader::new(stdout).read_line(&mut ready);
+    }
+    if ready.trim() != "ready" {
+        return Err("the held child did not start".to_owned());
+    }
+    fs_err::write(path, child.id().to_string()).map_err(|error| error.to_string())
+}
+
+/// `fake-kiro-cli --fake-hold-on`: ignores SIGTERM, says `ready`, then
+/// holds on (bounded, so a failed test leaks nothing for long).
+pub fn hold_on() -> i32 {
+    ignore_sigterm();
+    println!("ready");
+    let _ = std::io::stdout().flush();
+    std::thread::sleep(std::time::Duration::from_secs(120));
     0
 }
 
+fn monotonic_ns() -> i128 {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec)
+}
+
 impl Agent<'_> {
+    /// Stdin ended: exit (status 0), or with `stayAfterEof` keep running
+    /// until a signal ends the agent (bounded).
+    fn at_eof(&self) -> i32 {
+        if self.script.stay_after_eof {
+            std::thread::sleep(std::time::Duration::from_secs(120));
+        }
+        0
+    }
+
     /// The next message, logged; `None` at EOF. Garbage is logged too.
     fn next(&mut self) -> Option<Value> {
         loop {
@@ -319,14 +492,20 @@ impl Agent<'_> {
     /// `session/cancel` on the way); `Some(0)` when stdin ends first.
     fn wait_for_answer(&mut self, id: &Value) -> Option<i32> {
         loop {
+            if let Some(index) = self.answered.iter().position(|seen| seen == id) {
+                self.answered.remove(index);
+                return None;
+            }
             let Some(message) = self.next() else {
-                return Some(0);
+                return Some(self.at_eof());
             };
             if message.get("method").and_then(Value::as_str) == Some("session/cancel") {
                 self.cancelled = true;
             }
-            if message.get("method").is_none() && message.get("id") == Some(id) {
-                return None;
+            if message.get("method").is_none() {
+                if let Some(seen) = message.get("id") {
+                    self.answered.push(seen.clone());
+                }
             }
         }
     }
@@ -392,6 +571,28 @@ impl Agent<'_> {
                 self.send(&request);
                 return self.wait_for_answer(id);
             }
+            Step::AskPermission {
+                id,
+                title,
+                kind,
+                options,
+            } => {
+                let request = json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "method": "session/request_permission",
+                    "params": {
+                        "sessionId": self.script.session_id,
+                        "toolCall": {"toolCallId": format!("call-{id}"), "title": title, "kind": kind},
+                        "options": options,
+                    },
+                });
+                self.send(&request);
+            }
+            Step::Stall => {
+                while self.next().is_some() {}
+                return Some(self.at_eof());
+            }
             Step::Request { id, method, params } => {
                 self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
                 return self.wait_for_answer(id);
@@ -412,6 +613,27 @@ impl Agent<'_> {
                 while self.next().is_some() {}
                 return Some(0);
             }
+            Step::Send(message) => self.send(message),
+            Step::AwaitAnswer(id) => return self.wait_for_answer(id),
+            Step::Flood { bytes, stdout } => {
+                let block = [b'x'; 1 << 16];
+                let mut sink: Box<dyn Write> = if *stdout {
+                    Box::new(self.out.lock())
+                } else {
+                    Box::new(std::io::stderr().lock())
+                };
+                let mut left = *bytes;
+                while left > 0 {
+                    let take = usize::try_from(left.min(block.len() as u64)).unwrap_or(block.len());
+                    if sink.write_all(&block[..take]).is_err() {
+                        break;
+                    }
+                    left -= take as u64;
+                }
+                let _ = sink.write_all(b"\n");
+                let _ = sink.flush();
+            }
+            Step::Stderr(text) => eprintln!("{text}"),
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => {
                 // Bounded, so a test that forgets the file leaks nothing.

@@ -38,12 +38,18 @@ fn main() -> ExitCode {
             &script.version_stderr,
             script.version_exit,
         ),
-        ["acp", "--help"] | ["acp", "-h"] => answer(
-            &script.acp_help_output,
-            &script.acp_help_stderr,
-            script.acp_help_exit,
-        ),
+        ["acp", "--help"] | ["acp", "-h"] => {
+            if let Some(path) = &script.acp_help_removes {
+                let _ = fs_err::remove_file(path);
+            }
+            answer(
+                &script.acp_help_output,
+                &script.acp_help_stderr,
+                script.acp_help_exit,
+            )
+        }
         ["login"] => login(&script),
+        ["--fake-hold-on"] => exit_code(acp::hold_on()),
         ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
         ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {

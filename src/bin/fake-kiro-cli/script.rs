@@ -24,6 +24,9 @@ pub struct Script {
     pub acp_help_exit: i32,
     /// Written to stderr by `acp --help`.
     pub acp_help_stderr: String,
+    /// `acp --help` deletes this file after answering (the test names the
+    /// fake's wrapper), so the probe passes and the next start fails.
+    pub acp_help_removes: Option<PathBuf>,
     /// Seconds to sleep before answering anything (probe-timeout tests).
     pub hang_seconds: u64,
     /// Append one JSON line `{"argv":[…],"env":{…}}` per invocation here.
@@ -52,6 +55,7 @@ impl Default for Script {
                     .to_owned(),
             acp_help_exit: 0,
             acp_help_stderr: String::new(),
+            acp_help_removes: None,
             hang_seconds: 0,
             log: None,
             login_exit: 0,

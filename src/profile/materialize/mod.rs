@@ -198,17 +198,15 @@ impl Plan {
         let home = &layout.kiro_home;
         for file in self.scrubbed(scrubber) {
             let target = home.join(&file.relative);
-            let parent = target.parent().unwrap_or(home);
-            fs_safety::create_dir_chain(&layout.project, parent, 0o700)?;
-            if fs_err::symlink_metadata(&target).is_ok_and(|metadata| !metadata.is_file()) {
-                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
-                    path: target,
-                    found: "link or special file",
-                    expected: "regular file",
-                }));
-            }
-            fs_safety::atomic_write(&target, file.contents.as_bytes(), 0o600)
-                .map_err(io_error("write", &target))?;
+            // One no-follow walk from the project down to the file: a
+            // folder swapped for a link after a check cannot redirect it.
+            fs_safety::write_beneath(
+                &layout.project,
+                &target,
+                file.contents.as_bytes(),
+                0o600,
+                0o700,
+            )?;
         }
         self.remove_stale_skills(layout, &home.join(&data.session.skills_dir))
     }
@@ -223,33 +221,34 @@ impl Plan {
         layout: &ProfileLayout,
         skills: &Path,
     ) -> Result<(), ProfileError> {
-        fs_safety::create_dir_chain(&layout.project, skills, 0o700)?;
-        let entries = fs_err::read_dir(skills).map_err(io_error("list", skills))?;
-        for entry in entries {
-            let entry = entry.map_err(io_error("list", skills))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if self.skill_dirs.contains(&name) {
+        // Listed and removed relative to the folder opened without
+        // following links: a `skills` swapped for a link after the open
+        // cannot point the removal elsewhere.
+        let dir = fs_safety::open_dir_path_beneath(&layout.project, skills, 0o700)?;
+        let mut stale = Vec::new();
+        for (name, kind) in fs_safety::list_dir(&dir).map_err(io_error("list", skills))? {
+            if self.skill_dirs.iter().any(|kept| name == kept.as_str()) {
                 continue;
             }
-            let path = entry.path();
-            // `file_type` does not follow links.
-            let kind = entry.file_type().map_err(io_error("inspect", &path))?;
-            let removed = if kind.is_dir() {
-                fs_err::remove_dir_all(&path)
-            } else if kind.is_file() {
-                fs_err::remove_file(&path)
-            } else if kind.is_symlink() {
-                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::Symlink {
-                    path,
-                }));
-            } else {
-                return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
-                    path,
-                    found: fs_safety::describe(kind),
-                    expected: "skill folder",
-                }));
-            };
-            removed.map_err(io_error("remove stale skill", &path))?;
+            let path = skills.join(&name);
+            match kind {
+                "directory" | "regular file" => stale.push((name, path)),
+                "symbolic link" => {
+                    return Err(ProfileError::Unsafe(fs_safety::UnsafePath::Symlink {
+                        path,
+                    }))
+                }
+                found => {
+                    return Err(ProfileError::Unsafe(fs_safety::UnsafePath::WrongType {
+                        path,
+                        found,
+                        expected: "skill folder",
+                    }))
+                }
+            }
+        }
+        for (name, path) in stale {
+            fs_safety::remove_tree_at(&dir, &name, &path)?;
         }
         Ok(())
     }

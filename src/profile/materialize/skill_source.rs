@@ -3,8 +3,9 @@
 //! to `~/.aws/credentials`. So no link is followed: the skill folder, its
 //! `SKILL.md` and every folder between them and the folder of the config
 //! file that names the skill must be real (exit 6 otherwise); `SKILL.md`
-//! must be a regular file of at most 1 MiB, opened with `O_NOFOLLOW`; its
-//! text passes the same credential check as any config value.
+//! must be a regular file of at most 1 MiB with a single hard link, opened
+//! with `O_NOFOLLOW`; its text passes the same credential check as any
+//! config value.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -100,33 +101,44 @@ pub fn read_skill(
         }
     }
     let file = folder.join("SKILL.md");
-    let bytes =
-        fs_safety::read_regular_file(&file, MAX_SKILL_BYTES, false).map_err(
-            |refusal| match refusal {
-                ReadRefusal::Missing => {
-                    config_error(index, format!("`{}` does not exist", file.display()))
-                }
-                ReadRefusal::Symlink => UnsafePath::Symlink { path: file.clone() }.into(),
-                ReadRefusal::NotRegular(found) => UnsafePath::WrongType {
-                    path: file.clone(),
-                    found,
-                    expected: "regular file",
-                }
-                .into(),
-                ReadRefusal::TooLarge => config_error(
-                    index,
-                    format!(
-                        "`{}` is larger than {MAX_SKILL_BYTES} bytes",
-                        file.display()
-                    ),
-                ),
-                ReadRefusal::Io(source) => ProfileError::Io {
-                    action: "read",
-                    path: file.clone(),
-                    source,
-                },
-            },
-        )?;
+    let (bytes, metadata) = fs_safety::read_regular_file_with_metadata(
+        &file,
+        MAX_SKILL_BYTES,
+        false,
+    )
+    .map_err(|refusal| match refusal {
+        ReadRefusal::Missing => config_error(index, format!("`{}` does not exist", file.display())),
+        ReadRefusal::Symlink => UnsafePath::Symlink { path: file.clone() }.into(),
+        ReadRefusal::NotRegular(found) => UnsafePath::WrongType {
+            path: file.clone(),
+            found,
+            expected: "regular file",
+        }
+        .into(),
+        ReadRefusal::TooLarge => config_error(
+            index,
+            format!(
+                "`{}` is larger than {MAX_SKILL_BYTES} bytes",
+                file.display()
+            ),
+        ),
+        ReadRefusal::Io(source) => ProfileError::Io {
+            action: "read",
+            path: file.clone(),
+            source,
+        },
+    })?;
+    // A second name for the same file is a link by another means: a
+    // hard link to `~/.aws/credentials` reads as a plain file. The count
+    // comes from the open file, so it describes what was read.
+    if std::os::unix::fs::MetadataExt::nlink(&metadata) > 1 {
+        return Err(UnsafePath::WrongType {
+            path: file,
+            found: "file with more than one hard link",
+            expected: "regular file with a single link",
+        }
+        .into());
+    }
     let text = String::from_utf8(bytes)
         .map_err(|_| config_error(index, format!("`{}` is not UTF-8 text", file.display())))?;
     crate::config::check_text(rules, &format!("adapters.kiro.skills[{index}]"), &text)?;
@@ -240,6 +252,13 @@ mod tests {
             ),
             "{error}"
         );
+
+        std::fs::write(folder.join("SKILL.md"), "# Fine\n").expect("write");
+        std::fs::hard_link(folder.join("SKILL.md"), temp.path().join("other")).expect("link");
+        let error = read().unwrap_err();
+        assert!(error.to_string().contains("hard link"), "{error}");
+        std::fs::remove_file(temp.path().join("other")).expect("unlink");
+        assert_eq!(read().expect("single link"), "# Fine\n");
 
         let missing = read_skill(0, &skill(temp.path().join("none"), temp.path()), &rules);
         assert!(

@@ -299,3 +299,19 @@ fn non_json_text_is_scrubbed_as_text() {
 }
 
 mod properties;
+
+#[test]
+fn a_string_redacted_whole_keeps_its_line_ending() {
+    let scrubber = scrubber_for(&["hunter2", SECRET]);
+    assert_eq!(scrubber.scrub_str("hunter2\n"), format!("{REDACTED}\n"));
+    assert_eq!(scrubber.scrub_str("hunter2\r\n"), format!("{REDACTED}\r\n"));
+    let twice = Encoding::PercentUpper.encode(&Encoding::PercentUpper.encode(SECRET));
+    assert_eq!(
+        scrubber.scrub_str(&format!("url {twice}\n")),
+        format!("{REDACTED}\n")
+    );
+    assert_eq!(
+        scrubber.scrub_str(&format!("{SECRET}\n")),
+        format!("{REDACTED}\n")
+    );
+}

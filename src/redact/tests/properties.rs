@@ -318,3 +318,6 @@ proptest! {
         prop_assert_eq!(scrubber.scrub_str(&with_secret), format!("{text} {REDACTED}"));
     }
 }
+
+#[path = "stream_properties.rs"]
+mod stream_properties;
