@@ -56,8 +56,15 @@ pub fn run(
         if open {
             open_browser(&bound.url);
         }
-        let stop = async {
-            let _ = tokio::signal::ctrl_c().await;
+        // Ctrl-C or SIGTERM: the normal way to stop serving (exit 0).
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .map_err(|error| Error::new(ErrorKind::Internal, error))?;
+        let stop = async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
         };
         bound.serve(stop).await;
         Ok(())

@@ -449,3 +449,38 @@ fn card_changes_stream_over_server_sent_events() {
     assert_eq!(accepted["card"]["by"], "cli");
     session.stop_and_check();
 }
+
+#[test]
+fn an_interrupt_stops_serve_with_a_stream_open_and_the_session_runs_on() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    let mut serve = Serve::start(&session.env, &[]);
+    serve.wait_card("pending", |card| card["state"] == "pending");
+    let events = Client::builder()
+        .timeout(DEADLINE)
+        .build()
+        .expect("client")
+        .get(format!("{}/events", serve.base))
+        .header(header::COOKIE, serve.cookie())
+        .send()
+        .expect("GET");
+    assert_eq!(events.status(), 200);
+    let pid = serve.child.id().to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let deadline = Instant::now() + DEADLINE;
+    let code = loop {
+        if let Some(status) = serve.child.try_wait().expect("wait") {
+            break status.code();
+        }
+        assert!(Instant::now() < deadline, "serve did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(0));
+    drop(events);
+    assert_eq!(session.cards()[0]["state"], "pending");
+    session.stop_and_check();
+}

@@ -12,4 +12,7 @@ pub struct App {
     pub sources: Arc<Sources>,
     pub hub: Arc<Hub>,
     pub links: Option<Links>,
+    /// Becomes `true` when serve stops: event streams end, so the graceful
+    /// shutdown does not wait for open tabs.
+    pub stopping: tokio::sync::watch::Sender<bool>,
 }

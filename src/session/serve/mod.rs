@@ -68,6 +68,7 @@ pub async fn bind(options: Options, sources: Sources) -> std::io::Result<Bound> 
             sources,
             hub,
             links,
+            stopping: tokio::sync::watch::Sender::new(false),
         }),
         url,
     })
@@ -77,7 +78,11 @@ impl Bound {
     /// Serves until `stop` completes (Ctrl-C); the sessions are untouched.
     pub async fn serve(self, stop: impl std::future::Future<Output = ()> + Send + 'static) {
         let app = Arc::clone(&self.app);
-        let router = routes::router(app);
+        let router = routes::router(Arc::clone(&app));
+        let stop = async move {
+            stop.await;
+            app.stopping.send_replace(true);
+        };
         if let Err(error) = axum::serve(self.listener, router)
             .with_graceful_shutdown(stop)
             .await

@@ -100,6 +100,10 @@ async fn events(
             }
         }
     });
+    let mut stopping = app.stopping.subscribe();
+    let stream = futures_util::StreamExt::take_until(stream, async move {
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    });
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
