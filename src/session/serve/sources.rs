@@ -211,7 +211,7 @@ fn dead(state: Liveness) -> Liveness {
 
 pub fn clean_card(mut card: Card) -> Card {
     let clean = |text: String| super::text::web_text(&text);
-    card.title = clean(card.title);
+    card.title = super::text::web_text(&card.title);
     card.reason = card.reason.map(clean);
     card.kind = card.kind.map(clean);
     card.command = card.command.map(clean);
