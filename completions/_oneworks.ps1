@@ -234,6 +234,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End Kiro and the supervisor of a session')
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -309,6 +310,21 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'oneworks;session;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on; a non-loopback one must be carried over a tunnel or TLS proxy')
+            [CompletionResult]::new('--public-url', '--public-url', [CompletionResultType]::ParameterName, 'The URL this server is reached at from outside (adds `answer_url` to webhook POSTs)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Also open the page in the default browser')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the URL as one JSON document')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'oneworks;session;help' {
             [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the sessions of this project and whether their supervisor runs')
@@ -316,6 +332,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End Kiro and the supervisor of a session')
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -335,6 +352,9 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;help;answer' {
+            break
+        }
+        'oneworks;session;help;serve' {
             break
         }
         'oneworks;session;help;help' {
@@ -404,6 +424,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End Kiro and the supervisor of a session')
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
             break
         }
         'oneworks;help;session;start' {
@@ -422,6 +443,9 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;help;session;answer' {
+            break
+        }
+        'oneworks;help;session;serve' {
             break
         }
         'oneworks;help;completions' {

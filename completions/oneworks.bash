@@ -139,6 +139,9 @@ _oneworks() {
             oneworks__subcmd__help__subcmd__session,list)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__list"
                 ;;
+            oneworks__subcmd__help__subcmd__session,serve)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__serve"
+                ;;
             oneworks__subcmd__help__subcmd__session,start)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__start"
                 ;;
@@ -160,6 +163,9 @@ _oneworks() {
             oneworks__subcmd__session,list)
                 cmd="oneworks__subcmd__session__subcmd__list"
                 ;;
+            oneworks__subcmd__session,serve)
+                cmd="oneworks__subcmd__session__subcmd__serve"
+                ;;
             oneworks__subcmd__session,start)
                 cmd="oneworks__subcmd__session__subcmd__start"
                 ;;
@@ -180,6 +186,9 @@ _oneworks() {
                 ;;
             oneworks__subcmd__session__subcmd__help,list)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__list"
+                ;;
+            oneworks__subcmd__session__subcmd__help,serve)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__serve"
                 ;;
             oneworks__subcmd__session__subcmd__help,start)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__start"
@@ -740,7 +749,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session)
-            opts="start list attach stop approvals answer"
+            opts="start list attach stop approvals answer serve"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -796,6 +805,20 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -884,7 +907,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session)
-            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer help"
+            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer serve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,7 +979,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session__subcmd__help)
-            opts="start list attach stop approvals answer help"
+            opts="start list attach stop approvals answer serve help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1039,6 +1062,20 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         oneworks__subcmd__session__subcmd__help__subcmd__start)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1074,6 +1111,32 @@ _oneworks() {
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__serve)
+            opts="-q -v -h --listen --public-url --open --json --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --public-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -209,6 +209,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand stop 'End Kiro and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
+            cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;start'= {
@@ -277,6 +278,20 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'oneworks;session;serve'= {
+            cand --listen 'Address to listen on; a non-loopback one must be carried over a tunnel or TLS proxy'
+            cand --public-url 'The URL this server is reached at from outside (adds `answer_url` to webhook POSTs)'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --open 'Also open the page in the default browser'
+            cand --json 'Print the URL as one JSON document'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'oneworks;session;help'= {
             cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
             cand list 'List the sessions of this project and whether their supervisor runs'
@@ -284,6 +299,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand stop 'End Kiro and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
+            cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;help;start'= {
@@ -297,6 +313,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;session;help;approvals'= {
         }
         &'oneworks;session;help;answer'= {
+        }
+        &'oneworks;session;help;serve'= {
         }
         &'oneworks;session;help;help'= {
         }
@@ -352,6 +370,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand stop 'End Kiro and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
+            cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
         }
         &'oneworks;help;session;start'= {
         }
@@ -364,6 +383,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;session;approvals'= {
         }
         &'oneworks;help;session;answer'= {
+        }
+        &'oneworks;help;session;serve'= {
         }
         &'oneworks;help;completions'= {
         }

@@ -127,18 +127,19 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s q -l quiet -d 
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -s q -l quiet -d 'Print only errors'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -l no-progress -d 'Never draw progress bars'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -f -a "start" -d 'Start Kiro\'s TUI in a supervised tmux session (and attach, unless --detach)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -f -a "list" -d 'List the sessions of this project and whether their supervisor runs'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -f -a "attach" -d 'Attach this terminal to a running session\'s TUI'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -f -a "stop" -d 'End Kiro and the supervisor of a session'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "start" -d 'Start Kiro\'s TUI in a supervised tmux session (and attach, unless --detach)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "list" -d 'List the sessions of this project and whether their supervisor runs'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "attach" -d 'Attach this terminal to a running session\'s TUI'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "stop" -d 'End Kiro and the supervisor of a session'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l name -d 'Session name' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l cwd -d 'Kiro\'s working folder (not the project)' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
@@ -175,12 +176,22 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_se
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l listen -d 'Address to listen on; a non-loopback one must be carried over a tunnel or TLS proxy' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l public-url -d 'The URL this server is reached at from outside (adds `answer_url` to webhook POSTs)' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l open -d 'Also open the page in the default browser'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l json -d 'Print the URL as one JSON document'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start Kiro\'s TUI in a supervised tmux session (and attach, unless --detach)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the sessions of this project and whether their supervisor runs'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "attach" -d 'Attach this terminal to a running session\'s TUI'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "stop" -d 'End Kiro and the supervisor of a session'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s q -l quiet -d 'Print only errors'
@@ -206,3 +217,4 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "stop" -d 'End Kiro and the supervisor of a session'
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'

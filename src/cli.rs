@@ -221,6 +221,21 @@ pub enum SessionCommand {
         card: String,
         action: VerdictArg,
     },
+    /// Serve a page (and a JSON API) to answer every session's approvals from a browser
+    Serve {
+        /// Address to listen on; a non-loopback one must be carried over a tunnel or TLS proxy
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+        /// The URL this server is reached at from outside (adds `answer_url` to webhook POSTs)
+        #[arg(long, value_name = "URL")]
+        public_url: Option<url::Url>,
+        /// Also open the page in the default browser
+        #[arg(long)]
+        open: bool,
+        /// Print the URL as one JSON document
+        #[arg(long)]
+        json: bool,
+    },
     /// The supervisor process itself (started by `session start`)
     #[command(hide = true)]
     Supervise {
@@ -361,7 +376,8 @@ impl Cli {
             Command::Adapter(AdapterCommand::List { json }) => *json,
             Command::Run(args) => args.json,
             Command::Session(SessionCommand::List { json })
-            | Command::Session(SessionCommand::Approvals { json, .. }) => *json,
+            | Command::Session(SessionCommand::Approvals { json, .. })
+            | Command::Session(SessionCommand::Serve { json, .. }) => *json,
             Command::Session(SessionCommand::Supervise { .. }) => true,
             _ => false,
         }

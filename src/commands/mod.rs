@@ -7,5 +7,6 @@ pub mod login;
 pub mod prepare;
 pub mod prune;
 pub mod run;
+pub mod serve;
 pub mod session;
 pub mod status;

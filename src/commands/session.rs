@@ -37,6 +37,12 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         SessionCommand::Stop { name } => stop(settings, &name),
         SessionCommand::Approvals { name, watch, json } => approvals(settings, &name, watch, json),
         SessionCommand::Answer { name, card, action } => answer(settings, &name, &card, action),
+        SessionCommand::Serve {
+            listen,
+            public_url,
+            open,
+            json,
+        } => crate::commands::serve::run(settings, listen, public_url, open, json),
         SessionCommand::Supervise {
             name,
             kiro_path,

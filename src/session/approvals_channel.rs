@@ -46,7 +46,13 @@ const ALIVE: &str = "{\"alive\":true}\n";
 enum Request {
     List {},
     Watch {},
-    Answer { card: String, action: String },
+    /// `by`: who answers, `cli` (the default), `page` or `link`.
+    Answer {
+        card: String,
+        action: String,
+        #[serde(default)]
+        by: Option<String>,
+    },
     Stop {},
 }
 
@@ -193,14 +199,18 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
                 }
             }
         }
-        Ok(Request::Answer { card, action }) => {
+        Ok(Request::Answer { card, action, by }) => {
+            let by = by.as_deref().unwrap_or("cli");
             let document = match Verdict::parse(&action) {
                 None => {
                     json!({"error": format!("unknown action `{action}`: use accept, decline or cancel")})
                 }
+                Some(_) if !["cli", "page", "link"].contains(&by) => {
+                    json!({"error": "unknown answerer: use cli, page or link"})
+                }
                 Some(verdict) => {
                     let updates = state.subscribe();
-                    match state.answer(&card, verdict) {
+                    match state.answer_by(&card, verdict, Some(by)) {
                         Err(refusal) => json!({"error": refusal.to_string()}),
                         Ok(_) => {
                             let end = state.delivery_end(&card, updates);

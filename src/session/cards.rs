@@ -13,6 +13,9 @@ use sha2::{Digest, Sha256};
 use super::recorder::{ApprovalRequest, ApprovalResponse};
 use crate::redact::Scrubber;
 
+/// `by` of a card answered at the prompt itself.
+const TERMINAL: &str = "terminal";
+
 /// The longest title preview, in characters.
 pub const MAX_TITLE_CHARS: usize = 1024;
 
@@ -81,6 +84,20 @@ pub struct Card {
     pub created_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_at: Option<String>,
+    /// The tool's ACP kind, command, working folder and paths, when the
+    /// request carries them (untrusted: scrubbed, stripped, cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Who answered (SPEC §8.5): `terminal`, `page`, `cli`, `webhook`,
+    /// `link`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// `kiro_<session>_<sha256(request id)[..16]>`: stable across restarts.
@@ -165,9 +182,12 @@ impl CardBook {
         let mut card = card.clone();
         if let Some(scrubber) = &self.scrubber {
             card.title = scrubber.scrub_str(&card.title).into_owned();
-            card.reason = card
-                .reason
-                .map(|reason| scrubber.scrub_str(&reason).into_owned());
+            let scrub = |text: String| scrubber.scrub_str(&text).into_owned();
+            card.reason = card.reason.map(scrub);
+            card.kind = card.kind.map(scrub);
+            card.command = card.command.map(scrub);
+            card.cwd = card.cwd.map(scrub);
+            card.paths = card.paths.into_iter().map(scrub).collect();
         }
         card
     }
@@ -210,6 +230,16 @@ impl CardBook {
             reason: None,
             created_at: (self.now)(),
             resolved_at: None,
+            kind: request.detail.kind.as_deref().map(preview),
+            command: request.detail.command.as_deref().map(preview),
+            cwd: request.detail.cwd.as_deref().map(preview),
+            paths: request
+                .detail
+                .paths
+                .iter()
+                .map(|path| preview(path))
+                .collect(),
+            by: None,
         };
         self.entries.push(Entry {
             card: card.clone(),
@@ -224,6 +254,16 @@ impl CardBook {
     /// The first verdict wins: `pending` → `delivering`. Returns the cancel
     /// flag the delivery must watch.
     pub fn claim(&mut self, id: &str, verdict: Verdict) -> Result<(Card, CancelFlag), Refusal> {
+        self.claim_by(id, verdict, None)
+    }
+
+    /// [`claim`](Self::claim), recording who answered.
+    pub fn claim_by(
+        &mut self,
+        id: &str,
+        verdict: Verdict,
+        by: Option<&str>,
+    ) -> Result<(Card, CancelFlag), Refusal> {
         let Some(index) = self.entries.iter().position(|entry| entry.card.id == id) else {
             return Err(Refusal::Unknown(id.to_owned()));
         };
@@ -236,6 +276,7 @@ impl CardBook {
         }
         entry.verdict = Some(verdict);
         entry.card.state = CardState::Delivering;
+        entry.card.by = by.map(str::to_owned);
         let card = entry.card.clone();
         let cancel = entry.cancel.clone();
         Ok((self.record(&card), cancel))
@@ -257,6 +298,7 @@ impl CardBook {
             // The terminal answered while we were checking: nothing typed.
             (Err(_), _) if entry.cancel.is_cancelled() => {
                 entry.card.state = CardState::AnsweredInTerminal;
+                entry.card.by = Some(TERMINAL.to_owned());
                 entry.card.resolved_at = Some(now);
             }
             (Err(reason), _) => {
@@ -280,6 +322,7 @@ impl CardBook {
             CardState::Pending => {
                 entry.cancel.cancel();
                 entry.card.state = CardState::AnsweredInTerminal;
+                entry.card.by = Some(TERMINAL.to_owned());
                 entry.card.resolved_at = Some(now);
             }
             // Mid-delivery: stop before the next key; the delivery's end
@@ -312,6 +355,7 @@ impl CardBook {
             return None;
         }
         entry.card.state = CardState::AnsweredInTerminal;
+        entry.card.by = Some(TERMINAL.to_owned());
         entry.card.resolved_at = Some(now);
         let card = entry.card.clone();
         Some(self.record(&card))

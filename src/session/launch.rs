@@ -98,6 +98,10 @@ fn webhook(settings: &Settings, name: &str) -> Result<Option<Webhook>, Error> {
         token,
         timeout: webhook::http_timeout(settings.env.get("ONEWORKS_HTTP_TIMEOUT")),
         session: name.to_owned(),
+        answer_links: super::serve::links::links_file(
+            &settings.locations.runtime_dir,
+            &settings.project.root,
+        ),
     }))
 }
 

@@ -21,6 +21,7 @@ pub mod pane_fallback;
 pub mod pane_watch;
 pub mod recorder;
 pub mod recorder_tail;
+pub mod serve;
 pub mod state;
 pub mod supervisor;
 pub mod tmux;

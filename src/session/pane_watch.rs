@@ -56,6 +56,7 @@ pub fn card_for(
         tool_call_id: format!("pane:{}", prompt.hash),
         title,
         options: Vec::new(),
+        detail: Default::default(),
     };
     // Kiro's own prompt: the verified row-by-row bridge.
     if let Some(view) = super::pane::parse(capture, &tui.prompt) {

@@ -29,6 +29,56 @@ pub struct ApprovalRequest {
     pub title: String,
     /// `optionId` → kind, in Kiro's order.
     pub options: Vec<(String, String)>,
+    /// What the request says about the tool, when it says it (untrusted).
+    pub detail: ToolDetail,
+}
+
+/// The tool call's ACP `kind`, its `rawInput.command` and `rawInput.cwd`,
+/// and the paths of its `locations` (and `rawInput.path`), for the card.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolDetail {
+    pub kind: Option<String>,
+    pub command: Option<String>,
+    pub cwd: Option<String>,
+    pub paths: Vec<String>,
+}
+
+impl ToolDetail {
+    fn of(tool_call: &Value) -> ToolDetail {
+        let text = |value: Option<&Value>| {
+            value
+                .and_then(Value::as_str)
+                .filter(|text| !text.trim().is_empty())
+                .map(str::to_owned)
+        };
+        let input = tool_call.get("rawInput");
+        let command = match input.and_then(|input| input.get("command")) {
+            Some(Value::Array(words)) => {
+                let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+                (!words.is_empty()).then(|| words.join(" "))
+            }
+            other => text(other),
+        };
+        let mut paths: Vec<String> = tool_call
+            .get("locations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|location| text(location.get("path")))
+            .collect();
+        if let Some(path) = text(input.and_then(|input| input.get("path"))) {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        paths.truncate(8);
+        ToolDetail {
+            kind: text(tool_call.get("kind")),
+            command,
+            cwd: text(input.and_then(|input| input.get("cwd"))),
+            paths,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +173,7 @@ fn approval(id: &str, params: &Value) -> Option<ApprovalRequest> {
         tool_call_id: tool_call_id.to_owned(),
         title: title.to_owned(),
         options,
+        detail: ToolDetail::of(tool_call),
     })
 }
 

@@ -156,9 +156,19 @@ impl SessionState {
     /// Claims the card for `verdict` (the first verdict wins) and starts its
     /// delivery on a blocking thread. Returns the card as `delivering`.
     pub fn answer(self: &Arc<Self>, id: &str, verdict: Verdict) -> Result<Card, Refusal> {
+        self.answer_by(id, verdict, None)
+    }
+
+    /// [`answer`](Self::answer), recording who answered (`by` on the card).
+    pub fn answer_by(
+        self: &Arc<Self>,
+        id: &str,
+        verdict: Verdict,
+        by: Option<&str>,
+    ) -> Result<Card, Refusal> {
         let (card, cancel, title, request_id, delivery) = {
             let mut inner = self.lock();
-            let (card, cancel) = inner.book.claim(id, verdict)?;
+            let (card, cancel) = inner.book.claim_by(id, verdict, by)?;
             let request = inner
                 .book
                 .request(id)

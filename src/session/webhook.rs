@@ -20,6 +20,9 @@ pub struct Webhook {
     pub token: Option<String>,
     pub timeout: Duration,
     pub session: String,
+    /// Where a `session serve --public-url` publishes its answer links
+    /// (SPEC §8.5); each POST then carries the card's `answer_url`.
+    pub answer_links: std::path::PathBuf,
 }
 
 impl std::fmt::Debug for Webhook {
@@ -54,7 +57,7 @@ impl Webhook {
         let mut request = client
             .post(self.url.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(json!({"session": self.session, "card": card}).to_string());
+            .body(self.body(card).to_string());
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }
@@ -81,6 +84,16 @@ impl Webhook {
         }
     }
 
+    /// The POST body: the session, the card and, while a serve process
+    /// with `--public-url` runs, the card's one-time `answer_url`.
+    fn body(&self, card: &Card) -> serde_json::Value {
+        let mut body = json!({"session": self.session, "card": card});
+        if let Some(url) = super::serve::links::answer_url(&self.answer_links, &card.id) {
+            body["answer_url"] = json!(url);
+        }
+        body
+    }
+
     /// Wires the webhook to `state`: every new card is sent on its own
     /// thread, and a verdict is answered like one from the channel.
     pub fn attach(self, state: &Arc<SessionState>) {
@@ -91,7 +104,7 @@ impl Webhook {
             std::thread::spawn(move || match webhook.ask(&card) {
                 Ok(Some(verdict)) => {
                     if let Some(state) = weak.upgrade() {
-                        if let Err(refusal) = state.answer(&card.id, verdict) {
+                        if let Err(refusal) = state.answer_by(&card.id, verdict, Some("webhook")) {
                             tracing::info!("webhook verdict for `{}` not used: {refusal}", card.id);
                         }
                     }

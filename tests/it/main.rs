@@ -32,6 +32,8 @@ mod review;
 mod run;
 mod run_review;
 mod secrets_stream;
+mod serve;
+mod serve_browser;
 mod shutdown;
 mod sources;
 mod supervisor;

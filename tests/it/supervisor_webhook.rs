@@ -17,14 +17,14 @@ const TOKEN: &str = "hook-token-5f2e9c1a7b";
 
 /// A one-route HTTP endpoint that records requests and answers `answer`
 /// (or never answers, holding the connection, when it is `None`).
-struct Hook {
-    url: String,
+pub struct Hook {
+    pub url: String,
     requests: Arc<Mutex<Vec<String>>>,
     stop: Arc<AtomicBool>,
 }
 
 impl Hook {
-    fn start(answer: Option<&str>) -> Hook {
+    pub fn start(answer: Option<&str>) -> Hook {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let url = format!("http://{}/hook", listener.local_addr().expect("address"));
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -74,7 +74,7 @@ impl Hook {
         }
     }
 
-    fn requests(&self) -> Vec<String> {
+    pub fn requests(&self) -> Vec<String> {
         self.requests.lock().expect("requests").clone()
     }
 }
@@ -85,7 +85,7 @@ impl Drop for Hook {
     }
 }
 
-fn with_webhook(session: &mut Session, hook: &Hook) {
+pub fn with_webhook(session: &mut Session, hook: &Hook) {
     session.env.write_config(&format!(
         "adapters:\n  kiro:\n    cli:\n      source: system\n    approvals:\n      webhook: {}\n      webhookAuthEnv: HOOK_TOKEN\n",
         hook.url

@@ -278,13 +278,18 @@ impl Tui<'_> {
                 .push(json!({"optionId": "allow_always", "kind": "allow_always", "name": "Trust"}));
         }
         options.push(json!({"optionId": "reject_once", "kind": "reject_once", "name": "No"}));
+        let mut tool_call =
+            json!({"toolCallId": format!("call-{}", request.id), "title": request.title});
+        for (field, value) in request.tool_call.iter().flatten() {
+            tool_call[field] = value.clone();
+        }
         let message = json!({
             "jsonrpc": "2.0",
             "id": request.id,
             "method": "session/request_permission",
             "params": {
                 "sessionId": "fake-session",
-                "toolCall": {"toolCallId": format!("call-{}", request.id), "title": request.title},
+                "toolCall": tool_call,
                 "options": options,
             }
         });

@@ -55,6 +55,10 @@ pub struct RequestScript {
     /// terminal-only while another prompt is up).
     #[serde(default)]
     pub record_only: bool,
+    /// More `toolCall` fields for the recorded request (`kind`,
+    /// `rawInput`, `locations`).
+    #[serde(default)]
+    pub tool_call: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 fn yes() -> bool {

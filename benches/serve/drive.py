@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Drives benches/serve.sh: SESSIONS supervised sessions of the fake TUI,
+one `oneworks session serve`, STREAMS open `GET /events` streams, then:
+
+  idle     serve's CPU (/proc/PID/stat utime+stime) over IDLE seconds with
+           every stream open, and its RSS (VmRSS, VmHWM);
+  browser  a request line appended to a session's recorder → its card
+           element in headless Chromium's DOM (a MutationObserver stamps
+           Date.now() when `article[data-card=ID]` first appears), over
+           REQUESTS requests spread over the sessions, each resolved by a
+           response line before the next.
+
+Usage: drive.py --oneworks BIN --env0 FILE --project DIR --sessions N
+                --streams N --requests N --idle-seconds N --out FILE
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+DEADLINE = 60
+WARMUP = 5
+
+
+def log(message):
+    print(f"[serve-bench] {message}", file=sys.stderr, flush=True)
+
+
+def fail(message):
+    log(f"error: {message}")
+    sys.exit(1)
+
+
+def rfc3339():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def request_line(request_id, title):
+    msg = {"jsonrpc": "2.0", "id": request_id, "method": "session/request_permission",
+           "params": {"sessionId": "bench",
+                      "toolCall": {"toolCallId": f"call-{request_id}", "title": title},
+                      "options": [{"optionId": "allow_once", "kind": "allow_once", "name": "Yes"},
+                                  {"optionId": "reject_once", "kind": "reject_once", "name": "No"}]}}
+    return (json.dumps({"ts": rfc3339(), "dir": "in", "msg": json.dumps(msg)}) + "\n").encode()
+
+
+def response_line(request_id):
+    msg = {"jsonrpc": "2.0", "id": request_id,
+           "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}}
+    return (json.dumps({"ts": rfc3339(), "dir": "out", "msg": json.dumps(msg)}) + "\n").encode()
+
+
+def card_id(session, request_id):
+    return f"kiro_{session}_{hashlib.sha256(request_id.encode()).hexdigest()[:16]}"
+
+
+def ticks(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def status_kib(pid, field):
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def wait(what, check):
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            fail(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+class WebDriver:
+    def __init__(self, url):
+        self.url = url
+        self.session = None
+
+    def call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=DEADLINE) as response:
+            return json.load(response)["value"]
+
+    def start(self, profile):
+        args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", f"--user-data-dir={profile}"]
+        caps = {"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "args": args, "binary": "/usr/bin/chromium"}}}}
+        self.session = self.call("POST", "/session", caps)["sessionId"]
+
+    def goto(self, url):
+        self.call("POST", f"/session/{self.session}/url", {"url": url})
+
+    def run(self, script, *args):
+        return self.call("POST", f"/session/{self.session}/execute/sync",
+                         {"script": script, "args": list(args)})
+
+    def quit(self):
+        if self.session:
+            self.call("DELETE", f"/session/{self.session}")
+
+
+OBSERVER = """
+window.__seen = {};
+function stamp() {
+  document.querySelectorAll('article[data-card]').forEach(function (a) {
+    var id = a.getAttribute('data-card');
+    if (!(id in window.__seen)) window.__seen[id] = Date.now();
+  });
+}
+new MutationObserver(stamp).observe(document.body, {childList: true, subtree: true});
+stamp();
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for flag in ("--oneworks", "--env0", "--project", "--out"):
+        parser.add_argument(flag, required=True)
+    for flag in ("--sessions", "--streams", "--requests", "--idle-seconds"):
+        parser.add_argument(flag, type=int, required=True)
+    args = parser.parse_args()
+    with open(args.env0, "rb") as handle:
+        env = dict(item.decode().split("=", 1) for item in handle.read().split(b"\0") if item)
+    names = [f"s{index}" for index in range(args.sessions)]
+    for name in names:
+        subprocess.run([args.oneworks, "session", "start", "kiro", "--detach", "--name", name],
+                       env=env, cwd=args.project, check=True, stdout=subprocess.DEVNULL)
+    recorders = {}
+    for name in names:
+        with open(os.path.join(args.project, ".oneworks", "sessions", name, "supervisor.json")) as h:
+            recorders[name] = os.path.join(os.path.dirname(json.load(h)["approvals"]), "recorder.jsonl")
+    serve = subprocess.Popen([args.oneworks, "session", "serve", "--json"], env=env,
+                             cwd=args.project, stdout=subprocess.PIPE)
+    result = {"sessions": args.sessions, "streams": args.streams}
+    driver = None
+    try:
+        url = json.loads(serve.stdout.readline())["url"]
+        base, token = url.split("/?token=")
+        port = int(base.rsplit(":", 1)[1])
+        cookie = f"oneworks_serve_{port}={token}"
+
+        def api(path):
+            request = urllib.request.Request(base + path, headers={"Cookie": cookie})
+            with urllib.request.urlopen(request, timeout=DEADLINE) as response:
+                return json.load(response)
+
+        wait("every session running", lambda: sum(
+            s["state"] == "running" for s in api("/api/sessions")) == args.sessions)
+        streams = []
+        for _ in range(args.streams):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n".encode())
+            if b" 200 " not in sock.recv(4096):
+                fail("an event stream was refused")
+            streams.append(sock)
+
+        def drain():
+            while True:
+                for sock in list(streams):
+                    sock.setblocking(False)
+                    try:
+                        sock.recv(65536)
+                    except (BlockingIOError, OSError):
+                        pass
+                time.sleep(0.2)
+        threading.Thread(target=drain, daemon=True).start()
+
+        log(f"idle: {args.idle_seconds} s with {args.streams} streams and {args.sessions} sessions")
+        hz = os.sysconf("SC_CLK_TCK")
+        t0, w0 = ticks(serve.pid), time.monotonic()
+        time.sleep(args.idle_seconds)
+        t1, w1 = ticks(serve.pid), time.monotonic()
+        result["idle_cpu_percent"] = 100.0 * (t1 - t0) / hz / (w1 - w0)
+        result["idle_seconds"] = round(w1 - w0, 1)
+        result["rss_kib"] = status_kib(serve.pid, "VmRSS")
+        result["threads"] = len(os.listdir(f"/proc/{serve.pid}/task"))
+
+        chromedriver = shutil.which("chromedriver") or fail("chromedriver missing")
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        driver_port = probe.getsockname()[1]
+        probe.close()
+        driver = subprocess.Popen([chromedriver, f"--port={driver_port}"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait("chromedriver", lambda: socket.socket().connect_ex(("127.0.0.1", driver_port)) == 0)
+        web = WebDriver(f"http://127.0.0.1:{driver_port}")
+        profile = tempfile.mkdtemp(prefix="serve-bench-chromium-")
+        web.start(profile)
+        web.goto(url)
+        web.run(OBSERVER)
+        latencies = []
+        log(f"browser: {args.requests} requests (+{WARMUP} warm-up)")
+        for index in range(WARMUP + args.requests):
+            name = names[index % len(names)]
+            request_id = f"web-{index}"
+            card = card_id(name, request_id)
+            fd = os.open(recorders[name], os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+            start = time.time() * 1000
+            os.write(fd, request_line(request_id, f"Running: echo {index}"))
+            seen = wait(f"card {card} in the DOM",
+                        lambda: web.run("return window.__seen[arguments[0]] || null;", card))
+            os.write(fd, response_line(request_id))
+            os.close(fd)
+            wait(f"card {card} resolved", lambda: web.run(
+                "return !document.querySelector('article[data-card=\"' + arguments[0] + '\"]');", card))
+            if index >= WARMUP:
+                latencies.append(seen - start)
+        web.quit()
+        result["browser_ms"] = latencies
+        result["rss_hwm_kib"] = status_kib(serve.pid, "VmHWM")
+    finally:
+        if driver:
+            driver.kill()
+        serve.terminate()
+        serve.wait(timeout=DEADLINE)
+        for name in names:
+            subprocess.run([args.oneworks, "session", "stop", name], env=env, cwd=args.project,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(args.out, "w") as handle:
+        json.dump(result, handle, indent=1)
+    latencies = sorted(result["browser_ms"])
+    def pct(p):
+        return latencies[min(len(latencies) - 1, int(round(p / 100 * (len(latencies) - 1))))]
+    print(f"| measure | value | goal |\n|---|---|---|")
+    print(f"| recorder line → card in Chromium's DOM, p50 / p95 / max ({len(latencies)} requests, {args.sessions} sessions) "
+          f"| {pct(50):.0f} / {pct(95):.0f} / {latencies[-1]:.0f} ms | p95 ≤ 50 ms |")
+    print(f"| serve RSS with {args.sessions} sessions and {args.streams} open event streams (idle / peak) "
+          f"| {result['rss_kib'] / 1024:.1f} / {result['rss_hwm_kib'] / 1024:.1f} MiB | ≤ 20 MiB |")
+    print(f"| serve idle CPU over {result['idle_seconds']} s ({args.streams} streams open) "
+          f"| {result['idle_cpu_percent']:.3f} % of a core | ≤ 0.1 % |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+//! `oneworks session serve` (SPEC §8.5): binds, prints the URL once on
+//! stdout (`{"url":…}` with `--json`), serves until Ctrl-C. The server is
+//! in [`crate::session::serve`].
+
+use std::net::SocketAddr;
+
+use serde_json::json;
+
+use crate::error::{Error, ErrorKind};
+use crate::output;
+use crate::session::serve::{self, sources::Sources, Options};
+use crate::settings::Settings;
+
+pub fn run(
+    settings: &Settings,
+    listen: SocketAddr,
+    public_url: Option<url::Url>,
+    open: bool,
+    json: bool,
+) -> Result<(), Error> {
+    if let Some(url) = &public_url {
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return Err(Error::msg(
+                ErrorKind::Usage,
+                "`--public-url` must be an http or https URL",
+            ));
+        }
+    }
+    if !listen.ip().is_loopback() {
+        output::human(format_args!(
+            "warning: listening on `{listen}`, beyond this machine: carry the link over an SSH tunnel or a TLS proxy, never plain HTTP across a network"
+        ));
+    }
+    let sources = Sources {
+        project: settings.project.clone(),
+        locations: settings.locations.clone(),
+        adapter: settings.data.id.clone(),
+        tmux: crate::session::tmux::find(settings.env.get("PATH")).ok(),
+    };
+    let runtime =
+        crate::process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    runtime.block_on(async {
+        let bound = serve::bind(Options { listen, public_url }, sources)
+            .await
+            .map_err(|error| {
+                Error::msg(
+                    ErrorKind::Usage,
+                    format!("cannot listen on `{listen}`: {error}"),
+                )
+            })?;
+        if json {
+            output::print_json(&json!({"url": bound.url}))?;
+        } else {
+            output::print_text(&format!("{}\n", bound.url))?;
+        }
+        if open {
+            open_browser(&bound.url);
+        }
+        // Ctrl-C or SIGTERM: the normal way to stop serving (exit 0).
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .map_err(|error| Error::new(ErrorKind::Internal, error))?;
+        let stop = async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        };
+        bound.serve(stop).await;
+        Ok(())
+    })
+}
+
+/// Opens `url` with the desktop's opener; a failure is a note, not an error.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let started = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if started.is_err() {
+        output::human(format_args!(
+            "note: could not run `{opener}`; open the URL above yourself"
+        ));
+    }
+}

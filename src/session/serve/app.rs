@@ -1,0 +1,18 @@
+//! What the routes share.
+
+use std::sync::Arc;
+
+use super::auth::Guard;
+use super::events::Hub;
+use super::links::Links;
+use super::sources::Sources;
+
+pub struct App {
+    pub guard: Arc<Guard>,
+    pub sources: Arc<Sources>,
+    pub hub: Arc<Hub>,
+    pub links: Option<Links>,
+    /// Becomes `true` when serve stops: event streams end, so the graceful
+    /// shutdown does not wait for open tabs.
+    pub stopping: tokio::sync::watch::Sender<bool>,
+}

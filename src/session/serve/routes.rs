@@ -1,0 +1,251 @@
+//! The routes. Reads and answers go to the supervisors on blocking threads
+//! (the socket client is the CLI's); nothing is cached here.
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /` | the page |
+//! | `POST /cards/{id}/answer` | a page form: answer, then back to `/` |
+//! | `GET /sessions/{name}/pane` | the session's screen as text |
+//! | `GET /events` | Server-Sent Events: every card change |
+//! | `GET /api/sessions`, `GET /api/cards` | JSON |
+//! | `POST /api/cards/{id}/answer` | `{"action":…}` → 200 card, 409 no longer pending |
+//! | `GET`/`POST /a/{card}/{capability}` | answer links: a confirm form, then the answer |
+//! | `GET /assets/…` | the CSS and the script, built into the binary |
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::{Form, Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::app::App;
+use super::page;
+use super::sources::{AnswerError, Sources};
+use crate::session::cards::{Card, Verdict};
+
+const CSS: &str = include_str!("assets/serve.css");
+const SCRIPT: &str = include_str!("assets/serve.js");
+
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/cards/{id}/answer", post(form_answer))
+        .route("/sessions/{name}/pane", get(pane))
+        .route("/events", get(events))
+        .route("/api/sessions", get(api_sessions))
+        .route("/api/cards", get(api_cards))
+        .route("/api/cards/{id}/answer", post(api_answer))
+        .route("/a/{card}/{capability}", get(link_form).post(link_answer))
+        .route("/assets/serve.css", get(|| asset(CSS, "text/css")))
+        .route("/assets/serve.js", get(|| asset(SCRIPT, "text/javascript")))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app.guard),
+            super::auth::guard,
+        ))
+        .with_state(app)
+}
+
+async fn asset(body: &'static str, kind: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+/// Runs a read of the sessions off the runtime thread.
+async fn blocking<T: Send + 'static>(
+    app: &App,
+    work: impl FnOnce(&Sources) -> T + Send + 'static,
+) -> Result<T, StatusCode> {
+    let sources = Arc::clone(&app.sources);
+    tokio::task::spawn_blocking(move || work(&sources))
+        .await
+        .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+async fn index(State(app): State<Arc<App>>) -> Result<Html<String>, StatusCode> {
+    let views = blocking(&app, Sources::sessions).await?;
+    Ok(Html(page::index(&views).into_string()))
+}
+
+async fn pane(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+) -> Result<Html<String>, StatusCode> {
+    if crate::cli::parse_session_name(&name).is_err() {
+        return Err(StatusCode::NOT_FOUND);
+    }
+    let shown = name.clone();
+    let text = blocking(&app, move |sources| sources.pane(&name)).await?;
+    Ok(Html(page::pane(&shown, text.as_deref()).into_string()))
+}
+
+async fn events(
+    State(app): State<Arc<App>>,
+) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
+    use tokio::sync::broadcast::error::RecvError;
+    let updates = app.hub.subscribe();
+    let stream = futures_util::stream::unfold(updates, |mut updates| async move {
+        loop {
+            match updates.recv().await {
+                Ok(value) => {
+                    let event = Event::default().event("change").data(value.to_string());
+                    return Some((Ok(event), updates));
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    let mut stopping = app.stopping.subscribe();
+    let stream = futures_util::StreamExt::take_until(stream, async move {
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+async fn api_sessions(State(app): State<Arc<App>>) -> Result<Response, StatusCode> {
+    let views = blocking(&app, Sources::sessions).await?;
+    Ok(Json(views).into_response())
+}
+
+async fn api_cards(State(app): State<Arc<App>>) -> Result<Response, StatusCode> {
+    let views = blocking(&app, Sources::sessions).await?;
+    let cards: Vec<_> = views
+        .iter()
+        .flat_map(|view| {
+            view.cards.iter().map(|card| {
+                let mut value = json!(card);
+                value["session"] = json!(view.name);
+                value
+            })
+        })
+        .collect();
+    Ok(Json(cards).into_response())
+}
+
+#[derive(Deserialize)]
+struct Action {
+    action: String,
+}
+
+/// Answers `id`; `Err` is the status and a message.
+async fn answer(
+    app: &App,
+    id: String,
+    action: &str,
+    by: &'static str,
+) -> Result<Card, (StatusCode, Value)> {
+    if Verdict::parse(action).is_none() {
+        let message = "the action is accept, decline or cancel";
+        return Err((StatusCode::BAD_REQUEST, json!({"error": message})));
+    }
+    let action = action.to_owned();
+    let result = blocking(app, move |sources| sources.answer(&id, &action, by))
+        .await
+        .map_err(|status| (status, json!({"error": "internal error"})))?;
+    result.map_err(|error| match error {
+        AnswerError::NoSuchCard => (StatusCode::NOT_FOUND, json!({"error": "no such card"})),
+        AnswerError::NotPending(card) => (StatusCode::CONFLICT, json!({"card": card})),
+        AnswerError::Failed(message) => (StatusCode::BAD_GATEWAY, json!({"error": message})),
+    })
+}
+
+type Value = serde_json::Value;
+
+async fn api_answer(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    Json(body): Json<Action>,
+) -> Response {
+    match answer(&app, id, &body.action, "page").await {
+        Ok(card) => Json(json!({"card": card})).into_response(),
+        Err((status, body)) => (status, Json(body)).into_response(),
+    }
+}
+
+async fn form_answer(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    Form(body): Form<Action>,
+) -> Response {
+    match answer(&app, id, &body.action, "page").await {
+        Ok(_) | Err((StatusCode::CONFLICT, _)) => Redirect::to("/").into_response(),
+        Err((status, body)) => {
+            let message = body["error"].as_str().unwrap_or("refused").to_owned();
+            (status, Html(page::message(&message).into_string())).into_response()
+        }
+    }
+}
+
+async fn link_form(
+    State(app): State<Arc<App>>,
+    Path((card, capability)): Path<(String, String)>,
+) -> Response {
+    let Some(links) = app.links.as_ref().filter(|l| l.valid(&card, &capability)) else {
+        return (StatusCode::NOT_FOUND, "Not Found").into_response();
+    };
+    let _ = links;
+    let id = card.clone();
+    let found = blocking(&app, move |sources| sources.find(&id))
+        .await
+        .ok()
+        .flatten();
+    match found {
+        Some((session, card)) => Html(page::confirm(&session, &card).into_string()).into_response(),
+        None => (StatusCode::NOT_FOUND, "Not Found").into_response(),
+    }
+}
+
+async fn link_answer(
+    State(app): State<Arc<App>>,
+    Path((card, capability)): Path<(String, String)>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    // The confirm form gets a page back; a script gets JSON.
+    let from_form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/x-www-form-urlencoded"));
+    let Some(links) = app.links.as_ref().filter(|l| l.valid(&card, &capability)) else {
+        return (StatusCode::NOT_FOUND, "Not Found").into_response();
+    };
+    // A form (`action=accept`) or JSON (`{"action":"accept"}`).
+    let action = serde_json::from_slice::<Action>(&body)
+        .or_else(|_| serde_urlencoded_action(&body))
+        .map(|body| body.action);
+    let Ok(action) = action else {
+        return (StatusCode::BAD_REQUEST, "Bad Request").into_response();
+    };
+    if Verdict::parse(&action).is_none() {
+        return (StatusCode::BAD_REQUEST, "Bad Request").into_response();
+    }
+    if !links.spend(&card) {
+        return (
+            StatusCode::CONFLICT,
+            Json(json!({"error": "this link was used"})),
+        )
+            .into_response();
+    }
+    match answer(&app, card, &action, "link").await {
+        Ok(card) if from_form => {
+            let text = format!("Answered: {}.", card.state.as_str().replace('_', " "));
+            Html(page::message(&text).into_string()).into_response()
+        }
+        Ok(card) => Json(json!({"card": card})).into_response(),
+        Err((status, body)) => (status, Json(body)).into_response(),
+    }
+}
+
+fn serde_urlencoded_action(body: &[u8]) -> Result<Action, ()> {
+    url::form_urlencoded::parse(body)
+        .find(|(name, _)| name == "action")
+        .map(|(_, value)| Action {
+            action: value.into_owned(),
+        })
+        .ok_or(())
+}
