@@ -346,16 +346,15 @@ pub async fn apply_model_and_effort(
     if let Some(model) = &plan.model {
         if !models.is_empty() {
             let params = json!({"sessionId": session_id, "modelId": model});
-            turn.call(&plan.data.set_model_method, params).await?;
+            handshake_call(turn, plan, &plan.data.set_model_method, params).await?;
         }
         model_used = Some(model.clone());
     }
     let mut effort_confirmed = None;
     if let (Some(wanted), Some((id, _))) = (&plan.effort, &effort) {
         let params = json!({"sessionId": session_id, "configId": id, "value": wanted});
-        let answer = turn
-            .call(&plan.data.set_config_option_method, params)
-            .await?;
+        let answer =
+            handshake_call(turn, plan, &plan.data.set_config_option_method, params).await?;
         if current_value(&answer, id).as_deref() == Some(wanted) {
             effort_confirmed = Some(wanted.clone());
         } else {

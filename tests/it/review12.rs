@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::acp_support::AcpEnv;
+use crate::acp_support::{AcpEnv, SetupError};
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -25,4 +25,30 @@ fn log_text_held_back_is_written_at_exit() {
         "{}",
         outcome.describe()
     );
+}
+
+/// Setting the model and the effort are setup steps too (SPEC §7): an agent
+/// that never answers them ends the run with exit 9 naming the step, within
+/// the handshake deadline.
+#[test]
+fn set_model_and_set_config_option_have_the_handshake_deadline() {
+    let session = json!({
+        "models": {"currentModelId": "claude-a", "availableModels": [{"modelId": "claude-a"}]},
+        "configOptions": [{
+            "id": "reasoning", "name": "Effort", "category": "thought_level", "type": "select",
+            "currentValue": "low", "options": [{"value": "low"}, {"value": "high"}]
+        }]
+    });
+    for (method, flag, value) in [
+        ("session/set_model", "--model", "claude-a"),
+        ("session/set_config_option", "--effort", "high"),
+    ] {
+        let mut acp = AcpEnv::new(json!({"sessionResult": session, "neverAnswer": [method]}));
+        acp.env.set_env("ONEWORKS_HANDSHAKE_TIMEOUT", "1s");
+        let outcome = acp.run(&["--prompt", "Say hello", "--json", flag, value]);
+        let message = outcome.assert_setup_error(9, "agent_failed");
+        assert!(message.contains(&format!("`{method}`")), "{message}");
+        assert!(message.contains("ONEWORKS_HANDSHAKE_TIMEOUT"), "{message}");
+        assert!(acp.sent("session/prompt").is_empty());
+    }
 }
