@@ -52,3 +52,21 @@ fn set_model_and_set_config_option_have_the_handshake_deadline() {
         assert!(acp.sent("session/prompt").is_empty());
     }
 }
+
+/// Item 17: the `--timeout` value is echoed as the user wrote it (`1000ms`,
+/// not `1s`) when it cancels a turn and when it cuts the handshake short.
+#[test]
+fn the_timeout_is_echoed_as_written() {
+    let acp = AcpEnv::new(json!({"turn": ["waitForCancel"]}));
+    let outcome = acp.run(&["--prompt", "Say hello", "--timeout", "1000ms"]);
+    outcome.assert_code(9);
+    assert!(
+        outcome.stderr.contains("`--timeout 1000ms`"),
+        "{}",
+        outcome.describe()
+    );
+    acp.script(json!({"neverAnswer": ["initialize"]}));
+    let outcome = acp.run(&["--prompt", "Say hello", "--json", "--timeout", "1000ms"]);
+    let message = outcome.assert_setup_error(9, "agent_failed");
+    assert!(message.contains("`--timeout 1000ms`"), "{message}");
+}

@@ -93,7 +93,7 @@ impl<'a> Turn<'a> {
         rules: Rules,
         scrubber: &'a Scrubber,
         data: &'a AcpData,
-        timeout: Option<Duration>,
+        timeout: Option<crate::acp::RunTimeout>,
     ) -> Self {
         let (input_sender, inputs) = channel::input_channel();
         if channel == ChannelKind::Json {
@@ -120,10 +120,10 @@ impl<'a> Turn<'a> {
             in_prompt: false,
             finished: false,
             cancel: None,
-            deadline: timeout.map(|timeout| Instant::now() + timeout),
-            timeout_text: timeout
-                .map(|timeout| humantime::format_duration(timeout).to_string())
-                .unwrap_or_default(),
+            deadline: timeout
+                .as_ref()
+                .map(|timeout| Instant::now() + timeout.limit),
+            timeout_text: timeout.map(|timeout| timeout.written).unwrap_or_default(),
             failure: None,
             kill_now: false,
         }
