@@ -70,3 +70,34 @@ fn the_timeout_is_echoed_as_written() {
     let message = outcome.assert_setup_error(9, "agent_failed");
     assert!(message.contains("`--timeout 1000ms`"), "{message}");
 }
+
+/// Item 1 in human mode: stdout carries only the agent's text, so a secret
+/// whose pieces come around a thought or a tool call (which go to stderr)
+/// is still one string on stdout and must not come out whole.
+#[test]
+fn a_secret_split_around_other_events_is_not_rebuilt_on_stdout() {
+    const SECRET: &str = "AkiaSecretValueXyz0123456";
+    let (head, tail) = SECRET.split_at(10);
+    for between in [
+        json!({"thought": "hmm"}),
+        json!({"toolCall": {"id": "t1", "title": "Read a.rs", "kind": "read"}}),
+    ] {
+        let mut acp = AcpEnv::new(json!({
+            "turn": [{"text": format!("key {head}")}, between, {"text": format!("{tail} end")}]
+        }));
+        acp.env.set_env("KIRO_API_KEY", SECRET);
+        let outcome = acp.run(PROMPT);
+        outcome.assert_success();
+        assert!(!outcome.stdout.contains(SECRET), "{}", outcome.describe());
+        // `jq -r 'select(.type=="agent_message_chunk").text'` rebuilds
+        // nothing either.
+        let outcome = acp.run(&["--prompt", "Say hello", "--json"]);
+        outcome.assert_success();
+        let text: String = crate::acp_support::events(&outcome)
+            .iter()
+            .filter(|event| event["type"] == "agent_message_chunk")
+            .filter_map(|event| event["text"].as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(text, "key [redacted] end", "{}", outcome.describe());
+    }
+}
