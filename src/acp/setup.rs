@@ -203,7 +203,7 @@ pub async fn open_session(
                         turn.session_id = None;
                         turn.sink
                             .diagnostic(format!(
-                                "--resume: Kiro could not load the cached session ({message}); starting a new session"
+                                "--resume: the agent could not load the cached session ({message}); starting a new session"
                             ))
                             .map_err(AcpError::Output)?;
                     }
@@ -318,7 +318,7 @@ pub async fn apply_model_and_effort(
                 models.join(", ")
             };
             return Err(AcpError::NotOffered {
-                message: format!("model `{model}` is not offered by this Kiro session"),
+                message: format!("model `{model}` is not offered by the agent's session"),
                 hint: format!("offered: {list}"),
             });
         }
@@ -328,14 +328,14 @@ pub async fn apply_model_and_effort(
             Some((_, values)) if values.contains(wanted) => {}
             Some((_, values)) => {
                 return Err(AcpError::NotOffered {
-                    message: format!("effort `{wanted}` is not offered by this Kiro session"),
+                    message: format!("effort `{wanted}` is not offered by the agent's session"),
                     hint: format!("offered: {}", values.join(", ")),
                 })
             }
             None => {
                 return Err(AcpError::NotOffered {
                     message: format!(
-                    "effort `{wanted}` cannot be set: this Kiro session offers no effort setting"
+                    "effort `{wanted}` cannot be set: the agent's session offers no effort setting"
                 ),
                     hint: "run without `--effort`".to_owned(),
                 })
@@ -359,7 +359,7 @@ pub async fn apply_model_and_effort(
             effort_confirmed = Some(wanted.clone());
         } else {
             turn.sink
-                .diagnostic(format!("Kiro did not confirm effort `{wanted}`"))
+                .diagnostic(format!("the agent did not confirm effort `{wanted}`"))
                 .map_err(AcpError::Output)?;
         }
     }

@@ -101,3 +101,17 @@ fn a_secret_split_around_other_events_is_not_rebuilt_on_stdout() {
         assert_eq!(text, "key [redacted] end", "{}", outcome.describe());
     }
 }
+
+/// Item 8 ("hints never name Kiro for another agent"): the setup errors of
+/// the generic ACP client speak of the agent, whichever it is.
+#[test]
+fn setup_errors_name_the_agent_not_kiro() {
+    let session = json!({"models": {"availableModels": [{"modelId": "claude-a"}]}});
+    let acp = AcpEnv::new(json!({"sessionResult": session}));
+    for extra in [["--model", "gpt-x"], ["--effort", "high"]] {
+        let mut all = vec!["--prompt", "Say hello", "--json"];
+        all.extend_from_slice(&extra);
+        let message = acp.run(&all).assert_setup_error(2, "usage");
+        assert!(!message.contains("Kiro"), "{message}");
+    }
+}
