@@ -25,6 +25,12 @@ fn log_text_held_back_is_written_at_exit() {
         "{}",
         outcome.describe()
     );
+    // The generic client names the agent, not Kiro's binary (item 8).
+    assert!(
+        !outcome.stderr.contains("kiro-cli"),
+        "{}",
+        outcome.describe()
+    );
 }
 
 /// Setting the model and the effort are setup steps too (SPEC §7): an agent

@@ -164,7 +164,7 @@ impl<'a> Turn<'a> {
             tokio::select! {
                 line = self.reader.next_line() => match line {
                     Ok(Some(Line::TooLong(length))) => {
-                        tracing::warn!("skipped a line of {length} bytes from `kiro-cli acp` (over the bound of {})", self.data.max_message_bytes);
+                        tracing::warn!("skipped a line of {length} bytes from the agent (over the bound of {})", self.data.max_message_bytes);
                     }
                     Ok(Some(Line::Text(bytes))) => {
                         if let Some(outcome) = self.on_line(&bytes, id).await? {
@@ -353,7 +353,7 @@ impl<'a> Turn<'a> {
                 // piece of a secret the scrubber would no longer recognise.
                 let text = String::from_utf8_lossy(bytes);
                 let shown: String = crate::output::clean(&text).chars().take(200).collect();
-                tracing::warn!("skipped a line from `kiro-cli acp` ({error}): {shown}");
+                tracing::warn!("skipped a line from the agent ({error}): {shown}");
                 return Ok(None);
             }
         };
