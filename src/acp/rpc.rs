@@ -88,6 +88,10 @@ pub enum FrameError {
     NotObject,
     #[error("neither a request, a notification nor a response")]
     Unrecognized,
+    /// A request whose id is neither a string nor a number: it cannot be
+    /// echoed, so it is answered with [`invalid_id_response`].
+    #[error("a request whose id is neither a string nor a number")]
+    InvalidId,
 }
 
 /// Parses one line. Blank lines are `Ok(None)`.
@@ -109,7 +113,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Incoming>, FrameError> {
     let id = object.remove("id").filter(|id| !id.is_null());
     match (method, id) {
         (Some(method), Some(id)) => {
-            let id = RequestId::from_value(id).ok_or(FrameError::Unrecognized)?;
+            let id = RequestId::from_value(id).ok_or(FrameError::InvalidId)?;
             Ok(Some(Incoming::Request { id, method, params }))
         }
         (Some(method), None) => Ok(Some(Incoming::Notification { method, params })),
@@ -178,6 +182,18 @@ pub fn response(id: &RequestId, result: Value) -> String {
 pub fn error_response(id: &RequestId, error: RpcError) -> String {
     let error = serde_json::to_value(error).unwrap_or(Value::Null);
     frame(Some(id.to_value()), None, None, None, Some(error)).unwrap_or_default()
+}
+
+/// JSON-RPC's answer to a request whose id cannot be echoed: "invalid
+/// request" with id `null`, so the agent does not wait forever.
+pub fn invalid_id_response() -> String {
+    let error = RpcError {
+        code: -32600,
+        message: "invalid request: an id is a string or a number".to_owned(),
+        data: None,
+    };
+    let error = serde_json::to_value(error).unwrap_or(Value::Null);
+    frame(Some(Value::Null), None, None, None, Some(error)).unwrap_or_default()
 }
 
 /// ACP's "authentication required" error code.
@@ -334,8 +350,10 @@ mod tests {
         );
         assert_eq!(
             parse_line(b"{\"id\":{},\"method\":\"x\"}"),
-            Err(FrameError::Unrecognized)
+            Err(FrameError::InvalidId)
         );
+        assert!(invalid_id_response()
+            .starts_with("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600"));
     }
 
     #[test]

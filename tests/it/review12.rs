@@ -121,3 +121,39 @@ fn setup_errors_name_the_agent_not_kiro() {
         assert!(!message.contains("Kiro"), "{message}");
     }
 }
+
+/// Item 5's "never dropped, never left waiting" for ids of the wrong type:
+/// a request whose id is an object (or `true`) is not an id oneworks can
+/// echo, so it is answered with JSON-RPC's "invalid request" and id `null`
+/// instead of being skipped while the agent waits forever.
+#[test]
+fn a_request_with_an_id_that_is_not_a_string_or_number_is_answered_invalid() {
+    let ask = |id: serde_json::Value| {
+        json!({"send": {"jsonrpc": "2.0", "id": id, "method": "session/request_permission",
+            "params": {"sessionId": "fake-session-1", "toolCall": {"toolCallId": "t", "title": "odd id"},
+                       "options": [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]}}})
+    };
+    let acp = AcpEnv::new(json!({"turn": [
+        ask(json!({"a": 1})), {"awaitAnswer": null},
+        ask(json!(true)), {"awaitAnswer": null},
+        {"text": "done"}
+    ]}));
+    let outcome = acp.run(&["--prompt", "Say hello", "--json", "--timeout", "20s"]);
+    outcome.assert_success();
+    let answers: Vec<serde_json::Value> = acp
+        .received()
+        .into_iter()
+        .filter(|message| message.get("method").is_none() && message["id"].is_null())
+        .collect();
+    assert_eq!(answers.len(), 2, "{}", outcome.describe());
+    for answer in answers {
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    }
+    let events = crate::acp_support::events(&outcome);
+    assert!(
+        !events
+            .iter()
+            .any(|event| event["type"] == "permission_request"),
+        "{events:?}"
+    );
+}

@@ -354,6 +354,9 @@ impl<'a> Turn<'a> {
                 let text = String::from_utf8_lossy(bytes);
                 let shown: String = crate::output::clean(&text).chars().take(200).collect();
                 tracing::warn!("skipped a line from the agent ({error}): {shown}");
+                if error == rpc::FrameError::InvalidId {
+                    self.send(&rpc::invalid_id_response()).await?;
+                }
                 return Ok(None);
             }
         };
