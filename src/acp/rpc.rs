@@ -208,6 +208,15 @@ pub fn id_in_use() -> RpcError {
     }
 }
 
+/// "Internal error": too many of the agent's questions wait for a person.
+pub fn too_many_pending(bound: usize) -> RpcError {
+    RpcError {
+        code: -32603,
+        message: format!("too many permission requests pending (at most {bound})"),
+        data: None,
+    }
+}
+
 /// "Method not found", for requests we do not serve.
 pub fn method_not_found(method: &str) -> RpcError {
     RpcError {

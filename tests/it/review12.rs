@@ -157,3 +157,49 @@ fn a_request_with_an_id_that_is_not_a_string_or_number_is_answered_invalid() {
         "{events:?}"
     );
 }
+
+/// Item 12 (nothing grows without bound) for questions: an agent that
+/// keeps asking without waiting cannot grow the pending questions without
+/// bound; past the bound a request is answered with an error, never shown.
+#[test]
+fn pending_questions_have_a_bound() {
+    let ask = |n: usize| {
+        json!({"askPermission": {"id": format!("q{n}"), "title": format!("Run job {n}"),
+                                 "kind": "execute", "options": crate::acp_support::options_full()}})
+    };
+    let mut turn: Vec<serde_json::Value> = (0..300).map(ask).collect();
+    turn.push(json!({"awaitAnswer": "q299"}));
+    turn.push(json!({"text": "done"}));
+    let acp = AcpEnv::new(json!({ "turn": turn }));
+    let mut live = acp.live(&["--prompt", "Say hello", "--json", "--timeout", "30s"]);
+    live.expect("permission_request");
+    let deadline = std::time::Instant::now() + crate::acp_support::EVENT_DEADLINE;
+    let refused = loop {
+        let refused = acp.received().into_iter().find(|message| {
+            message.get("method").is_none()
+                && message["id"] == "q299"
+                && message["error"].is_object()
+        });
+        if let Some(refused) = refused {
+            break refused;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "q299 was never refused"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("pending")),
+        "{refused}"
+    );
+    live.close_stdin();
+    let (_, events, _) = live.finish();
+    let shown = events
+        .iter()
+        .filter(|event| event["type"] == "permission_request")
+        .count();
+    assert_eq!(shown, 256, "{}", shown);
+}
