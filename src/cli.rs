@@ -145,7 +145,7 @@ pub struct RunArgs {
     pub effort: Option<String>,
     /// Cancel the turn after this long (`90s`, `10m`)
     #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
-    pub timeout: Option<std::time::Duration>,
+    pub timeout: Option<crate::acp::RunTimeout>,
     /// JSON lines: events on stdout, permission replies on stdin
     #[arg(long)]
     pub json: bool,
@@ -265,13 +265,16 @@ pub enum VerdictArg {
 const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
 
 /// `--timeout`: a duration (`90s`, `10m`) of at most 100 years; clap echoes
-/// the value as written when it is refused.
-pub fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+/// the value as written when it is refused, and so do our messages.
+pub fn parse_timeout(text: &str) -> Result<crate::acp::RunTimeout, String> {
     let timeout = humantime::parse_duration(text).map_err(|error| error.to_string())?;
     if timeout > MAX_TIMEOUT {
         return Err("a timeout is at most 100 years".to_owned());
     }
-    Ok(timeout)
+    Ok(crate::acp::RunTimeout {
+        limit: timeout,
+        written: text.to_owned(),
+    })
 }
 
 /// Session names: `[A-Za-z0-9_-]{1,64}`.

@@ -10,7 +10,10 @@ fn main() -> ExitCode {
     };
     oneworks::logging::init(&cli.global);
     let json = cli.wants_json();
-    match oneworks::run::run(cli) {
+    let outcome = oneworks::run::run(cli);
+    // The log goes out whole before the final error or the exit.
+    oneworks::output::finish_log();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             oneworks::output::report_error(&error, json);

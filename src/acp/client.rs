@@ -29,7 +29,7 @@ pub struct RunPlan<'a> {
     pub rules: Rules,
     pub rule_notes: Vec<String>,
     pub json: bool,
-    pub timeout: Option<Duration>,
+    pub timeout: Option<super::RunTimeout>,
 }
 
 pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {

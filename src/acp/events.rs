@@ -120,8 +120,9 @@ pub struct Sink {
     /// tags of a chunk event alone.
     plain_tags: Option<(Arc<Scrubber>, bool)>,
     /// The message and thought streams, scrubbed as streams (SPEC §6.2): a
-    /// secret split across chunks is still found. Built from the print
-    /// scrubber last seen.
+    /// secret split across chunks is still found, even around other events
+    /// (their texts are concatenated: stdout in human mode, `jq` over
+    /// `--json`). Built from the print scrubber last seen.
     streams: Option<Streams>,
 }
 
@@ -173,8 +174,8 @@ impl Sink {
     /// A message or thought chunk: the same output as [`emit`](Self::emit)
     /// of its event, without building a JSON tree per chunk. The text goes
     /// through the stream scrubber of its kind: what could still begin a
-    /// secret waits for the next chunk, so chunk boundaries may move; the
-    /// other kind's held text is released first, so the order stays.
+    /// secret waits for the next chunk of its kind, across other events, so
+    /// chunk boundaries may move (SPEC §6.2).
     pub fn chunk(&mut self, kind: ChunkKind, text: &str) -> Result<(), Error> {
         let Some(scrubber) = output::scrubber() else {
             return self.write_chunk(kind, text, None);
@@ -190,17 +191,6 @@ impl Sink {
                 })
             }
         };
-        let other = match kind {
-            ChunkKind::Message => ChunkKind::Thought,
-            ChunkKind::Thought => ChunkKind::Message,
-        };
-        if streams.get(other).is_holding() {
-            let held = streams.get(other).finish();
-            self.write_chunk(other, &held, Some(&scrubber))?;
-        }
-        let Some(streams) = &mut self.streams else {
-            return Ok(());
-        };
         let released = streams.get(kind).push(text);
         if released.is_empty() {
             return Ok(());
@@ -208,8 +198,8 @@ impl Sink {
         self.write_chunk(kind, &released, Some(&scrubber))
     }
 
-    /// Releases the text the stream scrubbers hold back (before any other
-    /// event or a terminal prompt, and at the end).
+    /// Releases the text the stream scrubbers hold back (before a terminal
+    /// prompt, and at the end).
     pub fn release_held(&mut self) -> Result<(), Error> {
         let Some(streams) = &mut self.streams else {
             return Ok(());
@@ -309,9 +299,12 @@ impl Sink {
         match event {
             Event::AgentMessageChunk { text } => return self.chunk(ChunkKind::Message, text),
             Event::AgentThoughtChunk { text } => return self.chunk(ChunkKind::Thought, text),
+            // The end of the turn ends the streams; other events do not:
+            // a secret split around a tool call or a thought must not come
+            // out whole in the concatenated text.
+            Event::TurnEnd { .. } | Event::Error { .. } => self.release_held()?,
             _ => {}
         }
-        self.release_held()?;
         if self.json {
             return output::print_json(event);
         }
@@ -320,6 +313,17 @@ impl Sink {
 
     /// Ends an open line of agent text so stderr lines start clean.
     fn close_text(&mut self) -> Result<(), Error> {
+        let holding = self
+            .streams
+            .as_ref()
+            .is_some_and(|streams| streams.message.is_holding());
+        if holding {
+            // The line break goes through the message stream, after the
+            // text it holds: that text ends here, on stdout as on screen.
+            self.chunk(ChunkKind::Message, "\n")?;
+            self.text_open = false;
+            return Ok(());
+        }
         if self.text_open {
             self.text_open = false;
             output::print_text("\n")?;

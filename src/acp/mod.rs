@@ -31,6 +31,14 @@ pub mod updates;
 
 use crate::error::{Classify, ErrorKind};
 
+/// `--timeout`: how long the run may take, and the value as the user
+/// wrote it (messages echo it so: `90s` stays `90s`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunTimeout {
+    pub limit: std::time::Duration,
+    pub written: String,
+}
+
 /// How a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AcpError {

@@ -88,6 +88,10 @@ pub enum FrameError {
     NotObject,
     #[error("neither a request, a notification nor a response")]
     Unrecognized,
+    /// A request whose id is neither a string nor a number: it cannot be
+    /// echoed, so it is answered with [`invalid_id_response`].
+    #[error("a request whose id is neither a string nor a number")]
+    InvalidId,
 }
 
 /// Parses one line. Blank lines are `Ok(None)`.
@@ -109,7 +113,7 @@ pub fn parse_line(line: &[u8]) -> Result<Option<Incoming>, FrameError> {
     let id = object.remove("id").filter(|id| !id.is_null());
     match (method, id) {
         (Some(method), Some(id)) => {
-            let id = RequestId::from_value(id).ok_or(FrameError::Unrecognized)?;
+            let id = RequestId::from_value(id).ok_or(FrameError::InvalidId)?;
             Ok(Some(Incoming::Request { id, method, params }))
         }
         (Some(method), None) => Ok(Some(Incoming::Notification { method, params })),
@@ -180,6 +184,18 @@ pub fn error_response(id: &RequestId, error: RpcError) -> String {
     frame(Some(id.to_value()), None, None, None, Some(error)).unwrap_or_default()
 }
 
+/// JSON-RPC's answer to a request whose id cannot be echoed: "invalid
+/// request" with id `null`, so the agent does not wait forever.
+pub fn invalid_id_response() -> String {
+    let error = RpcError {
+        code: -32600,
+        message: "invalid request: an id is a string or a number".to_owned(),
+        data: None,
+    };
+    let error = serde_json::to_value(error).unwrap_or(Value::Null);
+    frame(Some(Value::Null), None, None, None, Some(error)).unwrap_or_default()
+}
+
 /// ACP's "authentication required" error code.
 pub const AUTH_REQUIRED: i64 = -32000;
 
@@ -188,6 +204,15 @@ pub fn id_in_use() -> RpcError {
     RpcError {
         code: -32600,
         message: "invalid request: this id belongs to a request still pending".to_owned(),
+        data: None,
+    }
+}
+
+/// "Internal error": too many of the agent's questions wait for a person.
+pub fn too_many_pending(bound: usize) -> RpcError {
+    RpcError {
+        code: -32603,
+        message: format!("too many permission requests pending (at most {bound})"),
         data: None,
     }
 }
@@ -334,8 +359,10 @@ mod tests {
         );
         assert_eq!(
             parse_line(b"{\"id\":{},\"method\":\"x\"}"),
-            Err(FrameError::Unrecognized)
+            Err(FrameError::InvalidId)
         );
+        assert!(invalid_id_response()
+            .starts_with("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600"));
     }
 
     #[test]

@@ -203,7 +203,7 @@ pub async fn open_session(
                         turn.session_id = None;
                         turn.sink
                             .diagnostic(format!(
-                                "--resume: Kiro could not load the cached session ({message}); starting a new session"
+                                "--resume: the agent could not load the cached session ({message}); starting a new session"
                             ))
                             .map_err(AcpError::Output)?;
                     }
@@ -318,7 +318,7 @@ pub async fn apply_model_and_effort(
                 models.join(", ")
             };
             return Err(AcpError::NotOffered {
-                message: format!("model `{model}` is not offered by this Kiro session"),
+                message: format!("model `{model}` is not offered by the agent's session"),
                 hint: format!("offered: {list}"),
             });
         }
@@ -328,14 +328,14 @@ pub async fn apply_model_and_effort(
             Some((_, values)) if values.contains(wanted) => {}
             Some((_, values)) => {
                 return Err(AcpError::NotOffered {
-                    message: format!("effort `{wanted}` is not offered by this Kiro session"),
+                    message: format!("effort `{wanted}` is not offered by the agent's session"),
                     hint: format!("offered: {}", values.join(", ")),
                 })
             }
             None => {
                 return Err(AcpError::NotOffered {
                     message: format!(
-                    "effort `{wanted}` cannot be set: this Kiro session offers no effort setting"
+                    "effort `{wanted}` cannot be set: the agent's session offers no effort setting"
                 ),
                     hint: "run without `--effort`".to_owned(),
                 })
@@ -346,21 +346,20 @@ pub async fn apply_model_and_effort(
     if let Some(model) = &plan.model {
         if !models.is_empty() {
             let params = json!({"sessionId": session_id, "modelId": model});
-            turn.call(&plan.data.set_model_method, params).await?;
+            handshake_call(turn, plan, &plan.data.set_model_method, params).await?;
         }
         model_used = Some(model.clone());
     }
     let mut effort_confirmed = None;
     if let (Some(wanted), Some((id, _))) = (&plan.effort, &effort) {
         let params = json!({"sessionId": session_id, "configId": id, "value": wanted});
-        let answer = turn
-            .call(&plan.data.set_config_option_method, params)
-            .await?;
+        let answer =
+            handshake_call(turn, plan, &plan.data.set_config_option_method, params).await?;
         if current_value(&answer, id).as_deref() == Some(wanted) {
             effort_confirmed = Some(wanted.clone());
         } else {
             turn.sink
-                .diagnostic(format!("Kiro did not confirm effort `{wanted}`"))
+                .diagnostic(format!("the agent did not confirm effort `{wanted}`"))
                 .map_err(AcpError::Output)?;
         }
     }

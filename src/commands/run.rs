@@ -160,7 +160,7 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
         rules,
         rule_notes,
         json: args.json,
-        timeout: args.timeout,
+        timeout: args.timeout.clone(),
     };
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     let result = runtime.block_on(client::run(plan));

@@ -102,15 +102,37 @@ pub fn scrub_log(text: &str) -> String {
         return text.to_owned();
     };
     let mut stream = LOG_STREAM.lock().unwrap_or_else(PoisonError::into_inner);
-    let current = match &mut *stream {
-        Some((seen, current)) if Arc::ptr_eq(seen, &scrubber) => current,
-        _ => {
-            &mut stream
-                .insert((Arc::clone(&scrubber), scrubber.stream_of_parts()))
-                .1
+    if let Some((seen, current)) = &mut *stream {
+        if Arc::ptr_eq(seen, &scrubber) {
+            return current.push(text).into_owned();
         }
+    }
+    // A new scrubber: what the old stream held goes out first, scrubbed
+    // by the old one (it is text from before the change).
+    let mut out = match stream.take() {
+        Some((_, mut old)) => old.finish(),
+        None => String::new(),
     };
-    current.push(text).into_owned()
+    let current = &mut stream
+        .insert((Arc::clone(&scrubber), scrubber.stream_of_parts()))
+        .1;
+    out.push_str(&current.push(text));
+    out
+}
+
+/// Ends the log's stream when oneworks exits: the text it still holds
+/// back (it could have begun a secret continued by a next line that never
+/// came) goes to stderr, scrubbed, instead of being lost.
+pub fn finish_log() {
+    let held = LOG_STREAM
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .map(|(_, mut stream)| stream.finish())
+        .unwrap_or_default();
+    if !held.is_empty() {
+        let _ = std::io::stderr().lock().write_all(held.as_bytes());
+    }
 }
 
 /// `None` only if the built-in adapter data failed to load, which its

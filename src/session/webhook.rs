@@ -46,6 +46,9 @@ pub fn http_timeout(value: Option<&str>) -> Duration {
         .unwrap_or(Duration::from_secs(30))
 }
 
+/// The longest webhook answer read: a verdict is a few bytes.
+const ANSWER_BOUND: u64 = 64 * 1024;
+
 impl Webhook {
     /// POSTs `card` and reads the verdict. `Ok(None)`: the endpoint gave
     /// no verdict (the card stays pending).
@@ -68,10 +71,21 @@ impl Webhook {
         if !status.is_success() {
             return Err(format!("the webhook answered {status}"));
         }
-        let text = response
-            .text()
-            .map_err(|error| format!("the webhook's answer failed: {}", error.without_url()))?;
-        let body: serde_json::Value = serde_json::from_str(&text)
+        // Read to a bound, never whole: the endpoint is outside.
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(response, ANSWER_BOUND + 1),
+            &mut text,
+        )
+        // The kind only: the error itself may carry the URL (and its token).
+        .map_err(|error| format!("the webhook's answer failed: {}", error.kind()))?;
+        if text.len() as u64 > ANSWER_BOUND {
+            return Err(format!(
+                "the webhook's answer is over the bound of {} KiB",
+                ANSWER_BOUND / 1024
+            ));
+        }
+        let body: serde_json::Value = serde_json::from_slice(&text)
             .map_err(|_| "the webhook's answer is not JSON".to_owned())?;
         match body.get("action").and_then(serde_json::Value::as_str) {
             None => Ok(None),

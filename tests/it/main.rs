@@ -29,6 +29,7 @@ mod profile;
 mod protocol_hardening;
 mod reuse;
 mod review;
+mod review12;
 mod run;
 mod run_review;
 mod secrets_stream;

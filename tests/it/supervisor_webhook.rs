@@ -169,3 +169,35 @@ fn a_webhook_that_times_out_leaves_the_card_pending() {
     session.assert_keys(&["Enter"]);
     session.stop_and_check();
 }
+
+/// Issue 12 item 12 (every buffer fed from outside has a ceiling): a
+/// webhook answer over the bound is refused, not read whole; the card stays
+/// pending and the log says why.
+#[test]
+fn a_webhook_answer_over_the_bound_is_refused() {
+    let answer = format!("{}{}", " ".repeat(1024 * 1024), r#"{"action":"accept"}"#);
+    let hook = Hook::start(Some(&answer));
+    let mut session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    with_webhook(&mut session, &hook);
+    session.start();
+    let card = session.pending_card();
+    let log = session.session_root().join("supervisor.log");
+    let deadline = Instant::now() + DEADLINE;
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("stays pending")
+    {
+        let cards = session.cards();
+        assert!(
+            Instant::now() < deadline && cards[0]["state"] == "pending",
+            "the answer was not refused: {cards:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(text.contains("over the bound"), "{text}");
+    assert_eq!(session.cards()[0]["state"], "pending");
+    assert!(session.keys().is_empty());
+    session.answer(&card, "decline").assert_success();
+    session.stop_and_check();
+}

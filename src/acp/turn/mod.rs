@@ -93,7 +93,7 @@ impl<'a> Turn<'a> {
         rules: Rules,
         scrubber: &'a Scrubber,
         data: &'a AcpData,
-        timeout: Option<Duration>,
+        timeout: Option<crate::acp::RunTimeout>,
     ) -> Self {
         let (input_sender, inputs) = channel::input_channel();
         if channel == ChannelKind::Json {
@@ -120,10 +120,10 @@ impl<'a> Turn<'a> {
             in_prompt: false,
             finished: false,
             cancel: None,
-            deadline: timeout.map(|timeout| Instant::now() + timeout),
-            timeout_text: timeout
-                .map(|timeout| humantime::format_duration(timeout).to_string())
-                .unwrap_or_default(),
+            deadline: timeout
+                .as_ref()
+                .map(|timeout| Instant::now() + timeout.limit),
+            timeout_text: timeout.map(|timeout| timeout.written).unwrap_or_default(),
             failure: None,
             kill_now: false,
         }
@@ -164,7 +164,7 @@ impl<'a> Turn<'a> {
             tokio::select! {
                 line = self.reader.next_line() => match line {
                     Ok(Some(Line::TooLong(length))) => {
-                        tracing::warn!("skipped a line of {length} bytes from `kiro-cli acp` (over the bound of {})", self.data.max_message_bytes);
+                        tracing::warn!("skipped a line of {length} bytes from the agent (over the bound of {})", self.data.max_message_bytes);
                     }
                     Ok(Some(Line::Text(bytes))) => {
                         if let Some(outcome) = self.on_line(&bytes, id).await? {
@@ -353,7 +353,10 @@ impl<'a> Turn<'a> {
                 // piece of a secret the scrubber would no longer recognise.
                 let text = String::from_utf8_lossy(bytes);
                 let shown: String = crate::output::clean(&text).chars().take(200).collect();
-                tracing::warn!("skipped a line from `kiro-cli acp` ({error}): {shown}");
+                tracing::warn!("skipped a line from the agent ({error}): {shown}");
+                if error == rpc::FrameError::InvalidId {
+                    self.send(&rpc::invalid_id_response()).await?;
+                }
                 return Ok(None);
             }
         };

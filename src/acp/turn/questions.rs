@@ -13,6 +13,11 @@ use crate::acp::permissions::{choices, Action, PermissionRequest};
 use crate::acp::rpc::{self, RequestId};
 use crate::acp::AcpError;
 
+/// The most questions waiting for a person at once: an agent that keeps
+/// asking without waiting cannot grow them (or the work per question)
+/// without bound.
+const MAX_PENDING: usize = 256;
+
 impl Turn<'_> {
     fn fail(&mut self, reason: String, hint: &str) {
         if self.failure.is_none() {
@@ -102,6 +107,14 @@ impl Turn<'_> {
                         let reason =
                             format!("`{}` needs an answer, and stdin is closed", request.title);
                         self.refuse(&id, &key, reason, NO_CHANNEL_HINT).await
+                    }
+                    _ if self.pending.len() >= MAX_PENDING => {
+                        tracing::warn!("refused a permission request: {MAX_PENDING} are pending");
+                        self.send(&rpc::error_response(
+                            &id,
+                            rpc::too_many_pending(MAX_PENDING),
+                        ))
+                        .await
                     }
                     _ => {
                         self.pending.push(Pending {
