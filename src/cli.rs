@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::error::ErrorKind;
+pub use crate::profile::layout::parse_session_name;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -275,20 +276,6 @@ pub fn parse_timeout(text: &str) -> Result<crate::acp::RunTimeout, String> {
         limit: timeout,
         written: text.to_owned(),
     })
-}
-
-/// Session names: `[A-Za-z0-9_-]{1,64}`.
-pub fn parse_session_name(name: &str) -> Result<String, String> {
-    let valid = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
-    if valid {
-        Ok(name.to_owned())
-    } else {
-        Err("a session name is 1 to 64 characters of A-Z, a-z, 0-9, `_` and `-`".to_owned())
-    }
 }
 
 /// Parses the process arguments. On a usage error prints clap's message on

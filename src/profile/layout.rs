@@ -155,6 +155,20 @@ impl CreatePrivate for std::fs::DirBuilder {
     }
 }
 
+/// Session names: `[A-Za-z0-9_-]{1,64}`.
+pub fn parse_session_name(name: &str) -> Result<String, String> {
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+    if valid {
+        Ok(name.to_owned())
+    } else {
+        Err("a session name is 1 to 64 characters of A-Z, a-z, 0-9, `_` and `-`".to_owned())
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {

@@ -82,7 +82,7 @@ impl Sources {
                 entries
                     .filter_map(Result::ok)
                     .filter_map(|entry| entry.file_name().into_string().ok())
-                    .filter(|name| crate::cli::parse_session_name(name).is_ok())
+                    .filter(|name| crate::profile::layout::parse_session_name(name).is_ok())
                     .collect()
             })
             .unwrap_or_default();
