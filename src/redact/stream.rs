@@ -209,6 +209,20 @@ fn hex_pair(high: u8, low: u8) -> Option<u8> {
     Some((digit(high)? * 16 + digit(low)?) as u8)
 }
 
+/// `text` with the bytes of `spans` replaced by NUL, which neither starts
+/// an escape nor completes one, and is in no secret (environment values
+/// cannot hold it).
+fn masked<'a>(text: &'a [u8], spans: &[Range<usize>]) -> Cow<'a, [u8]> {
+    if spans.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = text.to_vec();
+    for span in spans {
+        out[span.clone()].fill(0);
+    }
+    Cow::Owned(out)
+}
+
 /// Spans merged where they overlap or touch, in order.
 fn merged(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
     spans.sort_unstable_by_key(|span| span.start);
@@ -236,10 +250,15 @@ impl PatternSet {
         let Some(automaton) = &self.automaton else {
             return text.len();
         };
+        // Decoding sees the raw occurrences as gone, as the one-shot scrub
+        // does (it decodes the text with them replaced): a raw secret ending
+        // in `%0` must not join the next byte into an escape and hide an
+        // encoded secret right after it from the decoder.
+        let masked = masked(bytes, spans);
         let mut cut = self
             .prefixes
             .hold_from(bytes)
-            .min(self.prefixes.hold_for_decoding(bytes, automaton, spans));
+            .min(self.prefixes.hold_for_decoding(&masked, automaton, spans));
         // A match starting at the cut may widen into the character before.
         if self.prefixes.widen_start && cut > 0 && encodings::is_base64_byte(bytes[cut - 1]) {
             cut -= 1;
