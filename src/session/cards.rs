@@ -19,6 +19,14 @@ const TERMINAL: &str = "terminal";
 /// The longest title preview, in characters.
 pub const MAX_TITLE_CHARS: usize = 1024;
 
+/// The most cards one supervisor keeps in memory: beyond it the oldest
+/// resolved card is forgotten (it stays in `cards.jsonl`). An agent that
+/// raises approvals without end must not grow the supervisor (issue 12).
+pub const MAX_CARDS: usize = 1000;
+
+/// The most paths a card shows of one request (the rest are counted).
+pub const MAX_PATHS: usize = 32;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CardState {
@@ -109,6 +117,19 @@ pub fn card_id(session: &str, request_id: &str) -> String {
 /// Control characters stripped, cut to [`MAX_TITLE_CHARS`].
 pub fn preview(title: &str) -> String {
     preview_scrubbed(title, None)
+}
+
+/// The first [`MAX_PATHS`] paths, each previewed, then how many more.
+fn paths_preview(paths: &[String], preview: impl Fn(&str) -> String) -> Vec<String> {
+    let mut shown: Vec<String> = paths
+        .iter()
+        .take(MAX_PATHS)
+        .map(|path| preview(path))
+        .collect();
+    if paths.len() > MAX_PATHS {
+        shown.push(format!("… and {} more", paths.len() - MAX_PATHS));
+    }
+    shown
 }
 
 /// Scrubbed whole first (SPEC §6.2: a cut must not keep part of a secret
@@ -223,6 +244,7 @@ impl CardBook {
 
     /// A new pending card for a parked request.
     pub fn open(&mut self, request: ApprovalRequest) -> Card {
+        let scrubbed = |text: &str| preview_scrubbed(text, self.scrubber.as_ref());
         let card = Card {
             id: card_id(&self.session, &request.id),
             title: preview_scrubbed(&request.title, self.scrubber.as_ref()),
@@ -230,17 +252,23 @@ impl CardBook {
             reason: None,
             created_at: (self.now)(),
             resolved_at: None,
-            kind: request.detail.kind.as_deref().map(preview),
-            command: request.detail.command.as_deref().map(preview),
-            cwd: request.detail.cwd.as_deref().map(preview),
-            paths: request
-                .detail
-                .paths
-                .iter()
-                .map(|path| preview(path))
-                .collect(),
+            // Scrubbed whole, then cut (SPEC §6.2), like the title.
+            kind: request.detail.kind.as_deref().map(&scrubbed),
+            command: request.detail.command.as_deref().map(&scrubbed),
+            cwd: request.detail.cwd.as_deref().map(&scrubbed),
+            paths: paths_preview(&request.detail.paths, scrubbed),
             by: None,
         };
+        if self.entries.len() >= MAX_CARDS {
+            // Pending and delivering cards stay: only one is open at a time.
+            if let Some(oldest) = self
+                .entries
+                .iter()
+                .position(|entry| entry.card.state.delivery_ended())
+            {
+                self.entries.remove(oldest);
+            }
+        }
         self.entries.push(Entry {
             card: card.clone(),
             request,

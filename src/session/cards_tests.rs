@@ -180,3 +180,50 @@ fn a_title_and_a_reason_are_scrubbed_before_they_are_cut() {
     let reason = failed.reason.expect("a reason");
     assert!(!reason.contains(&secret[..10]), "{reason}");
 }
+
+#[test]
+fn tool_details_are_scrubbed_before_they_are_cut_and_paths_are_bounded() {
+    let secret = "AkiaSecretValueXyz0123456";
+    let rules = crate::adapter::data::AdapterData::builtin()
+        .expect("data")
+        .credentials;
+    let scrubber = Scrubber::new(vec![("KIRO_API_KEY".into(), secret.into())], &rules);
+    let mut book = CardBook::new("default", None, Some(scrubber));
+    let across_the_cut = format!("{}{secret} tail", "x".repeat(MAX_TITLE_CHARS - 24));
+    let mut asked = request("r1", "Running: ls");
+    asked.detail.command = Some(across_the_cut.clone());
+    asked.detail.cwd = Some(across_the_cut.clone());
+    asked.detail.kind = Some(across_the_cut.clone());
+    asked.detail.paths = vec![across_the_cut.clone(); MAX_PATHS + 7];
+    let card = book.open(asked);
+    let mut texts = vec![card.command.clone(), card.cwd.clone(), card.kind.clone()];
+    texts.extend(card.paths.iter().cloned().map(Some));
+    for text in texts.into_iter().flatten() {
+        assert!(!text.contains(&secret[..10]), "{text}");
+    }
+    assert_eq!(card.paths.len(), MAX_PATHS + 1, "{:?}", card.paths.last());
+    assert_eq!(card.paths.last().map(String::as_str), Some("… and 7 more"));
+}
+
+#[test]
+fn the_book_forgets_the_oldest_resolved_cards_beyond_its_bound() {
+    let mut book = book();
+    let first = book.open(request("r0", "Running: first"));
+    book.resolved(answer("r0", Some("allow")))
+        .expect("resolved");
+    let pending = book.open(request("p", "Running: still waiting"));
+    for index in 1..=MAX_CARDS + 5 {
+        let id = format!("r{index}");
+        book.open(request(&id, "Running: ls"));
+        book.resolved(answer(&id, Some("allow"))).expect("resolved");
+    }
+    let cards = book.cards();
+    assert!(cards.len() <= MAX_CARDS, "{} cards kept", cards.len());
+    assert!(
+        book.card(&first.id).is_none(),
+        "the oldest resolved card goes"
+    );
+    assert!(book.card(&pending.id).is_some(), "a pending card stays");
+    let newest = card_id("default", &format!("r{}", MAX_CARDS + 5));
+    assert!(book.card(&newest).is_some());
+}
