@@ -110,7 +110,6 @@ pub const KNOWN_DEBT: &[&str] = &[
     "install -> adapter/probe: the installer probes a candidate with launch's probe and `ProbeSettings`",
     "install/publish -> adapter/probe: publish probes the extracted CLI before the rename; probing is not launch-only",
     "install/reuse -> adapter/probe: reuse probes an installed CLI to decide whether it may be reused",
-    "logging -> cli: `logging::init` reads clap's `GlobalArgs` instead of a plain verbosity value",
     "output -> adapter/data: the default scrubber closure loads the built-in adapter data",
     "output -> config: the default scrubber closure builds a default `KiroConfig`",
     "output -> profile: the default scrubber closure calls `profile::scrubber_for`; pass the scrubber in",
