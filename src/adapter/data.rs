@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::install::format::FileType;
+use crate::adapter::file_type::FileType;
 
 /// The data file built into the binary.
 pub const BUILTIN_KIRO: &str = include_str!("../../manifests/kiro.yaml");

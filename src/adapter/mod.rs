@@ -4,6 +4,7 @@
 
 pub mod acp_data;
 pub mod data;
+pub mod file_type;
 pub mod probe;
 pub mod resolve;
 pub mod source;

@@ -30,7 +30,7 @@ use url::Url;
 
 use self::download::{shown, Fetcher, NetworkError};
 pub use self::error::InstallError;
-use self::format::FileType;
+use self::format::{FileType, Installable};
 use self::manifest::{ArtifactEntry, Manifest};
 use self::pin::Pin;
 use self::platform::Host;
