@@ -114,7 +114,6 @@ pub const KNOWN_DEBT: &[&str] = &[
     "output -> config: the default scrubber closure builds a default `KiroConfig`",
     "output -> profile: the default scrubber closure calls `profile::scrubber_for`; pass the scrubber in",
     "profile/world -> settings: `world::enter` takes `Settings` whole instead of plain values",
-    "redact -> adapter/data: `CredentialRules` (plain patterns) are defined in the adapter data",
     "session/launch -> settings: session start takes `Settings` whole and builds a second scrubber from it",
 ];
 
