@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::adapter::data::AdapterData;
-use crate::adapter::probe::ProbeSettings;
+use crate::install::probe::ProbeSettings;
 use crate::cli::GlobalArgs;
 use crate::config::{self, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};

@@ -5,7 +5,6 @@
 pub mod acp_data;
 pub mod data;
 pub mod file_type;
-pub mod probe;
 pub mod resolve;
 pub mod source;
 pub mod tui_data;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::adapter::probe::ProbeSettings;
+use crate::install::probe::ProbeSettings;
 use crate::adapter::source::{self, Candidate, Probes};
 use crate::config::SourceKind;
 use crate::error::Error;
@@ -33,7 +33,7 @@ struct Configured {
 /// A managed install as status reports it: probed now, like every other
 /// candidate, and compared with its install record.
 fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate {
-    let report = crate::adapter::probe::probe(&installed.executable, probe);
+    let report = crate::install::probe::probe(&installed.executable, probe);
     let usable = report.version_ok && report.acp_ok;
     let probes = Probes::from_report(&report);
     let change = match installed.integrity() {

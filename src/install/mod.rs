@@ -17,6 +17,7 @@ pub mod pin;
 pub mod pipeline;
 pub mod platform;
 pub mod policy;
+pub mod probe;
 mod publish;
 pub mod retry;
 pub mod reuse;
@@ -38,7 +39,7 @@ use self::policy::{Choice, Route, Selection};
 use self::reuse::Verdict;
 use self::store::{Installed, Store};
 use crate::adapter::data::AdapterData;
-use crate::adapter::probe::ProbeSettings;
+use crate::install::probe::ProbeSettings;
 use crate::config::VersionRequest;
 
 /// Everything the installer needs, resolved from settings.

@@ -71,9 +71,9 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     ("config", VendorData),
     // install
     ("install", Install),
-    // launch: finding and probing a CLI, the resolver, the profile world
+    // launch: finding a CLI, the resolver, the profile world (the probe
+    // itself is install's: `install/probe`, used by install and launch)
     ("adapter/source", Launch),
-    ("adapter/probe", Launch),
     ("adapter/resolve", Launch),
     ("profile", Launch),
     // the two peers
@@ -107,9 +107,6 @@ pub fn layer_of(map: &[(&str, Layer)], module: &Module) -> Option<Layer> {
 /// longer exists (delete it when issue 13 moves the code).
 pub const KNOWN_DEBT: &[&str] = &[
     "adapter/resolve -> settings: the resolver takes `Settings` whole and calls the `Settings::installer` factory",
-    "install -> adapter/probe: the installer probes a candidate with launch's probe and `ProbeSettings`",
-    "install/publish -> adapter/probe: publish probes the extracted CLI before the rename; probing is not launch-only",
-    "install/reuse -> adapter/probe: reuse probes an installed CLI to decide whether it may be reused",
     "output -> adapter/data: the default scrubber closure loads the built-in adapter data",
     "output -> config: the default scrubber closure builds a default `KiroConfig`",
     "output -> profile: the default scrubber closure calls `profile::scrubber_for`; pass the scrubber in",
