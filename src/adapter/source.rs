@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::data::AdapterData;
-use crate::install::probe::{probe, ProbeSettings};
 use crate::config::SourceKind;
 use crate::error::{Classify, ErrorKind};
+use crate::install::probe::{probe, ProbeSettings};
 
 /// One CLI that was looked at.
 #[derive(Debug, Clone, Serialize)]

@@ -4,12 +4,12 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::install::probe::ProbeSettings;
 use crate::adapter::source::{self, Candidate, Probes};
 use crate::config::SourceKind;
 use crate::error::Error;
 use crate::install::pin::Pin;
 use crate::install::policy::{self, Choice, Selection};
+use crate::install::probe::ProbeSettings;
 use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
 use crate::output;

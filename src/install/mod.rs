@@ -39,8 +39,8 @@ use self::policy::{Choice, Route, Selection};
 use self::reuse::Verdict;
 use self::store::{Installed, Store};
 use crate::adapter::data::AdapterData;
-use crate::install::probe::ProbeSettings;
 use crate::config::VersionRequest;
+use crate::install::probe::ProbeSettings;
 
 /// Everything the installer needs, resolved from settings.
 pub struct Installer<'a> {
