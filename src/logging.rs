@@ -6,10 +6,10 @@ use std::io::Write;
 
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::GlobalArgs;
-
-pub fn init(global: &GlobalArgs) {
-    let default = match (global.quiet, global.verbose) {
+/// Starts logging at the level the flags ask for: `quiet` (errors only)
+/// wins over `verbose` (the count of `-v`).
+pub fn init(quiet: bool, verbose: u8) {
+    let default = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",
         (false, 1) => "info",

@@ -8,7 +8,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };
-    oneworks::logging::init(&cli.global);
+    oneworks::logging::init(cli.global.quiet, cli.global.verbose);
     let json = cli.wants_json();
     let outcome = oneworks::run::run(cli);
     // The log goes out whole before the final error or the exit.

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::adapter::data::AdapterData;
-use crate::adapter::probe::ProbeSettings;
 use crate::cli::GlobalArgs;
 use crate::config::{self, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
 use crate::install::download::{parse_url, Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
 use crate::install::format::FileType;
 use crate::install::platform::Host;
+use crate::install::probe::ProbeSettings;
 use crate::install::store::Store;
 use crate::install::Installer;
 use crate::locations::{Environment, Locations, Project};

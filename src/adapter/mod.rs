@@ -1,10 +1,10 @@
 //! Vendor adapters: what oneworks knows about each agent CLI (data), how it
-//! finds and probes an installed CLI (sources, probes), and the one resolver
+//! finds an installed CLI (sources, using `install::probe`), and the one resolver
 //! that turns settings into a runnable CLI for `prepare` and for launches.
 
 pub mod acp_data;
 pub mod data;
-pub mod probe;
+pub mod file_type;
 pub mod resolve;
 pub mod source;
 pub mod tui_data;

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::data::AdapterData;
-use super::probe::{probe, ProbeSettings};
 use crate::config::SourceKind;
 use crate::error::{Classify, ErrorKind};
+use crate::install::probe::{probe, ProbeSettings};
 
 /// One CLI that was looked at.
 #[derive(Debug, Clone, Serialize)]
@@ -40,7 +40,7 @@ pub struct Probes {
 }
 
 impl Probes {
-    pub fn from_report(report: &crate::adapter::probe::ProbeReport) -> Self {
+    pub fn from_report(report: &crate::install::probe::ProbeReport) -> Self {
         Self {
             version: report.version_ran.then_some(report.version_ok),
             acp: report.acp_ran.then_some(report.acp_ok),

@@ -4,12 +4,12 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::adapter::probe::ProbeSettings;
 use crate::adapter::source::{self, Candidate, Probes};
 use crate::config::SourceKind;
 use crate::error::Error;
 use crate::install::pin::Pin;
 use crate::install::policy::{self, Choice, Selection};
+use crate::install::probe::ProbeSettings;
 use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
 use crate::output;
@@ -33,7 +33,7 @@ struct Configured {
 /// A managed install as status reports it: probed now, like every other
 /// candidate, and compared with its install record.
 fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate {
-    let report = crate::adapter::probe::probe(&installed.executable, probe);
+    let report = crate::install::probe::probe(&installed.executable, probe);
     let usable = report.version_ok && report.acp_ok;
     let probes = Probes::from_report(&report);
     let change = match installed.integrity() {

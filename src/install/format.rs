@@ -1,28 +1,10 @@
-//! The manifest's `fileType` as a type (SPEC §4.1): the four archive
-//! formats oneworks installs, the package formats it only selects (`dmg`,
-//! `msi`, …), and any value a newer manifest may bring, kept as text.
+//! How the installer unpacks a manifest `fileType` (SPEC §4.1). The plain
+//! type lives with the vendor data (`adapter::file_type`); it is re-exported
+//! here so the installer names it as before.
 
-use std::fmt;
-
-use serde::{Deserialize, Serialize};
+pub use crate::adapter::file_type::FileType;
 
 use super::extract::Compression;
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(from = "String", into = "String")]
-pub enum FileType {
-    TarGz,
-    TarXz,
-    TarZst,
-    Zip,
-    Rpm,
-    Deb,
-    AppImage,
-    Dmg,
-    Msi,
-    /// A `fileType` this oneworks does not know (never installed).
-    Other(String),
-}
 
 /// How an installable archive is unpacked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,40 +15,19 @@ pub enum Unpack {
     Zip,
 }
 
-impl FileType {
-    pub fn parse(text: &str) -> Self {
-        match text {
-            "tarGz" => FileType::TarGz,
-            "tarXz" => FileType::TarXz,
-            "tarZst" => FileType::TarZst,
-            "zip" => FileType::Zip,
-            "rpm" => FileType::Rpm,
-            "deb" => FileType::Deb,
-            "appImage" => FileType::AppImage,
-            "dmg" => FileType::Dmg,
-            "msi" => FileType::Msi,
-            other => FileType::Other(other.to_owned()),
-        }
-    }
-
-    /// The manifest's spelling.
-    pub fn as_str(&self) -> &str {
-        match self {
-            FileType::TarGz => "tarGz",
-            FileType::TarXz => "tarXz",
-            FileType::TarZst => "tarZst",
-            FileType::Zip => "zip",
-            FileType::Rpm => "rpm",
-            FileType::Deb => "deb",
-            FileType::AppImage => "appImage",
-            FileType::Dmg => "dmg",
-            FileType::Msi => "msi",
-            FileType::Other(other) => other,
-        }
-    }
-
+/// What the installer can do with a [`FileType`].
+pub trait Installable {
     /// How to unpack it, or `None` when oneworks cannot install it here.
-    pub fn unpack(&self) -> Option<Unpack> {
+    fn unpack(&self) -> Option<Unpack>;
+
+    /// Whether oneworks can install it (and so whether `kiro.lock` pins it).
+    fn is_installable(&self) -> bool {
+        self.unpack().is_some()
+    }
+}
+
+impl Installable for FileType {
+    fn unpack(&self) -> Option<Unpack> {
         match self {
             FileType::TarGz => Some(Unpack::Tar(Compression::Gzip)),
             FileType::TarXz => Some(Unpack::Tar(Compression::Xz)),
@@ -75,49 +36,11 @@ impl FileType {
             _ => None,
         }
     }
-
-    /// Whether oneworks can install it (and so whether `kiro.lock` pins it).
-    pub fn is_installable(&self) -> bool {
-        self.unpack().is_some()
-    }
-}
-
-impl From<String> for FileType {
-    fn from(text: String) -> Self {
-        FileType::parse(&text)
-    }
-}
-
-impl From<FileType> for String {
-    fn from(file_type: FileType) -> Self {
-        file_type.as_str().to_owned()
-    }
-}
-
-impl fmt::Display for FileType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(crate::output::sanitize::sanitize(self.as_str()).as_ref())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_known_spelling_round_trips() {
-        for text in [
-            "tarGz", "tarXz", "tarZst", "zip", "rpm", "deb", "appImage", "dmg", "msi",
-        ] {
-            let parsed = FileType::parse(text);
-            assert!(!matches!(parsed, FileType::Other(_)), "{text}");
-            assert_eq!(parsed.as_str(), text);
-        }
-        assert_eq!(
-            FileType::parse("tarBz2"),
-            FileType::Other("tarBz2".to_owned())
-        );
-    }
 
     #[test]
     fn only_the_four_archives_are_installable() {

@@ -17,6 +17,7 @@ pub mod pin;
 pub mod pipeline;
 pub mod platform;
 pub mod policy;
+pub mod probe;
 mod publish;
 pub mod retry;
 pub mod reuse;
@@ -30,7 +31,7 @@ use url::Url;
 
 use self::download::{shown, Fetcher, NetworkError};
 pub use self::error::InstallError;
-use self::format::FileType;
+use self::format::{FileType, Installable};
 use self::manifest::{ArtifactEntry, Manifest};
 use self::pin::Pin;
 use self::platform::Host;
@@ -38,8 +39,8 @@ use self::policy::{Choice, Route, Selection};
 use self::reuse::Verdict;
 use self::store::{Installed, Store};
 use crate::adapter::data::AdapterData;
-use crate::adapter::probe::ProbeSettings;
 use crate::config::VersionRequest;
+use crate::install::probe::ProbeSettings;
 
 /// Everything the installer needs, resolved from settings.
 pub struct Installer<'a> {

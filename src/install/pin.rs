@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::format::Installable;
 use super::manifest::{ArtifactEntry, Manifest};
 use crate::error::{Classify, ErrorKind};
 

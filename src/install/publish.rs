@@ -11,7 +11,7 @@ use super::error::{io, InstallError};
 use super::reuse::Fingerprint;
 use super::store::{self, InstallRecord, Installed};
 use super::{Installer, Target};
-use crate::adapter::probe;
+use crate::install::probe;
 
 impl Installer<'_> {
     /// Probes, records and publishes the extracted `staging` folder.

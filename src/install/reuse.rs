@@ -7,7 +7,7 @@
 use super::error::InstallError;
 pub use super::fingerprint::{Fingerprint, Integrity};
 use super::store::Installed;
-use crate::adapter::probe::{self, ProbeReport, ProbeSettings};
+use crate::install::probe::{self, ProbeReport, ProbeSettings};
 
 impl Installed {
     /// Whether the executable still matches the install record.

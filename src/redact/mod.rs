@@ -13,6 +13,7 @@
 //! earlier one would survive minus its first characters.
 
 mod encodings;
+pub mod rules;
 mod stream;
 mod url;
 
@@ -24,7 +25,7 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use serde_json::Value;
 
-use crate::adapter::data::CredentialRules;
+use self::rules::CredentialRules;
 
 pub use encodings::Encoding;
 pub use stream::StreamScrubber;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use regex::Regex;
 use wait_timeout::ChildExt;
 
-use super::data::AdapterData;
+use crate::adapter::data::AdapterData;
 use crate::process::spec::ChildSpec;
 
 /// What to run and how to read it.
