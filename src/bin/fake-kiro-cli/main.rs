@@ -5,6 +5,7 @@
 //! environment.
 
 mod acp;
+mod acp_script;
 mod script;
 mod tui;
 mod tui_script;
