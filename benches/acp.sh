@@ -57,14 +57,7 @@ build_release --features fakes
 [[ -x $FAKE ]] || die "no fake agent at $FAKE"
 
 # --- work folder and the product's environment ----------------------------------
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/oneworks-acp-bench.XXXXXX")
-cleanup() {
-    local status=$?
-    if [[ -z ${BENCH_KEEP:-} ]]; then rm -rf "$WORK"; else log "kept $WORK"; fi
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+work_folder
 
 mkdir -p "$WORK/home" "$WORK/run" "$WORK/bin" "$WORK/project/.oneworks" "$WORK/scripts" "$WORK/results"
 chmod 700 "$WORK/run"

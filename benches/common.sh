@@ -28,3 +28,17 @@ build_release() {
     FAKE=$TARGET_DIR/release/fake-kiro-cli
     [[ -x $BIN ]] || die "no release binary at $BIN"
 }
+
+# work_folder: a fresh folder for this run in $WORK (its real path), removed
+# on exit unless BENCH_KEEP is set; Ctrl-C or SIGTERM exits 130.
+work_folder() {
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/oneworks-$BENCH_NAME.XXXXXX")
+    WORK=$(cd "$WORK" && pwd -P)
+    trap remove_work_folder EXIT
+    trap 'exit 130' INT TERM
+}
+remove_work_folder() {
+    local status=$?
+    if [[ -z ${BENCH_KEEP:-} ]]; then rm -rf "$WORK"; else log "kept $WORK"; fi
+    exit "$status"
+}

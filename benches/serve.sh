@@ -28,15 +28,7 @@ need chromedriver chromium-driver || die "chromedriver is required"
 build_release --features fakes
 [[ -x $FAKE ]] || die "no fake kiro-cli at $FAKE"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/oneworks-serve-bench.XXXXXX")
-WORK=$(cd "$WORK" && pwd -P)
-cleanup() {
-    local status=$?
-    if [[ -z ${BENCH_KEEP:-} ]]; then rm -rf "$WORK"; else log "kept $WORK"; fi
-    exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+work_folder
 
 mkdir -p "$WORK/home" "$WORK/run" "$WORK/bin" "$WORK/project/.oneworks"
 chmod 700 "$WORK/run"
