@@ -2,7 +2,7 @@
 //! question is a selection prompt (English and Chinese labels); the keys
 //! typed answer it. The terminal is a pty from util-linux `script`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -44,20 +44,7 @@ fn answer_on_terminal(keys: &str) -> (AcpEnv, Option<i32>, String) {
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     let mut child = command.spawn().expect("spawn script");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let output = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&output);
-    std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(read) = stdout.read(&mut buffer) {
-            if read == 0 {
-                break;
-            }
-            sink.lock()
-                .expect("lock")
-                .extend_from_slice(&buffer[..read]);
-        }
-    });
+    let output = crate::support::capture_stdout(&mut child);
     let shown = wait_for(
         &output,
         &[

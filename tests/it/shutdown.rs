@@ -4,7 +4,6 @@
 //! while it is being stopped kills it at once; and a terminal prompt still
 //! open when the run ends leaves the terminal as it found it.
 
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -12,7 +11,6 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::acp_support::{gone, options_full, AcpEnv, EVENT_DEADLINE};
-use crate::support::{shell_quote, ONEWORKS};
 
 /// Waits (bounded) until `check` holds.
 #[track_caller]
@@ -324,39 +322,15 @@ struct OnTerminal {
 
 impl OnTerminal {
     fn start(acp: &AcpEnv, args: &[&str]) -> OnTerminal {
-        let oneworks = std::iter::once(ONEWORKS)
-            .chain(["run", "kiro"])
-            .chain(args.iter().copied())
-            .map(shell_quote)
-            .collect::<Vec<_>>()
-            .join(" ");
+        let oneworks = crate::support::oneworks_line(&[&["run", "kiro"][..], args].concat());
         let line = format!("{oneworks}; echo \"oneworks-exit=$?\"; stty -a");
-        let template = acp.env.cmd(&[]);
-        let mut script = Command::new("script");
+        let mut script = acp.env.terminal_shell(&line);
         script
-            .args(["-qfc", &line, "/dev/null"])
-            .env_clear()
-            .envs(template.get_envs().filter_map(|(k, v)| Some((k, v?))))
-            .env("SHELL", "/bin/sh")
-            .current_dir(template.get_current_dir().unwrap_or(&acp.env.project))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         let mut child = script.spawn().expect("spawn script");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&output);
-        std::thread::spawn(move || {
-            let mut buffer = [0u8; 4096];
-            while let Ok(read) = stdout.read(&mut buffer) {
-                if read == 0 {
-                    break;
-                }
-                sink.lock()
-                    .expect("lock")
-                    .extend_from_slice(&buffer[..read]);
-            }
-        });
+        let output = crate::support::capture_stdout(&mut child);
         OnTerminal { child, output }
     }
 

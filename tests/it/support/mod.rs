@@ -141,15 +141,16 @@ impl TestEnv {
 
     /// The command [`run_on_terminal`](Self::run_on_terminal) runs.
     pub fn terminal_cmd(&self, args: &[&str]) -> Command {
-        let line = std::iter::once(ONEWORKS)
-            .chain(args.iter().copied())
-            .map(shell_quote)
-            .collect::<Vec<_>>()
-            .join(" ");
+        self.terminal_shell(&oneworks_line(args))
+    }
+
+    /// A shell `line` run on a pseudo-terminal (util-linux `script`) with
+    /// this environment; `script` exits with the line's exit code.
+    pub fn terminal_shell(&self, line: &str) -> Command {
         let mut command = self.cmd(&[]);
         let mut script = Command::new("script");
         script
-            .args(["-qefc", &line, "/dev/null"])
+            .args(["-qefc", line, "/dev/null"])
             .env_clear()
             .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))))
             .env("SHELL", "/bin/sh")
@@ -644,4 +645,36 @@ pub fn run_binary(binary: &Path, args: &[&str]) -> (Option<i32>, String) {
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
+}
+
+/// `oneworks ARGS…` as one shell line, every word quoted.
+pub fn oneworks_line(args: &[&str]) -> String {
+    std::iter::once(ONEWORKS)
+        .chain(args.iter().copied())
+        .map(shell_quote)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Collects everything `child` writes on its (piped) stdout, as it comes,
+/// on a thread of its own.
+pub fn capture_stdout(
+    child: &mut std::process::Child,
+) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
+    use std::io::Read;
+    let mut stdout = child.stdout.take().expect("stdout piped");
+    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&output);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(read) = stdout.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            sink.lock()
+                .expect("lock")
+                .extend_from_slice(&buffer[..read]);
+        }
+    });
+    output
 }
