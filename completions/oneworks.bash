@@ -355,7 +355,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__adapter__subcmd__login)
-            opts="-q -v -h --session --config --quiet --verbose --no-progress --help kiro"
+            opts="-q -v -h --session --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -377,7 +377,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__adapter__subcmd__prepare)
-            opts="-q -v -h --offline --force --locked --json --config --quiet --verbose --no-progress --help kiro"
+            opts="-q -v -h --offline --force --locked --json --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,7 +395,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__adapter__subcmd__prune)
-            opts="-q -v -h --keep --config --quiet --verbose --no-progress --help kiro"
+            opts="-q -v -h --keep --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -417,7 +417,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__adapter__subcmd__status)
-            opts="-q -v -h --json --config --quiet --verbose --no-progress --help kiro"
+            opts="-q -v -h --json --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -545,7 +545,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__config__subcmd__render)
-            opts="-q -v -h --session --dry-run --config --quiet --verbose --no-progress --help kiro"
+            opts="-q -v -h --session --dry-run --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -861,7 +861,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__run)
-            opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --config --quiet --verbose --no-progress --help kiro"
+            opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1149,7 +1149,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session__subcmd__start)
-            opts="-q -v -h --name --cwd --detach --config --quiet --verbose --no-progress --help kiro"
+            opts="-q -v -h --name --cwd --detach --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -62,8 +62,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -v 'Print more detail (repeat for debug logs)'
             cand --verbose 'Print more detail (repeat for debug logs)'
             cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'oneworks;adapter;status'= {
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
@@ -73,8 +73,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -v 'Print more detail (repeat for debug logs)'
             cand --verbose 'Print more detail (repeat for debug logs)'
             cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'oneworks;adapter;list'= {
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
@@ -95,8 +95,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -v 'Print more detail (repeat for debug logs)'
             cand --verbose 'Print more detail (repeat for debug logs)'
             cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'oneworks;adapter;prune'= {
             cand --keep 'How many of the newest versions to keep'
@@ -106,8 +106,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -v 'Print more detail (repeat for debug logs)'
             cand --verbose 'Print more detail (repeat for debug logs)'
             cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'oneworks;adapter;help'= {
             cand prepare 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
@@ -161,8 +161,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -v 'Print more detail (repeat for debug logs)'
             cand --verbose 'Print more detail (repeat for debug logs)'
             cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'oneworks;config;help'= {
             cand check 'Validate the layered configuration and print where it came from'
@@ -222,8 +222,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -v 'Print more detail (repeat for debug logs)'
             cand --verbose 'Print more detail (repeat for debug logs)'
             cand --no-progress 'Never draw progress bars'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'oneworks;session;list'= {
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'

@@ -63,10 +63,32 @@ pub enum Command {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AdapterName {
-    /// Kiro CLI (`kiro-cli`)
-    Kiro,
+/// An adapter's name: a built-in one (`kiro`, …) or one whose data file is
+/// in `ONEWORKS_ADAPTERS_DIR`. Its form is checked here; whether it is
+/// known, when the command resolves it (a usage error listing the known
+/// ones).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterName(pub String);
+
+impl AdapterName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn parse_adapter_name(text: &str) -> Result<AdapterName, String> {
+    if crate::adapter::registry::valid_name(text) {
+        Ok(AdapterName(text.to_owned()))
+    } else {
+        Err(format!(
+            "an adapter name is lower-case letters, digits and `-`, starting with a letter (built in: {})",
+            crate::adapter::registry::BUILTIN
+                .iter()
+                .map(|(name, _)| *name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -75,6 +97,8 @@ pub enum AdapterCommand {
     Prepare(PrepareArgs),
     /// Show which kiro-cli would be used, and why other candidates were skipped
     Status {
+        /// The adapter (`adapter list` shows them all)
+        #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
         adapter: AdapterName,
         /// Print one JSON document on stdout
         #[arg(long)]
@@ -88,6 +112,8 @@ pub enum AdapterCommand {
     },
     /// Run Kiro's own login inside a session profile
     Login {
+        /// The adapter (`adapter list` shows them all)
+        #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
         adapter: AdapterName,
         /// Session whose profile receives the login
         #[arg(long, default_value = "default", value_parser = parse_session_name)]
@@ -95,6 +121,8 @@ pub enum AdapterCommand {
     },
     /// Remove older managed versions (never the one `.oneworks/kiro.lock` names)
     Prune {
+        /// The adapter (`adapter list` shows them all)
+        #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
         adapter: AdapterName,
         /// How many of the newest versions to keep
         #[arg(long, default_value_t = 1)]
@@ -104,6 +132,8 @@ pub enum AdapterCommand {
 
 #[derive(Debug, Args)]
 pub struct PrepareArgs {
+    /// The adapter (`adapter list` shows them all)
+    #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
     pub adapter: AdapterName,
     /// Make no network request: use an installed version or fail (exit 7)
     #[arg(long, conflicts_with = "force")]
@@ -122,6 +152,8 @@ pub struct PrepareArgs {
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("input").required(true).args(["prompt", "prompt_file"]))]
 pub struct RunArgs {
+    /// The adapter (`adapter list` shows them all)
+    #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
     pub adapter: AdapterName,
     /// The prompt text
     #[arg(long, value_name = "TEXT")]
@@ -158,6 +190,8 @@ pub enum ConfigCommand {
     Check,
     /// Write (or with --dry-run print) the Kiro world a session gets
     Render {
+        /// The adapter (`adapter list` shows them all)
+        #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
         adapter: AdapterName,
         /// Session name
         #[arg(long, default_value = "default", value_parser = parse_session_name)]
@@ -172,6 +206,8 @@ pub enum ConfigCommand {
 pub enum SessionCommand {
     /// Start Kiro's TUI in a supervised tmux session (and attach, unless --detach)
     Start {
+        /// The adapter (`adapter list` shows them all)
+        #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
         adapter: AdapterName,
         /// Session name
         #[arg(long, default_value = "default", value_parser = parse_session_name)]
@@ -243,10 +279,12 @@ pub enum SessionCommand {
         /// Session name
         #[arg(long, value_parser = parse_session_name)]
         name: String,
+        #[arg(long, value_parser = parse_adapter_name)]
+        adapter: AdapterName,
         #[arg(long)]
-        kiro_path: PathBuf,
+        cli_path: PathBuf,
         #[arg(long)]
-        kiro_version: String,
+        cli_version: String,
         #[arg(long)]
         cwd: Option<PathBuf>,
     },

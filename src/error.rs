@@ -24,6 +24,27 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    const ALL: [ErrorKind; 13] = [
+        ErrorKind::Internal,
+        ErrorKind::Usage,
+        ErrorKind::Config,
+        ErrorKind::Network,
+        ErrorKind::ChecksumMismatch,
+        ErrorKind::UnsafeArchive,
+        ErrorKind::NoUsableCli,
+        ErrorKind::LockTimeout,
+        ErrorKind::AgentFailed,
+        ErrorKind::PermissionRefused,
+        ErrorKind::Session,
+        ErrorKind::Interrupted,
+        ErrorKind::StdoutClosed,
+    ];
+
+    /// The kind a `kind` string names ([`ErrorKind::as_str`]'s inverse).
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+
     pub fn exit_code(self) -> u8 {
         match self {
             ErrorKind::Internal => 1,
@@ -143,5 +164,18 @@ impl<E: Classify> From<E> for Error {
             hint: error.hint(),
             inner: anyhow::Error::new(error),
         }
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::ErrorKind;
+
+    #[test]
+    fn every_kind_parses_back_from_its_string() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(ErrorKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(ErrorKind::parse("nope"), None);
     }
 }

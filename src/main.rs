@@ -4,6 +4,8 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before anything is printed, usage errors included.
+    oneworks::run::install_startup_scrubber();
     let cli = match oneworks::cli::parse() {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),

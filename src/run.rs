@@ -5,17 +5,37 @@ use crate::commands;
 use crate::error::Error;
 use crate::settings::Settings;
 
-/// Resolves the settings and, from then on, scrubs everything printed with
-/// the config's secrets too (referenced `${VAR}`s, `webhookAuthEnv`).
-fn settings(global: &crate::cli::GlobalArgs) -> Result<Settings, Error> {
-    let settings = Settings::resolve(global)?;
-    let env = settings.env.clone();
-    let data = settings.data.clone();
-    let kiro = settings.config.config.adapters.kiro.clone();
-    crate::output::set_scrubber_source(move || {
-        Some(crate::profile::scrubber_for(&env, &data, &kiro))
+/// Until a command knows its adapter (and `Settings::adapter` installs that
+/// adapter's scrubber), everything printed is scrubbed of the credential
+/// variables of this process's environment under every built-in adapter's
+/// rules. Built lazily: most runs print one line.
+pub fn install_startup_scrubber() {
+    crate::output::set_scrubber_source(|| {
+        let env = crate::locations::Environment::from_process();
+        let registry = crate::adapter::registry::Registry::builtin();
+        let all: Vec<_> = registry
+            .names()
+            .iter()
+            .filter_map(|name| registry.load(name).ok())
+            .collect();
+        let rules =
+            crate::redact::rules::CredentialRules::union(all.iter().map(|data| &data.credentials));
+        let secrets: Vec<(String, String)> = env
+            .iter()
+            .filter(|(name, value)| {
+                !value.is_empty()
+                    && all
+                        .iter()
+                        .any(|data| data.credentials.is_credential_name(name))
+            })
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect();
+        Some(crate::redact::Scrubber::new(secrets, &rules))
     });
-    Ok(settings)
+}
+
+fn settings(global: &crate::cli::GlobalArgs) -> Result<Settings, Error> {
+    Settings::resolve(global)
 }
 
 pub fn run(cli: Cli) -> Result<(), Error> {
@@ -24,14 +44,30 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Adapter(command) => {
             let settings = settings(&cli.global)?;
             match command {
-                AdapterCommand::Prepare(args) => commands::prepare::run(&settings, &args),
-                AdapterCommand::Status { json, .. } => commands::status::status(&settings, json),
+                AdapterCommand::Prepare(args) => {
+                    let adapter = settings.adapter(args.adapter.as_str())?;
+                    commands::prepare::run(&settings, &adapter, &args)
+                }
+                AdapterCommand::Status { adapter, json } => {
+                    let adapter = settings.adapter(adapter.as_str())?;
+                    commands::status::status(&settings, &adapter, json)
+                }
                 AdapterCommand::List { json } => commands::status::list(&settings, json),
-                AdapterCommand::Prune { keep, .. } => commands::prune::run(&settings, keep),
-                AdapterCommand::Login { session, .. } => commands::login::run(&settings, &session),
+                AdapterCommand::Prune { adapter, keep } => {
+                    let adapter = settings.adapter(adapter.as_str())?;
+                    commands::prune::run(&settings, &adapter, keep)
+                }
+                AdapterCommand::Login { adapter, session } => {
+                    let adapter = settings.adapter(adapter.as_str())?;
+                    commands::login::run(&settings, &adapter, &session)
+                }
             }
         }
-        Command::Run(args) => commands::run::run(&settings(&cli.global)?, &args),
+        Command::Run(args) => {
+            let settings = settings(&cli.global)?;
+            let adapter = settings.adapter(args.adapter.as_str())?;
+            commands::run::run(&settings, &adapter, &args)
+        }
         Command::Session(command) => {
             commands::session::run(&settings(&cli.global)?, &cli.global, command)
         }
@@ -40,8 +76,13 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             match command {
                 ConfigCommand::Check => commands::config::check(&settings),
                 ConfigCommand::Render {
-                    session, dry_run, ..
-                } => commands::config::render(&settings, &session, dry_run),
+                    adapter,
+                    session,
+                    dry_run,
+                } => {
+                    let adapter = settings.adapter(adapter.as_str())?;
+                    commands::config::render(&settings, &adapter, &session, dry_run)
+                }
             }
         }
     }

@@ -5,9 +5,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use crate::adapter::data::AdapterData;
+use crate::adapter::registry::{self, Registry, RegistryError};
 use crate::cli::GlobalArgs;
-use crate::config::{self, ConfigSources, LoadedConfig};
+use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
 use crate::install::download::{parse_url, Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
 use crate::install::format::FileType;
@@ -23,10 +26,21 @@ pub struct Settings {
     pub env: Environment,
     pub locations: Locations,
     pub project: Project,
-    pub data: AdapterData,
+    /// The known adapters (built in, `ONEWORKS_ADAPTERS_DIR`).
+    pub registry: Registry,
     pub config: LoadedConfig,
     pub quiet: bool,
     pub progress: bool,
+}
+
+/// One adapter, resolved: its data file, its `adapters.<name>` config and
+/// the command's one scrubber (its credential variables, the config's
+/// `${VAR}` references, the webhook token), built once here and passed
+/// down to everything that writes or prints.
+pub struct Adapter {
+    pub data: AdapterData,
+    pub config: AdapterConfig,
+    pub scrubber: Arc<crate::redact::Scrubber>,
 }
 
 impl Settings {
@@ -47,48 +61,97 @@ impl Settings {
         let locations =
             Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
         let project = Project::discover(cwd);
-        let data = AdapterData::load(env.path("ONEWORKS_KIRO_ADAPTER_FILE").as_deref())
-            .map_err(|error| Error::new(ErrorKind::Config, error))?;
+        let registry = Registry::discover(env.path("ONEWORKS_ADAPTERS_DIR").as_deref(), |name| {
+            env.path(&registry::variable(name, "ADAPTER_FILE"))
+        })
+        .map_err(|error| Error::new(ErrorKind::Config, error))?;
         let sources = ConfigSources {
             user: locations.user_config.clone(),
             project: Some(project.config_file()),
             explicit: global.config.clone(),
         };
-        let config = config::load(&sources, &data)?;
+        let config = config::load(&sources, &registry)?;
         Ok(Self {
             env,
             locations,
             project,
-            data,
+            registry,
             config,
             quiet: global.quiet,
             progress: !global.quiet && !global.no_progress && crate::output::stderr_is_terminal(),
         })
     }
 
-    pub fn probe_settings(&self) -> ProbeSettings {
-        ProbeSettings::from_data(&self.data, self.env.get("PATH").map(str::to_owned))
+    /// Adapter `name`: an unknown name is a usage error listing the known
+    /// ones. Installs the adapter's scrubber for everything printed.
+    pub fn adapter(&self, name: &str) -> Result<Adapter, Error> {
+        let data = self.registry.load(name).map_err(|error| match error {
+            RegistryError::Unknown { .. } => Error::new(ErrorKind::Usage, error),
+            other => Error::new(ErrorKind::Config, other),
+        })?;
+        let config = self.config.config.adapter(name);
+        let scrubber = Arc::new(crate::profile::scrubber_for(&self.env, &data, &config));
+        crate::output::set_scrubber(Arc::clone(&scrubber));
+        Ok(Adapter {
+            data,
+            config,
+            scrubber,
+        })
     }
 
-    pub fn store(&self) -> Store {
-        Store::new(self.locations.data_home.clone(), &self.data.id)
+    /// The resolver of `adapter`'s CLI (with an installer for `managed`).
+    pub fn resolver<'a>(
+        &'a self,
+        adapter: &'a Adapter,
+    ) -> Result<crate::adapter::resolve::Resolver<'a>, Error> {
+        let installer = match adapter.config.cli.source {
+            config::SourceKind::Managed => Some(self.installer(&adapter.data)?),
+            config::SourceKind::System | config::SourceKind::Path => None,
+        };
+        Ok(crate::adapter::resolve::Resolver {
+            data: &adapter.data,
+            cli: &adapter.config.cli,
+            probe: self.probe_settings(&adapter.data),
+            pin_path: self.checked_pin_path(&adapter.data)?,
+            installer,
+        })
     }
 
-    /// `.oneworks/kiro.lock`, only inside a project that has `.oneworks/`.
-    pub fn pin_path(&self) -> Option<PathBuf> {
+    /// What entering `adapter`'s profile world needs.
+    pub fn world<'a>(&'a self, adapter: &'a Adapter) -> crate::profile::world::Inputs<'a> {
+        crate::profile::world::Inputs {
+            env: &self.env,
+            locations: &self.locations,
+            project: &self.project,
+            data: &adapter.data,
+            config: &adapter.config,
+            scrubber: &adapter.scrubber,
+        }
+    }
+
+    pub fn probe_settings(&self, data: &AdapterData) -> ProbeSettings {
+        ProbeSettings::from_data(data, self.env.get("PATH").map(str::to_owned))
+    }
+
+    pub fn store(&self, data: &AdapterData) -> Store {
+        Store::new(self.locations.data_home.clone(), &data.id)
+    }
+
+    /// `.oneworks/<adapter>.lock`, only inside a project that has `.oneworks/`.
+    pub fn pin_path(&self, data: &AdapterData) -> Option<PathBuf> {
         self.project
             .initialized
-            .then(|| self.project.lock_file(&self.data.id))
+            .then(|| self.project.lock_file(&data.id))
     }
 
     /// [`Settings::pin_path`], refusing a `.oneworks` that is a symlink (or
-    /// not a folder) the way `config render` does: `kiro.lock` is written
+    /// not a folder) the way `config render` does: the lock file is written
     /// through it.
-    pub fn checked_pin_path(&self) -> Result<Option<PathBuf>, Error> {
+    pub fn checked_pin_path(&self, data: &AdapterData) -> Result<Option<PathBuf>, Error> {
         if self.project.initialized {
             crate::fs_safety::check_dir_chain(&self.project.root, &self.project.dot_dir())?;
         }
-        Ok(self.pin_path())
+        Ok(self.pin_path(data))
     }
 
     pub fn lock_timeout(&self) -> Result<Duration, Error> {
@@ -154,14 +217,14 @@ impl Settings {
         policy
     }
 
-    pub fn installer(&self) -> Result<Installer<'_>, Error> {
+    pub fn installer<'a>(&'a self, data: &'a AdapterData) -> Result<Installer<'a>, Error> {
         let manifest_text = self
             .env
-            .get("ONEWORKS_KIRO_MANIFEST_URL")
-            .unwrap_or(&self.data.manifest.url)
+            .get(&registry::variable(&data.id, "MANIFEST_URL"))
+            .unwrap_or(&data.manifest.url)
             .to_owned();
         let manifest_url = parse_url(&manifest_text)?;
-        let base_text = match self.env.get("ONEWORKS_KIRO_DOWNLOAD_BASE") {
+        let base_text = match self.env.get(&registry::variable(&data.id, "DOWNLOAD_BASE")) {
             Some(base) => base.to_owned(),
             None => {
                 // The manifest's query (a mirror's token) and fragment are
@@ -169,10 +232,7 @@ impl Settings {
                 let mut bare = manifest_url.clone();
                 bare.set_query(None);
                 bare.set_fragment(None);
-                match bare
-                    .as_str()
-                    .strip_suffix(&self.data.manifest.base_strip_suffix)
-                {
+                match bare.as_str().strip_suffix(&data.manifest.base_strip_suffix) {
                     Some(base) => base.to_owned(),
                     None => bare
                         .join(".")
@@ -186,29 +246,29 @@ impl Settings {
         } else {
             format!("{base_text}/")
         };
-        let formats = match self.env.get("ONEWORKS_KIRO_FORMATS") {
+        let formats = match self.env.get(&registry::variable(&data.id, "FORMATS")) {
             Some(list) => list
                 .split(',')
                 .map(str::trim)
                 .filter(|format| !format.is_empty())
                 .map(FileType::parse)
                 .collect(),
-            None => self.data.platforms.linux.format_preference.clone(),
+            None => data.platforms.linux.format_preference.clone(),
         };
         Ok(Installer {
-            data: &self.data,
-            store: self.store(),
+            data,
+            store: self.store(data),
             cache_dir: self.locations.cache_dir.clone(),
             manifest_url,
             download_base: parse_url(&base_text)?,
             lock_timeout: self.lock_timeout()?,
             formats,
             host: Host::detect(),
-            probe: self.probe_settings(),
+            probe: self.probe_settings(data),
             fetcher: Fetcher::new(self.retry_policy(), self.http_timeout()?),
             progress: self.progress,
             quiet: self.quiet,
-            credentials: self.data.credentials.present(self.env.iter()),
+            credentials: data.credentials.present(self.env.iter()),
             scrubber: std::sync::OnceLock::new(),
         })
     }

@@ -169,6 +169,11 @@ impl AdapterData {
         }
     }
 
+    /// Parses one data file's text; `path` names it in errors.
+    pub fn parse_named(text: &str, path: &Path) -> Result<Self, DataError> {
+        Self::parse(text, path)
+    }
+
     fn parse(text: &str, path: &Path) -> Result<Self, DataError> {
         let data: AdapterData =
             serde_yaml_ng::from_str(text).map_err(|source| DataError::Parse {

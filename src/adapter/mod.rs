@@ -5,6 +5,7 @@
 pub mod acp_data;
 pub mod data;
 pub mod file_type;
+pub mod registry;
 pub mod resolve;
 pub mod source;
 pub mod tui_data;

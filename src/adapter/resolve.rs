@@ -1,15 +1,40 @@
-//! The one resolver from settings to a runnable `kiro-cli` (SPEC §3), with
+//! The one resolver from plain values to a runnable adapter CLI (SPEC §3), with
 //! two entry points: [`resolve_for_prepare`] (`adapter prepare`) and
 //! [`resolve_for_launch`] (`adapter login`, `run`, `session start`). The
 //! launch path makes no request when a usable version is installed.
 
 use std::path::PathBuf;
 
+use super::data::AdapterData;
 use super::source;
-use crate::config::SourceKind;
+use crate::config::{CliConfig, SourceKind};
 use crate::error::{Error, ErrorKind};
-use crate::install::{Prepared, Request};
-use crate::settings::Settings;
+use crate::install::probe::ProbeSettings;
+use crate::install::{Installer, Prepared, Request};
+
+/// What resolving an adapter's CLI needs, as plain values (the commands
+/// build it from their settings).
+pub struct Resolver<'a> {
+    pub data: &'a AdapterData,
+    /// `adapters.<name>.cli`.
+    pub cli: &'a CliConfig,
+    pub probe: ProbeSettings,
+    /// `.oneworks/<adapter>.lock`, already checked (inside a project only).
+    pub pin_path: Option<PathBuf>,
+    /// The installer, for `source: managed` only.
+    pub installer: Option<Installer<'a>>,
+}
+
+impl Resolver<'_> {
+    fn installer(&self) -> Result<&Installer<'_>, Error> {
+        self.installer.as_ref().ok_or_else(|| {
+            Error::msg(
+                ErrorKind::Internal,
+                "the managed source was chosen without an installer",
+            )
+        })
+    }
+}
 
 /// What `prepare` was asked to do (the flags, without clap).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,7 +44,7 @@ pub struct PrepareOptions {
     pub locked: bool,
 }
 
-/// A verified `kiro-cli`, ready to run.
+/// A verified adapter CLI, ready to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedCli {
     pub source: SourceKind,
@@ -48,16 +73,16 @@ impl From<Prepared> for ResolvedCli {
 /// policy (the manifest is asked unless `--offline` or `--locked`); for
 /// `system` and `path`, runs the probes.
 pub fn resolve_for_prepare(
-    settings: &Settings,
+    resolver: &Resolver<'_>,
     options: PrepareOptions,
 ) -> Result<ResolvedCli, Error> {
-    let cli = &settings.config.config.adapters.kiro.cli;
+    let cli = resolver.cli;
     match cli.source {
         SourceKind::Managed => {
-            let installer = settings.installer()?;
+            let installer = resolver.installer()?;
             let prepared = installer.prepare(&Request {
                 version: cli.version.clone(),
-                pin_path: settings.checked_pin_path()?,
+                pin_path: resolver.pin_path.clone(),
                 offline: options.offline,
                 force: options.force,
                 locked: options.locked,
@@ -73,9 +98,12 @@ pub fn resolve_for_prepare(
                         cli.source
                     ),
                 )
-                .with_hint("drop the flag, or set `adapters.kiro.cli.source` to `managed`"));
+                .with_hint(format!(
+                    "drop the flag, or set `adapters.{}.cli.source` to `managed`",
+                    resolver.data.id
+                )));
             }
-            probe_unmanaged(settings)
+            probe_unmanaged(resolver)
         }
     }
 }
@@ -84,27 +112,26 @@ pub fn resolve_for_prepare(
 /// else the `kiro.lock` version, else the newest installed one — with no
 /// request at all — and only when none is installed, a `prepare` (with
 /// its progress bar). For `system` and `path`, the same probes as prepare.
-pub fn resolve_for_launch(settings: &Settings) -> Result<ResolvedCli, Error> {
-    let cli = &settings.config.config.adapters.kiro.cli;
+pub fn resolve_for_launch(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {
+    let cli = resolver.cli;
     match cli.source {
         SourceKind::Managed => {
-            let installer = settings.installer()?;
-            let pin_path = settings.checked_pin_path()?;
-            match installer.installed_for_launch(&cli.version, pin_path.as_ref())? {
+            let installer = resolver.installer()?;
+            match installer.installed_for_launch(&cli.version, resolver.pin_path.as_ref())? {
                 Some(prepared) => Ok(prepared.into()),
-                None => resolve_for_prepare(settings, PrepareOptions::default()),
+                None => resolve_for_prepare(resolver, PrepareOptions::default()),
             }
         }
-        SourceKind::System | SourceKind::Path => probe_unmanaged(settings),
+        SourceKind::System | SourceKind::Path => probe_unmanaged(resolver),
     }
 }
 
-fn probe_unmanaged(settings: &Settings) -> Result<ResolvedCli, Error> {
-    let cli = &settings.config.config.adapters.kiro.cli;
-    let probe = settings.probe_settings();
+fn probe_unmanaged(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {
+    let cli = resolver.cli;
+    let probe = &resolver.probe;
     let candidate = match (cli.source, &cli.path) {
-        (SourceKind::Path, Some(path)) => source::resolve_path(path, &settings.data, &probe)?,
-        _ => source::resolve_system(&settings.data, &probe)?,
+        (SourceKind::Path, Some(path)) => source::resolve_path(path, resolver.data, probe)?,
+        _ => source::resolve_system(resolver.data, probe)?,
     };
     Ok(ResolvedCli {
         source: cli.source,

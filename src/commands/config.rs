@@ -1,20 +1,45 @@
-//! `oneworks config check` and `oneworks config render kiro`.
+//! `oneworks config check` and `oneworks config render ADAPTER`.
 
 use crate::error::Error;
 use crate::output;
 use crate::profile::layout::ProfileLayout;
 use crate::profile::materialize::{self, mcp::Target};
-use crate::settings::Settings;
+use crate::settings::{Adapter, Settings};
 
 /// Everything `render` checks, without writing: the config (loaded with
 /// the settings), the default session's folders, and the plan — skill
 /// sources included.
 pub fn check(settings: &Settings) -> Result<(), Error> {
-    let kiro = &settings.config.config.adapters.kiro;
-    let layout = ProfileLayout::new(&settings.project, &settings.locations, "default");
-    layout.check()?;
-    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
-    print_notes(&plan.diagnostics);
+    // Every configured adapter; the built-in ones with their defaults.
+    let mut names: Vec<String> = settings.config.config.adapters.keys().cloned().collect();
+    for (name, _) in crate::adapter::registry::BUILTIN {
+        if !names.iter().any(|known| known == name) {
+            names.push((*name).to_owned());
+        }
+    }
+    let mut summaries = Vec::new();
+    for name in names {
+        let adapter = settings.adapter(&name)?;
+        let layout = ProfileLayout::new(
+            &settings.project,
+            &settings.locations,
+            "default",
+            &adapter.data.id,
+        );
+        layout.check()?;
+        let plan = materialize::plan(
+            &adapter.config,
+            &adapter.data,
+            &layout.agent_home,
+            Target::Render,
+        )?;
+        print_notes(&plan.diagnostics);
+        let cli = &adapter.config.cli;
+        summaries.push(format!(
+            "{name}: source {}, version {}",
+            cli.source, cli.version
+        ));
+    }
     let files = &settings.config.files;
     if files.is_empty() {
         output::say(
@@ -25,30 +50,34 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
     for file in files {
         output::say(settings.quiet, format!("ok: {}", file.display()));
     }
-    let cli = &settings.config.config.adapters.kiro.cli;
-    output::say(
-        settings.quiet,
-        format!("kiro: source {}, version {}", cli.source, cli.version),
-    );
+    for summary in summaries {
+        output::say(settings.quiet, summary);
+    }
     Ok(())
 }
 
 /// Writes (or prints) what session `name` gets from the config.
-pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Error> {
-    let kiro = &settings.config.config.adapters.kiro;
-    let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
+pub fn render(
+    settings: &Settings,
+    adapter: &Adapter,
+    name: &str,
+    dry_run: bool,
+) -> Result<(), Error> {
+    let data = &adapter.data;
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, name, &data.id);
     layout.check()?;
-    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
-    let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
+    let plan = materialize::plan(&adapter.config, data, &layout.agent_home, Target::Render)?;
+    let scrubber = &adapter.scrubber;
     print_notes(&plan.diagnostics);
     if dry_run {
         // What the files would hold comes from the project (config values,
         // skill bodies): shown without terminal controls.
         output::print_text(&output::sanitize(&format!(
-            "# KIRO_HOME={}\n",
-            layout.kiro_home.display()
+            "# {}={}\n",
+            data.session.home_variable,
+            layout.agent_home.display()
         )))?;
-        for file in plan.scrubbed(&scrubber) {
+        for file in plan.scrubbed(scrubber) {
             output::print_text(&output::sanitize(&format!(
                 "--- {}\n{}",
                 file.relative.display(),
@@ -57,13 +86,13 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
         }
         return Ok(());
     }
-    plan.write(&layout, &settings.data, &scrubber)?;
+    plan.write(&layout, data, scrubber)?;
     output::say(
         settings.quiet,
         format!(
             "rendered {} file(s) for session `{name}` into {}",
             plan.files.len(),
-            layout.kiro_home.display()
+            layout.agent_home.display()
         ),
     );
     Ok(())

@@ -1,6 +1,7 @@
-//! `oneworks adapter login kiro --session NAME`: runs Kiro's own login in
-//! the user's terminal with the session profile's environment, so a login
-//! Kiro keeps in files lands inside the profile, never in the real HOME.
+//! `oneworks adapter login ADAPTER --session NAME`: runs the agent's own
+//! login in the user's terminal with the session profile's environment, so
+//! a login the agent keeps in files lands inside the profile, never in the
+//! real HOME.
 //! It needs a terminal, and resolves the CLI like `run` does: no request
 //! when a version is installed.
 
@@ -12,36 +13,47 @@ use crate::process::child::{ManagedChild, StopBounds};
 use crate::process::signals::{Interrupt, Interrupts};
 use crate::process::{self};
 use crate::profile::world::{self, Purpose};
-use crate::settings::Settings;
+use crate::settings::{Adapter, Settings};
 
-pub fn run(settings: &Settings, name: &str) -> Result<(), Error> {
+pub fn run(settings: &Settings, adapter: &Adapter, name: &str) -> Result<(), Error> {
+    let data = &adapter.data;
     if !std::io::stdin().is_terminal() {
-        return Err(Error::msg(
+        let error = Error::msg(
             ErrorKind::Usage,
             "`adapter login` needs a terminal on standard input",
-        )
-        .with_hint(
-            "in CI, set `KIRO_API_KEY` in the environment instead of logging in; \
-             it reaches Kiro as is",
-        ));
+        );
+        return Err(match data.credentials.names.first() {
+            Some(variable) => error.with_hint(format!(
+                "in CI, set `{variable}` in the environment instead of logging in; \
+                 it reaches {} as is",
+                data.display_name
+            )),
+            None => error,
+        });
     }
-    let cli = crate::adapter::resolve::resolve_for_launch(settings)?;
-    let world = world::enter(settings, name, &cli.version, Purpose::Interactive)?;
+    let cli = crate::adapter::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let world = world::enter(
+        &settings.world(adapter),
+        name,
+        &cli.version,
+        Purpose::Interactive,
+    )?;
     for diagnostic in &world.diagnostics {
         output::human(format_args!("note: {diagnostic}"));
     }
     let spec = world
         .child(&cli.path)
-        .args(&settings.data.session.login_command)
+        .args(&data.session.login_command)
         .interactive();
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     let outcome = runtime.block_on(async {
-        // Ctrl-C reaches Kiro's login too (it shares the terminal's group)
-        // and Kiro decides; a second one forces it. A SIGTERM is meant for
+        // Ctrl-C reaches the agent's login too (it shares the terminal's
+        // group) and the agent decides; a second one forces it. A SIGTERM is meant for
         // oneworks alone: it stops the login within bounds. Either way
         // oneworks must not die first and leak the HOME.
         let mut interrupts = Interrupts::install()?;
-        let mut child = ManagedChild::spawn_attached(&spec, "kiro-cli login")?;
+        let what = format!("{} login", data.binary.name);
+        let mut child = ManagedChild::spawn_attached(&spec, &what)?;
         let mut interrupted = false;
         loop {
             tokio::select! {

@@ -1,4 +1,4 @@
-//! `oneworks adapter prepare kiro`: resolve a verified kiro-cli from the
+//! `oneworks adapter prepare ADAPTER`: resolve a verified adapter CLI from the
 //! configured source, installing the managed one when needed. The work is
 //! [`crate::adapter::resolve::resolve_for_prepare`]; this prints it.
 
@@ -11,7 +11,7 @@ use crate::cli::PrepareArgs;
 use crate::config::SourceKind;
 use crate::error::Error;
 use crate::output;
-use crate::settings::Settings;
+use crate::settings::{Adapter, Settings};
 
 /// The `prepare --json` document (SPEC §1.3).
 #[derive(Debug, Serialize)]
@@ -33,10 +33,10 @@ fn options(args: &PrepareArgs) -> PrepareOptions {
     }
 }
 
-pub fn run(settings: &Settings, args: &PrepareArgs) -> Result<(), Error> {
-    let resolved = resolve_for_prepare(settings, options(args))?;
+pub fn run(settings: &Settings, adapter: &Adapter, args: &PrepareArgs) -> Result<(), Error> {
+    let resolved = resolve_for_prepare(&settings.resolver(adapter)?, options(args))?;
     let report = PrepareReport {
-        adapter: settings.data.id.clone(),
+        adapter: adapter.data.id.clone(),
         source: resolved.source,
         version: resolved.version,
         path: resolved.path,
@@ -50,7 +50,8 @@ pub fn run(settings: &Settings, args: &PrepareArgs) -> Result<(), Error> {
     output::say(
         settings.quiet,
         format!(
-            "{verb} kiro-cli {} ({}) at {}",
+            "{verb} {} {} ({}) at {}",
+            adapter.data.binary.name,
             crate::output::sanitize::sanitize_line(&report.version),
             report.source,
             report.path.display()

@@ -1,16 +1,17 @@
-//! `oneworks adapter prune kiro --keep N`: remove older managed versions
-//! under the install lock, never the one `.oneworks/kiro.lock` names.
+//! `oneworks adapter prune ADAPTER --keep N`: remove older managed versions
+//! under the install lock, never the one `.oneworks/<adapter>.lock` names.
 
 use crate::error::Error;
 use crate::install::pin::Pin;
 use crate::install::InstallError;
 use crate::output;
-use crate::settings::Settings;
+use crate::settings::{Adapter, Settings};
 
-pub fn run(settings: &Settings, keep: usize) -> Result<(), Error> {
-    let store = settings.store();
+pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Error> {
+    let data = &adapter.data;
+    let store = settings.store(data);
     store.prepare_dirs()?;
-    let protected = match settings.pin_path() {
+    let protected = match settings.pin_path(data) {
         Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
         None => None,
     };
@@ -26,7 +27,7 @@ pub fn run(settings: &Settings, keep: usize) -> Result<(), Error> {
         if Some(&found.version) == protected.as_ref() {
             output::say(
                 quiet,
-                format!("keeping {} (named by kiro.lock)", found.version),
+                format!("keeping {} (named by {}.lock)", found.version, data.id),
             );
             continue;
         }
@@ -38,7 +39,10 @@ pub fn run(settings: &Settings, keep: usize) -> Result<(), Error> {
                 source,
             })?;
         removed += 1;
-        output::say(quiet, format!("removed kiro-cli {}", found.version));
+        output::say(
+            quiet,
+            format!("removed {} {}", data.binary.name, found.version),
+        );
     }
     output::say(
         quiet,

@@ -15,7 +15,7 @@ use crate::cli::RunArgs;
 use crate::error::{Error, ErrorKind};
 use crate::process;
 use crate::profile::world::{self, Purpose};
-use crate::settings::Settings;
+use crate::settings::{Adapter, Settings};
 
 fn read_prompt(args: &RunArgs) -> Result<String, Error> {
     if let Some(text) = &args.prompt {
@@ -97,8 +97,8 @@ fn handshake_timeout(settings: &Settings) -> Result<Duration, Error> {
 
 /// How to log in, from the adapter's data: its `adapter login` command for
 /// this session, and its first credential variable for CI.
-fn login_hint(settings: &Settings, session: &str) -> String {
-    let data = &settings.data;
+fn login_hint(adapter: &Adapter, session: &str) -> String {
+    let data = &adapter.data;
     let mut hint = format!(
         "log the session in with `oneworks adapter login {} --session {session}`",
         data.id
@@ -109,20 +109,25 @@ fn login_hint(settings: &Settings, session: &str) -> String {
     hint
 }
 
-pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
+pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(), Error> {
     let handshake_timeout = handshake_timeout(settings)?;
     let prompt = read_prompt(args)?;
     if prompt.trim().is_empty() {
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));
     }
-    let cli = crate::adapter::resolve::resolve_for_launch(settings)?;
-    let world = world::enter(settings, &args.session, &cli.version, Purpose::Acp)?;
-    let data = &settings.data;
+    let cli = crate::adapter::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let world = world::enter(
+        &settings.world(adapter),
+        &args.session,
+        &cli.version,
+        Purpose::Acp,
+    )?;
+    let data = &adapter.data;
     let spec = world
         .child(&cli.path)
         .args(&data.acp.command)
         .arg(&data.session.agent_name);
-    let kiro = &settings.config.config.adapters.kiro;
+    let kiro = &adapter.config;
     let dot_dir = settings
         .project
         .initialized
@@ -153,7 +158,7 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
             handshake_timeout,
             auth_method: kiro.auth.method.clone(),
             auth_key: format!("adapters.{}.auth.method", data.id),
-            login_hint: login_hint(settings, &args.session),
+            login_hint: login_hint(adapter, &args.session),
         },
         prompt,
         mode: args.mode,

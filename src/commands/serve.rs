@@ -34,7 +34,6 @@ pub fn run(
     let sources = Sources {
         project: settings.project.clone(),
         locations: settings.locations.clone(),
-        adapter: settings.data.id.clone(),
         tmux: crate::session::tmux::find(settings.env.get("PATH")).ok(),
     };
     let runtime =

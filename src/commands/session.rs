@@ -1,4 +1,4 @@
-//! `oneworks session …`: start, list, attach, stop a supervised Kiro TUI
+//! `oneworks session …`: start, list, attach, stop a supervised agent TUI
 //! session, and list or answer its approval cards (SPEC §1, §8). `start`
 //! launches the supervisor (`session supervise`, hidden) as a background
 //! process and waits for its `ready` line; the other commands talk to it
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::cli::{GlobalArgs, SessionCommand, VerdictArg};
 use crate::error::{Error, ErrorKind};
@@ -20,7 +20,7 @@ use crate::session::cards::{Card, CardState};
 use crate::session::supervisor::{self, Record, SessionPaths};
 use crate::session::tmux::{self, Tmux};
 use crate::session::SessionError;
-use crate::settings::Settings;
+use crate::settings::{Adapter, Settings};
 
 /// How long `start` waits for the supervisor to be ready.
 const READY_DEADLINE: Duration = Duration::from_secs(120);
@@ -30,8 +30,14 @@ const STOP_DEADLINE: Duration = Duration::from_secs(20);
 pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) -> Result<(), Error> {
     match command {
         SessionCommand::Start {
-            name, cwd, detach, ..
-        } => start(settings, global, &name, cwd, detach),
+            adapter,
+            name,
+            cwd,
+            detach,
+        } => {
+            let adapter = settings.adapter(adapter.as_str())?;
+            start(settings, &adapter, global, &name, cwd, detach)
+        }
         SessionCommand::List { json } => list(settings, json),
         SessionCommand::Attach { name } => attach_here(settings, &name),
         SessionCommand::Stop { name } => stop(settings, &name),
@@ -45,62 +51,47 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         } => crate::commands::serve::run(settings, listen, public_url, open, json),
         SessionCommand::Supervise {
             name,
-            kiro_path,
-            kiro_version,
+            adapter,
+            cli_path,
+            cli_version,
             cwd,
-        } => crate::session::launch::supervise(settings, &name, kiro_path, &kiro_version, cwd),
+        } => {
+            let adapter = settings.adapter(adapter.as_str())?;
+            crate::session::launch::supervise(
+                &settings.world(&adapter),
+                &name,
+                cli_path,
+                &cli_version,
+                cwd,
+            )
+        }
     }
 }
 
+/// Session `name`'s folders. Only `start` uses the agent home (through
+/// the profile world); the other commands need the root and the runtime
+/// folder, which do not depend on the adapter.
 fn layout(settings: &Settings, name: &str) -> (ProfileLayout, SessionPaths) {
-    let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
+    layout_for(settings, name, "")
+}
+
+fn layout_for(settings: &Settings, name: &str, adapter: &str) -> (ProfileLayout, SessionPaths) {
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, name, adapter);
     let paths = SessionPaths::new(&layout);
     (layout, paths)
 }
 
-/// Refuses a runtime folder that is a link, not ours, or open to others
-/// (the approvals socket and recorder live there). A missing one is fine.
-fn check_private(path: &Path) -> Result<(), SessionError> {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(meta) = fs_err::symlink_metadata(path) else {
-        return Ok(());
-    };
-    let problem = if !meta.is_dir() {
-        Some("is not a folder".to_owned())
-    } else if meta.uid() != crate::fs_safety::current_uid() {
-        Some(format!("belongs to another user (uid {})", meta.uid()))
-    } else if meta.mode() & 0o077 != 0 {
-        Some(format!(
-            "is open to other users (mode {:o}); it must be 700",
-            meta.mode() & 0o777
-        ))
-    } else {
-        None
-    };
-    match problem {
-        Some(problem) => Err(SessionError::Refused(format!(
-            "refusing the runtime folder `{}`: it {problem}",
-            path.display()
-        ))),
-        None => Ok(()),
-    }
-}
-
-fn check_runtime(layout: &ProfileLayout) -> Result<(), SessionError> {
-    check_private(&layout.runtime_base)?;
-    check_private(&layout.runtime)
-}
-
 fn start(
     settings: &Settings,
+    adapter: &Adapter,
     global: &GlobalArgs,
     name: &str,
     cwd: Option<PathBuf>,
     detach: bool,
 ) -> Result<(), Error> {
     let tmux_program = tmux::find(settings.env.get("PATH"))?;
-    let (layout, paths) = layout(settings, name);
-    check_runtime(&layout)?;
+    let (layout, paths) = layout_for(settings, name, &adapter.data.id);
+    supervisor::check_runtime(&layout)?;
     if !detach && !std::io::stdin().is_terminal() {
         return Err(Error::msg(
             ErrorKind::Usage,
@@ -127,7 +118,7 @@ fn start(
         }
         None => {}
     }
-    let cli = crate::adapter::resolve::resolve_for_launch(settings)?;
+    let cli = crate::adapter::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
     layout.ensure()?;
     layout.ensure_runtime()?;
     let log = open_log(&paths.log)?;
@@ -142,10 +133,12 @@ fn start(
             "supervise",
             "--name",
             name,
-            "--kiro-version",
+            "--adapter",
+            &adapter.data.id,
+            "--cli-version",
             &cli.version,
         ])
-        .arg("--kiro-path")
+        .arg("--cli-path")
         .arg(&cli.path);
     if let Some(cwd) = &cwd {
         command.arg("--cwd").arg(cwd);
@@ -167,24 +160,12 @@ fn start(
         let _ = sender.send(line);
     });
     let line = receiver.recv_timeout(READY_DEADLINE).unwrap_or_default();
-    let reply: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-    if reply["ready"] != json!(true) {
+    let ready = crate::session::ready::ReadyLine::parse(&line);
+    if !ready.ready {
         let _ = child.kill();
         let _ = child.wait();
-        let message = reply["error"]["message"]
-            .as_str()
-            .map_or_else(|| "the supervisor did not start".to_owned(), str::to_owned);
-        let kind = match reply["error"]["kind"].as_str() {
-            Some("config") => ErrorKind::Config,
-            Some("unsafe_archive") => ErrorKind::UnsafeArchive,
-            Some("no_usable_cli") => ErrorKind::NoUsableCli,
-            _ => ErrorKind::Session,
-        };
-        let mut error = Error::msg(kind, format!("session `{name}` did not start: {message}"));
-        let hint = reply["error"]["hint"].as_str().map(str::to_owned);
-        error = error.with_hint(hint.unwrap_or_else(|| format!("see `{}`", paths.log.display())));
-        return Err(error);
     }
+    ready.into_result(name, || format!("see `{}`", paths.log.display()))?;
     // The supervisor runs on by itself; reap it in the background if this
     // process lives long enough (attach).
     std::thread::spawn(move || child.wait());
@@ -233,7 +214,7 @@ fn open_log(path: &Path) -> Result<std::fs::File, Error> {
 /// The running supervisor's record, or why there is none.
 fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Error> {
     let (layout, paths) = layout(settings, name);
-    check_runtime(&layout)?;
+    supervisor::check_runtime(&layout)?;
     match supervisor::read_record(&paths.record) {
         None => Err(SessionError::NotRunning(name.to_owned()).into()),
         Some(record) if !supervisor::is_running(&record, &paths) => {
@@ -285,7 +266,7 @@ fn attach(settings: &Settings, name: &str) -> Result<(), Error> {
 
 fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
     let (layout, paths) = layout(settings, name);
-    check_runtime(&layout)?;
+    supervisor::check_runtime(&layout)?;
     let Some(record) = supervisor::read_record(&paths.record) else {
         return Err(SessionError::NotRunning(name.to_owned()).into());
     };
@@ -346,7 +327,8 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
             "name": name,
             "state": state,
             "pid": record.pid,
-            "kiroVersion": record.kiro_version,
+            "adapter": record.adapter,
+            "cliVersion": record.cli_version,
             "startedAt": record.started_at,
         }));
     }
@@ -382,7 +364,7 @@ fn card_line(card: &Card) -> String {
 fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result<(), Error> {
     if !watch {
         let (layout, paths) = layout(settings, name);
-        check_runtime(&layout)?;
+        supervisor::check_runtime(&layout)?;
         let listed = match supervisor::read_record(&paths.record) {
             None => Err(SessionError::NotRunning(name.to_owned())),
             Some(record) if !supervisor::is_running(&record, &paths) => {

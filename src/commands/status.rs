@@ -1,4 +1,4 @@
-//! `oneworks adapter status kiro` and `oneworks adapter list`: what would be
+//! `oneworks adapter status ADAPTER` and `oneworks adapter list`: what would be
 //! used, what else was found, and why it was skipped. Never downloads.
 
 use serde::Serialize;
@@ -14,7 +14,7 @@ use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
 use crate::output;
 use crate::output::sanitize::sanitize_line;
-use crate::settings::Settings;
+use crate::settings::{Adapter, Settings};
 
 #[derive(Debug, Serialize)]
 struct StatusReport {
@@ -65,16 +65,17 @@ fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate 
     }
 }
 
-pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
-    let cli = &settings.config.config.adapters.kiro.cli;
-    let probe = settings.probe_settings();
-    let mut candidates = source::system_candidates(&settings.data, &probe);
+pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), Error> {
+    let data = &adapter.data;
+    let cli = &adapter.config.cli;
+    let probe = settings.probe_settings(data);
+    let mut candidates = source::system_candidates(data, &probe);
     if let (SourceKind::Path, Some(path)) = (cli.source, &cli.path) {
-        candidates.push(source::path_candidate(path, &settings.data, &probe));
+        candidates.push(source::path_candidate(path, data, &probe));
     }
     // One unsafe version folder (a linked binary, say) is a candidate
     // reported as skipped, not a failure of the whole report.
-    let store = settings.store();
+    let store = settings.store(data);
     let mut installed = Vec::new();
     let mut refused = Vec::new();
     for version in store.versions()? {
@@ -90,12 +91,13 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
                 probes: Probes::default(),
                 usable: false,
                 reason: Some(format!(
-                    "{error}; `oneworks adapter prepare kiro --force` reinstalls it"
+                    "{error}; `oneworks adapter prepare {} --force` reinstalls it",
+                    data.id
                 )),
             }),
         }
     }
-    let pinned = match settings.pin_path() {
+    let pinned = match settings.pin_path(data) {
         Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
         None => None,
     };
@@ -145,7 +147,7 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
     candidates.extend(managed);
     candidates.extend(refused);
     let report = StatusReport {
-        adapter: settings.data.id.clone(),
+        adapter: data.id.clone(),
         configured: Configured {
             source: cli.source,
             version: cli.version.to_string(),
@@ -170,9 +172,13 @@ pub fn status(settings: &Settings, json: bool) -> Result<(), Error> {
             selected.source
         )),
         None if broken_managed => output::human(format_args!(
-            "selected: none (the installed version is broken: run `oneworks adapter prepare kiro --force` to reinstall it)"
+            "selected: none (the installed version is broken: run `oneworks adapter prepare {} --force` to reinstall it)",
+            data.id
         )),
-        None => output::human(format_args!("selected: none ({})", nothing_selected_advice(cli.source))),
+        None => output::human(format_args!(
+            "selected: none ({})",
+            nothing_selected_advice(data, cli.source)
+        )),
     }
     for candidate in &report.candidates {
         let state = if candidate.usable {
@@ -215,59 +221,74 @@ fn pass(passed: Option<bool>) -> &'static str {
     }
 }
 
-/// What to do when no kiro-cli is selected. `prepare` installs only for
+/// What to do when no CLI is selected. `prepare` installs only for
 /// `source: managed`; for `system` and `path` it would only check again.
-fn nothing_selected_advice(source: SourceKind) -> &'static str {
+fn nothing_selected_advice(data: &crate::adapter::data::AdapterData, source: SourceKind) -> String {
+    let (id, binary, name) = (&data.id, &data.binary.name, &data.display_name);
     match source {
-        SourceKind::Managed => "run `oneworks adapter prepare kiro` to install it",
-        SourceKind::System => {
-            "install Kiro CLI so that `kiro-cli` is on PATH, or set `adapters.kiro.cli.source` to `managed` or `path`; the candidates below say why each was skipped"
-        }
-        SourceKind::Path => {
-            "fix `adapters.kiro.cli.path`: it must be the absolute path of a working kiro-cli; the candidate below says why it was skipped"
-        }
+        SourceKind::Managed => format!("run `oneworks adapter prepare {id}` to install it"),
+        SourceKind::System => format!(
+            "install {name} so that `{binary}` is on PATH, or set `adapters.{id}.cli.source` to `managed` or `path`; the candidates below say why each was skipped"
+        ),
+        SourceKind::Path => format!(
+            "fix `adapters.{id}.cli.path`: it must be the absolute path of a working {binary}; the candidate below says why it was skipped"
+        ),
     }
 }
 
+/// `adapter list`: every known adapter, its configured source and its
+/// managed versions. A broken adapter data file fails the command (exit 3)
+/// before anything is printed, naming the file.
 pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
-    let installed = settings.store().list()?;
-    let versions: Vec<_> = installed
-        .iter()
-        .map(|found| {
-            json!({
-                "version": found.version.to_string(),
-                "path": found.executable,
-                "sha256": found.record.sha256,
-                "installedAt": found.record.installed_at,
+    let mut adapters = Vec::new();
+    for name in settings.registry.names() {
+        let data = settings
+            .registry
+            .load(&name)
+            .map_err(|error| Error::new(crate::error::ErrorKind::Config, error))?;
+        adapters.push(data);
+    }
+    let mut documents = Vec::new();
+    for data in &adapters {
+        let source = settings.config.config.adapter(&data.id).cli.source;
+        let installed = settings.store(data).list()?;
+        let versions: Vec<_> = installed
+            .iter()
+            .map(|found| {
+                json!({
+                    "version": found.version.to_string(),
+                    "path": found.executable,
+                    "sha256": found.record.sha256,
+                    "installedAt": found.record.installed_at,
+                })
             })
-        })
-        .collect();
-    let document = json!({
-        "adapters": [{
-            "adapter": settings.data.id,
-            "name": settings.data.display_name,
-            "source": settings.config.config.adapters.kiro.cli.source,
+            .collect();
+        documents.push(json!({
+            "adapter": data.id,
+            "name": data.display_name,
+            "source": source,
             "installed": versions,
-        }]
-    });
-    if json {
-        return output::print_json(&document);
-    }
-    output::human(format_args!(
-        "{} ({}), source: {}",
-        settings.data.id,
-        settings.data.display_name,
-        settings.config.config.adapters.kiro.cli.source
-    ));
-    if installed.is_empty() {
-        output::human(format_args!("  no managed versions installed"));
-    }
-    for found in &installed {
+        }));
+        if json {
+            continue;
+        }
         output::human(format_args!(
-            "  {} {}",
-            found.version,
-            found.executable.display()
+            "{} ({}), source: {}",
+            data.id, data.display_name, source
         ));
+        if installed.is_empty() {
+            output::human(format_args!("  no managed versions installed"));
+        }
+        for found in &installed {
+            output::human(format_args!(
+                "  {} {}",
+                found.version,
+                found.executable.display()
+            ));
+        }
+    }
+    if json {
+        return output::print_json(&json!({ "adapters": documents }));
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::error::ConfigError;
 use super::references::{reference_name, without_references};
-use super::schema::{KiroConfig, McpServer};
+use super::schema::{AdapterConfig, McpServer};
 use crate::adapter::data::CredentialRules;
 
 struct Checker<'a> {
@@ -143,11 +143,12 @@ pub fn check_text(rules: &CredentialRules, key: &str, text: &str) -> Result<(), 
 }
 
 pub(super) fn check_no_credentials(
-    kiro: &KiroConfig,
+    adapter: &str,
+    kiro: &AdapterConfig,
     rules: &CredentialRules,
 ) -> Result<(), ConfigError> {
     let checker = Checker::new(rules);
-    let root = "adapters.kiro";
+    let root = format!("adapters.{adapter}");
     if let Some(content) = &kiro.config_content {
         checker.check_value(
             &format!("{root}.configContent"),
@@ -201,7 +202,6 @@ pub(super) fn check_no_credentials(
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {
-    use crate::adapter::data::AdapterData;
     use crate::config::{load, ConfigError, ConfigSources};
 
     fn load_text(text: &str) -> Result<crate::config::LoadedConfig, ConfigError> {
@@ -213,7 +213,7 @@ mod tests {
             project: Some(path),
             explicit: None,
         };
-        load(&sources, &AdapterData::builtin().expect("data"))
+        load(&sources, &crate::adapter::registry::Registry::builtin())
     }
 
     fn assert_refused_at(text: &str, key: &str) {
@@ -334,7 +334,7 @@ mod tests {
             "adapters:\n  kiro:\n    mcpServers:\n      gh:\n        command: /bin/gh\n        env:\n          GITHUB_TOKEN: \"${GITHUB_TOKEN}\"\n          KIRO_API_KEY: \"${KIRO_API_KEY}\"\n    hooks:\n      stop:\n        - command: notify ${NOTIFY_URL}\n",
         )
         .expect("references are fine");
-        let names = crate::config::env_references(&loaded.config.adapters.kiro);
+        let names = crate::config::env_references(&loaded.config.adapters["kiro"]);
         let names: Vec<_> = names.into_iter().collect();
         assert_eq!(names, ["GITHUB_TOKEN", "KIRO_API_KEY", "NOTIFY_URL"]);
     }

@@ -12,6 +12,7 @@ use super::error::ConfigError;
 use super::file::{mask_credentials, mask_error, position_of, read_config_file};
 use super::schema::{ConfigFile, SourceKind};
 use crate::adapter::data::{AdapterData, CredentialRules};
+use crate::adapter::registry::{Registry, RegistryError};
 use crate::fs_safety;
 
 /// Which files to layer.
@@ -32,8 +33,17 @@ pub struct LoadedConfig {
     pub files: Vec<PathBuf>,
 }
 
-pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig, ConfigError> {
-    let rules = &data.credentials;
+/// Loads the layered config; every `adapters.<name>` must be a known
+/// adapter, checked against its own data file.
+pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig, ConfigError> {
+    // Error messages are masked with every adapter's credential rules
+    // (a broken adapter file is reported when that adapter is used).
+    let all: Vec<AdapterData> = registry
+        .names()
+        .iter()
+        .filter_map(|name| registry.load(name).ok())
+        .collect();
+    let rules = &CredentialRules::union(all.iter().map(|data| &data.credentials));
     // The project's `.oneworks` is refused when linked, whichever file is
     // read: commands write `kiro.lock` and sessions below it.
     if let Some(dot_dir) = sources.project.as_deref().and_then(Path::parent) {
@@ -41,7 +51,8 @@ pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig,
     }
     let mut files = Vec::new();
     let mut merged = Value::Mapping(Default::default());
-    let mut skills_dir = None;
+    let mut skills_dirs: std::collections::BTreeMap<String, PathBuf> = Default::default();
+    let mut user_trust: std::collections::BTreeMap<String, bool> = Default::default();
     let upper = match &sources.explicit {
         Some(explicit) => Some((explicit.as_path(), true)),
         None => sources.project.as_deref().map(|project| (project, false)),
@@ -57,8 +68,11 @@ pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig,
             continue;
         };
         let layer = read_layer(path, &text, rules)?;
-        if sets_skills(&layer) {
-            skills_dir = Some(folder_of(path));
+        for adapter in skill_setters(&layer) {
+            skills_dirs.insert(adapter, folder_of(path));
+        }
+        if Some(path) == sources.user.as_deref() {
+            user_trust = trust_settings(&layer);
         }
         merge(&mut merged, layer);
         files.push(path.to_owned());
@@ -68,13 +82,40 @@ pub fn load(sources: &ConfigSources, data: &AdapterData) -> Result<LoadedConfig,
             key: "adapters".to_owned(),
             message: mask_credentials(&error.to_string(), rules),
         })?;
-    if let Some(dir) = skills_dir {
-        for skill in &mut config.adapters.kiro.skills {
-            skill.path = dir.join(&skill.path);
-            skill.config_dir = dir.clone();
+    for (adapter, dir) in skills_dirs {
+        if let Some(entry) = config.adapters.get_mut(&adapter) {
+            for skill in &mut entry.skills {
+                skill.path = dir.join(&skill.path);
+                skill.config_dir = dir.clone();
+            }
         }
     }
-    check_semantics(&config, data).map_err(|error| mask_error(error, rules))?;
+    // Workspace trust is the user's own decision (SPEC §11.3): only the
+    // user file may set it, never a project's.
+    for (name, entry) in &mut config.adapters {
+        entry.trust_workspace = user_trust.get(name).copied().unwrap_or(false);
+    }
+    for (name, entry) in &config.adapters {
+        let data = match registry.load(name) {
+            Ok(data) => data,
+            Err(RegistryError::Unknown { known, .. }) => {
+                return Err(mask_error(
+                    ConfigError::Invalid {
+                        key: format!("adapters.{name}"),
+                        message: format!("unknown adapter; known adapters: {}", known.join(", ")),
+                    },
+                    rules,
+                ))
+            }
+            Err(error) => {
+                return Err(ConfigError::Invalid {
+                    key: format!("adapters.{name}"),
+                    message: format!("{:#}", anyhow::Error::from(error)),
+                })
+            }
+        };
+        check_semantics(name, entry, &data).map_err(|error| mask_error(error, rules))?;
+    }
     Ok(LoadedConfig { config, files })
 }
 
@@ -89,12 +130,31 @@ fn folder_of(path: &Path) -> PathBuf {
     std::path::absolute(parent).unwrap_or_else(|_| parent.to_owned())
 }
 
-fn sets_skills(layer: &Value) -> bool {
-    layer
-        .get("adapters")
-        .and_then(|adapters| adapters.get("kiro"))
-        .and_then(|kiro| kiro.get("skills"))
-        .is_some_and(|skills| !skills.is_null())
+/// The adapters whose `skills` this layer sets (their paths are relative
+/// to this layer's file).
+fn skill_setters(layer: &Value) -> Vec<String> {
+    let Some(Value::Mapping(adapters)) = layer.get("adapters") else {
+        return Vec::new();
+    };
+    adapters
+        .iter()
+        .filter(|(_, entry)| entry.get("skills").is_some_and(|skills| !skills.is_null()))
+        .filter_map(|(name, _)| name.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// `adapters.<name>.trustWorkspace` as the user file sets it.
+fn trust_settings(layer: &Value) -> std::collections::BTreeMap<String, bool> {
+    let Some(Value::Mapping(adapters)) = layer.get("adapters") else {
+        return Default::default();
+    };
+    adapters
+        .iter()
+        .filter_map(|(name, entry)| {
+            let trust = entry.get("trustWorkspace")?.as_bool()?;
+            Some((name.as_str()?.to_owned(), trust))
+        })
+        .collect()
 }
 
 /// Checks one file alone against the schema (for positions) and returns
@@ -180,12 +240,15 @@ fn merge(lower: &mut Value, upper: Value) {
     }
 }
 
-fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), ConfigError> {
-    let kiro = &config.adapters.kiro;
+fn check_semantics(
+    adapter: &str,
+    kiro: &super::schema::AdapterConfig,
+    data: &AdapterData,
+) -> Result<(), ConfigError> {
     match (&kiro.cli.path, kiro.cli.source) {
         (Some(_), source) if source != SourceKind::Path => {
             return Err(ConfigError::Invalid {
-                key: "adapters.kiro.cli.path".to_owned(),
+                key: format!("adapters.{adapter}.cli.path"),
                 message: format!(
                     "`path` is only allowed with `source: path` (source is `{source}`)"
                 ),
@@ -193,13 +256,16 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
         }
         (None, SourceKind::Path) => {
             return Err(ConfigError::Invalid {
-                key: "adapters.kiro.cli.path".to_owned(),
-                message: "`source: path` needs `path`, the absolute path of kiro-cli".to_owned(),
+                key: format!("adapters.{adapter}.cli.path"),
+                message: format!(
+                    "`source: path` needs `path`, the absolute path of {}",
+                    data.binary.name
+                ),
             })
         }
         (Some(path), _) if !path.is_absolute() => {
             return Err(ConfigError::Invalid {
-                key: "adapters.kiro.cli.path".to_owned(),
+                key: format!("adapters.{adapter}.cli.path"),
                 message: format!("`{}` is not an absolute path", path.display()),
             })
         }
@@ -208,7 +274,7 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
     for trigger in kiro.hooks.keys() {
         if !data.session.hook_triggers.contains(trigger) {
             return Err(ConfigError::Invalid {
-                key: format!("adapters.kiro.hooks.{trigger}"),
+                key: format!("adapters.{adapter}.hooks.{trigger}"),
                 message: format!(
                     "unknown hook trigger `{trigger}`; known triggers: {}",
                     data.session.hook_triggers.join(", ")
@@ -219,280 +285,14 @@ fn check_semantics(config: &ConfigFile, data: &AdapterData) -> Result<(), Config
     for (index, skill) in kiro.skills.iter().enumerate() {
         if skill.name.trim().is_empty() {
             return Err(ConfigError::Invalid {
-                key: format!("adapters.kiro.skills[{index}].name"),
+                key: format!("adapters.{adapter}.skills[{index}].name"),
                 message: "a skill needs a non-blank name".to_owned(),
             });
         }
     }
-    check_no_credentials(kiro, &data.credentials)
+    check_no_credentials(adapter, kiro, &data.credentials)
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)]
-mod tests {
-    use super::*;
-    use crate::config::{McpServer, RemoteTransport};
-
-    fn load_text(text: &str) -> Result<LoadedConfig, ConfigError> {
-        let temp = tempfile::tempdir().expect("tempdir");
-        let path = temp.path().join("config.yaml");
-        std::fs::write(&path, text).expect("write");
-        let sources = ConfigSources {
-            user: None,
-            project: Some(path),
-            explicit: None,
-        };
-        load(&sources, &AdapterData::builtin().expect("data"))
-    }
-
-    #[test]
-    fn bad_version_names_line_and_column() {
-        let error =
-            load_text("adapters:\n  kiro:\n    cli:\n      version: nonsense\n").unwrap_err();
-        let message = error.to_string();
-        assert!(
-            matches!(
-                error,
-                ConfigError::Parse {
-                    line: 4,
-                    column: 7,
-                    ..
-                }
-            ),
-            "{message}"
-        );
-        assert!(message.contains("config.yaml:4:"), "{message}");
-        assert!(message.contains("invalid version"), "{message}");
-        assert!(
-            !message.contains("nonsense"),
-            "the value is not echoed: {message}"
-        );
-    }
-
-    #[test]
-    fn positions_are_named_once() {
-        for (text, line) in [
-            ("adapters:\n  kiro:\n    cli:\n      version: nonsense\n", 4),
-            ("adapters:\n  kiro:\n    colour: red\n", 3),
-            ("adapters:\n  kiro:\n    passEnv: [A\n", 4),
-        ] {
-            let error = load_text(text).unwrap_err();
-            let message = error.to_string();
-            assert!(
-                matches!(error, ConfigError::Parse { line: found, .. } if found == line),
-                "{message}"
-            );
-            assert!(
-                message.contains(&format!("config.yaml:{line}:")),
-                "{message}"
-            );
-            assert!(
-                !message.contains(&format!("at line {line} column")),
-                "the position is repeated: {message}"
-            );
-        }
-    }
-
-    #[test]
-    fn mcp_server_errors_say_what_is_wrong() {
-        let error =
-            load_text("adapters:\n  kiro:\n    mcpServers:\n      x:\n        comand: /bin/x\n")
-                .unwrap_err();
-        let message = error.to_string();
-        assert!(
-            matches!(error, ConfigError::Parse { line: 5, .. }),
-            "{message}"
-        );
-        assert!(message.contains("unknown field `comand`"), "{message}");
-        assert!(!message.contains("untagged"), "{message}");
-        for (text, expected) in [
-            (
-                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        args: [a]\n",
-                "needs `command` (a local server) or `url`",
-            ),
-            (
-                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        command: /bin/x\n        url: https://example.com\n",
-                "not both",
-            ),
-            (
-                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        command: /bin/x\n        headers: {a: b}\n",
-                "`headers` only apply to remote servers",
-            ),
-            (
-                "adapters:\n  kiro:\n    mcpServers:\n      x:\n        url: https://example.com\n        env: {A: b}\n",
-                "`env` only apply to local servers",
-            ),
-        ] {
-            let error = load_text(text).unwrap_err();
-            let message = error.to_string();
-            assert!(matches!(error, ConfigError::Parse { .. }), "{message}");
-            assert!(message.contains(expected), "{text}: {message}");
-        }
-        let loaded = load_text(
-            "adapters:\n  kiro:\n    mcpServers:\n      a:\n        command: /bin/a\n      b:\n        url: https://example.com/mcp\n        transport: sse\n",
-        )
-        .expect("valid servers");
-        let servers = &loaded.config.adapters.kiro.mcp_servers;
-        assert!(matches!(&servers["a"], McpServer::Local(local) if local.command == "/bin/a"));
-        assert!(
-            matches!(&servers["b"], McpServer::Remote(remote) if remote.transport == RemoteTransport::Sse)
-        );
-    }
-
-    #[test]
-    fn unknown_key_and_relative_dir_are_refused() {
-        let error = load_text("adapters:\n  kiro:\n    colour: red\n").unwrap_err();
-        assert!(
-            matches!(error, ConfigError::Parse { line: 3, .. }),
-            "{error}"
-        );
-        let error =
-            load_text("adapters:\n  kiro:\n    additionalDirs: [relative/dir]\n").unwrap_err();
-        assert!(
-            error.to_string().contains("not an absolute path"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn path_needs_path_source() {
-        let error =
-            load_text("adapters:\n  kiro:\n    cli:\n      path: /opt/kiro-cli\n").unwrap_err();
-        assert!(
-            error.to_string().contains("adapters.kiro.cli.path"),
-            "{error}"
-        );
-        let loaded = load_text(
-            "adapters:\n  kiro:\n    cli:\n      source: path\n      path: /opt/kiro-cli\n",
-        )
-        .expect("valid");
-        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::Path);
-    }
-
-    #[test]
-    fn empty_file_is_defaults() {
-        let loaded = load_text("").expect("empty config is valid");
-        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::Managed);
-    }
-
-    #[test]
-    fn layers_merge_maps_and_replace_lists() {
-        let temp = tempfile::tempdir().expect("tempdir");
-        let user = temp.path().join("user.yaml");
-        let project = temp.path().join("project.yaml");
-        std::fs::write(
-            &user,
-            "adapters:\n  kiro:\n    passEnv: [A, B]\n    configContent:\n      telemetry.enabled: false\n      chat.defaultModel: m1\n",
-        )
-        .expect("write");
-        std::fs::write(
-            &project,
-            "adapters:\n  kiro:\n    passEnv: [C]\n    configContent:\n      chat.defaultModel: m2\n",
-        )
-        .expect("write");
-        let sources = ConfigSources {
-            user: Some(user),
-            project: Some(project),
-            explicit: None,
-        };
-        let loaded = load(&sources, &AdapterData::builtin().expect("data")).expect("loads");
-        let kiro = &loaded.config.adapters.kiro;
-        assert_eq!(kiro.pass_env.len(), 1);
-        let content = kiro.config_content.as_ref().expect("content");
-        assert_eq!(content["telemetry.enabled"], false);
-        assert_eq!(content["chat.defaultModel"], "m2");
-        assert_eq!(loaded.files.len(), 2);
-    }
-
-    #[test]
-    fn null_in_the_upper_layer_keeps_the_lower_one() {
-        let temp = tempfile::tempdir().expect("tempdir");
-        let user = temp.path().join("user.yaml");
-        let project = temp.path().join("project.yaml");
-        std::fs::write(
-            &user,
-            "adapters:\n  kiro:\n    cli:\n      source: system\n    passEnv: [A]\n",
-        )
-        .expect("write");
-        // Everything under `kiro:` commented out: `kiro` is null.
-        std::fs::write(
-            &project,
-            "adapters:\n  kiro:\n#    cli:\n#      source: managed\n",
-        )
-        .expect("write");
-        let sources = ConfigSources {
-            user: Some(user),
-            project: Some(project.clone()),
-            explicit: None,
-        };
-        let data = AdapterData::builtin().expect("data");
-        let loaded = load(&sources, &data).expect("loads");
-        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::System);
-        assert_eq!(loaded.config.adapters.kiro.pass_env.len(), 1);
-        // A null deeper down, with a set sibling, behaves the same.
-        std::fs::write(
-            &project,
-            "adapters:\n  kiro:\n    cli:\n    passEnv: [B, C]\n",
-        )
-        .expect("write");
-        let loaded = load(&sources, &data).expect("loads");
-        assert_eq!(loaded.config.adapters.kiro.cli.source, SourceKind::System);
-        assert_eq!(loaded.config.adapters.kiro.pass_env.len(), 2);
-    }
-
-    #[test]
-    fn relative_skill_paths_follow_the_file_that_set_them() {
-        let temp = tempfile::tempdir().expect("tempdir");
-        let user_dir = temp.path().join("user");
-        let project_dir = temp.path().join("project/.oneworks");
-        std::fs::create_dir_all(&user_dir).expect("mkdir");
-        std::fs::create_dir_all(&project_dir).expect("mkdir");
-        let user = user_dir.join("config.yaml");
-        let project = project_dir.join("config.yaml");
-        std::fs::write(
-            &user,
-            "adapters:\n  kiro:\n    skills:\n      - name: a\n        path: ./skills/a\n",
-        )
-        .expect("write");
-        std::fs::write(&project, "adapters:\n  kiro:\n    systemPrompt: hi\n").expect("write");
-        let sources = ConfigSources {
-            user: Some(user),
-            project: Some(project.clone()),
-            explicit: None,
-        };
-        let data = AdapterData::builtin().expect("data");
-        let loaded = load(&sources, &data).expect("loads");
-        let skill = &loaded.config.adapters.kiro.skills[0];
-        assert_eq!(skill.path, user_dir.join("skills/a"));
-        assert_eq!(skill.config_dir, user_dir);
-
-        std::fs::write(
-            &project,
-            "adapters:\n  kiro:\n    skills:\n      - name: b\n        path: ./skills/b\n",
-        )
-        .expect("write");
-        let loaded = load(&sources, &data).expect("loads");
-        let skill = &loaded.config.adapters.kiro.skills[0];
-        assert_eq!(skill.path, project_dir.join("skills/b"));
-        assert_eq!(skill.config_dir, project_dir);
-    }
-
-    #[test]
-    fn control_characters_in_messages_are_escaped() {
-        let error = load_text("adapters:\n  kiro:\n    \"\\e[2Jx\": 1\n").unwrap_err();
-        let message = error.to_string();
-        assert!(!message.contains('\u{1b}'), "{message:?}");
-        assert!(message.contains("\\u{1b}[2Jx"), "{message:?}");
-    }
-
-    #[test]
-    fn unknown_hook_trigger_is_refused() {
-        let error =
-            load_text("adapters:\n  kiro:\n    hooks:\n      beforeAll:\n        - command: x\n")
-                .unwrap_err();
-        assert!(
-            error.to_string().contains("adapters.kiro.hooks.beforeAll"),
-            "{error}"
-        );
-    }
-}
+#[path = "load_tests.rs"]
+mod tests;

@@ -11,20 +11,22 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct ConfigFile {
+    /// `adapters.<name>`: one entry per adapter (names are checked against
+    /// the known adapters when the config is loaded).
     #[serde(default)]
-    pub adapters: Adapters,
+    pub adapters: BTreeMap<String, AdapterConfig>,
+}
+
+impl ConfigFile {
+    /// The config of adapter `name` (the defaults when the file has none).
+    pub fn adapter(&self, name: &str) -> AdapterConfig {
+        self.adapters.get(name).cloned().unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
-pub struct Adapters {
-    #[serde(default)]
-    pub kiro: KiroConfig,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
-pub struct KiroConfig {
+pub struct AdapterConfig {
     #[serde(default)]
     pub cli: CliConfig,
     #[serde(default)]
@@ -47,6 +49,11 @@ pub struct KiroConfig {
     pub approvals: Approvals,
     #[serde(default)]
     pub auth: AuthConfig,
+    /// Trust the project folder for agents that gate features on folder
+    /// trust (Gemini). Honoured only from the user's own config file: the
+    /// loader resets it for every other layer.
+    #[serde(default)]
+    pub trust_workspace: bool,
 }
 
 /// How `oneworks run` authenticates with the agent: when `method` is set,

@@ -54,9 +54,22 @@ pub fn set_scrubber_source(source: impl Fn() -> Option<Scrubber> + Send + Sync +
     state.built = None;
 }
 
-/// The scrubber for printed text: by default, the credential variables of
-/// this process's environment under the built-in adapter rules. `None`
-/// while this thread is building it.
+/// Sets the command's one scrubber (built by the command from its adapter
+/// and config) as the print scrubber.
+pub fn set_scrubber(scrubber: Arc<Scrubber>) {
+    let mut state = PRINT_SCRUBBER
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    state.source = None;
+    state.generation += 1;
+    state.built = Some(Some(scrubber));
+}
+
+/// The scrubber for printed text: the command's (see [`set_scrubber`]),
+/// or before the command knows its adapter, the one the command edge's
+/// source builds (the credential variables of this process's environment
+/// under every built-in adapter's rules). `None` while this thread is
+/// building it, or when nothing set a source (unit tests).
 pub fn scrubber() -> Option<Arc<Scrubber>> {
     if BUILDING.with(std::cell::Cell::get) {
         return None;
@@ -72,10 +85,7 @@ pub fn scrubber() -> Option<Arc<Scrubber>> {
     };
     // Built outside the lock: building may log, and the log writer scrubs.
     BUILDING.with(|building| building.set(true));
-    let scrubber = match &source {
-        Some(source) => source(),
-        None => default_scrubber(),
-    };
+    let scrubber = source.and_then(|source| source());
     BUILDING.with(|building| building.set(false));
     let built = scrubber.map(Arc::new);
     let mut state = PRINT_SCRUBBER
@@ -133,18 +143,6 @@ pub fn finish_log() {
     if !held.is_empty() {
         let _ = std::io::stderr().lock().write_all(held.as_bytes());
     }
-}
-
-/// `None` only if the built-in adapter data failed to load, which its
-/// own tests rule out.
-fn default_scrubber() -> Option<Scrubber> {
-    let env = crate::locations::Environment::from_process();
-    let data = crate::adapter::data::AdapterData::builtin().ok()?;
-    Some(crate::profile::scrubber_for(
-        &env,
-        &data,
-        &crate::config::KiroConfig::default(),
-    ))
 }
 
 /// Scrubbed text (unchanged when there is no scrubber).

@@ -10,10 +10,26 @@ use super::environment::ChildEnvironment;
 use super::layout::ProfileLayout;
 use super::materialize::{self, mcp::Target, Plan};
 use super::temp_home::TempHome;
+use std::sync::Arc;
+
+use crate::adapter::data::AdapterData;
+use crate::config::AdapterConfig;
 use crate::error::Error;
+use crate::locations::{Environment, Locations, Project};
 use crate::process::spec::ChildSpec;
 use crate::redact::Scrubber;
-use crate::settings::Settings;
+
+/// What entering a world needs, as plain values (the commands build it).
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    pub env: &'a Environment,
+    pub locations: &'a Locations,
+    pub project: &'a Project,
+    pub data: &'a AdapterData,
+    pub config: &'a AdapterConfig,
+    /// The command's one scrubber: everything written passes through it.
+    pub scrubber: &'a Arc<Scrubber>,
+}
 
 /// Where the child is headed: decides where MCP servers go (SPEC §5.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +49,7 @@ pub struct World {
     pub layout: ProfileLayout,
     pub home: TempHome,
     pub environment: ChildEnvironment,
-    pub scrubber: Scrubber,
+    pub scrubber: Arc<Scrubber>,
     /// Notes for the user (skipped remote MCP servers, …), unscrubbed:
     /// print them through `output`.
     pub diagnostics: Vec<String>,
@@ -56,28 +72,28 @@ impl World {
 /// Enters session `name`'s world for a Kiro of `version` (the one the
 /// launch resolver picked).
 pub fn enter(
-    settings: &Settings,
+    inputs: &Inputs<'_>,
     name: &str,
     version: &str,
     purpose: Purpose,
 ) -> Result<World, Error> {
-    let kiro = &settings.config.config.adapters.kiro;
-    let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
+    let kiro = inputs.config;
+    let data = inputs.data;
+    let layout = ProfileLayout::new(inputs.project, inputs.locations, name, &data.id);
     let target = match purpose {
         Purpose::Interactive => Target::Tui {
-            remote_supported: super::remote_mcp_in_agent_file(&settings.data, Some(version)),
+            remote_supported: super::remote_mcp_in_agent_file(data, Some(version)),
         },
         // Capabilities are unknown until `initialize`; the plan writes no
         // MCP server into the agent file for ACP.
         Purpose::Acp => Target::Acp,
     };
-    let plan: Plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, target)?;
-    let scrubber = super::scrubber_for(&settings.env, &settings.data, kiro);
-    plan.write(&layout, &settings.data, &scrubber)?;
+    let plan: Plan = materialize::plan(kiro, data, &layout.agent_home, target)?;
+    let scrubber = Arc::clone(inputs.scrubber);
+    plan.write(&layout, data, &scrubber)?;
     let runtime = layout.ensure_runtime()?;
     let home = TempHome::create(runtime)?;
-    let environment =
-        ChildEnvironment::build(&settings.env, &settings.data, kiro, &layout, home.path());
+    let environment = ChildEnvironment::build(inputs.env, data, kiro, &layout, home.path());
     let diagnostics = match purpose {
         Purpose::Interactive => plan.diagnostics,
         // The ACP list is built later; its notes come from there.

@@ -26,9 +26,32 @@ pub struct CredentialRules {
     pub prefix: String,
     pub suffixes: Vec<String>,
     pub value_patterns: Vec<Pattern>,
+    /// Variables that are not secret but that the agent needs (passed
+    /// through like credentials, never scrubbed).
+    #[serde(default)]
+    pub pass_through: Vec<String>,
 }
 
 impl CredentialRules {
+    /// The names and value patterns of several rule sets (no prefix rule):
+    /// for masking text that may hold any adapter's credentials.
+    pub fn union<'a>(all: impl IntoIterator<Item = &'a CredentialRules>) -> Self {
+        let mut union = CredentialRules {
+            names: Vec::new(),
+            prefix: String::new(),
+            suffixes: Vec::new(),
+            value_patterns: Vec::new(),
+            pass_through: Vec::new(),
+        };
+        for rules in all {
+            union.names.extend(rules.names.iter().cloned());
+            union
+                .value_patterns
+                .extend(rules.value_patterns.iter().cloned());
+        }
+        union
+    }
+
     /// Whether `name` is a credential variable name, in any case.
     pub fn is_credential_name(&self, name: &str) -> bool {
         let upper = name.to_ascii_uppercase();

@@ -108,10 +108,16 @@ pub struct Card {
     pub by: Option<String>,
 }
 
-/// `kiro_<session>_<sha256(request id)[..16]>`: stable across restarts.
-pub fn card_id(session: &str, request_id: &str) -> String {
+/// `<prefix>_<sha256(request id)[..16]>`, the prefix being
+/// `<adapter>_<session>` (SPEC §11.1): stable across restarts.
+pub fn card_id(prefix: &str, request_id: &str) -> String {
     let digest = Sha256::digest(request_id.as_bytes());
-    format!("kiro_{session}_{}", &hex::encode(digest)[..16])
+    format!("{prefix}_{}", &hex::encode(digest)[..16])
+}
+
+/// The card id prefix of `adapter`'s session `session`.
+pub fn card_prefix(adapter: &str, session: &str) -> String {
+    format!("{adapter}_{session}")
 }
 
 /// Control characters stripped, cut to [`MAX_TITLE_CHARS`].
@@ -188,9 +194,10 @@ pub struct CardBook {
 }
 
 impl CardBook {
-    pub fn new(session: &str, history: Option<PathBuf>, scrubber: Option<Scrubber>) -> Self {
+    /// `prefix`: the card id prefix ([`card_prefix`]).
+    pub fn new(prefix: &str, history: Option<PathBuf>, scrubber: Option<Scrubber>) -> Self {
         Self {
-            session: session.to_owned(),
+            session: prefix.to_owned(),
             entries: Vec::new(),
             history,
             scrubber,

@@ -27,10 +27,12 @@ fn book() -> CardBook {
 
 #[test]
 fn card_ids_are_stable_and_derived_from_session_and_request() {
-    let id = card_id("default", "r1");
-    assert_eq!(id, card_id("default", "r1"));
-    assert_ne!(id, card_id("other", "r1"));
-    assert_ne!(id, card_id("default", "r2"));
+    let prefix = card_prefix("kiro", "default");
+    let id = card_id(&prefix, "r1");
+    assert_eq!(id, card_id(&prefix, "r1"));
+    assert_ne!(id, card_id(&card_prefix("kiro", "other"), "r1"));
+    assert_ne!(id, card_id(&card_prefix("gemini", "default"), "r1"));
+    assert_ne!(id, card_id(&prefix, "r2"));
     assert!(id.starts_with("kiro_default_") && id.len() == "kiro_default_".len() + 16);
 }
 

@@ -1,7 +1,7 @@
 //! The supervisor process's start (`session supervise`, run by `session
-//! start`): from resolved settings to a running [`supervisor`]: the profile
-//! world with our own `KIRO_ACP_RECORD_PATH`, the private tmux server, the
-//! session scrubber (plus the webhook token) and the webhook from the
+//! start`): from plain values to a running [`supervisor`]: the profile
+//! world with our own recorder variable (when the adapter's TUI has one),
+//! the private tmux server, the command's scrubber and the webhook from the
 //! config. It prints one `{"ready":true}` line once the channel listens.
 
 use std::path::PathBuf;
@@ -14,36 +14,38 @@ use super::webhook::{self, Webhook};
 use crate::error::{Error, ErrorKind};
 use crate::output;
 use crate::profile::world::{self, Purpose};
-use crate::settings::Settings;
 
 pub fn supervise(
-    settings: &Settings,
+    inputs: &world::Inputs<'_>,
     name: &str,
-    kiro: PathBuf,
-    kiro_version: &str,
+    cli_path: PathBuf,
+    cli_version: &str,
     cwd: Option<PathBuf>,
 ) -> Result<(), Error> {
-    let tmux_program = tmux::find(settings.env.get("PATH"))?;
-    let mut world = world::enter(settings, name, kiro_version, Purpose::Interactive)?;
+    let tmux_program = tmux::find(inputs.env.get("PATH"))?;
+    let mut world = world::enter(inputs, name, cli_version, Purpose::Interactive)?;
     for diagnostic in &world.diagnostics {
         tracing::warn!("{}", output::clean(diagnostic));
     }
     let paths = SessionPaths::new(&world.layout);
-    let tui = settings.data.tui.clone();
+    let tui = inputs.data.tui.clone();
     // Ours, in the 0700 runtime folder; a value from the parent never counts.
     world.environment.set(
         tui.recorder_variable.clone(),
         paths.recorder.to_string_lossy(),
     );
-    let webhook = webhook(settings, name)?;
-    // `auto`: scrape the pane only when this Kiro writes no recorder.
-    let scrape = match settings.config.config.adapters.kiro.approvals.pane_fallback {
+    let webhook = webhook(inputs, name)?;
+    // `auto`: scrape the pane only when this CLI writes no recorder.
+    let scrape = match inputs.config.approvals.pane_fallback {
         crate::config::schema::PaneFallback::On => true,
         crate::config::schema::PaneFallback::Off => false,
-        crate::config::schema::PaneFallback::Auto => !tui.has_recorder(kiro_version),
+        crate::config::schema::PaneFallback::Auto => !tui.has_recorder(cli_version),
     };
-    if !scrape && !tui.has_recorder(kiro_version) {
-        tracing::warn!("Kiro {kiro_version} predates the recorder and paneFallback is off: approvals are not mirrored");
+    if !scrape && !tui.has_recorder(cli_version) {
+        tracing::warn!(
+            "{} {cli_version} writes no recorder and paneFallback is off: approvals are not mirrored",
+            inputs.data.display_name
+        );
     }
     let pane_fallback = scrape.then(|| std::time::Duration::from_millis(tui.fallback.poll_ms));
     let plan = Plan {
@@ -57,11 +59,12 @@ pub fn supervise(
                 .map(|(name, value)| (name.to_owned(), value.to_owned()))
                 .collect(),
         },
-        kiro,
-        kiro_version: kiro_version.to_owned(),
+        adapter: inputs.data.id.clone(),
+        cli_path,
+        cli_version: cli_version.to_owned(),
         cwd: cwd.unwrap_or_else(|| world.layout.project.clone()),
         tui,
-        scrubber: session_scrubber(settings),
+        scrubber: std::sync::Arc::clone(inputs.scrubber),
         runtime: world.layout.runtime.clone(),
         paths,
         webhook,
@@ -73,8 +76,8 @@ pub fn supervise(
 }
 
 /// The approvals webhook from the config, if one is set.
-fn webhook(settings: &Settings, name: &str) -> Result<Option<Webhook>, Error> {
-    let approvals = &settings.config.config.adapters.kiro.approvals;
+fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Error> {
+    let approvals = &inputs.config.approvals;
     let Some(text) = &approvals.webhook else {
         return Ok(None);
     };
@@ -84,47 +87,26 @@ fn webhook(settings: &Settings, name: &str) -> Result<Option<Webhook>, Error> {
         .ok_or_else(|| {
             Error::msg(
                 ErrorKind::Config,
-                "invalid config at `adapters.kiro.approvals.webhook`: not an http or https URL",
+                format!(
+                    "invalid config at `adapters.{}.approvals.webhook`: not an http or https URL",
+                    inputs.data.id
+                ),
             )
         })?;
     let token = approvals
         .webhook_auth_env
         .as_ref()
-        .and_then(|variable| settings.env.get(&variable.0))
+        .and_then(|variable| inputs.env.get(&variable.0))
         .filter(|token| !token.is_empty())
         .map(str::to_owned);
     Ok(Some(Webhook {
         url,
         token,
-        timeout: webhook::http_timeout(settings.env.get("ONEWORKS_HTTP_TIMEOUT")),
+        timeout: webhook::http_timeout(inputs.env.get("ONEWORKS_HTTP_TIMEOUT")),
         session: name.to_owned(),
         answer_links: super::serve::links::links_file(
-            &settings.locations.runtime_dir,
-            &settings.project.root,
+            &inputs.locations.runtime_dir,
+            &inputs.project.root,
         ),
     }))
-}
-
-/// The session's scrubber: the profile's, plus the webhook token.
-fn session_scrubber(settings: &Settings) -> crate::redact::Scrubber {
-    let kiro = &settings.config.config.adapters.kiro;
-    let referenced = crate::config::env_references(kiro);
-    let webhook_env = kiro
-        .approvals
-        .webhook_auth_env
-        .as_ref()
-        .map(|name| name.0.as_str());
-    let secrets = settings
-        .env
-        .iter()
-        .filter(|(name, value)| {
-            !value.is_empty()
-                && (settings.data.credentials.is_credential_name(name)
-                    || Some(*name) == webhook_env
-                    || (referenced.contains(*name)
-                        && value.chars().count() >= crate::redact::SHORT_SECRET_CHARS))
-        })
-        .map(|(name, value)| (name.to_owned(), value.to_owned()))
-        .collect();
-    crate::redact::Scrubber::new(secrets, &settings.data.credentials)
 }

@@ -19,6 +19,7 @@ pub mod launch;
 pub mod pane;
 pub mod pane_fallback;
 pub mod pane_watch;
+pub mod ready;
 pub mod recorder;
 pub mod recorder_tail;
 pub mod serve;

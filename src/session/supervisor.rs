@@ -56,8 +56,18 @@ pub struct Record {
     pub tmux_program: PathBuf,
     pub tmux_pid: u32,
     pub pane_pid: u32,
-    pub kiro_version: String,
+    /// The adapter this session runs (records older than adapters were
+    /// all Kiro's: the field defaults to the first built-in adapter).
+    #[serde(default = "default_adapter")]
+    pub adapter: String,
+    /// The agent CLI's version.
+    #[serde(alias = "kiroVersion")]
+    pub cli_version: String,
     pub started_at: String,
+}
+
+fn default_adapter() -> String {
+    crate::adapter::registry::BUILTIN[0].0.to_owned()
 }
 
 /// Whether the record's supervisor still runs: it holds the session lock,
@@ -180,11 +190,14 @@ pub fn clean_up(record: &Record, paths: &SessionPaths, tmux_program: Option<&Pat
 pub struct Plan {
     pub name: String,
     pub tmux: Tmux,
-    pub kiro: PathBuf,
-    pub kiro_version: String,
+    /// The adapter's name (card id prefix, record).
+    pub adapter: String,
+    /// The agent CLI and its version.
+    pub cli_path: PathBuf,
+    pub cli_version: String,
     pub cwd: PathBuf,
     pub tui: crate::adapter::tui_data::TuiData,
-    pub scrubber: crate::redact::Scrubber,
+    pub scrubber: Arc<crate::redact::Scrubber>,
     pub paths: SessionPaths,
     pub runtime: PathBuf,
     pub webhook: Option<super::webhook::Webhook>,
@@ -212,7 +225,7 @@ pub fn run(
         &plan.cwd,
         plan.tui.width,
         plan.tui.height,
-        &plan.kiro,
+        &plan.cli_path,
         &plan.tui.command,
     )?;
     let started = (|| {
@@ -224,7 +237,8 @@ pub fn run(
             tmux_program: plan.tmux.program.clone(),
             tmux_pid: plan.tmux.server_pid()?,
             pane_pid: plan.tmux.pane_pid()?,
-            kiro_version: plan.kiro_version.clone(),
+            adapter: plan.adapter.clone(),
+            cli_version: plan.cli_version.clone(),
             started_at: crate::output::now_rfc3339(),
         };
         write_record(&plan.paths.record, &record)?;
@@ -243,9 +257,9 @@ pub fn run(
         let tmux = plan.tmux.clone();
         let factory: PaneFactory = Arc::new(move || Box::new(OwnedTmuxPane(tmux.clone())));
         let book = CardBook::new(
-            &plan.name,
+            &super::cards::card_prefix(&plan.adapter, &plan.name),
             Some(plan.paths.history.clone()),
-            Some(plan.scrubber.clone()),
+            Some((*plan.scrubber).clone()),
         );
         let state = SessionState::new(book, plan.tui.clone(), factory);
         if let Some(webhook) = plan.webhook.clone() {
@@ -333,4 +347,37 @@ impl super::keystroke_bridge::Pane for OwnedTmuxPane {
     fn send_key(&mut self, key: &str) -> Result<(), String> {
         TmuxPane(&self.0).send_key(key)
     }
+}
+
+/// Refuses a runtime folder that is a link, not ours, or open to others
+/// (the approvals socket and recorder live there). A missing one is fine.
+fn check_private(path: &Path) -> Result<(), super::SessionError> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = fs_err::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let problem = if !meta.is_dir() {
+        Some("is not a folder".to_owned())
+    } else if meta.uid() != crate::fs_safety::current_uid() {
+        Some(format!("belongs to another user (uid {})", meta.uid()))
+    } else if meta.mode() & 0o077 != 0 {
+        Some(format!(
+            "is open to other users (mode {:o}); it must be 700",
+            meta.mode() & 0o777
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(super::SessionError::Refused(format!(
+            "refusing the runtime folder `{}`: it {problem}",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+pub fn check_runtime(layout: &ProfileLayout) -> Result<(), super::SessionError> {
+    check_private(&layout.runtime_base)?;
+    check_private(&layout.runtime)
 }

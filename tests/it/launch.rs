@@ -30,7 +30,8 @@ fn launch(env: &TestEnv) -> Result<ResolvedCli, Error> {
         no_progress: true,
     };
     let settings = Settings::resolve_in(Environment::from_pairs(pairs), &env.project, &global)?;
-    resolve_for_launch(&settings)
+    let adapter = settings.adapter("kiro")?;
+    resolve_for_launch(&settings.resolver(&adapter)?)
 }
 
 fn installed(env: &TestEnv, version: &str) -> ResolvedCli {

@@ -128,7 +128,7 @@ fn login_without_a_terminal_is_a_usage_error_with_a_hint() {
         outcome.stderr,
         "error: `adapter login` needs a terminal on standard input\n\
          hint: in CI, set `KIRO_API_KEY` in the environment instead of logging in; \
-         it reaches Kiro as is\n"
+         it reaches Kiro CLI as is\n"
     );
     assert_eq!(env.server.total_hits(), 0, "no request before the refusal");
 }

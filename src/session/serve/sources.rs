@@ -63,13 +63,13 @@ pub enum AnswerError {
 pub struct Sources {
     pub project: Project,
     pub locations: Locations,
-    pub adapter: String,
     pub tmux: Option<PathBuf>,
 }
 
 impl Sources {
     pub fn paths(&self, name: &str) -> (ProfileLayout, SessionPaths) {
-        let layout = ProfileLayout::new(&self.project, &self.locations, name);
+        // The root and runtime folder only: they do not depend on the adapter.
+        let layout = ProfileLayout::new(&self.project, &self.locations, name, "");
         let paths = SessionPaths::new(&layout);
         (layout, paths)
     }
@@ -126,6 +126,10 @@ impl Sources {
             (false, _, Some(_)) => Liveness::SupervisorGone,
             (false, _, None) => Liveness::Stopped,
         };
+        let adapter = record
+            .as_ref()
+            .map(|record| record.adapter.clone())
+            .unwrap_or_default();
         let cwd = record
             .filter(|_| running)
             .and_then(|record| fs_err::read_link(format!("/proc/{}/cwd", record.pane_pid)).ok())
@@ -133,7 +137,7 @@ impl Sources {
         let cards = cards.into_iter().map(clean_card).collect();
         SessionView {
             name: name.to_owned(),
-            adapter: self.adapter.clone(),
+            adapter,
             cwd,
             state: if running { state } else { dead(state) },
             waiting_since: if running { waiting_since } else { None },

@@ -1,0 +1,281 @@
+//! The known adapters (SPEC §11.1): the data files built into the binary
+//! (`manifests/<adapter>.yaml`), then one YAML file per adapter in
+//! `$ONEWORKS_ADAPTERS_DIR` (a file there with a built-in name replaces
+//! it), then `ONEWORKS_<ADAPTER>_ADAPTER_FILE` for one adapter. Files are
+//! listed when the registry is built and parsed when an adapter is used.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::data::{AdapterData, DataError};
+
+/// The adapter files built into the binary, by name.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("kiro", include_str!("../../manifests/kiro.yaml")),
+    // gemini joins when its data file is complete (issue 14).
+];
+
+/// The most files `ONEWORKS_ADAPTERS_DIR` may hold (a folder of thousands
+/// is a mistake, not a set of adapters).
+const MAX_FILES: usize = 256;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("unknown adapter `{name}`; known adapters: {}", .known.join(", "))]
+    Unknown { name: String, known: Vec<String> },
+    #[error("failed to list the adapter folder `{path}`")]
+    List {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("refusing the adapter folder `{path}`: {reason}")]
+    Refused { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Data(#[from] DataError),
+}
+
+#[derive(Debug, Clone)]
+enum Origin {
+    Builtin(&'static str),
+    File(PathBuf),
+}
+
+/// Where each adapter's data file comes from.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    entries: BTreeMap<String, Origin>,
+}
+
+/// Whether `name` can name an adapter: `[a-z][a-z0-9-]{0,31}` (it becomes
+/// a folder name, a card id prefix and part of variable names).
+pub fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some('a'..='z'))
+        && name.len() <= 32
+        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
+}
+
+/// `ONEWORKS_<ADAPTER>_<what>`: the adapter's name in upper case, `-` as `_`.
+pub fn variable(adapter: &str, what: &str) -> String {
+    format!(
+        "ONEWORKS_{}_{what}",
+        adapter.to_ascii_uppercase().replace('-', "_")
+    )
+}
+
+impl Registry {
+    /// The built-in adapters only.
+    pub fn builtin() -> Self {
+        Self {
+            entries: BUILTIN
+                .iter()
+                .map(|(name, text)| ((*name).to_owned(), Origin::Builtin(text)))
+                .collect(),
+        }
+    }
+
+    /// The built-in adapters, those of `adapters_dir`, and the one-file
+    /// overrides `file_for(name)` names (`ONEWORKS_<ADAPTER>_ADAPTER_FILE`).
+    pub fn discover(
+        adapters_dir: Option<&Path>,
+        file_for: impl Fn(&str) -> Option<PathBuf>,
+    ) -> Result<Self, RegistryError> {
+        let mut registry = Self::builtin();
+        if let Some(dir) = adapters_dir {
+            for (name, path) in list_dir(dir)? {
+                registry.entries.insert(name, Origin::File(path));
+            }
+        }
+        let names: Vec<String> = registry.entries.keys().cloned().collect();
+        for name in names {
+            if let Some(path) = file_for(&name) {
+                registry.entries.insert(name, Origin::File(path));
+            }
+        }
+        Ok(registry)
+    }
+
+    /// The known adapter names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.entries.keys().cloned().collect()
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
+    /// The data of adapter `name`: unknown names list the known ones.
+    pub fn load(&self, name: &str) -> Result<AdapterData, RegistryError> {
+        let origin = self
+            .entries
+            .get(name)
+            .ok_or_else(|| RegistryError::Unknown {
+                name: crate::output::sanitize::sanitize_line(name).into_owned(),
+                known: self.names(),
+            })?;
+        let data = match origin {
+            Origin::Builtin(text) => AdapterData::parse_named(
+                text,
+                Path::new(&format!("<built-in manifests/{name}.yaml>")),
+            )?,
+            Origin::File(path) => AdapterData::load(Some(path))?,
+        };
+        if data.id != name {
+            return Err(DataError::Refused {
+                path: match origin {
+                    Origin::File(path) => path.clone(),
+                    Origin::Builtin(_) => PathBuf::from(format!("manifests/{name}.yaml")),
+                },
+                reason: format!(
+                    "its `id` is `{}`, but the file is the adapter `{name}`",
+                    crate::output::sanitize::sanitize_line(&data.id)
+                ),
+            }
+            .into());
+        }
+        Ok(data)
+    }
+}
+
+/// The `*.yaml`/`*.yml` files of `dir` by adapter name (the file's stem).
+/// Links, special files and names that cannot be adapters are refused:
+/// the folder is meant to hold adapter files only.
+fn list_dir(dir: &Path) -> Result<Vec<(String, PathBuf)>, RegistryError> {
+    let refused = |reason: String| RegistryError::Refused {
+        path: dir.to_owned(),
+        reason,
+    };
+    let meta = fs_err::metadata(dir).map_err(|source| RegistryError::List {
+        path: dir.to_owned(),
+        source: crate::fs_error::os_cause(source),
+    })?;
+    if !meta.is_dir() {
+        return Err(refused("it is not a folder".to_owned()));
+    }
+    let entries = fs_err::read_dir(dir).map_err(|source| RegistryError::List {
+        path: dir.to_owned(),
+        source: crate::fs_error::os_cause(source),
+    })?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| RegistryError::List {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let Some(stem) = file_name
+            .strip_suffix(".yaml")
+            .or_else(|| file_name.strip_suffix(".yml"))
+        else {
+            continue;
+        };
+        if !valid_name(stem) {
+            return Err(refused(format!(
+                "`{}` does not name an adapter (lower-case letters, digits and `-`, starting with a letter)",
+                crate::output::sanitize::sanitize_line(file_name)
+            )));
+        }
+        if found.iter().any(|(name, _)| name == stem) {
+            return Err(refused(format!(
+                "it holds two files for the adapter `{stem}`"
+            )));
+        }
+        found.push((stem.to_owned(), entry.path()));
+        if found.len() > MAX_FILES {
+            return Err(refused(format!(
+                "it holds more than {MAX_FILES} adapter files"
+            )));
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_variables() {
+        assert!(valid_name("kiro"));
+        assert!(valid_name("my-agent2"));
+        assert!(!valid_name("Kiro"));
+        assert!(!valid_name("2x"));
+        assert!(!valid_name(""));
+        assert!(!valid_name("a/b"));
+        assert_eq!(
+            variable("my-agent", "MANIFEST_URL"),
+            "ONEWORKS_MY_AGENT_MANIFEST_URL"
+        );
+    }
+
+    #[test]
+    fn every_builtin_adapter_parses_under_its_own_name() {
+        let registry = Registry::builtin();
+        for name in registry.names() {
+            let data = registry
+                .load(&name)
+                .unwrap_or_else(|error| panic!("{name}: {error:?}"));
+            assert_eq!(data.id, name);
+        }
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_known_ones() {
+        let error = Registry::builtin().load("nope").expect_err("unknown");
+        let message = error.to_string();
+        assert!(message.contains("unknown adapter `nope`"), "{message}");
+        assert!(message.contains("kiro"), "{message}");
+    }
+
+    #[test]
+    fn a_folder_file_adds_or_replaces_an_adapter() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let kiro = BUILTIN[0].1;
+        fs_err::write(
+            temp.path().join("other.yaml"),
+            kiro.replace("id: kiro", "id: other"),
+        )
+        .expect("write");
+        fs_err::write(
+            temp.path().join("kiro.yaml"),
+            kiro.replace("Kiro CLI", "Kiro (early)"),
+        )
+        .expect("write");
+        fs_err::write(temp.path().join("notes.txt"), "ignored").expect("write");
+        let registry = Registry::discover(Some(temp.path()), |_| None).expect("registry");
+        assert!(registry.contains("other"));
+        assert_eq!(registry.load("other").expect("other").id, "other");
+        assert_eq!(
+            registry.load("kiro").expect("kiro").display_name,
+            "Kiro (early)"
+        );
+    }
+
+    #[test]
+    fn a_file_whose_id_differs_from_its_name_is_refused() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        fs_err::write(temp.path().join("other.yaml"), BUILTIN[0].1).expect("write");
+        let registry = Registry::discover(Some(temp.path()), |_| None).expect("registry");
+        let message = registry.load("other").expect_err("id mismatch").to_string();
+        assert!(message.contains("its `id` is `kiro`"), "{message}");
+    }
+
+    #[test]
+    fn a_bad_file_name_or_a_missing_folder_is_refused() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        fs_err::write(temp.path().join("Bad Name.yaml"), "x").expect("write");
+        let message = Registry::discover(Some(temp.path()), |_| None)
+            .expect_err("bad name")
+            .to_string();
+        assert!(message.contains("does not name an adapter"), "{message}");
+        let missing = temp.path().join("missing");
+        assert!(matches!(
+            Registry::discover(Some(&missing), |_| None),
+            Err(RegistryError::List { .. })
+        ));
+    }
+}
