@@ -43,4 +43,5 @@ mod supervisor_key_times;
 mod supervisor_lifecycle;
 mod supervisor_races;
 mod supervisor_webhook;
+mod third_adapter;
 mod trust;

@@ -26,6 +26,8 @@ pub struct Session {
     pub fake_log: PathBuf,
     pub markers: PathBuf,
     pub name: String,
+    /// The adapter `start` starts (`kiro` unless a test replaces it).
+    pub adapter: String,
     _serial: MutexGuard<'static, ()>,
 }
 
@@ -65,6 +67,7 @@ impl Session {
             fake_log,
             markers,
             name: "default".into(),
+            adapter: "kiro".into(),
             _serial: serial,
         }
     }
@@ -79,7 +82,14 @@ impl Session {
 
     pub fn start(&self) {
         self.env
-            .run(&["session", "start", "kiro", "--detach", "--name", &self.name])
+            .run(&[
+                "session",
+                "start",
+                &self.adapter,
+                "--detach",
+                "--name",
+                &self.name,
+            ])
             .assert_success();
     }
 
