@@ -12,13 +12,13 @@ pub use crate::profile::layout::parse_session_name;
 #[command(
     name = "oneworks",
     version,
-    about = "Install, configure and supervise vendor coding-agent CLIs (Kiro CLI first)",
+    about = "Install, configure and supervise vendor coding-agent CLIs",
     long_about = "Install, configure and supervise vendor coding-agent CLIs.\n\n\
-        The first adapter is Kiro CLI (`kiro-cli`). `oneworks adapter prepare kiro` \
-        resolves a verified kiro-cli; `oneworks config render kiro` writes the isolated \
-        Kiro world a session gets from `.oneworks/config.yaml`.",
+        Each agent CLI is an adapter (`oneworks adapter list`). `oneworks adapter prepare ADAPTER` \
+        resolves a verified CLI; `oneworks config render ADAPTER` writes the isolated \
+        world a session gets from `.oneworks/config.yaml`.",
     after_help = "Exit codes: 0 ok, 1 internal, 2 usage, 3 config, 4 network, 5 checksum, \
-        6 unsafe content, 7 no usable kiro-cli, 8 install-lock timeout, 9 agent failed, 10 permission refused, 11 session, 130 interrupted."
+        6 unsafe content, 7 no usable agent CLI, 8 install-lock timeout, 9 agent failed, 10 permission refused, 11 session, 130 interrupted."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -51,9 +51,9 @@ pub enum Command {
     /// Check and render configuration
     #[command(subcommand)]
     Config(ConfigCommand),
-    /// Run one prompt through Kiro over ACP and stream its events
+    /// Run one prompt through an agent over ACP and stream its events
     Run(RunArgs),
-    /// Supervised Kiro TUI sessions whose approvals can be answered from elsewhere
+    /// Supervised agent TUI sessions whose approvals can be answered from elsewhere
     #[command(subcommand)]
     Session(SessionCommand),
     /// Print shell completions to stdout
@@ -63,7 +63,7 @@ pub enum Command {
     },
 }
 
-/// An adapter's name: a built-in one (`kiro`, …) or one whose data file is
+/// An adapter's name: a built-in one or one whose data file is
 /// in `ONEWORKS_ADAPTERS_DIR`. Its form is checked here; whether it is
 /// known, when the command resolves it (a usage error listing the known
 /// ones).
@@ -93,9 +93,9 @@ fn parse_adapter_name(text: &str) -> Result<AdapterName, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum AdapterCommand {
-    /// Resolve a verified kiro-cli: install the managed version, or check the system/path one
+    /// Resolve a verified agent CLI: install the managed version, or check the system/path one
     Prepare(PrepareArgs),
-    /// Show which kiro-cli would be used, and why other candidates were skipped
+    /// Show which CLI would be used, and why other candidates were skipped
     Status {
         /// The adapter (`adapter list` shows them all)
         #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
@@ -110,7 +110,7 @@ pub enum AdapterCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Run Kiro's own login inside a session profile
+    /// Run the agent's own login inside a session profile
     Login {
         /// The adapter (`adapter list` shows them all)
         #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
@@ -119,7 +119,7 @@ pub enum AdapterCommand {
         #[arg(long, default_value = "default", value_parser = parse_session_name)]
         session: String,
     },
-    /// Remove older managed versions (never the one `.oneworks/kiro.lock` names)
+    /// Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)
     Prune {
         /// The adapter (`adapter list` shows them all)
         #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
@@ -141,7 +141,7 @@ pub struct PrepareArgs {
     /// Download and install again even if the version is installed
     #[arg(long)]
     pub force: bool,
-    /// Install exactly the artifact recorded in `.oneworks/kiro.lock`
+    /// Install exactly the artifact recorded in `.oneworks/<adapter>.lock`
     #[arg(long)]
     pub locked: bool,
     /// Print one JSON document on stdout
@@ -161,10 +161,10 @@ pub struct RunArgs {
     /// Read the prompt from FILE (`-`: stdin; not with --json, whose stdin carries replies)
     #[arg(long, value_name = "FILE")]
     pub prompt_file: Option<PathBuf>,
-    /// Session name (its profile and cached Kiro session)
+    /// Session name (its profile and cached agent session)
     #[arg(long, default_value = "default", value_parser = parse_session_name)]
     pub session: String,
-    /// Continue the session's last Kiro session when the agent can load it
+    /// Continue the session's last agent session when the agent can load it
     #[arg(long)]
     pub resume: bool,
     /// Permission policy
@@ -188,7 +188,7 @@ pub struct RunArgs {
 pub enum ConfigCommand {
     /// Validate the layered configuration and print where it came from
     Check,
-    /// Write (or with --dry-run print) the Kiro world a session gets
+    /// Write (or with --dry-run print) the agent world a session gets
     Render {
         /// The adapter (`adapter list` shows them all)
         #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
@@ -204,7 +204,7 @@ pub enum ConfigCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum SessionCommand {
-    /// Start Kiro's TUI in a supervised tmux session (and attach, unless --detach)
+    /// Start the agent's TUI in a supervised tmux session (and attach, unless --detach)
     Start {
         /// The adapter (`adapter list` shows them all)
         #[arg(value_name = "ADAPTER", value_parser = parse_adapter_name)]
@@ -212,7 +212,7 @@ pub enum SessionCommand {
         /// Session name
         #[arg(long, default_value = "default", value_parser = parse_session_name)]
         name: String,
-        /// Kiro's working folder (not the project)
+        /// The agent's working folder (not the project)
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
         /// Return at once instead of attaching this terminal
@@ -231,7 +231,7 @@ pub enum SessionCommand {
         #[arg(value_parser = parse_session_name)]
         name: String,
     },
-    /// End Kiro and the supervisor of a session
+    /// End the agent and the supervisor of a session
     Stop {
         /// Session name (as given to `session start --name`; see `session list`)
         #[arg(value_parser = parse_session_name)]

@@ -48,7 +48,7 @@ impl Classify for UnsafePath {
         match self {
             UnsafePath::Io { .. } => None,
             _ => Some(
-                "remove or replace the offending entry; oneworks never follows or repairs it by itself (a managed install can be reinstalled with `oneworks adapter prepare kiro --force`)"
+                "remove or replace the offending entry; oneworks never follows or repairs it by itself (a managed install can be reinstalled with `oneworks adapter prepare ADAPTER --force`)"
                     .to_owned(),
             ),
         }

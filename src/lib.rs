@@ -1,10 +1,10 @@
 //! oneworks: installs, configures and supervises vendor coding-agent CLIs.
-//! The first adapter is Kiro CLI.
+//! Each agent CLI is an adapter: a data file (`manifests/<adapter>.yaml`).
 //!
 //! Layout: `cli` (clap types) → `settings` (resolved options) → `commands`
 //! (one file per command). Subsystems: `config`, `adapter` (vendor data,
 //! sources, probes, the launch resolver), `install` (the managed
-//! installer), `profile` (the Kiro profile world a child runs in: layout,
+//! installer), `profile` (the agent's profile world a child runs in: layout,
 //! temp HOME, environment, materialized config), `process` (the
 //! child-process seam and signals), `output` (everything printed),
 //! `redact` (the credential scrubber), `fs_safety` (shared path checks and

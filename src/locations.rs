@@ -139,7 +139,7 @@ fn absolute(path: Option<PathBuf>) -> Option<PathBuf> {
 #[derive(Debug, Clone)]
 pub struct Project {
     pub root: PathBuf,
-    /// Whether `.oneworks/` exists (only then is `kiro.lock` written).
+    /// Whether `.oneworks/` exists (only then is `<adapter>.lock` written).
     pub initialized: bool,
 }
 

@@ -109,7 +109,7 @@ pub fn resolve_for_prepare(
 }
 
 /// `login`, `run`, `session start`: for `managed`, the configured version,
-/// else the `kiro.lock` version, else the newest installed one — with no
+/// else the `<adapter>.lock` version, else the newest installed one — with no
 /// request at all — and only when none is installed, a `prepare` (with
 /// its progress bar). For `system` and `path`, the same probes as prepare.
 pub fn resolve_for_launch(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {

@@ -1,6 +1,6 @@
 //! Finding a usable CLI outside the managed store (SPEC §3): `system`
-//! looks on PATH for `kiro-cli`, then for migration aliases (`q`) that prove
-//! to be Kiro; `path` checks one explicit executable. Every candidate keeps
+//! looks on PATH for the adapter's binary, then for its migration aliases
+//! that prove to be it (`identifies` in the data file); `path` checks one explicit executable. Every candidate keeps
 //! the reason it was skipped, for `adapter status`.
 
 use std::os::unix::fs::PermissionsExt;
@@ -48,12 +48,30 @@ impl Probes {
     }
 }
 
+/// Which adapter a source error is about (names for messages and hints).
+#[derive(Debug, Clone)]
+pub struct Cli {
+    pub adapter: String,
+    pub binary: String,
+    pub display_name: String,
+}
+
+impl Cli {
+    fn of(data: &AdapterData) -> Self {
+        Self {
+            adapter: data.id.clone(),
+            binary: data.binary.name.clone(),
+            display_name: data.display_name.clone(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
-    #[error("no usable kiro-cli on PATH{}", list(.0))]
-    NoSystemCli(Vec<Candidate>),
-    #[error("`{}` is not a usable kiro-cli: {}", .0.path.display(), .0.reason.as_deref().unwrap_or("probe failed"))]
-    BadPath(Box<Candidate>),
+    #[error("no usable {} on PATH{}", .0.binary, list(.1))]
+    NoSystemCli(Cli, Vec<Candidate>),
+    #[error("`{}` is not a usable {}: {}", .1.path.display(), .0.binary, .1.reason.as_deref().unwrap_or("probe failed"))]
+    BadPath(Cli, Box<Candidate>),
 }
 
 fn list(candidates: &[Candidate]) -> String {
@@ -79,12 +97,14 @@ impl Classify for SourceError {
     }
     fn hint(&self) -> Option<String> {
         Some(match self {
-            SourceError::NoSystemCli(_) => {
-                "install Kiro CLI, or use `source: managed` to let oneworks install it".to_owned()
-            }
-            SourceError::BadPath(_) => {
-                "fix `adapters.kiro.cli.path` or use `source: managed`".to_owned()
-            }
+            SourceError::NoSystemCli(cli, _) => format!(
+                "install {}, or use `source: managed` to let oneworks install it",
+                cli.display_name
+            ),
+            SourceError::BadPath(cli, _) => format!(
+                "fix `adapters.{}.cli.path` or use `source: managed`",
+                cli.adapter
+            ),
         })
     }
 }
@@ -115,7 +135,7 @@ fn probed(
         .unwrap_or_default();
     let reason = if alias && report.version_ok && !report.identifies_as_kiro {
         Some(format!(
-            "`{name} --version` says `{}`, which is not {} (an Amazon Q CLI is never used)",
+            "`{name} --version` says `{}`, which is not {} (an alias counts only when it proves to be it)",
             report.version_output, data.display_name
         ))
     } else {
@@ -139,7 +159,7 @@ fn probed(
     }
 }
 
-/// Every system candidate on PATH: `kiro-cli` first, then the aliases.
+/// Every system candidate on PATH: the binary first, then the aliases.
 pub fn system_candidates(data: &AdapterData, settings: &ProbeSettings) -> Vec<Candidate> {
     let path_var = settings.path_var.as_deref();
     std::iter::once((&data.binary.name, false))
@@ -159,7 +179,7 @@ pub fn resolve_system(
         .iter()
         .find(|candidate| candidate.usable)
         .cloned()
-        .ok_or(SourceError::NoSystemCli(candidates))
+        .ok_or_else(|| SourceError::NoSystemCli(Cli::of(data), candidates))
 }
 
 /// Checks `source: path` without running anything that is not a regular
@@ -210,6 +230,6 @@ pub fn resolve_path(
     if candidate.usable {
         Ok(candidate)
     } else {
-        Err(SourceError::BadPath(Box::new(candidate)))
+        Err(SourceError::BadPath(Cli::of(data), Box::new(candidate)))
     }
 }

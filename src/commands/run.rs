@@ -1,4 +1,4 @@
-//! `oneworks run kiro`: one prompt through `kiro-cli acp --agent oneworks`
+//! `oneworks run ADAPTER`: one prompt through the agent's ACP mode
 //! as a structured stream (SPEC §7). Resolves the CLI before the runtime
 //! (it may download), enters the session's profile world, then hands the
 //! run to the ACP client on the tokio runtime.

@@ -274,7 +274,7 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
         let asked = Client::connect(&paths.approvals, name)
             .and_then(|mut client| client.request(&json!({"op": "stop"})));
         // A supervisor that does not answer is left alone: stopping it by
-        // force here could leave Kiro half-answered behind a frozen TUI.
+        // force here could leave the agent half-answered behind a frozen TUI.
         if let Err(error @ SessionError::Unresponsive { .. }) = asked {
             return Err(error.into());
         }
@@ -340,11 +340,12 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     }
     for row in &rows {
         let text = format!(
-            "{}\t{}\tpid {}\tkiro {}\tsince {}\n",
+            "{}\t{}\tpid {}\t{} {}\tsince {}\n",
             row["name"].as_str().unwrap_or_default(),
             row["state"].as_str().unwrap_or_default(),
             row["pid"],
-            row["kiroVersion"].as_str().unwrap_or_default(),
+            row["adapter"].as_str().unwrap_or_default(),
+            row["cliVersion"].as_str().unwrap_or_default(),
             row["startedAt"].as_str().unwrap_or_default()
         );
         output::print_text(&output::sanitize(&text))?;

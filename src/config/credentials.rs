@@ -1,4 +1,4 @@
-//! Keeps credentials out of everything oneworks writes for Kiro (SPEC §2):
+//! Keeps credentials out of everything oneworks writes for an agent (SPEC §2):
 //! `configContent` and `agentConfig` keys and values, `systemPrompt`, skill
 //! bodies, MCP `command`/`args`/`env`/`url`/`headers`, hook commands and
 //! the approvals webhook. A value is refused when its key is a credential
@@ -137,7 +137,7 @@ impl<'a> Checker<'a> {
 }
 
 /// Refuses credential-shaped text in `text`, reported at `key` (a skill
-/// body, or any other string oneworks writes for Kiro).
+/// body, or any other string oneworks writes for an agent).
 pub fn check_text(rules: &CredentialRules, key: &str, text: &str) -> Result<(), ConfigError> {
     Checker::new(rules).check_string(key, text)
 }

@@ -50,7 +50,7 @@ impl Classify for ConfigError {
     fn hint(&self) -> Option<String> {
         match self {
             ConfigError::Credential { .. } => Some(
-                "credentials do not belong in config files: write a `${VAR}` reference and export VAR when oneworks starts Kiro"
+                "credentials do not belong in config files: write a `${VAR}` reference and export VAR when oneworks starts the agent"
                     .to_owned(),
             ),
             ConfigError::Missing { .. } => {

@@ -45,7 +45,7 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
         .collect();
     let rules = &CredentialRules::union(all.iter().map(|data| &data.credentials));
     // The project's `.oneworks` is refused when linked, whichever file is
-    // read: commands write `kiro.lock` and sessions below it.
+    // read: commands write `<adapter>.lock` and sessions below it.
     if let Some(dot_dir) = sources.project.as_deref().and_then(Path::parent) {
         fs_safety::check_project_dot_dir(dot_dir)?;
     }
@@ -221,7 +221,7 @@ fn without_location(message: &str, line: usize, column: usize) -> String {
 }
 
 /// Maps merge key by key; anything else in `upper` replaces `lower`, but
-/// a `null` in `upper` counts as not set: a project file whose `kiro:` has
+/// a `null` in `upper` counts as not set: a project file whose `<adapter>:` has
 /// every line commented out must not wipe the user file's settings.
 fn merge(lower: &mut Value, upper: Value) {
     match (lower, upper) {

@@ -1,5 +1,5 @@
 //! `${VAR}` references in config values: resolved from the environment
-//! when Kiro starts, never written (SPEC §2, §6.1).
+//! when the agent starts, never written (SPEC §2, §6.1).
 
 use std::collections::BTreeSet;
 
@@ -38,7 +38,7 @@ pub(super) fn without_references(text: &str) -> String {
 }
 
 /// `text` with every `${VAR}` replaced by the variable's value in `env`
-/// (empty when unset). For values handed to Kiro at start, never written.
+/// (empty when unset). For values handed to the agent at start, never written.
 pub fn resolve_references(text: &str, env: &Environment) -> String {
     replace_references(text, |name| env.get(name).unwrap_or_default())
 }
@@ -67,10 +67,10 @@ fn replace_references<'a>(text: &str, with: impl Fn(&str) -> &'a str) -> String 
 }
 
 /// The variables that MCP and hooks config reference as `${VAR}`: they join
-/// the Kiro child's environment (SPEC §6.1).
-pub fn env_references(kiro: &AdapterConfig) -> BTreeSet<String> {
+/// the agent child's environment (SPEC §6.1).
+pub fn env_references(config: &AdapterConfig) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
-    for server in kiro.mcp_servers.values() {
+    for server in config.mcp_servers.values() {
         match server {
             McpServer::Local(local) => {
                 references_in(&local.command, &mut names);
@@ -92,7 +92,7 @@ pub fn env_references(kiro: &AdapterConfig) -> BTreeSet<String> {
             }
         }
     }
-    for entries in kiro.hooks.values() {
+    for entries in config.hooks.values() {
         for entry in entries {
             references_in(&entry.command, &mut names);
         }

@@ -31,7 +31,8 @@ pub struct AdapterConfig {
     pub cli: CliConfig,
     #[serde(default)]
     pub additional_dirs: Vec<AbsolutePath>,
-    /// Becomes `$KIRO_HOME/settings/cli.json` (flat dotted keys or nested maps).
+    /// Becomes the agent's settings file (the adapter data's `session`
+    /// section says which; flat dotted keys or nested maps).
     pub config_content: Option<serde_json::Map<String, serde_json::Value>>,
     /// Deep-merged into the session's `oneworks` agent.
     pub agent_config: Option<serde_json::Map<String, serde_json::Value>>,

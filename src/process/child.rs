@@ -3,7 +3,7 @@
 //! line by line into the log with its tail kept for error messages, and a
 //! stop that asks politely before it forces: close stdin → wait → SIGTERM
 //! to the group → wait → SIGKILL to the group. Dropping an unstopped child
-//! kills its group, so no path leaves a Kiro running behind oneworks.
+//! kills its group, so no path leaves an agent running behind oneworks.
 
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -94,14 +94,14 @@ pub struct ManagedChild {
 
 impl ManagedChild {
     /// Starts `spec` with piped stdin, stdout and stderr. `label` names the
-    /// child in log lines (`kiro-cli acp`). Must be called inside a tokio
+    /// child in log lines (`<cli> acp`). Must be called inside a tokio
     /// runtime.
     pub fn spawn(spec: &ChildSpec, label: impl Into<String>) -> std::io::Result<Self> {
         Self::spawn_with(spec, label, Stdio::piped(), Stdio::piped())
     }
 
     /// Starts `spec` on the user's terminal: all three streams inherited,
-    /// nothing drained (Kiro's login talks to the user directly).
+    /// nothing drained (an agent's login talks to the user directly).
     pub fn spawn_attached(spec: &ChildSpec, label: impl Into<String>) -> std::io::Result<Self> {
         Self::start(
             spec,

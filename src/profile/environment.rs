@@ -1,6 +1,6 @@
-//! The Kiro child's environment (SPEC §6.1): an allowlist, not the parent's
+//! The agent child's environment (SPEC §6.1): an allowlist, not the parent's
 //! environment. It holds PATH, locale, TERM, TZ, the proxy and CA variables,
-//! the profile's HOME, KIRO_HOME and XDG folders, the credential variables
+//! the profile's HOME, the agent home variable and XDG folders, the credential variables
 //! present in the parent, and the variables the config names through
 //! `passEnv` or `${VAR}` references — nothing else.
 
@@ -88,7 +88,7 @@ impl ChildEnvironment {
     }
 
     /// Sets a variable oneworks itself decides (the supervisor's
-    /// `KIRO_ACP_RECORD_PATH`), replacing any value taken from the parent.
+    /// the recorder variable), replacing any value taken from the parent.
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
         self.vars.insert(name.into(), value.into());
     }

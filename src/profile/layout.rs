@@ -1,6 +1,6 @@
 //! Where a session lives (SPEC §1.1, §5.1): the persistent profile
-//! `<project>/.oneworks/sessions/<name>/` (0700) with `kiro-home/` (the
-//! `KIRO_HOME`) and `data/` (the child's XDG data, state, config and cache),
+//! `<project>/.oneworks/sessions/<name>/` (0700) with `<adapter>-home/` (the
+//! agent's home) and `data/` (the child's XDG data, state, config and cache),
 //! and a short private runtime folder per session for sockets and temp
 //! HOMEs. Every folder is created without following links.
 
@@ -75,7 +75,7 @@ impl ProfileLayout {
         }
     }
 
-    /// Refuses the session root and `KIRO_HOME` when a link, a special
+    /// Refuses the session root and the agent home when a link, a special
     /// entry or an escaping real path is on the way. Creates nothing.
     pub fn check(&self) -> Result<(), ProfileError> {
         fs_safety::check_dir_chain(&self.project, &self.agent_home)?;

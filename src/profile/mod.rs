@@ -1,7 +1,7 @@
-//! Profile worlds: where a session's Kiro profile lives (`layout`), the
+//! Profile worlds: where a session's agent profile lives (`layout`), the
 //! fresh per-process HOME (`temp_home`), the allowlisted child environment
-//! (`environment`) and the Kiro config written from `config.yaml`
-//! (`materialize`). Structured runs and supervised TUI sessions start Kiro
+//! (`environment`) and the agent config written from `config.yaml`
+//! (`materialize`). Structured runs and supervised TUI sessions start the agent
 //! only through these.
 
 pub mod environment;
@@ -64,7 +64,7 @@ pub(crate) fn io_error<'a>(
 /// The scrubber for everything a session writes: the credential variables
 /// present in `env` (SPEC §6.1), the variable named by
 /// `approvals.webhookAuthEnv` (its value is a bearer token), plus the values
-/// of variables the config references as `${VAR}` (they reach Kiro through
+/// of variables the config references as `${VAR}` (they reach the agent through
 /// the environment, never through files) — those only when at least
 /// [`SHORT_SECRET_CHARS`](crate::redact::SHORT_SECRET_CHARS) long: a short
 /// referenced value (`USER_NAME=proj`) is more likely a plain setting.
@@ -122,7 +122,7 @@ fn warn_short_once(name: &str) {
     }
 }
 
-/// Whether the Kiro `version` accepts remote MCP servers in agent files.
+/// Whether the agent `version` accepts remote MCP servers in agent files.
 pub fn remote_mcp_in_agent_file(
     data: &crate::adapter::data::AdapterData,
     version: Option<&str>,

@@ -1,4 +1,4 @@
-//! A fresh temporary HOME for every Kiro process (SPEC §5.1): created
+//! A fresh temporary HOME for every agent process (SPEC §5.1): created
 //! atomically with mode 0700 under the session's runtime folder, removed
 //! when the process ends. Fixed paths are never reused.
 //!

@@ -1,7 +1,7 @@
-//! Entering a profile world: the one way every Kiro child (login, ACP run,
+//! Entering a profile world: the one way every agent child (login, ACP run,
 //! supervised TUI) gets its world. Ensures the session layout, writes the
 //! materialized config (scrubbed), creates a fresh temp HOME and builds the
-//! allowlisted child environment — in that order, so Kiro never starts
+//! allowlisted child environment — in that order, so the agent never starts
 //! against a half-written profile.
 
 use std::path::Path;
@@ -35,14 +35,14 @@ pub struct Inputs<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
     /// `adapter login` and supervised TUI sessions: MCP servers in the
-    /// agent file (remote ones when the Kiro version supports them).
+    /// agent file (remote ones when the agent version supports them).
     Interactive,
     /// `run` over ACP: the agent file carries no MCP server; the
     /// `session/new` list is built after `initialize` from the config.
     Acp,
 }
 
-/// Everything a Kiro child needs. The temp HOME lives as long as this
+/// Everything an agent child needs. The temp HOME lives as long as this
 /// value: drop it after the child has exited.
 #[derive(Debug)]
 pub struct World {
@@ -69,7 +69,7 @@ impl World {
     }
 }
 
-/// Enters session `name`'s world for a Kiro of `version` (the one the
+/// Enters session `name`'s world for an agent CLI of `version` (the one the
 /// launch resolver picked).
 pub fn enter(
     inputs: &Inputs<'_>,

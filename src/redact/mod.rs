@@ -242,7 +242,7 @@ impl Scrubber {
 
     /// A property goes when its name holds a secret, or when its name is a
     /// credential variable name and its value is anything but a whole
-    /// `${VAR}` reference: `KIRO_API_KEY: "${KIRO_API_KEY}"` in an MCP
+    /// `${VAR}` reference: `API_KEY: "${API_KEY}"` in an MCP
     /// server's `env` carries no secret, and the server needs it.
     fn is_forbidden_property(&self, name: &str, value: &Value) -> bool {
         if self.contains_secret(name) {

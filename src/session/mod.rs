@@ -1,14 +1,14 @@
-//! Supervised Kiro TUI sessions (SPEC §8): Kiro's own terminal UI in a
+//! Supervised agent TUI sessions (SPEC §8): the agent's own terminal UI in a
 //! private tmux server, with every one-time approval mirrored as a card
 //! that can be answered from elsewhere.
 //!
-//! - [`recorder`], [`recorder_tail`]: Kiro's ACP recorder, parsed and
+//! - [`recorder`], [`recorder_tail`]: the agent's ACP recorder, parsed and
 //!   tailed with the race rules of the original design.
 //! - [`cards`]: the card model, states, ids and `cards.jsonl` history;
 //!   [`history`] reads it back.
 //! - [`pane`], [`keystroke_bridge`]: reading the prompt on screen and
 //!   typing a verdict into it, verify-then-key, failing closed.
-//! - [`pane_fallback`]: the generic approval detector for Kiro versions
+//! - [`pane_fallback`]: the generic approval detector for agent versions
 //!   without the recorder and other TUIs.
 
 pub mod approvals_channel;
@@ -70,11 +70,11 @@ impl Classify for SessionError {
     fn hint(&self) -> Option<String> {
         match self {
             SessionError::TmuxMissing => Some(
-                "supervised sessions run Kiro inside tmux: install it (e.g. `apt-get install tmux` or `brew install tmux`)"
+                "supervised sessions run the agent inside tmux: install it (e.g. `apt-get install tmux` or `brew install tmux`)"
                     .to_owned(),
             ),
             SessionError::NotRunning(name) | SessionError::SupervisorGone(name) => Some(format!(
-                "start it with `oneworks session start kiro --name {name}`; `oneworks session list` shows the sessions"
+                "start it with `oneworks session start ADAPTER --name {name}`; `oneworks session list` shows the sessions"
             )),
             SessionError::AlreadyRunning(name) => Some(format!(
                 "attach with `oneworks session attach {name}` or stop it with `oneworks session stop {name}`"

@@ -86,7 +86,7 @@ impl Mirror {
     }
 
     /// The card's delivery task ended (delivered, failed, cancelled): the
-    /// slot is free again even if Kiro never answers.
+    /// slot is free again even if the agent never answers.
     pub fn release(&mut self, request_id: &str) {
         if self.parked.as_deref() == Some(request_id) {
             self.parked = None;

@@ -1,4 +1,4 @@
-//! The supervisor: one background process per session that owns Kiro's TUI
+//! The supervisor: one background process per session that owns the agent's TUI
 //! in a private tmux server, tails the recorder, serves the approvals
 //! channel and delivers verdicts. Its pid and sockets are recorded in the
 //! session folder (`supervisor.json`); a record whose process is gone is
@@ -57,11 +57,11 @@ pub struct Record {
     pub tmux_pid: u32,
     pub pane_pid: u32,
     /// The adapter this session runs (records older than adapters were
-    /// all Kiro's: the field defaults to the first built-in adapter).
+    /// all the first built-in adapter's: the field defaults to it).
     #[serde(default = "default_adapter")]
     pub adapter: String,
     /// The agent CLI's version.
-    #[serde(alias = "kiroVersion")]
+    #[serde(default)]
     pub cli_version: String,
     pub started_at: String,
 }
@@ -143,7 +143,7 @@ fn write_record(path: &Path, record: &Record) -> Result<(), SessionError> {
     crate::fs_safety::atomic_write(path, &text, 0o600).map_err(io_error("write", path))
 }
 
-/// Ends what a record names — Kiro, its tmux server — and removes the
+/// Ends what a record names — the agent, its tmux server — and removes the
 /// record and sockets. Used by `stop` after a supervisor that was killed,
 /// and by the supervisor itself. Sockets are the computed ones (never a
 /// path from the record), `tmux` is the one on PATH, and a recorded pid is
@@ -169,7 +169,7 @@ pub fn clean_up(record: &Record, paths: &SessionPaths, tmux_program: Option<&Pat
     while Instant::now() < deadline && (server(record.tmux_pid) || pane(record.pane_pid)) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // The tmux server and Kiro each lead their own session and group.
+    // The tmux server and the agent each lead their own session and group.
     if server(record.tmux_pid) {
         group::kill_group(record.tmux_pid);
     }
@@ -206,7 +206,7 @@ pub struct Plan {
     pub pane_fallback: Option<Duration>,
 }
 
-/// Starts Kiro in tmux, writes the record, signals `ready` and runs until
+/// Starts the agent in tmux, writes the record, signals `ready` and runs until
 /// the TUI exits, `stop` arrives or a signal ends it; then cleans up.
 pub fn run(
     plan: Plan,
@@ -317,7 +317,7 @@ pub fn run(
     outcome
 }
 
-/// The recorder starts empty and ours (0600, not a link), so Kiro appends
+/// The recorder starts empty and ours (0600, not a link), so the agent appends
 /// to a file nobody else wrote.
 fn fresh_recorder(path: &Path) -> Result<(), SessionError> {
     use fs_err::os::unix::fs::OpenOptionsExt;

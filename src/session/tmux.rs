@@ -18,7 +18,7 @@ pub const SESSION: &str = "oneworks";
 pub struct Tmux {
     pub program: PathBuf,
     pub socket: PathBuf,
-    /// The environment tmux runs with: the server (and so Kiro) inherits it.
+    /// The environment tmux runs with: the server (and so the agent) inherits it.
     pub env: BTreeMap<String, String>,
 }
 
@@ -68,7 +68,7 @@ impl Tmux {
         }
     }
 
-    /// Starts the server with Kiro as the only pane.
+    /// Starts the server with the agent as the only pane.
     pub fn start(
         &self,
         cwd: &Path,
@@ -144,7 +144,7 @@ impl Tmux {
     }
 }
 
-/// The bridge's view of the Kiro pane.
+/// The bridge's view of the agent's pane.
 pub struct TmuxPane<'a>(pub &'a Tmux);
 
 impl Pane for TmuxPane<'_> {

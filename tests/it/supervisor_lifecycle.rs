@@ -170,7 +170,7 @@ fn a_forged_record_signals_nothing_and_runs_nothing() {
     let record = json!({
         "name": "default", "pid": pid, "approvals": session.env.outside.join("sock"),
         "tmux": session.env.outside.join("tmux.sock"), "tmuxProgram": trap,
-        "tmuxPid": pid, "panePid": pid, "kiroVersion": "2.15.1",
+        "tmuxPid": pid, "panePid": pid, "cliVersion": "2.15.1",
         "startedAt": "2026-01-01T00:00:00Z",
     });
     std::fs::write(root.join("supervisor.json"), record.to_string()).expect("record");
