@@ -33,8 +33,8 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('adapter', 'adapter', [CompletionResultType]::ParameterValue, 'Install, inspect and manage adapter CLIs')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Check and render configuration')
-            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run one prompt through Kiro over ACP and stream its events')
-            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run one prompt through an agent over ACP and stream its events')
+            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Supervised agent TUI sessions whose approvals can be answered from elsewhere')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -48,11 +48,11 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Resolve a verified kiro-cli: install the managed version, or check the system/path one')
-            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show which kiro-cli would be used, and why other candidates were skipped')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Resolve a verified agent CLI: install the managed version, or check the system/path one')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show which CLI would be used, and why other candidates were skipped')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List adapters and their installed versions')
-            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Run Kiro''s own login inside a session profile')
-            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)')
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Run the agent''s own login inside a session profile')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -60,7 +60,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Make no network request: use an installed version or fail (exit 7)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Download and install again even if the version is installed')
-            [CompletionResult]::new('--locked', '--locked', [CompletionResultType]::ParameterName, 'Install exactly the artifact recorded in `.oneworks/kiro.lock`')
+            [CompletionResult]::new('--locked', '--locked', [CompletionResultType]::ParameterName, 'Install exactly the artifact recorded in `.oneworks/<adapter>.lock`')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -120,11 +120,11 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;adapter;help' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Resolve a verified kiro-cli: install the managed version, or check the system/path one')
-            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show which kiro-cli would be used, and why other candidates were skipped')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Resolve a verified agent CLI: install the managed version, or check the system/path one')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show which CLI would be used, and why other candidates were skipped')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List adapters and their installed versions')
-            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Run Kiro''s own login inside a session profile')
-            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)')
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Run the agent''s own login inside a session profile')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -156,7 +156,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration and print where it came from')
-            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the Kiro world a session gets')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the agent world a session gets')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -186,7 +186,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         }
         'oneworks;config;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration and print where it came from')
-            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the Kiro world a session gets')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the agent world a session gets')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -202,13 +202,13 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         'oneworks;run' {
             [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The prompt text')
             [CompletionResult]::new('--prompt-file', '--prompt-file', [CompletionResultType]::ParameterName, 'Read the prompt from FILE (`-`: stdin; not with --json, whose stdin carries replies)')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session name (its profile and cached Kiro session)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session name (its profile and cached agent session)')
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Permission policy')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (must be one the session advertises)')
             [CompletionResult]::new('--effort', '--effort', [CompletionResultType]::ParameterName, 'Reasoning effort (must be one the session advertises)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Cancel the turn after this long (`90s`, `10m`)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
-            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue the session''s last Kiro session when the agent can load it')
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue the session''s last agent session when the agent can load it')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'JSON lines: events on stdout, permission replies on stdin')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -228,10 +228,10 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the sessions of this project and whether their supervisor runs')
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Attach this terminal to a running session''s TUI')
-            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End Kiro and the supervisor of a session')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End the agent and the supervisor of a session')
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
@@ -240,7 +240,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         }
         'oneworks;session;start' {
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Session name')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Kiro''s working folder (not the project)')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The agent''s working folder (not the project)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
             [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return at once instead of attaching this terminal')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -326,10 +326,10 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;help' {
-            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the sessions of this project and whether their supervisor runs')
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Attach this terminal to a running session''s TUI')
-            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End Kiro and the supervisor of a session')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End the agent and the supervisor of a session')
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
@@ -374,18 +374,18 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         'oneworks;help' {
             [CompletionResult]::new('adapter', 'adapter', [CompletionResultType]::ParameterValue, 'Install, inspect and manage adapter CLIs')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Check and render configuration')
-            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run one prompt through Kiro over ACP and stream its events')
-            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run one prompt through an agent over ACP and stream its events')
+            [CompletionResult]::new('session', 'session', [CompletionResultType]::ParameterValue, 'Supervised agent TUI sessions whose approvals can be answered from elsewhere')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'oneworks;help;adapter' {
-            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Resolve a verified kiro-cli: install the managed version, or check the system/path one')
-            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show which kiro-cli would be used, and why other candidates were skipped')
+            [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Resolve a verified agent CLI: install the managed version, or check the system/path one')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show which CLI would be used, and why other candidates were skipped')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List adapters and their installed versions')
-            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Run Kiro''s own login inside a session profile')
-            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)')
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Run the agent''s own login inside a session profile')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)')
             break
         }
         'oneworks;help;adapter;prepare' {
@@ -405,7 +405,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         }
         'oneworks;help;config' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration and print where it came from')
-            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the Kiro world a session gets')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the agent world a session gets')
             break
         }
         'oneworks;help;config;check' {
@@ -418,10 +418,10 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;help;session' {
-            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)')
+            [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the sessions of this project and whether their supervisor runs')
             [CompletionResult]::new('attach', 'attach', [CompletionResultType]::ParameterValue, 'Attach this terminal to a running session''s TUI')
-            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End Kiro and the supervisor of a session')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'End the agent and the supervisor of a session')
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')

@@ -30,8 +30,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --version 'Print version'
             cand adapter 'Install, inspect and manage adapter CLIs'
             cand config 'Check and render configuration'
-            cand run 'Run one prompt through Kiro over ACP and stream its events'
-            cand session 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
+            cand run 'Run one prompt through an agent over ACP and stream its events'
+            cand session 'Supervised agent TUI sessions whose approvals can be answered from elsewhere'
             cand completions 'Print shell completions to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -44,18 +44,18 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --no-progress 'Never draw progress bars'
             cand -h 'Print help'
             cand --help 'Print help'
-            cand prepare 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
-            cand status 'Show which kiro-cli would be used, and why other candidates were skipped'
+            cand prepare 'Resolve a verified agent CLI: install the managed version, or check the system/path one'
+            cand status 'Show which CLI would be used, and why other candidates were skipped'
             cand list 'List adapters and their installed versions'
-            cand login 'Run Kiro''s own login inside a session profile'
-            cand prune 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+            cand login 'Run the agent''s own login inside a session profile'
+            cand prune 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;adapter;prepare'= {
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
             cand --offline 'Make no network request: use an installed version or fail (exit 7)'
             cand --force 'Download and install again even if the version is installed'
-            cand --locked 'Install exactly the artifact recorded in `.oneworks/kiro.lock`'
+            cand --locked 'Install exactly the artifact recorded in `.oneworks/<adapter>.lock`'
             cand --json 'Print one JSON document on stdout'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -110,11 +110,11 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;adapter;help'= {
-            cand prepare 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
-            cand status 'Show which kiro-cli would be used, and why other candidates were skipped'
+            cand prepare 'Resolve a verified agent CLI: install the managed version, or check the system/path one'
+            cand status 'Show which CLI would be used, and why other candidates were skipped'
             cand list 'List adapters and their installed versions'
-            cand login 'Run Kiro''s own login inside a session profile'
-            cand prune 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+            cand login 'Run the agent''s own login inside a session profile'
+            cand prune 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;adapter;help;prepare'= {
@@ -139,7 +139,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
             cand check 'Validate the layered configuration and print where it came from'
-            cand render 'Write (or with --dry-run print) the Kiro world a session gets'
+            cand render 'Write (or with --dry-run print) the agent world a session gets'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;config;check'= {
@@ -166,7 +166,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         }
         &'oneworks;config;help'= {
             cand check 'Validate the layered configuration and print where it came from'
-            cand render 'Write (or with --dry-run print) the Kiro world a session gets'
+            cand render 'Write (or with --dry-run print) the agent world a session gets'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;config;help;check'= {
@@ -178,13 +178,13 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;run'= {
             cand --prompt 'The prompt text'
             cand --prompt-file 'Read the prompt from FILE (`-`: stdin; not with --json, whose stdin carries replies)'
-            cand --session 'Session name (its profile and cached Kiro session)'
+            cand --session 'Session name (its profile and cached agent session)'
             cand --mode 'Permission policy'
             cand --model 'Model id (must be one the session advertises)'
             cand --effort 'Reasoning effort (must be one the session advertises)'
             cand --timeout 'Cancel the turn after this long (`90s`, `10m`)'
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
-            cand --resume 'Continue the session''s last Kiro session when the agent can load it'
+            cand --resume 'Continue the session''s last agent session when the agent can load it'
             cand --json 'JSON lines: events on stdout, permission replies on stdin'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -203,10 +203,10 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --no-progress 'Never draw progress bars'
             cand -h 'Print help'
             cand --help 'Print help'
-            cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
+            cand start 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)'
             cand list 'List the sessions of this project and whether their supervisor runs'
             cand attach 'Attach this terminal to a running session''s TUI'
-            cand stop 'End Kiro and the supervisor of a session'
+            cand stop 'End the agent and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
@@ -214,7 +214,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         }
         &'oneworks;session;start'= {
             cand --name 'Session name'
-            cand --cwd 'Kiro''s working folder (not the project)'
+            cand --cwd 'The agent''s working folder (not the project)'
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
             cand --detach 'Return at once instead of attaching this terminal'
             cand -q 'Print only errors'
@@ -293,10 +293,10 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;session;help'= {
-            cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
+            cand start 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)'
             cand list 'List the sessions of this project and whether their supervisor runs'
             cand attach 'Attach this terminal to a running session''s TUI'
-            cand stop 'End Kiro and the supervisor of a session'
+            cand stop 'End the agent and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
@@ -331,17 +331,17 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help'= {
             cand adapter 'Install, inspect and manage adapter CLIs'
             cand config 'Check and render configuration'
-            cand run 'Run one prompt through Kiro over ACP and stream its events'
-            cand session 'Supervised Kiro TUI sessions whose approvals can be answered from elsewhere'
+            cand run 'Run one prompt through an agent over ACP and stream its events'
+            cand session 'Supervised agent TUI sessions whose approvals can be answered from elsewhere'
             cand completions 'Print shell completions to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;help;adapter'= {
-            cand prepare 'Resolve a verified kiro-cli: install the managed version, or check the system/path one'
-            cand status 'Show which kiro-cli would be used, and why other candidates were skipped'
+            cand prepare 'Resolve a verified agent CLI: install the managed version, or check the system/path one'
+            cand status 'Show which CLI would be used, and why other candidates were skipped'
             cand list 'List adapters and their installed versions'
-            cand login 'Run Kiro''s own login inside a session profile'
-            cand prune 'Remove older managed versions (never the one `.oneworks/kiro.lock` names)'
+            cand login 'Run the agent''s own login inside a session profile'
+            cand prune 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)'
         }
         &'oneworks;help;adapter;prepare'= {
         }
@@ -355,7 +355,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         }
         &'oneworks;help;config'= {
             cand check 'Validate the layered configuration and print where it came from'
-            cand render 'Write (or with --dry-run print) the Kiro world a session gets'
+            cand render 'Write (or with --dry-run print) the agent world a session gets'
         }
         &'oneworks;help;config;check'= {
         }
@@ -364,10 +364,10 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;run'= {
         }
         &'oneworks;help;session'= {
-            cand start 'Start Kiro''s TUI in a supervised tmux session (and attach, unless --detach)'
+            cand start 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)'
             cand list 'List the sessions of this project and whether their supervisor runs'
             cand attach 'Attach this terminal to a running session''s TUI'
-            cand stop 'End Kiro and the supervisor of a session'
+            cand stop 'End the agent and the supervisor of a session'
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
