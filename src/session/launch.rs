@@ -31,10 +31,11 @@ pub fn supervise(
     let paths = SessionPaths::new(&world.layout);
     let tui = settings.data.tui.clone();
     // Ours, in the 0700 runtime folder; a value from the parent never counts.
-    world.environment.set(
-        tui.recorder_variable.clone(),
-        paths.recorder.to_string_lossy(),
-    );
+    if let Some(variable) = &tui.recorder_variable {
+        world
+            .environment
+            .set(variable.clone(), paths.recorder.to_string_lossy());
+    }
     let webhook = webhook(settings, name)?;
     // `auto`: scrape the pane only when this Kiro writes no recorder.
     let scrape = match settings.config.config.adapters.kiro.approvals.pane_fallback {

@@ -1,8 +1,9 @@
 //! Drives the pane-scrape fallback (SPEC §8.4) in a running supervisor:
 //! captures the pane at a steady pace, feeds the detector and its
 //! single-prompt tracker, and turns what appears and vanishes into cards.
-//! A Kiro-shaped prompt is answered through the keystroke bridge; any
-//! other prompt through the one key its rows advertise.
+//! The adapter's own prompt (its grammar in the data file) is answered
+//! through the keystroke bridge; any other prompt through the one key its
+//! rows advertise.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,7 +25,7 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
         let Ok(Ok(capture)) = tokio::task::spawn_blocking(move || reader.capture()).await else {
             continue;
         };
-        let seen = pane_fallback::detect(&capture, &tui);
+        let seen = pane_fallback::detect_any(&capture, &tui);
         for event in tracker.observe(seen) {
             match event {
                 FallbackEvent::Appeared { occurrence, prompt } => {
@@ -58,16 +59,10 @@ pub fn card_for(
         options: Vec::new(),
         detail: Default::default(),
     };
-    // Kiro's own prompt: the verified row-by-row bridge.
+    // The adapter's own prompt: the verified row-by-row bridge.
     if let Some(view) = super::pane::parse(capture, &tui.prompt) {
-        let mut title = view.tool_line.as_str();
-        for prefix in &tui.prompt.tool_line {
-            if let Some(rest) = title.strip_prefix(prefix.trim_end()) {
-                title = rest.trim_start();
-                break;
-            }
-        }
-        return (request(title.to_owned()), Delivery::Bridge);
+        let title = super::pane::tool_title(&view.tool_line, &tui.prompt);
+        return (request(title), Delivery::Bridge);
     }
     let first = prompt.options.first();
     let last = prompt.options.last();
