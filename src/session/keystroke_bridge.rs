@@ -224,3 +224,7 @@ fn answered_in_terminal() -> String {
 #[cfg(test)]
 #[path = "keystroke_bridge_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "keystroke_bridge_gemini_tests.rs"]
+mod gemini_tests;
