@@ -16,6 +16,7 @@ mod bounds;
 mod completions;
 mod concurrency;
 mod config;
+mod gemini_tui;
 mod harness;
 mod hostile;
 mod launch;
