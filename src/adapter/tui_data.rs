@@ -162,10 +162,10 @@ impl PromptLabels {
     }
 }
 
+/// Test data for the session's pane tests.
 #[cfg(test)]
-pub(crate) mod tests {
+pub(crate) mod test_data {
     use super::TuiData;
-    use crate::adapter::data::AdapterData;
 
     /// The `tui:` section of `manifests/gemini.yaml`, read alone (the
     /// rest of that file belongs to other sections' types).
@@ -174,6 +174,12 @@ pub(crate) mod tests {
             serde_yaml_ng::from_str(include_str!("../../manifests/gemini.yaml")).expect("yaml");
         serde_yaml_ng::from_value(file["tui"].clone()).expect("gemini tui data")
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_data::gemini;
+    use crate::adapter::data::AdapterData;
 
     #[test]
     fn gemini_tui_data_has_no_recorder_and_its_own_grammar() {

@@ -4,7 +4,7 @@
 //! not move or lands elsewhere, the box goes away.
 
 use super::*;
-use crate::adapter::tui_data::tests::gemini;
+use crate::adapter::tui_data::test_data::gemini;
 use crate::session::pane::gemini_tests::{
     AFTER_DOWN, AFTER_DOWN_DOWN, AFTER_ENTER, BOX, UNTRUSTED_AFTER_DOWN, UNTRUSTED_BOX,
 };

@@ -5,7 +5,7 @@
 //! answer, the untrusted-folder variant with the trust dialog below it.
 
 use super::*;
-use crate::adapter::tui_data::tests::gemini;
+use crate::adapter::tui_data::test_data::gemini;
 use crate::adapter::tui_data::TuiData;
 use crate::session::pane_fallback::{detect, detect_any, detect_own};
 
