@@ -30,6 +30,12 @@ pub struct TuiData {
     pub render_gap_ms: u64,
     pub settle_ms: u64,
     pub focus_wait_ms: u64,
+    /// How long a prompt missing from a capture may be a redraw in
+    /// progress (an agent that erases and redraws its screen can be caught
+    /// half-drawn): the capture is taken again until this bound before the
+    /// prompt counts as gone. 0 (absent): gone at once.
+    #[serde(default)]
+    pub redraw_ms: u64,
     pub width: u16,
     pub height: u16,
 }
@@ -113,6 +119,10 @@ impl TuiData {
 
     pub fn focus_wait(&self) -> Duration {
         Duration::from_millis(self.focus_wait_ms)
+    }
+
+    pub fn redraw(&self) -> Duration {
+        Duration::from_millis(self.redraw_ms)
     }
 
     /// Whether the agent's `version` writes the recorder; an agent without

@@ -70,7 +70,7 @@ impl<'a> Bridge<'a> {
                 )
             })?;
             // Before the move: the focus is on the row above `next`.
-            self.verify(pane, title, Some(view.focused), cancel)?;
+            self.look(pane, title, Some(view.focused), cancel)?;
             pane.send_key(&self.tui.keys.down)?;
             view = self.wait_for_focus(pane, title, view.focused, next, cancel)?;
             self.pause(self.render_gap, cancel)?;
@@ -79,7 +79,7 @@ impl<'a> Bridge<'a> {
         // check, or the wait after the last move): settle, verify again,
         // Enter.
         self.pause(self.settle, cancel)?;
-        self.verify(pane, title, Some(target), cancel)?;
+        self.look(pane, title, Some(target), cancel)?;
         pane.send_key(&self.tui.keys.enter)
     }
 
@@ -140,6 +140,28 @@ impl<'a> Bridge<'a> {
         }
     }
 
+    /// [`Self::verify`], where a capture without the prompt is taken again
+    /// (bounded by the adapter's `redrawMs`) before the prompt counts as
+    /// gone: it may have been caught half-drawn. Only a capture that passes
+    /// every check is ever acted on.
+    fn look(
+        &self,
+        pane: &mut dyn Pane,
+        title: &str,
+        focus: Option<Row>,
+        cancel: &CancelFlag,
+    ) -> Result<PromptView, String> {
+        let deadline = Instant::now() + self.tui.redraw();
+        loop {
+            match self.verify(pane, title, focus, cancel) {
+                Err(reason) if reason == NOT_VISIBLE && Instant::now() < deadline => {
+                    self.pause(FOCUS_POLL, cancel)?;
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// The first check: Kiro writes the recorder line before it draws the
     /// prompt, so a verdict that arrives at once (a webhook) may find no
     /// prompt yet. Wait (bounded, like a moved focus) only while no prompt
@@ -174,7 +196,7 @@ impl<'a> Bridge<'a> {
     ) -> Result<PromptView, String> {
         let deadline = Instant::now() + self.focus_wait;
         loop {
-            let view = self.verify(pane, title, None, cancel)?;
+            let view = self.look(pane, title, None, cancel)?;
             if view.focused == to {
                 return Ok(view);
             }

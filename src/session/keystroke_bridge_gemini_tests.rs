@@ -6,7 +6,7 @@
 use super::*;
 use crate::adapter::tui_data::test_data::gemini;
 use crate::session::pane::gemini_tests::{
-    AFTER_DOWN, AFTER_DOWN_DOWN, AFTER_ENTER, BOX, UNTRUSTED_AFTER_DOWN, UNTRUSTED_BOX,
+    AFTER_DOWN, AFTER_DOWN_DOWN, AFTER_ENTER, BOX, HALF_DRAWN, UNTRUSTED_AFTER_DOWN, UNTRUSTED_BOX,
 };
 
 const TITLE: &str = "Shell touch probe-created.txt";
@@ -26,6 +26,10 @@ struct RealPane {
     keys: Vec<String>,
     /// After this many keys, every capture is edited.
     edit: Option<(usize, Edit)>,
+    /// After each key, this many captures show the box half-drawn (the
+    /// real agent caught mid-redraw).
+    half_drawn: usize,
+    half_left: usize,
 }
 
 impl RealPane {
@@ -38,6 +42,8 @@ impl RealPane {
             answered: None,
             keys: Vec::new(),
             edit: None,
+            half_drawn: 0,
+            half_left: 0,
         }
     }
 
@@ -48,6 +54,10 @@ impl RealPane {
 
 impl Pane for RealPane {
     fn capture(&mut self) -> Result<String, String> {
+        if self.half_left > 0 {
+            self.half_left -= 1;
+            return Ok(HALF_DRAWN.to_owned());
+        }
         let text = match self.answered {
             Some(_) => AFTER_ENTER,
             None => self.screens[self.focus],
@@ -60,6 +70,7 @@ impl Pane for RealPane {
 
     fn send_key(&mut self, key: &str) -> Result<(), String> {
         self.keys.push(key.to_owned());
+        self.half_left = self.half_drawn;
         match key {
             "Down" if !self.frozen => {
                 self.focus = (self.focus + self.step).min(self.screens.len() - 1);
@@ -72,9 +83,12 @@ impl Pane for RealPane {
 }
 
 fn deliver(pane: &mut RealPane, verdict: Verdict) -> Result<(), String> {
-    let tui = gemini();
+    deliver_with(&gemini(), pane, verdict)
+}
+
+fn deliver_with(tui: &TuiData, pane: &mut RealPane, verdict: Verdict) -> Result<(), String> {
     let bridge = Bridge {
-        tui: &tui,
+        tui,
         render_gap: Duration::ZERO,
         settle: Duration::ZERO,
         focus_wait: Duration::from_millis(200),
@@ -168,4 +182,37 @@ fn a_box_answered_in_the_terminal_gets_no_key() {
     let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
     assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
     assert_eq!(reason, "the approval prompt is no longer visible");
+}
+
+#[test]
+fn a_box_caught_half_drawn_after_a_key_is_looked_at_again() {
+    let mut pane = RealPane::trusted();
+    pane.half_drawn = 3;
+    deliver(&mut pane, Verdict::Decline).expect("delivered");
+    assert_eq!(pane.keys, ["Down", "Down", "Enter"]);
+    assert_eq!(pane.answered, Some(2));
+
+    // Without the adapter's redraw bound, the same half-drawn capture ends
+    // the delivery at once, before Enter.
+    let mut tui = gemini();
+    tui.redraw_ms = 0;
+    let mut pane = RealPane::trusted();
+    pane.half_drawn = 1;
+    let reason = deliver_with(&tui, &mut pane, Verdict::Decline).expect_err("must fail");
+    assert_eq!(pane.keys, ["Down"]);
+    assert_eq!(reason, "the approval prompt is no longer visible");
+}
+
+#[test]
+fn a_box_that_stays_half_drawn_gets_no_enter() {
+    let mut pane = RealPane::trusted();
+    pane.half_drawn = usize::MAX;
+    let started = std::time::Instant::now();
+    let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
+    assert_eq!(pane.keys, ["Down"]);
+    assert_eq!(reason, "the approval prompt is no longer visible");
+    assert!(
+        started.elapsed() >= Duration::from_millis(gemini().redraw_ms),
+        "looked again for the whole bound"
+    );
 }

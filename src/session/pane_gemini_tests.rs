@@ -25,6 +25,8 @@ pub const AFTER_DOWN_DOWN: &str = capture!("after-down-down");
 pub const AFTER_ENTER: &str = capture!("after-enter");
 pub const UNTRUSTED_BOX: &str = capture!("untrusted-box");
 pub const UNTRUSTED_AFTER_DOWN: &str = capture!("untrusted-after-down");
+/// Caught while Ink redrew the box after a Down.
+pub const HALF_DRAWN: &str = capture!("half-drawn");
 
 const TOUCH: &str = "Shell touch probe-created.txt";
 
@@ -88,6 +90,19 @@ fn the_answered_box_is_gone_whichever_key_answered() {
         let data = gemini();
         assert_eq!(detect_any(screen, &data), None, "{name}");
     }
+}
+
+#[test]
+fn a_half_drawn_box_is_not_visible() {
+    let labels = labels();
+    assert!(HALF_DRAWN.contains("? Shell  touch probe-created.txt"));
+    assert_eq!(parse(HALF_DRAWN, &labels), None);
+    assert_eq!(detect_any(HALF_DRAWN, &data()), None);
+    assert_eq!(
+        gemini().redraw_ms,
+        500,
+        "so the watcher and bridge look again"
+    );
 }
 
 #[test]

@@ -21,11 +21,21 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        let reader = tmux.clone();
-        let Ok(Ok(capture)) = tokio::task::spawn_blocking(move || reader.capture()).await else {
+        let Some(mut capture) = read_pane(&tmux).await else {
             continue;
         };
-        let seen = pane_fallback::detect_any(&capture, &tui);
+        let mut seen = pane_fallback::detect_any(&capture, &tui);
+        // The active prompt missing may be a redraw caught half-way: it
+        // is gone only when it stays missing for the adapter's bound.
+        let deadline = tokio::time::Instant::now() + tui.redraw();
+        while seen.is_none() && tracker.active().is_some() && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(REDRAW_POLL).await;
+            if let Some(again) = read_pane(&tmux).await {
+                seen = pane_fallback::detect_any(&again, &tui);
+                capture = again;
+            }
+        }
         for event in tracker.observe(seen) {
             match event {
                 FallbackEvent::Appeared { occurrence, prompt } => {
@@ -37,6 +47,17 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
                 }
             }
         }
+    }
+}
+
+/// How often a missing prompt is looked for again within `redrawMs`.
+const REDRAW_POLL: Duration = Duration::from_millis(25);
+
+async fn read_pane(tmux: &Tmux) -> Option<String> {
+    let reader = tmux.clone();
+    match tokio::task::spawn_blocking(move || reader.capture()).await {
+        Ok(Ok(capture)) => Some(capture),
+        _ => None,
     }
 }
 

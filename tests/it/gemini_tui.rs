@@ -6,15 +6,15 @@
 //! `oneworks session start gemini` — once the adapter seam selects Gemini.)
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use oneworks::adapter::tui_data::TuiData;
-use oneworks::session::cards::{CancelFlag, Verdict};
+use oneworks::session::cards::{CancelFlag, Card, CardBook, CardState, Verdict};
 use oneworks::session::keystroke_bridge::{Bridge, Pane};
 use oneworks::session::pane_fallback::detect_any;
-use oneworks::session::pane_watch::card_for;
-use oneworks::session::state::Delivery;
+use oneworks::session::pane_watch::{self, card_for};
+use oneworks::session::state::{Delivery, PaneFactory, SessionState};
 use oneworks::session::tmux::{Tmux, TmuxPane};
 
 /// tmux tests run serially: a loaded 2-core machine.
@@ -305,5 +305,115 @@ fn gemini_box_decline_walks_down_one_key_at_a_time() {
     assert_eq!(logged.keys, ["Down", "Down", "Enter"]);
     wait_until("the cancelled call", || {
         pane.capture().contains("ℹ Request cancelled.")
+    });
+}
+
+/// The supervisor's pane for deliveries: owns its tmux handle.
+struct OwnedPane(Tmux);
+
+impl Pane for OwnedPane {
+    fn capture(&mut self) -> Result<String, String> {
+        TmuxPane(&self.0).capture()
+    }
+    fn send_key(&mut self, key: &str) -> Result<(), String> {
+        TmuxPane(&self.0).send_key(key)
+    }
+}
+
+async fn wait_card(state: &SessionState, what: &str, check: impl Fn(&Card) -> bool) -> Card {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        if let Some(card) = state.cards().into_iter().find(|card| check(card)) {
+            return card;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The watcher and the card book of a supervisor on the Gemini pane, as
+/// `session start` runs them (SPEC §8.4 with the adapter's grammar).
+fn with_watcher<F: std::future::Future<Output = ()>>(
+    pane: &GeminiPane,
+    body: impl FnOnce(Arc<SessionState>) -> F,
+) {
+    let runtime = oneworks::process::runtime().expect("runtime");
+    runtime.block_on(async {
+        let tmux = pane.tmux.clone();
+        let factory: PaneFactory = Arc::new(move || Box::new(OwnedPane(tmux.clone())));
+        let state = SessionState::new(
+            CardBook::new("default", None, None),
+            pane.tui.clone(),
+            factory,
+        );
+        let watch = tokio::spawn(pane_watch::run(
+            pane.tmux.clone(),
+            Arc::clone(&state),
+            pane.tui.clone(),
+            Duration::from_millis(pane.tui.fallback.poll_ms),
+        ));
+        body(state).await;
+        watch.abort();
+    });
+}
+
+#[test]
+fn gemini_watcher_parks_one_card_and_its_answer_runs_the_command() {
+    let pane = GeminiPane::start(false);
+    let pane = &pane;
+    with_watcher(pane, |state| async move {
+        let card = wait_card(&state, "a pending card", |card| {
+            card.state == CardState::Pending
+        })
+        .await;
+        assert_eq!(card.title, TITLE);
+        let updates = state.subscribe();
+        state.answer(&card.id, Verdict::Accept).expect("claimed");
+        let ended = state.delivery_end(&card.id, updates).await.expect("card");
+        assert_eq!(ended.state, CardState::Delivered, "{ended:?}");
+        let deadline = Instant::now() + DEADLINE;
+        while !pane.probe().exists() {
+            assert!(Instant::now() < deadline, "the touch never ran");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // The box goes after our Enter: the card stays ours, and the
+        // redraws on the way parked no second card.
+        let deadline = Instant::now() + DEADLINE;
+        while detect_any(&pane.capture(), &pane.tui).is_some() {
+            assert!(Instant::now() < deadline, "the box never went");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(pane.tui.fallback.poll_ms * 3)).await;
+        let cards = state.cards();
+        assert_eq!(cards.len(), 1, "{cards:?}");
+        assert_eq!(cards[0].state, CardState::Delivered);
+    });
+}
+
+#[test]
+fn gemini_watcher_sees_the_terminal_answer_first() {
+    let pane = GeminiPane::start(false);
+    let pane = &pane;
+    with_watcher(pane, |state| async move {
+        let card = wait_card(&state, "a pending card", |card| {
+            card.state == CardState::Pending
+        })
+        .await;
+        // The person picks `1. Allow once` with its digit.
+        TmuxPane(&pane.tmux).send_key("1").expect("a person's key");
+        let answered = wait_card(&state, "answered in the terminal", |other| {
+            other.id == card.id && other.state == CardState::AnsweredInTerminal
+        })
+        .await;
+        assert_eq!(answered.by.as_deref(), Some("terminal"));
+        assert!(
+            state.answer(&card.id, Verdict::Decline).is_err(),
+            "a resolved card refuses a second answer"
+        );
+        let deadline = Instant::now() + DEADLINE;
+        while !pane.probe().exists() {
+            assert!(Instant::now() < deadline, "the person's allow never ran");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     });
 }

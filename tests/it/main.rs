@@ -17,6 +17,7 @@ mod completions;
 mod concurrency;
 mod config;
 mod gemini_tui;
+mod gemini_tui_fake;
 mod harness;
 mod hostile;
 mod launch;
