@@ -81,13 +81,15 @@ pub struct PromptLabels {
 }
 
 /// The box around a prompt: each line's `side` is removed once at both
-/// ends (a nested box keeps its own), and a line starting with `top` is
-/// the box's first.
+/// ends (a nested box keeps its own), a line starting with `top` is the
+/// box's first and one starting with `bottom` its last. A nested box right
+/// between the tool line and the question holds the command itself.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FrameData {
     pub side: String,
     pub top: String,
+    pub bottom: String,
 }
 
 /// tmux key names.

@@ -125,11 +125,11 @@ impl<'a> Bridge<'a> {
         let capture = pane.capture()?;
         let labels = &self.tui.prompt;
         let view = pane::parse(&capture, labels).ok_or_else(|| NOT_VISIBLE.to_owned())?;
-        if !pane::title_matches(&view.tool_line, title, labels) {
+        if !pane::view_matches(&view, title, labels) {
             return Err(format!(
                 "the prompt on screen (`{}`) is not the one of this card",
                 // Whole: the card scrubs the reason, then cuts it.
-                crate::output::sanitize_line(&view.tool_line)
+                crate::output::sanitize_line(view.command.as_deref().unwrap_or(&view.tool_line))
             ));
         }
         match focus {

@@ -9,7 +9,8 @@ use crate::session::pane::gemini_tests::{
     AFTER_DOWN, AFTER_DOWN_DOWN, AFTER_ENTER, BOX, HALF_DRAWN, UNTRUSTED_AFTER_DOWN, UNTRUSTED_BOX,
 };
 
-const TITLE: &str = "Shell touch probe-created.txt";
+/// The card's title: the command of the box's nested command box.
+const TITLE: &str = "touch probe-created.txt";
 
 type Edit = Box<dyn Fn(&str) -> String>;
 
@@ -165,14 +166,55 @@ fn a_box_that_changes_between_two_keys_gets_no_enter() {
 
 #[test]
 fn a_box_of_another_command_is_never_answered() {
-    let mut pane = RealPane::trusted();
-    pane.edit = Some((
-        0,
-        Box::new(|text: &str| text.replace("? Shell  touch", "? Shell  rm -f")),
-    ));
-    let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
-    assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
-    assert!(reason.contains("is not the one of this card"), "{reason}");
+    let tui = gemini();
+    let bridge = Bridge {
+        tui: &tui,
+        render_gap: Duration::ZERO,
+        settle: Duration::ZERO,
+        focus_wait: Duration::from_millis(200),
+    };
+    for title in [
+        "touch other.txt",
+        "Shell touch probe-created.txt",
+        "touch probe-created.txt; rm -rf ~",
+    ] {
+        let mut pane = RealPane::trusted();
+        let reason = bridge
+            .deliver(&mut pane, title, Verdict::Accept, &CancelFlag::default())
+            .expect_err("must fail");
+        assert!(pane.keys.is_empty(), "{title}: sent {:?}", pane.keys);
+        assert!(reason.contains("is not the one of this card"), "{reason}");
+    }
+}
+
+#[test]
+fn a_long_command_is_checked_whole_from_its_box() {
+    use crate::session::pane::gemini_tests::LONG_BOX;
+    let long = crate::session::pane::gemini_tests::long_command();
+    let mut pane = RealPane::new(vec![LONG_BOX]);
+    let tui = gemini();
+    let bridge = Bridge {
+        tui: &tui,
+        render_gap: Duration::ZERO,
+        settle: Duration::ZERO,
+        focus_wait: Duration::from_millis(200),
+    };
+    bridge
+        .deliver(&mut pane, &long, Verdict::Accept, &CancelFlag::default())
+        .expect("delivered");
+    assert_eq!(pane.keys, ["Enter"]);
+    // The tool line shows only the model's description: not a title.
+    let mut pane = RealPane::new(vec![LONG_BOX]);
+    let reason = bridge
+        .deliver(
+            &mut pane,
+            "Shell Create a file",
+            Verdict::Accept,
+            &CancelFlag::default(),
+        )
+        .expect_err("must fail");
+    assert!(pane.keys.is_empty());
+    assert!(reason.contains("> long.txt"), "shows the command: {reason}");
 }
 
 #[test]

@@ -34,6 +34,9 @@ pub struct PromptView {
     pub tool_line: String,
     /// The question line, trimmed.
     pub question: String,
+    /// The command, when a nested box right between the tool line and
+    /// the question shows it (its lines joined by a space).
+    pub command: Option<String>,
     /// The rows, top to bottom: `Allow`, maybe others, `Reject`.
     pub rows: Vec<Row>,
     /// The row with the focus marker.
@@ -94,6 +97,7 @@ pub fn parse(capture: &str, labels: &PromptLabels) -> Option<PromptView> {
         (true, [row]) => Some(PromptView {
             tool_line: lines[tool_at].trim().to_owned(),
             question: lines[question_at].trim().to_owned(),
+            command: command_box(&lines[tool_at + 1..question_at], labels),
             rows,
             focused: *row,
             tool_at,
@@ -144,6 +148,45 @@ fn tool_line_at(
         }
     }
     None
+}
+
+/// The command in a nested box that fills `between` (the lines between
+/// the tool line and the question) exactly: top, content lines, bottom.
+fn command_box(between: &[&str], labels: &PromptLabels) -> Option<String> {
+    let frame = labels.frame.as_ref()?;
+    let [top, content @ .., bottom] = between else {
+        return None;
+    };
+    let is = |line: &str, mark: &str| line.trim_start().starts_with(mark);
+    if !is(top, &frame.top) || !is(bottom, &frame.bottom) || content.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for line in content {
+        if !is(line, &frame.side) {
+            return None;
+        }
+        parts.push(collapse(labels.strip_frame(line)));
+    }
+    Some(parts.join(" ")).filter(|command| !command.trim().is_empty())
+}
+
+/// A card's title for a prompt read from the pane: the command when its
+/// box shows it, else the tool line without its prefix.
+pub fn card_title(view: &PromptView, labels: &PromptLabels) -> String {
+    match &view.command {
+        Some(command) => collapse(command),
+        None => tool_title(&view.tool_line, labels),
+    }
+}
+
+/// Whether the prompt on screen is the one titled `title`: its command
+/// when its box shows one, else its tool line ([`title_matches`]).
+pub fn view_matches(view: &PromptView, title: &str, labels: &PromptLabels) -> bool {
+    match &view.command {
+        Some(command) => collapse(command) == collapse(title),
+        None => title_matches(&view.tool_line, title, labels),
+    }
 }
 
 /// A row: (has the focus marker, its number if rows are numbered, which).

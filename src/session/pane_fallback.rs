@@ -248,7 +248,10 @@ pub fn detect_own(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
         })
         .collect();
     let mut hasher = Sha256::new();
-    let parts = [context.as_str(), view.question.as_str()]
+    // The command too: two long commands may share a tool line (the
+    // model's description).
+    let command = view.command.as_deref().unwrap_or_default();
+    let parts = [context.as_str(), command, view.question.as_str()]
         .into_iter()
         .chain(options.iter().map(|option| option.label.as_str()));
     for part in parts {

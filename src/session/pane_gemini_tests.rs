@@ -25,10 +25,22 @@ pub const AFTER_DOWN_DOWN: &str = capture!("after-down-down");
 pub const AFTER_ENTER: &str = capture!("after-enter");
 pub const UNTRUSTED_BOX: &str = capture!("untrusted-box");
 pub const UNTRUSTED_AFTER_DOWN: &str = capture!("untrusted-after-down");
+/// A command too long for the tool line (which then shows the model's
+/// description) — wrapped in its box.
+pub const LONG_BOX: &str = capture!("long-box");
 /// Caught while Ink redrew the box after a Down.
 pub const HALF_DRAWN: &str = capture!("half-drawn");
 
 const TOUCH: &str = "Shell touch probe-created.txt";
+
+/// The command of [`LONG_BOX`], as the model sent it.
+pub fn long_command() -> String {
+    format!(
+        "echo {} && echo {} > long.txt",
+        "x".repeat(150),
+        "y".repeat(150)
+    )
+}
 
 fn labels() -> PromptLabels {
     gemini().prompt
@@ -46,6 +58,10 @@ fn the_real_box_parses_with_the_command_as_title() {
     assert_eq!(view.question, "Allow execution of [Shell]?");
     assert_eq!(view.rows, [Row::Allow, Row::Other(0), Row::Reject]);
     assert_eq!(view.focused, Row::Allow);
+    assert_eq!(view.command.as_deref(), Some("touch probe-created.txt"));
+    assert_eq!(card_title(&view, &labels), "touch probe-created.txt");
+    assert!(view_matches(&view, "touch  probe-created.txt", &labels));
+    assert!(!view_matches(&view, TOUCH, &labels));
     assert_eq!(Row::Other(0).label(&labels), "Allow for this session");
     assert_eq!(Row::Reject.label(&labels), "No, suggest changes");
     assert_eq!(tool_title(&view.tool_line, &labels), TOUCH);
@@ -90,6 +106,22 @@ fn the_answered_box_is_gone_whichever_key_answered() {
         let data = gemini();
         assert_eq!(detect_any(screen, &data), None, "{name}");
     }
+}
+
+#[test]
+fn a_long_command_is_read_whole_from_its_box_not_from_the_tool_line() {
+    let labels = labels();
+    let view = view(LONG_BOX);
+    assert_eq!(view.tool_line, "? Shell  Create a file");
+    assert_eq!(view.command.as_deref(), Some(long_command().as_str()));
+    assert_eq!(card_title(&view, &labels), long_command());
+    assert!(!view_matches(&view, "Shell Create a file", &labels));
+    // Two long commands with the same description are two prompts.
+    let data = data();
+    let first = detect_any(LONG_BOX, &data).expect("prompt");
+    let other = LONG_BOX.replace("> long.txt", "> else.txt");
+    let second = detect_any(&other, &data).expect("prompt");
+    assert_ne!(first.hash, second.hash);
 }
 
 #[test]
@@ -261,7 +293,11 @@ fn the_watcher_finds_the_box_and_answers_it_through_the_bridge() {
     assert_ne!(untrusted.hash, prompt.hash);
 
     let (request, delivery) = crate::session::pane_watch::card_for(1, &prompt, BOX, &data);
-    assert_eq!(request.title, TOUCH);
+    assert_eq!(request.title, "touch probe-created.txt");
+    assert_eq!(
+        request.detail.command.as_deref(),
+        Some("touch probe-created.txt")
+    );
     assert_eq!(delivery, crate::session::state::Delivery::Bridge);
 }
 

@@ -82,8 +82,10 @@ pub fn card_for(
     };
     // The adapter's own prompt: the verified row-by-row bridge.
     if let Some(view) = super::pane::parse(capture, &tui.prompt) {
-        let title = super::pane::tool_title(&view.tool_line, &tui.prompt);
-        return (request(title), Delivery::Bridge);
+        let title = super::pane::card_title(&view, &tui.prompt);
+        let mut request = request(title);
+        request.detail.command = view.command;
+        return (request, Delivery::Bridge);
     }
     let first = prompt.options.first();
     let last = prompt.options.last();

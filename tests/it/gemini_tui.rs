@@ -22,7 +22,8 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
-const TITLE: &str = "Shell touch probe-created.txt";
+/// The card's title: the command, as the box's nested command box shows it.
+const TITLE: &str = "touch probe-created.txt";
 
 /// The model's answers, as Gemini's `--fake-responses` reads them: a shell
 /// call, then a text (the SPEC's `gemini-shell-turn.jsonl`, whole, so the
@@ -73,6 +74,10 @@ struct GeminiPane {
 
 impl GeminiPane {
     fn start(folder_trust: bool) -> GeminiPane {
+        Self::start_with(folder_trust, RESPONSES)
+    }
+
+    fn start_with(folder_trust: bool, responses_text: &str) -> GeminiPane {
         let serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
         let temp = tempfile::tempdir().expect("tempdir");
         let home = temp.path().join("home");
@@ -88,7 +93,7 @@ impl GeminiPane {
         });
         std::fs::write(home.join(".gemini/settings.json"), settings.to_string()).expect("settings");
         let responses = temp.path().join("responses.jsonl");
-        std::fs::write(&responses, RESPONSES).expect("responses");
+        std::fs::write(&responses, responses_text).expect("responses");
         let tmux_program = oneworks::session::tmux::find(std::env::var("PATH").ok().as_deref())
             .expect("tmux on PATH");
         let env = [
@@ -256,7 +261,7 @@ fn gemini_box_of_another_command_is_not_answered() {
     let pane = GeminiPane::start(false);
     let (_, _) = pane.card();
     let reason = pane
-        .deliver("Shell touch other.txt", Verdict::Accept)
+        .deliver("touch other.txt", Verdict::Accept)
         .expect_err("must fail closed");
     assert!(reason.contains("is not the one of this card"), "{reason}");
     assert!(
@@ -415,5 +420,26 @@ fn gemini_watcher_sees_the_terminal_answer_first() {
             assert!(Instant::now() < deadline, "the person's allow never ran");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    });
+}
+
+#[test]
+fn gemini_box_of_a_long_command_is_carded_and_checked_whole() {
+    // Too long for the tool line, which then shows the description.
+    let long = format!(
+        "echo {} && echo {} > long.txt",
+        "x".repeat(150),
+        "y".repeat(150)
+    );
+    let responses = RESPONSES.replace("touch probe-created.txt", &long);
+    let pane = GeminiPane::start_with(false, &responses);
+    let (title, _) = pane.card();
+    assert_eq!(title, long);
+    assert!(pane.capture().contains("? Shell  Create a file"));
+    pane.deliver(&title, Verdict::Accept).expect("delivered");
+    let written = pane.cwd.join("long.txt");
+    wait_until("the command", || written.exists());
+    wait_until("its output", || {
+        std::fs::read_to_string(&written).is_ok_and(|text| text == format!("{}\n", "y".repeat(150)))
     });
 }

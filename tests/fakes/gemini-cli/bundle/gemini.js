@@ -353,8 +353,12 @@ function tui(args) {
       lines.push(
         "",
         ...box(w, [
-          `? Shell  ${pending.command}`,
-          ...box(w - 4, [pending.command]),
+          // A command too long for the tool line shows the model's
+          // description there; the nested box always holds it whole.
+          [...`? Shell  ${pending.command}`].length <= w - 4 || !pending.description
+            ? `? Shell  ${pending.command}`
+            : `? Shell  ${pending.description}`,
+          ...box(w - 4, wrap(pending.command, w - 8)),
           "Allow execution of [Shell]?",
           ...(/[<>]/.test(pending.command) ? ["Redirection detected. To auto-accept, press Shift+Tab"] : []),
           "",
@@ -423,7 +427,7 @@ function tui(args) {
       const rows = [["Allow once", "once"]];
       if (folderTrusted(cwd)) rows.push(["Allow for this session", "session"]);
       rows.push(["No, suggest changes (esc)", "no"]);
-      pending = { command: answer.command, rows, focus: 0 };
+      pending = { command: answer.command, description: answer.description, rows, focus: 0 };
       return;
     }
   }
