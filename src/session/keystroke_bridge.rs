@@ -70,7 +70,7 @@ impl<'a> Bridge<'a> {
                 )
             })?;
             // Before the move: the focus is on the row above `next`.
-            self.verify(pane, title, Some(view.focused), cancel)?;
+            self.look(pane, title, Some(view.focused), cancel)?;
             pane.send_key(&self.tui.keys.down)?;
             view = self.wait_for_focus(pane, title, view.focused, next, cancel)?;
             self.pause(self.render_gap, cancel)?;
@@ -79,7 +79,7 @@ impl<'a> Bridge<'a> {
         // check, or the wait after the last move): settle, verify again,
         // Enter.
         self.pause(self.settle, cancel)?;
-        self.verify(pane, title, Some(target), cancel)?;
+        self.look(pane, title, Some(target), cancel)?;
         pane.send_key(&self.tui.keys.enter)
     }
 
@@ -125,11 +125,11 @@ impl<'a> Bridge<'a> {
         let capture = pane.capture()?;
         let labels = &self.tui.prompt;
         let view = pane::parse(&capture, labels).ok_or_else(|| NOT_VISIBLE.to_owned())?;
-        if !pane::title_matches(&view.tool_line, title, labels) {
+        if !pane::view_matches(&view, title, labels) {
             return Err(format!(
                 "the prompt on screen (`{}`) is not the one of this card",
                 // Whole: the card scrubs the reason, then cuts it.
-                crate::output::sanitize_line(&view.tool_line)
+                crate::output::sanitize_line(view.command.as_deref().unwrap_or(&view.tool_line))
             ));
         }
         match focus {
@@ -137,6 +137,28 @@ impl<'a> Bridge<'a> {
                 Err(self.focus_error(expected, view.focused))
             }
             _ => Ok(view),
+        }
+    }
+
+    /// [`Self::verify`], where a capture without the prompt is taken again
+    /// (bounded by the adapter's `redrawMs`) before the prompt counts as
+    /// gone: it may have been caught half-drawn. Only a capture that passes
+    /// every check is ever acted on.
+    fn look(
+        &self,
+        pane: &mut dyn Pane,
+        title: &str,
+        focus: Option<Row>,
+        cancel: &CancelFlag,
+    ) -> Result<PromptView, String> {
+        let deadline = Instant::now() + self.tui.redraw();
+        loop {
+            match self.verify(pane, title, focus, cancel) {
+                Err(reason) if reason == NOT_VISIBLE && Instant::now() < deadline => {
+                    self.pause(FOCUS_POLL, cancel)?;
+                }
+                other => return other,
+            }
         }
     }
 
@@ -174,7 +196,7 @@ impl<'a> Bridge<'a> {
     ) -> Result<PromptView, String> {
         let deadline = Instant::now() + self.focus_wait;
         loop {
-            let view = self.verify(pane, title, None, cancel)?;
+            let view = self.look(pane, title, None, cancel)?;
             if view.focused == to {
                 return Ok(view);
             }
@@ -224,3 +246,7 @@ fn answered_in_terminal() -> String {
 #[cfg(test)]
 #[path = "keystroke_bridge_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "keystroke_bridge_gemini_tests.rs"]
+mod gemini_tests;

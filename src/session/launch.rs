@@ -30,10 +30,11 @@ pub fn supervise(
     let paths = SessionPaths::new(&world.layout);
     let tui = inputs.data.tui.clone();
     // Ours, in the 0700 runtime folder; a value from the parent never counts.
-    world.environment.set(
-        tui.recorder_variable.clone(),
-        paths.recorder.to_string_lossy(),
-    );
+    if let Some(variable) = &tui.recorder_variable {
+        world
+            .environment
+            .set(variable.clone(), paths.recorder.to_string_lossy());
+    }
     let webhook = webhook(inputs, name)?;
     // `auto`: scrape the pane only when this CLI writes no recorder.
     let scrape = match inputs.config.approvals.pane_fallback {

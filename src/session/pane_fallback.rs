@@ -81,7 +81,7 @@ fn is_border(line: &str) -> bool {
 }
 
 fn is_title(line: &str, data: &TuiData) -> bool {
-    line.contains(&data.prompt.marker)
+    data.prompt.is_question(line)
         || data
             .fallback
             .question_marks
@@ -213,6 +213,65 @@ pub fn detect(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
         hash,
         earlier,
     })
+}
+
+/// The adapter's own prompt (its grammar in the data file, SPEC §11.3) as
+/// a detected prompt for the tracker: the tool line as context, the
+/// question as title, the rows as the data names them.
+pub fn detect_own(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
+    let labels = &data.prompt;
+    let view = super::pane::parse(capture, labels)?;
+    let lines: Vec<&str> = capture
+        .lines()
+        .map(|line| labels.strip_frame(line))
+        .collect();
+    let context = super::pane::collapse(&view.tool_line);
+    let shown = super::pane::tool_title(&view.tool_line, labels);
+    // An answered prompt leaves its tool line above, under another status
+    // mark (`✓  Shell pwd`): an identical prompt below it is a new one.
+    let earlier = lines[..view.tool_at]
+        .iter()
+        .filter(|line| {
+            let collapsed = super::pane::collapse(line);
+            collapsed
+                .split_once(' ')
+                .is_some_and(|(_, rest)| !shown.is_empty() && rest == shown)
+        })
+        .count();
+    let options: Vec<OptionRow> = view
+        .rows
+        .iter()
+        .map(|row| OptionRow {
+            label: row.label(labels).to_owned(),
+            keys: Vec::new(),
+            focused: *row == view.focused,
+        })
+        .collect();
+    let mut hasher = Sha256::new();
+    // The command too: two long commands may share a tool line (the
+    // model's description).
+    let command = view.command.as_deref().unwrap_or_default();
+    let parts = [context.as_str(), command, view.question.as_str()]
+        .into_iter()
+        .chain(options.iter().map(|option| option.label.as_str()));
+    for part in parts {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    Some(DetectedPrompt {
+        context: Some(context),
+        title: view.question.clone(),
+        options,
+        hash: hex::encode(&hasher.finalize()[..8]),
+        earlier,
+    })
+}
+
+/// The generic detector, else the adapter's own prompt (one whose rows
+/// the generic reading cannot find: Gemini's box, a blank line under its
+/// question).
+pub fn detect_any(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
+    detect(capture, data).or_else(|| detect_own(capture, data))
 }
 
 /// What changed between two looks at the pane.

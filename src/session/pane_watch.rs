@@ -1,8 +1,9 @@
 //! Drives the pane-scrape fallback (SPEC §8.4) in a running supervisor:
 //! captures the pane at a steady pace, feeds the detector and its
 //! single-prompt tracker, and turns what appears and vanishes into cards.
-//! A Kiro-shaped prompt is answered through the keystroke bridge; any
-//! other prompt through the one key its rows advertise.
+//! The adapter's own prompt (its grammar in the data file) is answered
+//! through the keystroke bridge; any other prompt through the one key its
+//! rows advertise.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,11 +21,21 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        let reader = tmux.clone();
-        let Ok(Ok(capture)) = tokio::task::spawn_blocking(move || reader.capture()).await else {
+        let Some(mut capture) = read_pane(&tmux).await else {
             continue;
         };
-        let seen = pane_fallback::detect(&capture, &tui);
+        let mut seen = pane_fallback::detect_any(&capture, &tui);
+        // The active prompt missing may be a redraw caught half-way: it
+        // is gone only when it stays missing for the adapter's bound.
+        let deadline = tokio::time::Instant::now() + tui.redraw();
+        while seen.is_none() && tracker.active().is_some() && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(REDRAW_POLL).await;
+            if let Some(again) = read_pane(&tmux).await {
+                seen = pane_fallback::detect_any(&again, &tui);
+                capture = again;
+            }
+        }
         for event in tracker.observe(seen) {
             match event {
                 FallbackEvent::Appeared { occurrence, prompt } => {
@@ -36,6 +47,17 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
                 }
             }
         }
+    }
+}
+
+/// How often a missing prompt is looked for again within `redrawMs`.
+const REDRAW_POLL: Duration = Duration::from_millis(25);
+
+async fn read_pane(tmux: &Tmux) -> Option<String> {
+    let reader = tmux.clone();
+    match tokio::task::spawn_blocking(move || reader.capture()).await {
+        Ok(Ok(capture)) => Some(capture),
+        _ => None,
     }
 }
 
@@ -58,16 +80,12 @@ pub fn card_for(
         options: Vec::new(),
         detail: Default::default(),
     };
-    // Kiro's own prompt: the verified row-by-row bridge.
+    // The adapter's own prompt: the verified row-by-row bridge.
     if let Some(view) = super::pane::parse(capture, &tui.prompt) {
-        let mut title = view.tool_line.as_str();
-        for prefix in &tui.prompt.tool_line {
-            if let Some(rest) = title.strip_prefix(prefix.trim_end()) {
-                title = rest.trim_start();
-                break;
-            }
-        }
-        return (request(title.to_owned()), Delivery::Bridge);
+        let title = super::pane::card_title(&view, &tui.prompt);
+        let mut request = request(title);
+        request.detail.command = view.command;
+        return (request, Delivery::Bridge);
     }
     let first = prompt.options.first();
     let last = prompt.options.last();

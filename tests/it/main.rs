@@ -16,6 +16,8 @@ mod bounds;
 mod completions;
 mod concurrency;
 mod config;
+mod gemini_tui;
+mod gemini_tui_fake;
 mod harness;
 mod hostile;
 mod launch;
