@@ -9,12 +9,11 @@ use crate::adapter::data::AdapterData;
 use crate::cli::GlobalArgs;
 use crate::config::{self, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
-use crate::install::download::{parse_url, Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
-use crate::install::format::FileType;
+use crate::install::download::{Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
 use crate::install::platform::Host;
 use crate::install::probe::ProbeSettings;
 use crate::install::store::Store;
-use crate::install::Installer;
+use crate::install::{Installer, ManagedSource};
 use crate::locations::{Environment, Locations, Project};
 
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(1800);
@@ -155,54 +154,17 @@ impl Settings {
     }
 
     pub fn installer(&self) -> Result<Installer<'_>, Error> {
-        let manifest_text = self
-            .env
-            .get("ONEWORKS_KIRO_MANIFEST_URL")
-            .unwrap_or(&self.data.manifest.url)
-            .to_owned();
-        let manifest_url = parse_url(&manifest_text)?;
-        let base_text = match self.env.get("ONEWORKS_KIRO_DOWNLOAD_BASE") {
-            Some(base) => base.to_owned(),
-            None => {
-                // The manifest's query (a mirror's token) and fragment are
-                // not part of the base.
-                let mut bare = manifest_url.clone();
-                bare.set_query(None);
-                bare.set_fragment(None);
-                match bare
-                    .as_str()
-                    .strip_suffix(&self.data.manifest.base_strip_suffix)
-                {
-                    Some(base) => base.to_owned(),
-                    None => bare
-                        .join(".")
-                        .map(|url| url.to_string())
-                        .unwrap_or_else(|_| bare.to_string()),
-                }
-            }
-        };
-        let base_text = if base_text.ends_with('/') {
-            base_text
-        } else {
-            format!("{base_text}/")
-        };
-        let formats = match self.env.get("ONEWORKS_KIRO_FORMATS") {
-            Some(list) => list
-                .split(',')
-                .map(str::trim)
-                .filter(|format| !format.is_empty())
-                .map(FileType::parse)
-                .collect(),
-            None => self.data.platforms.linux.format_preference.clone(),
-        };
+        let source = ManagedSource::from_data(
+            &self.data,
+            &|name| self.env.get(name).map(str::to_owned),
+            self.env.home().as_deref(),
+        )?;
         Ok(Installer {
             data: &self.data,
             store: self.store(),
             cache_dir: self.locations.cache_dir.clone(),
-            manifest_url,
-            download_base: parse_url(&base_text)?,
+            source,
             lock_timeout: self.lock_timeout()?,
-            formats,
             host: Host::detect(),
             probe: self.probe_settings(),
             fetcher: Fetcher::new(self.retry_policy(), self.http_timeout()?),
