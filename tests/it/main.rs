@@ -22,6 +22,7 @@ mod launch;
 mod login;
 mod messages;
 mod network;
+mod npm_install;
 mod output;
 mod outside;
 mod prepare;
