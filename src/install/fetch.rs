@@ -12,7 +12,7 @@ use super::error::{io, InstallError};
 use super::extract::{self, guard::Staging};
 use super::format::Unpack;
 use super::pipeline;
-use super::spool::SPOOL_PREFIX;
+use super::spool::spool_prefix;
 use super::{Installer, Target};
 
 /// A digest, and for zips the spool it was computed over.
@@ -195,7 +195,7 @@ impl Installer<'_> {
         use sha2::Digest as _;
         crate::fs_safety::create_dir_chain(&self.cache_dir, &self.cache_dir, 0o700)?;
         let mut spool = tempfile::Builder::new()
-            .prefix(SPOOL_PREFIX)
+            .prefix(&spool_prefix(&self.data.id))
             .suffix(".zip")
             .tempfile_in(&self.cache_dir)
             .map_err(io("create a spool file in", &self.cache_dir))?;

@@ -340,7 +340,7 @@ impl Installer<'_> {
         // Under the lock: anything in staging or the spool was left by a
         // killed install.
         self.store.sweep_staging();
-        spool::sweep_spools(&self.cache_dir);
+        spool::sweep_spools(&self.cache_dir, &self.data.id);
         crate::fs_safety::check_dir_chain(&self.store.home, &self.store.version_dir(version))?;
         if !force {
             if let Some(installed) = self.reusable(version, same)? {

@@ -413,3 +413,53 @@ fn npm_the_registry_comes_from_the_users_npmrc() {
     assert_prepared(&env.prepare(&[]), "managed", "1.0.0");
     assert_eq!(env.server.hits(DOCUMENT_PATH), 1);
 }
+
+#[test]
+fn npm_concurrent_prepares_download_once() {
+    let env = npm_env();
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    // Hold the one download open until every process has read the
+    // document, so they really contend for the install lock.
+    let release = env.base().join("release-tarball");
+    env.server.route(
+        &published.path,
+        crate::support::server::Route::Stall {
+            body: published.bytes.clone().into(),
+            after_bytes: published.bytes.len() / 2,
+            release: release.clone(),
+        },
+    );
+    let running: Vec<crate::support::Running> = (0..4)
+        .map(|_| crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while env.server.hits(DOCUMENT_PATH) < 4 && std::time::Instant::now() < deadline {
+        assert!(
+            std::fs::symlink_metadata(env.version_dir("1.0.0")).is_err(),
+            "the version became visible before its download finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(&release, "go").expect("release the tarball");
+    let outcomes: Vec<_> = running
+        .into_iter()
+        .map(crate::support::Running::wait)
+        .collect();
+    let documents: Vec<_> = outcomes
+        .iter()
+        .map(|outcome| assert_prepared(outcome, "managed", "1.0.0"))
+        .collect();
+    assert_eq!(
+        documents
+            .iter()
+            .filter(|document| !reused(document))
+            .count(),
+        1,
+        "exactly one process installs"
+    );
+    let paths: std::collections::BTreeSet<_> = documents.iter().map(path_of).collect();
+    assert_eq!(paths.len(), 1, "all print the same path");
+    assert_eq!(env.server.hits(&published.path), 1, "one download");
+    env.assert_no_leftovers();
+}
