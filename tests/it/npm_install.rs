@@ -463,3 +463,36 @@ fn npm_concurrent_prepares_download_once() {
     assert_eq!(env.server.hits(&published.path), 1, "one download");
     env.assert_no_leftovers();
 }
+
+#[test]
+fn npm_a_bad_package_document_is_a_clear_error() {
+    let env = npm_env();
+    let published = Published::new(&env.server, "1.0.0");
+    for (name, body, why) in [
+        (
+            "html",
+            b"<html>proxy login</html>".to_vec(),
+            "is not valid JSON",
+        ),
+        (
+            "latest not listed",
+            npm_registry::document("2.0.0", &[&published]),
+            "`dist-tags.latest` `2.0.0` is not a version the document lists",
+        ),
+    ] {
+        env.server
+            .route(DOCUMENT_PATH, crate::support::server::Route::ok(body));
+        let outcome = env.prepare(&[]);
+        outcome.assert_error(4, "network");
+        let text = outcome.all_text();
+        assert!(
+            text.contains(&format!(
+                "failed to read the npm package document `{}`",
+                env.server.url(DOCUMENT_PATH)
+            )) && text.contains(why),
+            "{name}: {text}"
+        );
+        assert!(text.contains("ONEWORKS_NPM_REGISTRY"), "{name}: {text}");
+        env.assert_nothing_published("1.0.0");
+    }
+}
