@@ -104,7 +104,7 @@ pub enum InstallError {
     Registry(#[from] RegistryError),
     #[error(transparent)]
     Node(#[from] NodeError),
-    #[error("the manifest's download path `{download}` leaves the download base `{base}`")]
+    #[error("the download `{download}` leaves the download base `{base}`")]
     OutsideBase { download: String, base: String },
     #[error(transparent)]
     NoPackage(#[from] NoPackage),
@@ -278,7 +278,7 @@ impl InstallError {
                 "the registry did not send a valid npm package document: check ONEWORKS_NPM_REGISTRY (or npm's `registry` setting) points at an npm registry or a faithful mirror".to_owned(),
             ),
             InstallError::OutsideBase { .. } => Some(format!(
-                "the manifest does not belong to this download base: check {sources}"
+                "the source (manifest or lock file) points outside its download base; nothing was downloaded: check {sources}, or delete the lock file if it came from elsewhere"
             )),
             InstallError::Checksum { .. } => Some(
                 "the download was corrupted or the mirror serves another file; nothing was installed".to_owned(),

@@ -496,3 +496,37 @@ fn npm_a_bad_package_document_is_a_clear_error() {
         env.assert_nothing_published("1.0.0");
     }
 }
+
+#[test]
+fn npm_a_pin_naming_another_host_is_refused() {
+    let env = npm_env();
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    // A cloned project's lock file pointing at a host of its choosing,
+    // with an integrity that matches what that host serves.
+    std::fs::write(
+        env.kiro_lock(),
+        serde_json::to_vec(&json!({
+            "version": "1.0.0",
+            "npm": {
+                "package": npm_registry::PACKAGE,
+                "tarball": "http://127.0.0.1:9/evil.tgz",
+                "integrity": npm_registry::sri(&published.bytes),
+                "bin": npm_registry::BIN,
+            }
+        }))
+        .expect("pin json"),
+    )
+    .expect("write pin");
+    let outcome = env.prepare(&["--locked"]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!(
+            "the download `http://127.0.0.1:9/evil.tgz` leaves the download base `{}`",
+            env.server.url("/")
+        )
+    );
+    assert_eq!(env.server.total_hits(), 0);
+    env.assert_nothing_published("1.0.0");
+}

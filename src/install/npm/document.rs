@@ -188,7 +188,7 @@ pub fn package_relative(bin: &str) -> Option<String> {
         match part {
             "" | "." => {}
             ".." => return None,
-            part if part.contains('\\') => return None,
+            part if part.contains('\\') || part.chars().any(char::is_control) => return None,
             part => parts.push(part),
         }
     }
@@ -282,5 +282,6 @@ mod tests {
         assert_eq!(package_relative("../evil"), None);
         assert_eq!(package_relative("/usr/bin/node"), None);
         assert_eq!(package_relative("."), None);
+        assert_eq!(package_relative("bin/\u{1b}[2Jx.js"), None);
     }
 }

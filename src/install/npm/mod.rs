@@ -139,6 +139,14 @@ impl Installer<'_> {
             engines_node: pin.engines_node.clone(),
         };
         let artifact = self.npm_artifact(&doc, registry)?;
+        // The pin comes from the project (possibly a hostile clone): it may
+        // name a version, never another host. A registry stays a registry.
+        if !artifact.tarball.as_str().starts_with(registry.as_str()) {
+            return Err(InstallError::OutsideBase {
+                download: shown(&artifact.tarball),
+                base: shown(registry),
+            });
+        }
         self.install_npm_artifact(&artifact, force)
     }
 
