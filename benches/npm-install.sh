@@ -15,8 +15,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${BENCH_RUNS:-5}
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy no_proxy NO_PROXY
 
-(cd "$ROOT" && cargo build --release --quiet)
-ONEWORKS=$ROOT/target/release/oneworks
+# ONEWORKS_BIN=path measures a binary already built (no `cargo build`).
+if [[ -z ${ONEWORKS_BIN:-} ]]; then
+    (cd "$ROOT" && cargo build --release --quiet)
+fi
+ONEWORKS=${ONEWORKS_BIN:-$ROOT/target/release/oneworks}
 WORK=$(mktemp -d /tmp/ow-npm-bench.XXXXXX)
 SERVER_PID=
 cleanup() {
