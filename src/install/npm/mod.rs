@@ -104,7 +104,9 @@ impl Installer<'_> {
                 packages: Vec::new(),
                 npm: Some(NpmPin {
                     package: package.to_owned(),
-                    tarball: artifact.tarball.to_string(),
+                    // As shown: a userinfo or token in the URL never reaches the
+                    // project's lock file.
+                    tarball: shown(&artifact.tarball),
                     integrity: artifact.integrity.to_sri(),
                     bin: artifact.bin.clone(),
                     engines_node: artifact.engines_node.clone(),
