@@ -12,12 +12,11 @@ use crate::adapter::registry::{self, Registry, RegistryError};
 use crate::cli::GlobalArgs;
 use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
-use crate::install::download::{parse_url, Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
-use crate::install::format::FileType;
+use crate::install::download::{Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
 use crate::install::platform::Host;
 use crate::install::probe::ProbeSettings;
 use crate::install::store::Store;
-use crate::install::Installer;
+use crate::install::{Installer, ManagedSource};
 use crate::locations::{Environment, Locations, Project};
 
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(1800);
@@ -218,51 +217,17 @@ impl Settings {
     }
 
     pub fn installer<'a>(&'a self, data: &'a AdapterData) -> Result<Installer<'a>, Error> {
-        let manifest_text = self
-            .env
-            .get(&registry::variable(&data.id, "MANIFEST_URL"))
-            .unwrap_or(&data.manifest.url)
-            .to_owned();
-        let manifest_url = parse_url(&manifest_text)?;
-        let base_text = match self.env.get(&registry::variable(&data.id, "DOWNLOAD_BASE")) {
-            Some(base) => base.to_owned(),
-            None => {
-                // The manifest's query (a mirror's token) and fragment are
-                // not part of the base.
-                let mut bare = manifest_url.clone();
-                bare.set_query(None);
-                bare.set_fragment(None);
-                match bare.as_str().strip_suffix(&data.manifest.base_strip_suffix) {
-                    Some(base) => base.to_owned(),
-                    None => bare
-                        .join(".")
-                        .map(|url| url.to_string())
-                        .unwrap_or_else(|_| bare.to_string()),
-                }
-            }
-        };
-        let base_text = if base_text.ends_with('/') {
-            base_text
-        } else {
-            format!("{base_text}/")
-        };
-        let formats = match self.env.get(&registry::variable(&data.id, "FORMATS")) {
-            Some(list) => list
-                .split(',')
-                .map(str::trim)
-                .filter(|format| !format.is_empty())
-                .map(FileType::parse)
-                .collect(),
-            None => data.platforms.linux.format_preference.clone(),
-        };
+        let source = ManagedSource::from_data(
+            data,
+            &|name| self.env.get(name).map(str::to_owned),
+            self.env.home().as_deref(),
+        )?;
         Ok(Installer {
             data,
             store: self.store(data),
             cache_dir: self.locations.cache_dir.clone(),
-            manifest_url,
-            download_base: parse_url(&base_text)?,
+            source,
             lock_timeout: self.lock_timeout()?,
-            formats,
             host: Host::detect(),
             probe: self.probe_settings(data),
             fetcher: Fetcher::new(self.retry_policy(), self.http_timeout()?),

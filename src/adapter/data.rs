@@ -38,11 +38,21 @@ pub enum DataError {
 pub struct AdapterData {
     pub id: String,
     pub display_name: String,
-    pub manifest: ManifestData,
+    /// The vendor manifest managed source (SPEC §4); exactly one of
+    /// `manifest` and `npm` is given.
+    #[serde(default)]
+    pub manifest: Option<ManifestData>,
+    /// The npm registry managed source (SPEC §11.2).
+    #[serde(default)]
+    pub npm: Option<NpmData>,
     pub binary: BinaryData,
     pub probes: ProbeData,
-    pub platforms: PlatformData,
-    pub archive: ArchiveData,
+    /// Platform selection among the vendor manifest's packages.
+    #[serde(default)]
+    pub platforms: Option<PlatformData>,
+    /// The layout of the vendor manifest's archives.
+    #[serde(default)]
+    pub archive: Option<ArchiveData>,
     pub credentials: CredentialRules,
     pub session: SessionData,
     pub acp: super::acp_data::AcpData,
@@ -54,6 +64,17 @@ pub struct AdapterData {
 pub struct ManifestData {
     pub url: String,
     pub base_strip_suffix: String,
+}
+
+/// An npm package as a managed source: the registry is the user's npm
+/// setting (or `ONEWORKS_NPM_REGISTRY`), not data.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NpmData {
+    /// The package name, scoped or not (`@google/gemini-cli`).
+    pub package: String,
+    /// The executable: `bin.<binCommand>` of the version document.
+    pub bin_command: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -69,7 +90,10 @@ pub struct BinaryData {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeData {
     pub version: Vec<String>,
-    pub acp: Vec<String>,
+    /// A second probe that the ACP mode exists; absent when the agent has
+    /// no cheap way to ask (Gemini).
+    #[serde(default)]
+    pub acp: Option<Vec<String>>,
     pub timeout_seconds: u64,
 }
 
@@ -180,7 +204,28 @@ impl AdapterData {
                 path: path.to_owned(),
                 source,
             })?;
+        data.check_install_sections()
+            .map_err(|reason| DataError::Refused {
+                path: path.to_owned(),
+                reason,
+            })?;
         Ok(data)
+    }
+}
+
+impl AdapterData {
+    /// Exactly one managed source, and what it needs: `manifest` with
+    /// `platforms` and `archive`, or `npm`. Says what is wrong.
+    pub fn check_install_sections(&self) -> Result<(), String> {
+        match (&self.manifest, &self.npm) {
+            (Some(_), Some(_)) => {
+                Err("give one managed source: `manifest` or `npm`, not both".to_owned())
+            }
+            (Some(_), None) if self.platforms.is_none() || self.archive.is_none() => {
+                Err("a `manifest` source needs `platforms` and `archive` sections".to_owned())
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -203,7 +248,10 @@ mod tests {
     fn builtin_data_parses() {
         let data = AdapterData::builtin().expect("built-in data parses");
         assert_eq!(data.binary.name, "kiro-cli");
-        assert_eq!(data.platforms.linux.glibc_floor["x86_64"], "2.34");
+        let platforms = data.platforms.as_ref().expect("kiro has platforms");
+        assert_eq!(platforms.linux.glibc_floor["x86_64"], "2.34");
+        assert!(data.npm.is_none());
+        assert_eq!(data.check_install_sections(), Ok(()));
     }
 
     #[test]

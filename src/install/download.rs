@@ -139,6 +139,17 @@ impl Fetcher {
     /// and the body together, so a failing server is asked at most
     /// `attempts` times in all.
     pub fn open_once(&self, url: &Url) -> Result<Body, (NetworkError, Option<Duration>)> {
+        self.open_once_accepting(url, None)
+    }
+
+    /// [`Fetcher::open_once`] with an `Accept` header (an npm registry
+    /// sends the small install document for
+    /// `application/vnd.npm.install-v1+json`).
+    pub fn open_once_accepting(
+        &self,
+        url: &Url,
+        accept: Option<&str>,
+    ) -> Result<Body, (NetworkError, Option<Duration>)> {
         if url.scheme() == "file" {
             let path = url
                 .to_file_path()
@@ -176,8 +187,11 @@ impl Fetcher {
             });
         }
         let client = self.client(url).map_err(|error| (error, None))?;
-        let response = client
-            .get(url.clone())
+        let mut request = client.get(url.clone());
+        if let Some(accept) = accept {
+            request = request.header(reqwest::header::ACCEPT, accept);
+        }
+        let response = request
             .send()
             .map_err(|source| (NetworkError::request(url, source, self.idle_timeout), None))?;
         let status = response.status();
@@ -204,20 +218,31 @@ impl Fetcher {
 
     /// Fetches a small document (the manifest) whole, with retries.
     pub fn get_small(&self, url: &Url) -> Result<Vec<u8>, NetworkError> {
+        self.get_document(url, None, MANIFEST_LIMIT)
+    }
+
+    /// Fetches a document of at most `limit` bytes whole, with retries,
+    /// asking for the `accept` media type.
+    pub fn get_document(
+        &self,
+        url: &Url,
+        accept: Option<&str>,
+        limit: u64,
+    ) -> Result<Vec<u8>, NetworkError> {
         // One retry loop around request and body: a failing manifest is
         // asked for `attempts` times, not attempts².
         self.retry.run(|| {
-            let body = self.open_once(url)?;
+            let body = self.open_once_accepting(url, accept)?;
             let mut bytes = Vec::new();
             body.reader
-                .take(MANIFEST_LIMIT + 1)
+                .take(limit + 1)
                 .read_to_end(&mut bytes)
                 .map_err(|source| (NetworkError::read(url, source, self.idle_timeout), None))?;
-            if bytes.len() as u64 > MANIFEST_LIMIT {
+            if bytes.len() as u64 > limit {
                 return Err((
                     NetworkError::TooLarge {
                         url: shown(url),
-                        limit: MANIFEST_LIMIT,
+                        limit,
                     },
                     None,
                 ));

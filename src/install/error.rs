@@ -1,5 +1,6 @@
-//! What can go wrong while installing or reusing a managed `kiro-cli`, with
-//! the exit-code kind and, where the user can act, a hint.
+//! What can go wrong while installing or reusing a managed CLI, with the
+//! exit-code kind and, where the user can act, a hint naming the adapter's
+//! own variables and commands (from its data, never spelled here).
 
 use std::path::{Path, PathBuf};
 
@@ -8,34 +9,123 @@ use super::extract::ExtractError;
 use super::format::FileType;
 use super::lock::LockError;
 use super::manifest::ManifestError;
+use super::npm::document::PackageError;
+use super::npm::node::NodeError;
+use super::npm::registry::RegistryError;
 use super::pin::PinError;
 use super::platform::NoPackage;
 use crate::error::{Classify, ErrorKind};
 use crate::fs_safety::UnsafePath;
 
+/// How an adapter is named in messages and hints, from its data: the
+/// binary (`kiro-cli`), the display name (`Kiro CLI`) and the id, which
+/// gives the `ONEWORKS_<ADAPTER>_…` variables and the commands to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Names {
+    pub id: String,
+    pub binary: String,
+    pub display: String,
+    /// Whether the managed source is an npm package (not a vendor manifest).
+    pub npm: bool,
+}
+
+impl Names {
+    pub fn of(data: &crate::adapter::data::AdapterData) -> Self {
+        Self {
+            id: data.id.clone(),
+            binary: data.binary.name.clone(),
+            display: data.display_name.clone(),
+            npm: data.npm.is_some(),
+        }
+    }
+
+    /// Names for an error raised without its adapter at hand.
+    fn generic() -> Self {
+        Self {
+            id: "<adapter>".to_owned(),
+            binary: "the CLI".to_owned(),
+            display: "the agent".to_owned(),
+            npm: false,
+        }
+    }
+
+    /// `ONEWORKS_<ADAPTER>_<suffix>`: the id uppercased, `-` as `_`.
+    pub fn variable(&self, suffix: &str) -> String {
+        format!(
+            "ONEWORKS_{}_{suffix}",
+            self.id.to_ascii_uppercase().replace('-', "_")
+        )
+    }
+
+    /// The variable of the first URL the installer asks.
+    pub fn primary_variable(&self) -> String {
+        if self.npm {
+            "ONEWORKS_NPM_REGISTRY (or npm's `registry` setting)".to_owned()
+        } else {
+            self.variable("MANIFEST_URL")
+        }
+    }
+
+    /// The variables that point the installer at another source.
+    pub fn source_variables(&self) -> String {
+        if self.npm {
+            "ONEWORKS_NPM_REGISTRY (or npm's `registry` setting)".to_owned()
+        } else {
+            format!(
+                "{} / {}",
+                self.variable("MANIFEST_URL"),
+                self.variable("DOWNLOAD_BASE")
+            )
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
+    /// Any other variant, with the adapter names its hint uses.
+    #[error(transparent)]
+    Named(Box<Named>),
     #[error(transparent)]
     Network(#[from] NetworkError),
-    #[error("failed to read the Kiro manifest `{url}`")]
+    #[error("failed to read the {display} manifest `{url}`")]
     Manifest {
+        display: String,
         url: String,
         #[source]
         source: ManifestError,
     },
-    #[error("the manifest's download path `{download}` leaves the download base `{base}`")]
+    #[error("failed to read the npm package document `{url}`")]
+    Package {
+        url: String,
+        #[source]
+        source: PackageError,
+    },
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Node(#[from] NodeError),
+    #[error("the download `{download}` leaves the download base `{base}`")]
     OutsideBase { download: String, base: String },
     #[error(transparent)]
     NoPackage(#[from] NoPackage),
-    #[error("failed to verify `kiro-cli` {version}: expected sha256 {expected}, computed {computed} (from `{url}`)")]
+    /// `subject` is the binary and version: ``` `kiro-cli` 2.15.1 ```.
+    #[error("failed to verify {subject}: expected {algorithm} {expected}, computed {computed} (from `{url}`)")]
     Checksum {
-        version: String,
+        subject: String,
+        algorithm: &'static str,
         expected: String,
         computed: String,
         url: String,
     },
-    #[error("refused the `kiro-cli` {version} archive from `{url}`")]
+    #[error("refusing to install `{name}` {version}: {reason}")]
+    Unverifiable {
+        name: String,
+        version: String,
+        reason: String,
+    },
+    #[error("refused the `{name}` {version} archive from `{url}`")]
     Extract {
+        name: String,
         version: String,
         url: String,
         #[source]
@@ -47,31 +137,71 @@ pub enum InstallError {
     Lock(#[from] LockError),
     #[error(transparent)]
     Pin(#[from] PinError),
-    #[error("`kiro-cli` {requested} is not available: the stable manifest offers only {latest}, and no kiro.lock records {requested}")]
-    VersionPolicy { requested: String, latest: String },
-    #[error("`kiro-cli` {requested} is configured but `{pin}` records {locked}")]
+    #[error("`{name}` {requested} is not available: the stable manifest offers only {latest}, and no {id}.lock records {requested}")]
+    VersionPolicy {
+        name: String,
+        id: String,
+        requested: String,
+        latest: String,
+    },
+    #[error("`{name}` {requested} is configured but `{pin}` records {locked}")]
     PinConflict {
+        name: String,
         requested: String,
         locked: String,
         pin: PathBuf,
     },
-    #[error("--offline: no installed `kiro-cli` {wanted} under `{root}`")]
-    Offline { wanted: String, root: PathBuf },
+    #[error("`{name}` {requested} is not published: the npm package `{package}` lists {newest}")]
+    NotPublished {
+        name: String,
+        id: String,
+        package: String,
+        requested: String,
+        newest: String,
+    },
+    #[error("the lock file pins the npm package `{found}`, but the adapter installs `{wanted}`")]
+    PinPackage { found: String, wanted: String },
+    #[error("`{pin}` records a {found} source, but the configured source is {wanted}")]
+    PinSource {
+        pin: PathBuf,
+        found: &'static str,
+        wanted: &'static str,
+    },
+    #[error("--offline: no installed `{name}` {wanted} under `{root}`")]
+    Offline {
+        name: String,
+        wanted: String,
+        root: PathBuf,
+    },
     #[error("--locked needs `{path}`, which does not exist")]
     LockedWithoutPin { path: PathBuf },
     #[error("--locked needs a project: no `.oneworks/` folder at or above the working directory")]
     LockedWithoutProject,
+    #[error("the adapter data of {display} has no {missing} section for a managed install")]
+    NoManagedSource {
+        display: String,
+        missing: &'static str,
+    },
     #[error("installing a `{file_type}` package is not supported on this host yet (selected `{download}`)")]
     UnsupportedHost {
         file_type: FileType,
         download: String,
     },
-    #[error("the `kiro-cli` {version} archive holds none of {candidates}")]
-    NoBinary { version: String, candidates: String },
-    #[error("the downloaded `kiro-cli` {version} failed its probe: {problem}")]
-    ProbeFailed { version: String, problem: String },
-    #[error("the installed `kiro-cli` {version} at `{path}` is broken: {change}, and it fails its probe: {problem}")]
+    #[error("the `{name}` {version} archive holds none of {candidates}")]
+    NoBinary {
+        name: String,
+        version: String,
+        candidates: String,
+    },
+    #[error("the downloaded `{name}` {version} failed its probe: {problem}")]
+    ProbeFailed {
+        name: String,
+        version: String,
+        problem: String,
+    },
+    #[error("the installed `{name}` {version} at `{path}` is broken: {change}, and it fails its probe: {problem}")]
     Broken {
+        name: String,
         version: String,
         path: PathBuf,
         change: String,
@@ -86,12 +216,132 @@ pub enum InstallError {
     },
 }
 
+/// An [`InstallError`] with the names of the adapter it is about.
+#[derive(Debug)]
+pub struct Named {
+    pub names: Names,
+    pub error: InstallError,
+}
+
+impl std::fmt::Display for Named {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(formatter)
+    }
+}
+
+impl std::error::Error for Named {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
+}
+
+impl InstallError {
+    /// This error with `names` for its hint (once: an already named error
+    /// keeps its names).
+    pub fn named(self, names: &Names) -> Self {
+        match self {
+            InstallError::Named(_) => self,
+            error => InstallError::Named(Box::new(Named {
+                names: names.clone(),
+                error,
+            })),
+        }
+    }
+
+    /// The error without its names.
+    pub fn inner(&self) -> &InstallError {
+        match self {
+            InstallError::Named(named) => named.error.inner(),
+            error => error,
+        }
+    }
+
+    /// The hint, naming `names`' variables and commands.
+    pub fn hint_for(&self, names: &Names) -> Option<String> {
+        let id = &names.id;
+        let display = &names.display;
+        let binary = &names.binary;
+        let sources = names.source_variables();
+        match self {
+            InstallError::Named(named) => named.error.hint_for(&named.names),
+            InstallError::Network(error) => error.hint_with(&names.primary_variable(), &sources),
+            InstallError::Registry(error) => error.hint(),
+            InstallError::Node(error) => error.hint(),
+            InstallError::Unsafe(error) => error.hint(),
+            InstallError::Lock(error) => error.hint(),
+            InstallError::Pin(error) => error.hint(),
+            InstallError::Manifest { .. } => Some(format!(
+                "the server did not send a valid {display} manifest: check that {} points at {display}'s manifest or a faithful mirror",
+                names.variable("MANIFEST_URL")
+            )),
+            InstallError::Package { .. } => Some(
+                "the registry did not send a valid npm package document: check ONEWORKS_NPM_REGISTRY (or npm's `registry` setting) points at an npm registry or a faithful mirror".to_owned(),
+            ),
+            InstallError::OutsideBase { .. } => Some(format!(
+                "the source (manifest or lock file) points outside its download base; nothing was downloaded: check {sources}, or delete the lock file if it came from elsewhere"
+            )),
+            InstallError::Checksum { .. } => Some(
+                "the download was corrupted or the mirror serves another file; nothing was installed".to_owned(),
+            ),
+            InstallError::Unverifiable { .. } => Some(
+                "nothing was installed: oneworks installs only packages it can verify by a sha512 `integrity`; use a registry that records it, or `source: system`".to_owned(),
+            ),
+            InstallError::Extract { source, .. } if source.is_unsafe() => Some(format!(
+                "the archive was refused and nothing was installed: check that the mirror serves {display}'s own archives"
+            )),
+            InstallError::Extract { .. } => None,
+            InstallError::VersionPolicy { latest, .. } => Some(format!(
+                "set `adapters.{id}.cli.version` to `latest` or `{latest}`, or run `--locked` with a {id}.lock that records the version"
+            )),
+            InstallError::PinConflict { .. } => Some(format!(
+                "make `adapters.{id}.cli.version` and {id}.lock agree: set the version to `latest`, or run `oneworks adapter prepare {id}` without --locked to rewrite {id}.lock"
+            )),
+            InstallError::NotPublished { .. } => Some(format!(
+                "set `adapters.{id}.cli.version` to `latest` or a version the registry lists"
+            )),
+            InstallError::PinSource { .. } | InstallError::PinPackage { .. } => Some(format!(
+                "run `oneworks adapter prepare {id}` without --locked to rewrite {id}.lock"
+            )),
+            InstallError::LockedWithoutPin { .. } | InstallError::LockedWithoutProject => Some(
+                format!("run `oneworks adapter prepare {id}` once inside the project to write {id}.lock"),
+            ),
+            InstallError::Offline { .. } => Some(format!(
+                "run `oneworks adapter prepare {id}` without --offline first"
+            )),
+            InstallError::NoManagedSource { .. } => Some(format!(
+                "use `source: system` or `source: path` for {display}"
+            )),
+            InstallError::UnsupportedHost { .. } => Some(format!(
+                "install {display} with its own installer and use `source: system`"
+            )),
+            InstallError::NoPackage(_) => Some(format!(
+                "use `source: system` with {display}'s own installer, or set {} to a format the manifest offers",
+                names.variable("FORMATS")
+            )),
+            InstallError::NoBinary { .. } | InstallError::ProbeFailed { .. } => Some(format!(
+                "nothing was installed: the archive does not hold a working {binary} for this host; check the mirror, or use `source: system`"
+            )),
+            InstallError::Broken { .. } => Some(format!(
+                "reinstall it with `oneworks adapter prepare {id} --force`"
+            )),
+            InstallError::Io { .. } => None,
+        }
+    }
+}
+
 impl Classify for InstallError {
     fn kind(&self) -> ErrorKind {
         match self {
+            InstallError::Named(named) => named.error.kind(),
             InstallError::Network(error) => error.kind(),
-            InstallError::Manifest { .. } | InstallError::OutsideBase { .. } => ErrorKind::Network,
-            InstallError::Checksum { .. } => ErrorKind::ChecksumMismatch,
+            InstallError::Registry(error) => error.kind(),
+            InstallError::Node(error) => error.kind(),
+            InstallError::Manifest { .. }
+            | InstallError::Package { .. }
+            | InstallError::OutsideBase { .. } => ErrorKind::Network,
+            InstallError::Checksum { .. } | InstallError::Unverifiable { .. } => {
+                ErrorKind::ChecksumMismatch
+            }
             InstallError::Extract { source, .. } => match source {
                 ExtractError::Write { .. } => ErrorKind::Internal,
                 _ => ErrorKind::UnsafeArchive,
@@ -101,9 +351,13 @@ impl Classify for InstallError {
             InstallError::Pin(error) => error.kind(),
             InstallError::LockedWithoutPin { .. }
             | InstallError::LockedWithoutProject
-            | InstallError::PinConflict { .. } => ErrorKind::Config,
+            | InstallError::PinConflict { .. }
+            | InstallError::PinSource { .. }
+            | InstallError::PinPackage { .. }
+            | InstallError::NoManagedSource { .. } => ErrorKind::Config,
             InstallError::NoPackage(_)
             | InstallError::VersionPolicy { .. }
+            | InstallError::NotPublished { .. }
             | InstallError::Offline { .. }
             | InstallError::UnsupportedHost { .. }
             | InstallError::NoBinary { .. }
@@ -114,50 +368,7 @@ impl Classify for InstallError {
     }
 
     fn hint(&self) -> Option<String> {
-        match self {
-            InstallError::Network(error) => error.hint(),
-            InstallError::Unsafe(error) => error.hint(),
-            InstallError::Lock(error) => error.hint(),
-            InstallError::Pin(error) => error.hint(),
-            InstallError::Manifest { .. } => Some(
-                "the server did not send a valid Kiro manifest: check that ONEWORKS_KIRO_MANIFEST_URL points at Kiro's manifest or a faithful mirror".to_owned(),
-            ),
-            InstallError::OutsideBase { .. } => Some(
-                "the manifest does not belong to this download base: check ONEWORKS_KIRO_MANIFEST_URL and ONEWORKS_KIRO_DOWNLOAD_BASE".to_owned(),
-            ),
-            InstallError::Checksum { .. } => Some(
-                "the download was corrupted or the mirror serves another file; nothing was installed".to_owned(),
-            ),
-            InstallError::Extract { source, .. } if source.is_unsafe() => Some(
-                "the archive was refused and nothing was installed: check that the mirror serves Kiro's own archives".to_owned(),
-            ),
-            InstallError::Extract { .. } => None,
-            InstallError::VersionPolicy { latest, .. } => Some(format!(
-                "set `adapters.kiro.cli.version` to `latest` or `{latest}`, or run `--locked` with a kiro.lock that records the version"
-            )),
-            InstallError::PinConflict { .. } => Some(
-                "make `adapters.kiro.cli.version` and kiro.lock agree: set the version to `latest`, or run `oneworks adapter prepare kiro` without --locked to rewrite kiro.lock".to_owned(),
-            ),
-            InstallError::LockedWithoutPin { .. } | InstallError::LockedWithoutProject => {
-                Some("run `oneworks adapter prepare kiro` once inside the project to write kiro.lock".to_owned())
-            }
-            InstallError::Offline { .. } => {
-                Some("run `oneworks adapter prepare kiro` without --offline first".to_owned())
-            }
-            InstallError::UnsupportedHost { .. } => {
-                Some("install Kiro with its own installer and use `source: system`".to_owned())
-            }
-            InstallError::NoPackage(_) => Some(
-                "use `source: system` with Kiro's own installer, or set ONEWORKS_KIRO_FORMATS to a format the manifest offers".to_owned(),
-            ),
-            InstallError::NoBinary { .. } | InstallError::ProbeFailed { .. } => Some(
-                "nothing was installed: the archive does not hold a working kiro-cli for this host; check the mirror, or use `source: system`".to_owned(),
-            ),
-            InstallError::Broken { .. } => Some(
-                "reinstall it with `oneworks adapter prepare kiro --force`".to_owned(),
-            ),
-            InstallError::Io { .. } => None,
-        }
+        self.hint_for(&Names::generic())
     }
 }
 

@@ -12,7 +12,7 @@ use super::error::{io, InstallError};
 use super::extract::{self, guard::Staging};
 use super::format::Unpack;
 use super::pipeline;
-use super::spool::SPOOL_PREFIX;
+use super::spool::spool_prefix;
 use super::{Installer, Target};
 
 /// A digest, and for zips the spool it was computed over.
@@ -42,11 +42,12 @@ impl Installer<'_> {
         unpack: Unpack,
         staging_dir: &Path,
     ) -> Result<String, InstallError> {
-        let limit = target
-            .entry
-            .size
-            .saturating_mul(self.data.archive.max_expansion)
-            .max(1 << 20);
+        let expansion = self
+            .data
+            .archive
+            .as_ref()
+            .map_or(8, |archive| archive.max_expansion);
+        let limit = target.entry.size.saturating_mul(expansion).max(1 << 20);
         // One loop around request and body: a server that fails either
         // way is asked at most `attempts` times in all.
         let mut attempt = 0;
@@ -71,20 +72,18 @@ impl Installer<'_> {
         }
     }
 
-    fn progress_bar(&self, size: u64) -> indicatif::ProgressBar {
+    pub(super) fn progress_bar(&self, size: Option<u64>) -> indicatif::ProgressBar {
         if !self.progress {
             return indicatif::ProgressBar::hidden();
         }
-        let bar = indicatif::ProgressBar::with_draw_target(
-            Some(size),
-            indicatif::ProgressDrawTarget::stderr(),
-        );
+        let bar =
+            indicatif::ProgressBar::with_draw_target(size, indicatif::ProgressDrawTarget::stderr());
         if let Ok(style) = indicatif::ProgressStyle::with_template(
             "{msg} {bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
         ) {
             bar.set_style(style);
         }
-        bar.set_message("downloading kiro-cli");
+        bar.set_message(format!("downloading {}", self.data.binary.name));
         bar
     }
 
@@ -109,7 +108,7 @@ impl Installer<'_> {
                 .into());
             }
         }
-        let bar = self.progress_bar(entry.size);
+        let bar = self.progress_bar(Some(entry.size));
         let mut staging = Staging::new(staging_dir.to_owned(), limit);
         // Never read more than one byte past what the manifest announces.
         let body = download::Body {
@@ -124,7 +123,7 @@ impl Installer<'_> {
             Unpack::Tar(compression) => {
                 let counter = bar.clone();
                 let (mut reader, hasher) =
-                    pipeline::hashing_pipe(body.reader, move |bytes| counter.inc(bytes));
+                    pipeline::hashing_pipe(body.reader, false, move |bytes| counter.inc(bytes));
                 let extracted = extract::extract_tar(&mut reader, compression, &mut staging);
                 reader.drain();
                 drop(reader);
@@ -158,13 +157,15 @@ impl Installer<'_> {
         }
         if !digest.sha256.eq_ignore_ascii_case(&entry.sha256) {
             return Err(InstallError::Checksum {
-                version: target.version.to_string(),
+                subject: format!("`{}` {}", self.data.binary.name, target.version),
+                algorithm: "sha256",
                 expected: entry.sha256.to_ascii_lowercase(),
                 computed: digest.sha256,
                 url: shown(url),
             });
         }
         let extract_error = |source| InstallError::Extract {
+            name: self.data.binary.name.clone(),
             version: target.version.to_string(),
             url: shown(url),
             source,
@@ -194,7 +195,7 @@ impl Installer<'_> {
         use sha2::Digest as _;
         crate::fs_safety::create_dir_chain(&self.cache_dir, &self.cache_dir, 0o700)?;
         let mut spool = tempfile::Builder::new()
-            .prefix(SPOOL_PREFIX)
+            .prefix(&spool_prefix(&self.data.id))
             .suffix(".zip")
             .tempfile_in(&self.cache_dir)
             .map_err(io("create a spool file in", &self.cache_dir))?;

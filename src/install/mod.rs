@@ -1,7 +1,8 @@
-//! The managed installer (SPEC §4): manifest → platform selection → one
-//! streaming pass (network → SHA-256 → decompress → extract into staging)
-//! → verify → probe → atomic publish, all under the install lock, with the
-//! version policy and `kiro.lock` pin of §4.4. Reuse of an installed
+//! The managed installer (SPEC §4, §11.2): a source (a vendor manifest →
+//! platform selection, or an npm package document → one version) → one
+//! streaming pass (network → hash → decompress → extract into staging) →
+//! verify → probe → atomic publish, all under the install lock, with the
+//! version policy and `<adapter>.lock` pin of §4.4. Reuse of an installed
 //! version checks it against its install record first.
 
 pub mod download;
@@ -13,6 +14,7 @@ pub mod format;
 pub mod lock;
 pub mod manifest;
 pub mod network_error;
+pub mod npm;
 pub mod pin;
 pub mod pipeline;
 pub mod platform;
@@ -21,22 +23,23 @@ pub mod probe;
 mod publish;
 pub mod retry;
 pub mod reuse;
+pub mod source;
 mod spool;
 pub mod store;
+mod vendor;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use url::Url;
-
-use self::download::{shown, Fetcher, NetworkError};
-pub use self::error::InstallError;
-use self::format::{FileType, Installable};
-use self::manifest::{ArtifactEntry, Manifest};
+use self::download::Fetcher;
+pub use self::error::{InstallError, Names};
+use self::format::FileType;
+use self::manifest::ArtifactEntry;
 use self::pin::Pin;
 use self::platform::Host;
 use self::policy::{Choice, Route, Selection};
 use self::reuse::Verdict;
+pub use self::source::ManagedSource;
 use self::store::{Installed, Store};
 use crate::adapter::data::AdapterData;
 use crate::config::VersionRequest;
@@ -47,10 +50,8 @@ pub struct Installer<'a> {
     pub data: &'a AdapterData,
     pub store: Store,
     pub cache_dir: PathBuf,
-    pub manifest_url: Url,
-    pub download_base: Url,
+    pub source: ManagedSource,
     pub lock_timeout: Duration,
-    pub formats: Vec<FileType>,
     pub host: Host,
     pub probe: ProbeSettings,
     pub fetcher: Fetcher,
@@ -74,7 +75,7 @@ pub struct Request {
     pub locked: bool,
 }
 
-/// A ready managed `kiro-cli`.
+/// A ready managed CLI.
 #[derive(Debug, Clone)]
 pub struct Prepared {
     pub version: String,
@@ -100,7 +101,15 @@ struct Target {
     entry: ArtifactEntry,
 }
 
-/// A `kiro.lock` that was read, with its path and version.
+/// A staging folder filled and verified by a source, ready to publish.
+struct Staged {
+    /// The executable, relative to the version folder.
+    binary: String,
+    /// The install record, without the binary's fingerprint.
+    record: store::InstallRecord,
+}
+
+/// An `<adapter>.lock` that was read, with its path and version.
 struct ReadPin {
     pin: Pin,
     path: PathBuf,
@@ -112,6 +121,11 @@ impl Installer<'_> {
         self.scrubber.get_or_init(|| {
             crate::redact::Scrubber::new(self.credentials.clone(), &self.data.credentials)
         })
+    }
+
+    /// The adapter's names, for messages and hints.
+    pub fn names(&self) -> Names {
+        Names::of(self.data)
     }
 
     fn read_pin(&self, pin_path: Option<&PathBuf>) -> Result<Option<ReadPin>, InstallError> {
@@ -129,16 +143,24 @@ impl Installer<'_> {
         }))
     }
 
+    /// Installs or reuses per the version policy (SPEC §4.4, §11.2).
     pub fn prepare(&self, request: &Request) -> Result<Prepared, InstallError> {
+        self.prepare_unnamed(request)
+            .map_err(|error| error.named(&self.names()))
+    }
+
+    fn prepare_unnamed(&self, request: &Request) -> Result<Prepared, InstallError> {
         self.store.prepare_dirs()?;
         let pin = self.read_pin(request.pin_path.as_ref())?;
         let pinned = pin.as_ref().map(|read| &read.version);
+        let name = self.data.binary.name.clone();
         match policy::route(&request.version, pinned, request.offline, request.locked) {
             Route::MissingPin => Err(match &request.pin_path {
                 Some(path) => InstallError::LockedWithoutPin { path: path.clone() },
                 None => InstallError::LockedWithoutProject,
             }),
             Route::PinConflict { requested, locked } => Err(InstallError::PinConflict {
+                name,
                 requested: requested.to_string(),
                 locked: locked.to_string(),
                 pin: pin.map(|read| read.path).unwrap_or_default(),
@@ -148,6 +170,7 @@ impl Installer<'_> {
                 match self.choose(&request.version, pinned, Selection::Offline)? {
                     Ok(installed) => self.reuse(installed),
                     Err(wanted) => Err(InstallError::Offline {
+                        name,
                         wanted: wanted.map_or_else(
                             || "(any version)".to_owned(),
                             |version| version.to_string(),
@@ -160,29 +183,64 @@ impl Installer<'_> {
                 let Some(read) = &pin else {
                     return Err(InstallError::LockedWithoutProject);
                 };
-                self.install_from(&read.pin.packages, version, request.force)
-            }
-            Route::FromManifest => {
-                let manifest = self.fetch_manifest()?;
-                policy::manifest_serves(&request.version, &manifest.version).map_err(
-                    |requested| InstallError::VersionPolicy {
-                        requested: requested.to_string(),
-                        latest: manifest.version.to_string(),
-                    },
-                )?;
-                let prepared =
-                    self.install_from(&manifest.packages, manifest.version.clone(), request.force)?;
-                if let Some(path) = &request.pin_path {
-                    Pin::from_manifest(&manifest).write(path, self.scrubber())?;
+                match (&self.source, &read.pin.npm) {
+                    (ManagedSource::Npm { .. }, Some(npm)) => {
+                        self.install_npm_pin(npm, version, request.force)
+                    }
+                    (ManagedSource::VendorManifest { .. }, None) => {
+                        self.install_from(&read.pin.packages, version, request.force)
+                    }
+                    (source, found) => Err(InstallError::PinSource {
+                        pin: read.path.clone(),
+                        found: if found.is_some() {
+                            "npm package"
+                        } else {
+                            "vendor manifest"
+                        },
+                        wanted: source.kind(),
+                    }),
                 }
-                Ok(prepared)
             }
+            Route::FromManifest => match &self.source {
+                ManagedSource::Npm { .. } => self.install_npm_latest(request),
+                ManagedSource::VendorManifest { manifest_url, .. } => {
+                    let manifest = self.fetch_manifest(manifest_url)?;
+                    policy::manifest_serves(&request.version, &manifest.version).map_err(
+                        |requested| InstallError::VersionPolicy {
+                            name,
+                            id: self.data.id.clone(),
+                            requested: requested.to_string(),
+                            latest: manifest.version.to_string(),
+                        },
+                    )?;
+                    let prepared = self.install_from(
+                        &manifest.packages,
+                        manifest.version.clone(),
+                        request.force,
+                    )?;
+                    if let Some(path) = &request.pin_path {
+                        Pin::from_manifest(&manifest).write(path, self.scrubber())?;
+                    }
+                    Ok(prepared)
+                }
+            },
         }
     }
 
     /// For launches (SPEC §3): an installed version chosen without any
-    /// request, checked for reuse; `None` when none is installed that fits.
+    /// request, checked for reuse (and, for an npm package, its Node.js
+    /// runtime checked: this runs before every launch); `None` when none is
+    /// installed that fits.
     pub fn installed_for_launch(
+        &self,
+        version: &VersionRequest,
+        pin_path: Option<&PathBuf>,
+    ) -> Result<Option<Prepared>, InstallError> {
+        self.installed_for_launch_unnamed(version, pin_path)
+            .map_err(|error| error.named(&self.names()))
+    }
+
+    fn installed_for_launch_unnamed(
         &self,
         version: &VersionRequest,
         pin_path: Option<&PathBuf>,
@@ -226,10 +284,29 @@ impl Installer<'_> {
         )
     }
 
-    /// Reuses `installed` after checking it against its install record.
+    /// Reuses `installed` after checking it against its install record
+    /// and, for an npm package, that its Node.js runtime is there.
     fn reuse(&self, installed: Installed) -> Result<Prepared, InstallError> {
-        reuse::verify(&installed, &self.probe)?;
+        self.check_runtime(&installed)?;
+        reuse::verify(&installed, &self.probe, &self.data.binary.name)?;
         Ok(installed.into())
+    }
+
+    /// What an installed version needs at run time besides itself: for an
+    /// npm package, a `node` on PATH that satisfies its `engines.node`
+    /// (SPEC §11.2). Launch code calls it before every launch (through
+    /// [`Installer::installed_for_launch`]).
+    pub fn check_runtime(&self, installed: &Installed) -> Result<(), InstallError> {
+        if matches!(self.source, ManagedSource::Npm { .. }) || installed.record.integrity.is_some()
+        {
+            npm::node::check(
+                &self.data.binary.name,
+                installed.record.engines_node.as_deref(),
+                self.probe.path_var.as_deref(),
+                self.probe.timeout,
+            )?;
+        }
+        Ok(())
     }
 
     fn lock(&self) -> Result<lock::InstallLock, InstallError> {
@@ -240,105 +317,65 @@ impl Installer<'_> {
         )?)
     }
 
-    fn fetch_manifest(&self) -> Result<Manifest, InstallError> {
-        let bytes = self.fetcher.get_small(&self.manifest_url)?;
-        Manifest::parse(&bytes).map_err(|source| InstallError::Manifest {
-            url: shown(&self.manifest_url),
-            source,
-        })
-    }
-
-    fn artifact_url(&self, entry: &ArtifactEntry) -> Result<Url, InstallError> {
-        let url = self.download_base.join(&entry.download).map_err(|source| {
-            InstallError::Network(NetworkError::Url {
-                url: crate::redact::redact_url(&format!(
-                    "{}{}",
-                    self.download_base, entry.download
-                )),
-                source,
-            })
-        })?;
-        // A mirror stays a mirror: nothing the manifest says leaves the base.
-        if !url.as_str().starts_with(self.download_base.as_str()) {
-            return Err(InstallError::OutsideBase {
-                download: crate::output::sanitize::sanitize_line(&entry.download).into_owned(),
-                base: shown(&self.download_base),
-            });
+    fn missing_section(&self, missing: &'static str) -> InstallError {
+        InstallError::NoManagedSource {
+            display: self.data.display_name.clone(),
+            missing,
         }
-        Ok(url)
     }
 
-    /// Installs (or reuses) this host's artifact among `entries` as
-    /// `version`, verified against the entry's sha256.
-    fn install_from(
+    /// The one install path of every source: under the install lock,
+    /// sweep what a killed install left, reuse `version` when it is the
+    /// `same` artifact and still works (unless `force`), else let `fill`
+    /// download, verify and extract into a fresh staging folder, then
+    /// probe and publish it atomically.
+    fn install_with(
         &self,
-        entries: &[ArtifactEntry],
-        version: semver::Version,
+        version: &semver::Version,
         force: bool,
+        same: &dyn Fn(&store::InstallRecord) -> bool,
+        fill: &mut dyn FnMut(&std::path::Path) -> Result<Staged, InstallError>,
     ) -> Result<Prepared, InstallError> {
-        let entry = platform::select(entries, &self.host, &self.data.platforms, &self.formats)?;
-        let target = Target {
-            version,
-            entry: entry.clone(),
-        };
-        self.install_or_reuse(&target, force)
-    }
-
-    fn install_or_reuse(&self, target: &Target, force: bool) -> Result<Prepared, InstallError> {
-        let entry = &target.entry;
-        let unpack = entry
-            .file_type
-            .unpack()
-            .ok_or_else(|| InstallError::UnsupportedHost {
-                file_type: entry.file_type.clone(),
-                download: crate::output::sanitize::sanitize_line(&entry.download).into_owned(),
-            })?;
-        let url = self.artifact_url(entry)?;
         let _lock = self.lock()?;
         // Under the lock: anything in staging or the spool was left by a
         // killed install.
         self.store.sweep_staging();
-        spool::sweep_spools(&self.cache_dir);
-        crate::fs_safety::check_dir_chain(
-            &self.store.home,
-            &self.store.version_dir(&target.version),
-        )?;
+        spool::sweep_spools(&self.cache_dir, &self.data.id);
+        crate::fs_safety::check_dir_chain(&self.store.home, &self.store.version_dir(version))?;
         if !force {
-            if let Some(installed) = self.reusable(target)? {
+            if let Some(installed) = self.reusable(version, same)? {
                 return Ok(installed.into());
             }
         }
         let staging = tempfile::Builder::new()
-            .prefix(&format!("{}-", target.version))
+            .prefix(&format!("{version}-"))
             .tempdir_in(self.store.staging_dir())
             .map_err(error::io(
                 "create a staging folder in",
                 &self.store.staging_dir(),
             ))?;
-        let sha256 = self.download(target, &url, unpack, staging.path())?;
-        let installed = self.publish(target, &url, sha256, staging)?;
+        let staged = fill(staging.path())?;
+        let installed = self.publish(version, staged, staging)?;
         Ok(Prepared {
             reused: false,
             ..installed.into()
         })
     }
 
-    /// The installed `target`, when it is the same artifact and still
+    /// The installed `version`, when it is the `same` artifact and still
     /// works; a broken one is announced and reinstalled.
-    fn reusable(&self, target: &Target) -> Result<Option<Installed>, InstallError> {
-        let Some(installed) = self.store.installed(&target.version)? else {
+    fn reusable(
+        &self,
+        version: &semver::Version,
+        same: &dyn Fn(&store::InstallRecord) -> bool,
+    ) -> Result<Option<Installed>, InstallError> {
+        let Some(installed) = self.store.installed(version)? else {
             return Ok(None);
         };
-        if !installed
-            .record
-            .sha256
-            .eq_ignore_ascii_case(&target.entry.sha256)
-        {
+        if !same(&installed.record) {
             tracing::info!(
-                "installed {} has sha256 {}, the source says {}: reinstalling",
-                target.version,
+                "installed {version} (sha256 {}) is not the artifact the source names: reinstalling",
                 installed.record.sha256,
-                target.entry.sha256
             );
             return Ok(None);
         }
@@ -355,8 +392,8 @@ impl Installer<'_> {
                 crate::output::say(
                     self.quiet,
                     format!(
-                        "the installed kiro-cli {} is broken ({change}; {}): reinstalling it",
-                        target.version,
+                        "the installed {} {version} is broken ({change}; {}): reinstalling it",
+                        self.data.binary.name,
                         crate::output::sanitize::sanitize_line(
                             report.problem.as_deref().unwrap_or("probe failed")
                         )

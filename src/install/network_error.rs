@@ -157,8 +157,38 @@ impl NetworkError {
     }
 }
 
-/// Where to send a user whose download host cannot be reached.
-const UNREACHABLE_HINT: &str = "check the network and HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE, point ONEWORKS_KIRO_MANIFEST_URL at a reachable mirror, or use `--offline` with an installed version";
+impl NetworkError {
+    /// The hint, where `sources` names the variables that point at another
+    /// source (`ONEWORKS_KIRO_MANIFEST_URL / …`, `ONEWORKS_NPM_REGISTRY`)
+    /// and `primary` the one asked first.
+    pub fn hint_with(&self, primary: &str, sources: &str) -> Option<String> {
+        Some(match self {
+            NetworkError::Status { status: 404, .. } => {
+                format!("check {sources}, or the mirror's contents")
+            }
+            NetworkError::Status {
+                status: 401 | 403, ..
+            } => format!("the server refused access: check the mirror's credentials and {sources}"),
+            NetworkError::Status { .. } => {
+                format!("the download host is failing: try again later, or set {sources} to a mirror")
+            }
+            NetworkError::Request { .. } => format!(
+                "check the network and HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE, point {primary} at a reachable mirror, or use `--offline` with an installed version"
+            ),
+            NetworkError::Stalled { .. } => "the server stopped sending: try again, raise ONEWORKS_HTTP_TIMEOUT (seconds) on a slow link, or use a mirror".to_owned(),
+            NetworkError::Io { .. } | NetworkError::Truncated { .. } => {
+                "the connection broke off; nothing was installed: try again, or use a mirror".to_owned()
+            }
+            NetworkError::SizeMismatch { .. }
+            | NetworkError::Oversized { .. }
+            | NetworkError::TooLarge { .. } => {
+                "the server sends another file than the manifest describes: check the mirror's contents".to_owned()
+            }
+            NetworkError::Scheme { .. } | NetworkError::Url { .. } => format!("check {sources}"),
+            NetworkError::Client(_) => return None,
+        })
+    }
+}
 
 impl Classify for NetworkError {
     fn kind(&self) -> ErrorKind {
@@ -169,31 +199,10 @@ impl Classify for NetworkError {
         }
     }
     fn hint(&self) -> Option<String> {
-        Some(match self {
-            NetworkError::Status { status: 404, .. } => {
-                "check ONEWORKS_KIRO_MANIFEST_URL / ONEWORKS_KIRO_DOWNLOAD_BASE, or the mirror's contents".to_owned()
-            }
-            NetworkError::Status {
-                status: 401 | 403, ..
-            } => "the server refused access: check the mirror's credentials and ONEWORKS_KIRO_MANIFEST_URL / ONEWORKS_KIRO_DOWNLOAD_BASE".to_owned(),
-            NetworkError::Status { .. } => {
-                "the download host is failing: try again later, or set ONEWORKS_KIRO_MANIFEST_URL / ONEWORKS_KIRO_DOWNLOAD_BASE to a mirror".to_owned()
-            }
-            NetworkError::Request { .. } => UNREACHABLE_HINT.to_owned(),
-            NetworkError::Stalled { .. } => "the server stopped sending: try again, raise ONEWORKS_HTTP_TIMEOUT (seconds) on a slow link, or use a mirror".to_owned(),
-            NetworkError::Io { .. } | NetworkError::Truncated { .. } => {
-                "the connection broke off; nothing was installed: try again, or use a mirror".to_owned()
-            }
-            NetworkError::SizeMismatch { .. }
-            | NetworkError::Oversized { .. }
-            | NetworkError::TooLarge { .. } => {
-                "the server sends another file than the manifest describes: check the mirror's contents".to_owned()
-            }
-            NetworkError::Scheme { .. } | NetworkError::Url { .. } => {
-                "check ONEWORKS_KIRO_MANIFEST_URL and ONEWORKS_KIRO_DOWNLOAD_BASE".to_owned()
-            }
-            NetworkError::Client(_) => return None,
-        })
+        self.hint_with(
+            "the adapter's source URL variable",
+            "the adapter's source URL variables",
+        )
     }
 }
 

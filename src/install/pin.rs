@@ -1,6 +1,8 @@
-//! `.oneworks/kiro.lock`: the reproducibility pin (not the install lock).
-//! It records the manifest version and, for each archive entry of that
-//! version, its platform keys, `download`, `sha256` and `size`.
+//! `.oneworks/<adapter>.lock`: the reproducibility pin (not the install
+//! lock). It records the version and, for a vendor manifest, each archive
+//! entry of that version (platform keys, `download`, `sha256`, `size`); for
+//! an npm package, its tarball URL, `integrity`, executable and
+//! `engines.node`.
 
 use std::path::{Path, PathBuf};
 
@@ -17,12 +19,33 @@ pub const MAX_PIN_BYTES: u64 = 1024 * 1024;
 #[serde(rename_all = "camelCase")]
 pub struct Pin {
     pub version: String,
+    /// A vendor manifest source: the archive entries of that version.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub packages: Vec<ArtifactEntry>,
+    /// An npm source: the tarball of that version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub npm: Option<NpmPin>,
+}
+
+/// What `--locked` needs to install an npm package without asking the
+/// registry for its document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NpmPin {
+    pub package: String,
+    pub tarball: String,
+    /// The version's SRI `dist.integrity` (its sha512 is checked).
+    pub integrity: String,
+    /// The executable inside the package (`bin.<command>`).
+    pub bin: String,
+    /// `engines.node` of that version, checked before install and launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engines_node: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum PinError {
-    #[error("`{path}` is not a valid kiro.lock")]
+    #[error("`{path}` is not a valid {}", file_name(.path))]
     Invalid {
         path: PathBuf,
         #[source]
@@ -65,6 +88,34 @@ impl Classify for PinError {
         }
     }
     fn hint(&self) -> Option<String> {
+        // `.oneworks/<adapter>.lock`: the file names its adapter.
+        let id = match self {
+            PinError::Invalid { path, .. }
+            | PinError::Version { path, .. }
+            | PinError::Entry { path, .. }
+            | PinError::Refused { path, .. }
+            | PinError::TooLarge { path, .. }
+            | PinError::NotText { path }
+            | PinError::Read { path, .. }
+            | PinError::Write { path, .. } => path
+                .file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned()),
+        };
+        self.hint_for(id.as_deref().unwrap_or("<adapter>"))
+    }
+}
+
+/// The pin's file name (`kiro.lock`), for messages.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || "lock file".to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    )
+}
+
+impl PinError {
+    /// The hint, naming the adapter `id`'s prepare command.
+    pub fn hint_for(&self, id: &str) -> Option<String> {
         match self {
             PinError::Invalid { path, .. }
             | PinError::Version { path, .. }
@@ -72,7 +123,7 @@ impl Classify for PinError {
             | PinError::Refused { path, .. }
             | PinError::TooLarge { path, .. }
             | PinError::NotText { path } => Some(format!(
-                "fix or delete `{}`; `oneworks adapter prepare kiro` writes it again",
+                "fix or delete `{}`; `oneworks adapter prepare {id}` writes it again",
                 path.display()
             )),
             PinError::Read { .. } | PinError::Write { .. } => None,
@@ -90,6 +141,7 @@ impl Pin {
                 .filter(|entry| entry.file_type.is_installable())
                 .cloned()
                 .collect(),
+            npm: None,
         }
     }
 
@@ -156,6 +208,9 @@ impl Pin {
         let mut pin = self.clone();
         for entry in &mut pin.packages {
             entry.download = scrubber.scrub_str(&entry.download).into_owned();
+        }
+        if let Some(npm) = &mut pin.npm {
+            npm.tarball = scrubber.scrub_str(&npm.tarball).into_owned();
         }
         let mut text = serde_json::to_string_pretty(&pin).map_err(|source| PinError::Invalid {
             path: path.to_owned(),

@@ -292,7 +292,7 @@ mod tests {
         let chosen = select(
             &entries,
             &host("linux", "x86_64", Libc::Gnu(GlibcVersion(2, 36))),
-            &data.platforms,
+            data.platforms.as_ref().expect("platforms"),
             &formats(&["tarZst", "tarGz"]),
         )
         .expect("found");
@@ -306,14 +306,32 @@ mod tests {
         let data = AdapterData::builtin().expect("data");
         let entries = catalogue();
         let old = host("linux", "x86_64", Libc::Gnu(GlibcVersion(2, 31)));
-        let chosen = select(&entries, &old, &data.platforms, &formats(&["tarGz"])).expect("found");
+        let chosen = select(
+            &entries,
+            &old,
+            data.platforms.as_ref().expect("platforms"),
+            &formats(&["tarGz"]),
+        )
+        .expect("found");
         assert_eq!(chosen.target_triple, "x86_64-unknown-linux-musl");
         // aarch64's floor is higher: 2.36 is below it.
         let arm = host("linux", "aarch64", Libc::Gnu(GlibcVersion(2, 36)));
-        let chosen = select(&entries, &arm, &data.platforms, &formats(&["tarGz"])).expect("found");
+        let chosen = select(
+            &entries,
+            &arm,
+            data.platforms.as_ref().expect("platforms"),
+            &formats(&["tarGz"]),
+        )
+        .expect("found");
         assert_eq!(chosen.target_triple, "aarch64-unknown-linux-musl");
         let musl = host("linux", "aarch64", Libc::Musl);
-        let chosen = select(&entries, &musl, &data.platforms, &formats(&["zip"])).expect("found");
+        let chosen = select(
+            &entries,
+            &musl,
+            data.platforms.as_ref().expect("platforms"),
+            &formats(&["zip"]),
+        )
+        .expect("found");
         assert_eq!(
             (chosen.target_triple.as_str(), &chosen.file_type),
             ("aarch64-unknown-linux-musl", &FileType::Zip)
@@ -325,7 +343,13 @@ mod tests {
         let data = AdapterData::builtin().expect("data");
         let mut entries = catalogue();
         let mac = host("macos", "aarch64", Libc::None);
-        let chosen = select(&entries, &mac, &data.platforms, &[]).expect("universal dmg");
+        let chosen = select(
+            &entries,
+            &mac,
+            data.platforms.as_ref().expect("platforms"),
+            &[],
+        )
+        .expect("universal dmg");
         assert_eq!(chosen.file_type, FileType::Dmg);
         entries.push(entry(
             "macos",
@@ -334,13 +358,31 @@ mod tests {
             "dmg",
             None,
         ));
-        let chosen = select(&entries, &mac, &data.platforms, &[]).expect("native dmg");
+        let chosen = select(
+            &entries,
+            &mac,
+            data.platforms.as_ref().expect("platforms"),
+            &[],
+        )
+        .expect("native dmg");
         assert_eq!(chosen.architecture, "aarch64");
         let windows = host("windows", "x86_64", Libc::None);
-        let chosen = select(&entries, &windows, &data.platforms, &[]).expect("msi");
+        let chosen = select(
+            &entries,
+            &windows,
+            data.platforms.as_ref().expect("platforms"),
+            &[],
+        )
+        .expect("msi");
         assert_eq!(chosen.file_type, FileType::Msi);
         let arm_windows = host("windows", "aarch64", Libc::None);
-        assert!(select(&entries, &arm_windows, &data.platforms, &[]).is_err());
+        assert!(select(
+            &entries,
+            &arm_windows,
+            data.platforms.as_ref().expect("platforms"),
+            &[]
+        )
+        .is_err());
     }
 
     #[test]
@@ -356,7 +398,7 @@ mod tests {
         let error = select(
             &entries,
             &host("linux", "x86_64", Libc::Gnu(GlibcVersion(2, 36))),
-            &data.platforms,
+            data.platforms.as_ref().expect("platforms"),
             &formats(&["tarGz"]),
         )
         .unwrap_err();

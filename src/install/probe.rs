@@ -1,5 +1,5 @@
-//! Probing a candidate CLI: `--version` and `acp --help` (both from the
-//! adapter data), each with a timeout, stderr captured for messages, and an
+//! Probing a candidate CLI: `--version` and, where the adapter data has
+//! one, an ACP probe (`acp --help`), each with a timeout, stderr captured for messages, and an
 //! environment holding only PATH, locale and a throwaway HOME — a probe
 //! never inherits credentials.
 
@@ -18,7 +18,8 @@ use crate::process::spec::ChildSpec;
 #[derive(Debug, Clone)]
 pub struct ProbeSettings {
     pub version_args: Vec<String>,
-    pub acp_args: Vec<String>,
+    /// `None`: the adapter has no ACP probe; only `--version` is run.
+    pub acp_args: Option<Vec<String>>,
     pub timeout: Duration,
     pub identifies: Regex,
     pub version_pattern: Regex,
@@ -65,10 +66,28 @@ pub struct ProbeReport {
     pub problem: Option<String>,
 }
 
-fn run(
+pub(super) fn run(
     executable: &Path,
     args: &[String],
     settings: &ProbeSettings,
+    home: &Path,
+) -> CommandOutcome {
+    run_command(
+        executable,
+        args,
+        settings.timeout,
+        settings.path_var.as_deref(),
+        home,
+    )
+}
+
+/// Runs `executable ARGS` with the probe's environment (HOME, locale and
+/// `path_var`, nothing else) and `timeout`.
+pub(super) fn run_command(
+    executable: &Path,
+    args: &[String],
+    timeout: Duration,
+    path_var: Option<&str>,
     home: &Path,
 ) -> CommandOutcome {
     // The child-process seam: an explicit environment (no credentials)
@@ -76,8 +95,8 @@ fn run(
     let mut spec = ChildSpec::new(executable)
         .args(args)
         .envs([("HOME", home.to_string_lossy()), ("LANG", "C.UTF-8".into())]);
-    if let Some(path) = &settings.path_var {
-        spec = spec.envs([("PATH", path.as_str())]);
+    if let Some(path) = path_var {
+        spec = spec.envs([("PATH", path)]);
     }
     let mut command = spec.std_command();
     command
@@ -116,7 +135,7 @@ fn run(
             .take()
             .map(|s| Box::new(s) as Box<dyn Read + Send>),
     );
-    let status = match child.wait_timeout(settings.timeout) {
+    let status = match child.wait_timeout(timeout) {
         Ok(Some(status)) => Ok(status),
         Ok(None) => {
             crate::process::group::kill_group(child.id());
@@ -128,7 +147,7 @@ fn run(
                 success: false,
                 stdout: String::new(),
                 stderr: String::new(),
-                failure: Some(format!("timed out after {}s", settings.timeout.as_secs())),
+                failure: Some(format!("timed out after {}s", timeout.as_secs())),
             };
         }
         Err(error) => Err(format!("could not wait: {error}")),
@@ -211,24 +230,29 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         None
     };
     // A binary that cannot tell its version is not worth the second probe.
-    let acp_ok = version.success && {
-        let acp = run(executable, &settings.acp_args, settings, home.path());
-        if !acp.success && problem.is_none() {
-            problem = Some(format!(
-                "`{}` {}",
-                settings.acp_args.join(" "),
-                acp.failure.unwrap_or_default()
-            ));
-        }
-        acp.success
-    };
+    let acp_ran = version.success && settings.acp_args.is_some();
+    let acp_ok = version.success
+        && match &settings.acp_args {
+            None => true,
+            Some(acp_args) => {
+                let acp = run(executable, acp_args, settings, home.path());
+                if !acp.success && problem.is_none() {
+                    problem = Some(format!(
+                        "`{}` {}",
+                        acp_args.join(" "),
+                        acp.failure.unwrap_or_default()
+                    ));
+                }
+                acp.success
+            }
+        };
     ProbeReport {
         version_output,
         version: parsed,
         version_ok,
         acp_ok,
         version_ran: true,
-        acp_ran: version.success,
+        acp_ran,
         identifies_as_kiro,
         problem,
     }

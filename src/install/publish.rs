@@ -1,38 +1,24 @@
-//! Making a verified staging folder visible: find the binary, check it is
-//! a regular file inside the folder, probe it (a binary that fails is not
+//! Making a verified staging folder visible: check the binary the source
+//! found is a regular executable file inside the folder, probe it (a binary that fails is not
 //! published), record what was installed, and rename into `versions/`.
 
 use std::path::Path;
 
-use url::Url;
-
-use super::download::shown;
 use super::error::{io, InstallError};
 use super::reuse::Fingerprint;
 use super::store::{self, InstallRecord, Installed};
-use super::{Installer, Target};
+use super::{Installer, Staged};
 use crate::install::probe;
 
 impl Installer<'_> {
     /// Probes, records and publishes the extracted `staging` folder.
     pub(super) fn publish(
         &self,
-        target: &Target,
-        url: &Url,
-        sha256: String,
+        version: &semver::Version,
+        staged: Staged,
         staging: tempfile::TempDir,
     ) -> Result<Installed, InstallError> {
-        let binary = self
-            .data
-            .archive
-            .binary_paths
-            .iter()
-            .find(|candidate| fs_err::symlink_metadata(staging.path().join(candidate)).is_ok())
-            .ok_or_else(|| InstallError::NoBinary {
-                version: target.version.to_string(),
-                candidates: self.data.archive.binary_paths.join(", "),
-            })?;
-        let executable = staging.path().join(binary);
+        let executable = staging.path().join(&staged.binary);
         crate::fs_safety::check_executable(staging.path(), &executable)?;
         // Hash the binary for later reuse checks while the probes run.
         let (report, fingerprint) = std::thread::scope(|scope| {
@@ -42,7 +28,8 @@ impl Installer<'_> {
         });
         if !(report.version_ok && report.acp_ok) {
             return Err(InstallError::ProbeFailed {
-                version: target.version.to_string(),
+                name: self.data.binary.name.clone(),
+                version: version.to_string(),
                 problem: crate::output::sanitize::sanitize_line(
                     report.problem.as_deref().unwrap_or("no usable output"),
                 )
@@ -57,30 +44,22 @@ impl Installer<'_> {
             })?
             .map_err(crate::fs_error::os_cause)
             .map_err(io("hash", &executable))?;
-        let entry = &target.entry;
         let record = InstallRecord {
-            version: target.version.to_string(),
-            sha256,
-            // Shown and scrubbed, so a mirror's userinfo, token or a
-            // credential value in its path never reaches the disk.
-            url: self.scrubber().scrub_str(&shown(url)).into_owned(),
-            size: entry.size,
-            file_type: entry.file_type.clone(),
-            target_triple: entry.target_triple.clone(),
-            binary: binary.clone(),
+            binary: staged.binary,
             installed_at: crate::output::now_rfc3339(),
             binary_fingerprint: Some(fingerprint),
+            ..staged.record
         };
         write_record(staging.path(), &record)?;
         let staged = staging.keep();
         self.store
-            .publish(&staged, &target.version)
+            .publish(&staged, version)
             .map_err(io("publish", &staged))?;
         self.store
-            .installed(&target.version)?
+            .installed(version)?
             .ok_or_else(|| InstallError::Io {
                 action: "find the published version in",
-                path: self.store.version_dir(&target.version),
+                path: self.store.version_dir(version),
                 source: std::io::ErrorKind::NotFound.into(),
             })
     }

@@ -26,7 +26,7 @@ impl Installed {
 pub enum Verdict {
     /// Unchanged since install: reused without running it.
     Intact,
-    /// Changed, but it passes both probes again.
+    /// Changed, but it passes its probes again.
     Reprobed {
         change: String,
         report: ProbeReport,
@@ -52,8 +52,13 @@ pub fn check(installed: &Installed, settings: &ProbeSettings) -> Verdict {
     }
 }
 
-/// [`check`], as the error a command reports for a broken install.
-pub fn verify(installed: &Installed, settings: &ProbeSettings) -> Result<(), InstallError> {
+/// [`check`], as the error a command reports for a broken install of the
+/// binary `name`.
+pub fn verify(
+    installed: &Installed,
+    settings: &ProbeSettings,
+    name: &str,
+) -> Result<(), InstallError> {
     match check(installed, settings) {
         Verdict::Intact => Ok(()),
         Verdict::Reprobed { change, .. } => {
@@ -64,6 +69,7 @@ pub fn verify(installed: &Installed, settings: &ProbeSettings) -> Result<(), Ins
             Ok(())
         }
         Verdict::Broken { change, report } => Err(InstallError::Broken {
+            name: name.to_owned(),
             version: installed.version.to_string(),
             path: installed.executable.clone(),
             change,

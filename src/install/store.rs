@@ -28,6 +28,12 @@ pub struct InstallRecord {
     /// The executable as published, compared before every reuse.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary_fingerprint: Option<super::fingerprint::Fingerprint>,
+    /// npm installs: the SRI `integrity` that was verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<String>,
+    /// npm installs: the package's `engines.node`, checked before launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engines_node: Option<String>,
 }
 
 /// An installed, checked version.

@@ -50,7 +50,7 @@ fn check_refusal(env: &TestEnv, marker: &str, outcome: &Outcome) -> Vec<String> 
         other => problems.push(format!("error kind {other:?}, expected unsafe_archive")),
     }
     let hint = &outcome.json()["error"]["hint"];
-    if hint != "the archive was refused and nothing was installed: check that the mirror serves Kiro's own archives" {
+    if hint != "the archive was refused and nothing was installed: check that the mirror serves Kiro CLI's own archives" {
         problems.push(format!("unexpected hint {hint}"));
     }
     if std::fs::symlink_metadata(env.version_dir(VERSION)).is_ok() {

@@ -24,6 +24,7 @@ mod launch;
 mod login;
 mod messages;
 mod network;
+mod npm_install;
 mod output;
 mod outside;
 mod prepare;

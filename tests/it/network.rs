@@ -165,7 +165,7 @@ fn malformed_manifest_is_a_clear_error() {
         let message = outcome.assert_error(4, "network");
         assert!(
             message.starts_with(&format!(
-                "failed to read the Kiro manifest `{}`: ",
+                "failed to read the Kiro CLI manifest `{}`: ",
                 env.manifest_url()
             )),
             "case {name}: the message names the manifest URL\n{}",
@@ -173,7 +173,7 @@ fn malformed_manifest_is_a_clear_error() {
         );
         assert_eq!(
             hint(&outcome),
-            "the server did not send a valid Kiro manifest: check that ONEWORKS_KIRO_MANIFEST_URL points at Kiro's manifest or a faithful mirror",
+            "the server did not send a valid Kiro CLI manifest: check that ONEWORKS_KIRO_MANIFEST_URL points at Kiro CLI's manifest or a faithful mirror",
             "case {name}"
         );
         env.assert_nothing_published(VERSION);

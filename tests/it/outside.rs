@@ -34,7 +34,7 @@ fn a_manifest_version_with_escape_sequences_is_a_manifest_error_shown_inert() {
     assert_eq!(
         message,
         format!(
-            "failed to read the Kiro manifest `{}`: the manifest `version` `\u{FFFD}[31m2.15.1` is not a semantic version",
+            "failed to read the Kiro CLI manifest `{}`: the manifest `version` `\u{FFFD}[31m2.15.1` is not a semantic version",
             env.manifest_url()
         )
     );
@@ -165,7 +165,7 @@ fn manifest_fields_with_control_characters_are_malformed() {
         assert_eq!(
             message,
             format!(
-                "failed to read the Kiro manifest `{}`: manifest package #0: `{field}` contains control characters",
+                "failed to read the Kiro CLI manifest `{}`: manifest package #0: `{field}` contains control characters",
                 env.manifest_url()
             )
         );

@@ -645,7 +645,7 @@ fn dmg_and_msi_packages_are_not_supported_on_this_host_yet() {
         );
         assert_eq!(
             outcome.json()["error"]["hint"],
-            "install Kiro with its own installer and use `source: system`"
+            "install Kiro CLI with its own installer and use `source: system`"
         );
         assert_eq!(env.server.total_hits(), 1, "only the manifest was fetched");
         env.assert_nothing_published(VERSION);

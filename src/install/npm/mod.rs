@@ -1,0 +1,416 @@
+//! An npm package as a managed source (SPEC §11.2): the package document
+//! from the user's registry → one version (`dist-tags.latest` or an exact
+//! one) → its Node.js runtime checked → the tarball streamed through
+//! network → sha256 + sha512 → gunzip → the same guarded tar extraction as
+//! the vendor archives → `integrity` verified → the `bin` made executable →
+//! probe → publish, under the install lock, pinned in `<adapter>.lock`.
+//! Install scripts are never run: nothing in the package runs but its
+//! probe.
+
+pub mod document;
+pub mod integrity;
+pub mod node;
+pub mod registry;
+
+use std::path::Path;
+
+use url::Url;
+
+use self::document::{package_relative, PackageDocument, VersionDoc};
+use self::integrity::{sri_of, Sha512Integrity};
+use super::download::{self, parse_url, shown, NetworkError};
+use super::error::{io, InstallError};
+use super::extract::{self, guard::Staging, Compression};
+use super::pin::{NpmPin, Pin};
+use super::store::InstallRecord;
+use super::{pipeline, FileType, Installer, ManagedSource, Prepared, Request, Staged};
+
+/// The folder every entry of an npm tarball lives under.
+pub const PACKAGE_DIR: &str = "package";
+/// The abbreviated ("corgi") document npm itself installs from: a fraction
+/// of the full one.
+const ACCEPT: &str = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*";
+/// The largest package document read (a package with thousands of
+/// versions weighs tens of megabytes in full).
+const DOCUMENT_LIMIT: u64 = 64 * 1024 * 1024;
+/// The largest tarball downloaded.
+const TARBALL_LIMIT: u64 = 1024 * 1024 * 1024;
+/// Unpacked size bound, as a multiple of the tarball's size (JavaScript
+/// bundles compress about 4–6×).
+const MAX_EXPANSION: u64 = 16;
+
+/// One version's tarball, verified before anything is installed from it.
+struct NpmArtifact {
+    version: semver::Version,
+    tarball: Url,
+    integrity: Sha512Integrity,
+    /// The executable, relative to the package folder.
+    bin: String,
+    engines_node: Option<String>,
+}
+
+/// `<registry>/<name with / as %2f>`, as npm asks for a package.
+pub fn package_url(registry: &Url, package: &str) -> Result<Url, NetworkError> {
+    let encoded = package.replace('/', "%2f");
+    registry.join(&encoded).map_err(|source| NetworkError::Url {
+        url: crate::redact::redact_url(&format!("{registry}{encoded}")),
+        source,
+    })
+}
+
+impl Installer<'_> {
+    fn npm_source(&self) -> Result<(&Url, &str, &str), InstallError> {
+        match &self.source {
+            ManagedSource::Npm {
+                registry,
+                package,
+                bin_command,
+            } => Ok((registry, package, bin_command)),
+            ManagedSource::VendorManifest { .. } => Err(self.missing_section("npm")),
+        }
+    }
+
+    /// `prepare` from the registry: resolve the version in the package
+    /// document, install it, pin it.
+    pub(super) fn install_npm_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
+        let (registry, package, bin_command) = self.npm_source()?;
+        let url = package_url(registry, package)?;
+        let bytes = self
+            .fetcher
+            .get_document(&url, Some(ACCEPT), DOCUMENT_LIMIT)?;
+        let package_error = |source| InstallError::Package {
+            url: shown(&url),
+            source,
+        };
+        let document = PackageDocument::parse(&bytes).map_err(package_error)?;
+        let doc = document
+            .pick(&request.version, package, bin_command)
+            .map_err(package_error)?
+            .ok_or_else(|| InstallError::NotPublished {
+                name: self.data.binary.name.clone(),
+                id: self.data.id.clone(),
+                package: package.to_owned(),
+                requested: request.version.to_string(),
+                newest: match document.newest(5) {
+                    newest if newest.is_empty() => "no versions".to_owned(),
+                    newest => format!("{} (newest first)", newest.join(", ")),
+                },
+            })?;
+        let artifact = self.npm_artifact(&doc, registry)?;
+        let prepared = self.install_npm_artifact(&artifact, request.force)?;
+        if let Some(path) = &request.pin_path {
+            let pin = Pin {
+                version: artifact.version.to_string(),
+                packages: Vec::new(),
+                npm: Some(NpmPin {
+                    package: package.to_owned(),
+                    // As shown: a userinfo or token in the URL never reaches the
+                    // project's lock file.
+                    tarball: shown(&artifact.tarball),
+                    integrity: artifact.integrity.to_sri(),
+                    bin: artifact.bin.clone(),
+                    engines_node: artifact.engines_node.clone(),
+                }),
+            };
+            pin.write(path, self.scrubber())?;
+        }
+        Ok(prepared)
+    }
+
+    /// `prepare --locked` (or a pinned exact version): install what the
+    /// pin records, without asking for the package document.
+    pub(super) fn install_npm_pin(
+        &self,
+        pin: &NpmPin,
+        version: semver::Version,
+        force: bool,
+    ) -> Result<Prepared, InstallError> {
+        let (registry, package, _) = self.npm_source()?;
+        if pin.package != package {
+            return Err(InstallError::PinPackage {
+                found: crate::output::sanitize::sanitize_line(&pin.package).into_owned(),
+                wanted: package.to_owned(),
+            });
+        }
+        let doc = VersionDoc {
+            version,
+            tarball: pin.tarball.clone(),
+            integrity: Some(pin.integrity.clone()),
+            shasum: false,
+            bin: Some(pin.bin.clone()),
+            engines_node: pin.engines_node.clone(),
+        };
+        let artifact = self.npm_artifact(&doc, registry)?;
+        // The pin comes from the project (possibly a hostile clone): it may
+        // name a version, never another host. A registry stays a registry.
+        if !artifact.tarball.as_str().starts_with(registry.as_str()) {
+            return Err(InstallError::OutsideBase {
+                download: shown(&artifact.tarball),
+                base: shown(registry),
+            });
+        }
+        self.install_npm_artifact(&artifact, force)
+    }
+
+    /// Checks what a version document says before anything is downloaded:
+    /// a usable sha512 `integrity`, a `bin` inside the package, a tarball
+    /// URL, and a Node.js that satisfies `engines.node`.
+    fn npm_artifact(&self, doc: &VersionDoc, registry: &Url) -> Result<NpmArtifact, InstallError> {
+        let name = &self.data.binary.name;
+        let (_, package, bin_command) = self.npm_source()?;
+        let integrity = Sha512Integrity::parse(doc.integrity.as_deref()).map_err(|unusable| {
+            InstallError::Unverifiable {
+                name: name.clone(),
+                version: doc.version.to_string(),
+                reason: unusable.reason(doc.shasum),
+            }
+        })?;
+        let bin = doc
+            .bin
+            .as_deref()
+            .and_then(package_relative)
+            .ok_or_else(|| InstallError::NoBinary {
+                name: name.clone(),
+                version: doc.version.to_string(),
+                candidates: match &doc.bin {
+                    Some(bin) => format!(
+                        "`{}` (its `bin.{bin_command}` leaves the package)",
+                        crate::output::sanitize::sanitize_line(bin)
+                    ),
+                    None => format!("a `bin.{bin_command}` in the `{package}` version document"),
+                },
+            })?;
+        let tarball = tarball_url(&doc.tarball, registry)?;
+        node::check(
+            name,
+            doc.engines_node.as_deref(),
+            self.probe.path_var.as_deref(),
+            self.probe.timeout,
+        )?;
+        Ok(NpmArtifact {
+            version: doc.version.clone(),
+            tarball,
+            integrity,
+            bin,
+            engines_node: doc.engines_node.clone(),
+        })
+    }
+
+    fn install_npm_artifact(
+        &self,
+        artifact: &NpmArtifact,
+        force: bool,
+    ) -> Result<Prepared, InstallError> {
+        let sri = artifact.integrity.to_sri();
+        let same = |record: &InstallRecord| record.integrity.as_deref() == Some(sri.as_str());
+        self.install_with(&artifact.version, force, &same, &mut |staging_dir| {
+            let (sha256, size) = self.download_npm(artifact, staging_dir)?;
+            let binary = format!("{PACKAGE_DIR}/{}", artifact.bin);
+            Ok(Staged {
+                record: InstallRecord {
+                    version: artifact.version.to_string(),
+                    sha256,
+                    url: self
+                        .scrubber()
+                        .scrub_str(&shown(&artifact.tarball))
+                        .into_owned(),
+                    size,
+                    file_type: FileType::TarGz,
+                    target_triple: "node".to_owned(),
+                    binary: binary.clone(),
+                    installed_at: String::new(),
+                    binary_fingerprint: None,
+                    integrity: Some(sri.clone()),
+                    engines_node: artifact.engines_node.clone(),
+                },
+                binary,
+            })
+        })
+    }
+
+    /// Downloads, verifies and extracts the tarball into `staging_dir`,
+    /// trying a body that broke off again; returns its sha256 and size.
+    fn download_npm(
+        &self,
+        artifact: &NpmArtifact,
+        staging_dir: &Path,
+    ) -> Result<(String, u64), InstallError> {
+        let mut attempt = 0;
+        loop {
+            let outcome = match self.fetcher.open_once(&artifact.tarball) {
+                Ok(body) => self
+                    .fetch_npm_into(body, artifact, staging_dir)
+                    .map_err(|error| (error, None)),
+                Err((error, retry_after)) => Err((InstallError::Network(error), retry_after)),
+            };
+            match outcome {
+                Ok(done) => return Ok(done),
+                Err((InstallError::Network(error), retry_after))
+                    if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts =>
+                {
+                    self.fetcher.retry.pause(attempt, retry_after, &error);
+                    attempt += 1;
+                    crate::fs_safety::empty_dir(staging_dir).map_err(io("clear", staging_dir))?;
+                }
+                Err((error, _)) => return Err(error),
+            }
+        }
+    }
+
+    /// One attempt: network → sha256 + sha512 → gunzip → guarded tar
+    /// extraction, then the checks, the integrity first.
+    fn fetch_npm_into(
+        &self,
+        body: download::Body,
+        artifact: &NpmArtifact,
+        staging_dir: &Path,
+    ) -> Result<(String, u64), InstallError> {
+        let url = &artifact.tarball;
+        let cap = match body.length {
+            Some(length) if length > TARBALL_LIMIT => {
+                return Err(NetworkError::TooLarge {
+                    url: shown(url),
+                    limit: TARBALL_LIMIT,
+                }
+                .into())
+            }
+            Some(length) => length,
+            None => TARBALL_LIMIT,
+        };
+        let limit = cap.saturating_mul(MAX_EXPANSION).max(1 << 20);
+        let bar = self.progress_bar(body.length);
+        let mut staging = Staging::new(staging_dir.to_owned(), limit);
+        let reader = Box::new(std::io::Read::take(body.reader, cap.saturating_add(1)));
+        let counter = bar.clone();
+        let (mut reader, hasher) =
+            pipeline::hashing_pipe(reader, true, move |bytes| counter.inc(bytes));
+        let extracted = extract::extract_tar(&mut reader, Compression::Gzip, &mut staging);
+        reader.drain();
+        drop(reader);
+        let digest = hasher
+            .join()
+            .map_err(|_| InstallError::Io {
+                action: "hash",
+                path: staging_dir.to_owned(),
+                source: std::io::Error::other("hashing thread panicked"),
+            })?
+            .map_err(|source| NetworkError::read(url, source, self.fetcher.idle_timeout))?;
+        bar.finish_and_clear();
+        if digest.bytes > cap {
+            return Err(match body.length {
+                Some(expected) => NetworkError::Oversized {
+                    url: shown(url),
+                    expected,
+                },
+                None => NetworkError::TooLarge {
+                    url: shown(url),
+                    limit: TARBALL_LIMIT,
+                },
+            }
+            .into());
+        }
+        if let Some(expected) = body.length.filter(|expected| digest.bytes < *expected) {
+            return Err(NetworkError::Truncated {
+                url: shown(url),
+                received: digest.bytes,
+                expected,
+            }
+            .into());
+        }
+        let computed = digest.sha512.unwrap_or_default();
+        if computed != artifact.integrity.digest {
+            return Err(InstallError::Checksum {
+                subject: format!("`{}` {}", self.data.binary.name, artifact.version),
+                algorithm: "sha512",
+                expected: artifact.integrity.to_sri(),
+                computed: sri_of(&computed),
+                url: shown(url),
+            });
+        }
+        extracted.map_err(|source| InstallError::Extract {
+            name: self.data.binary.name.clone(),
+            version: artifact.version.to_string(),
+            url: shown(url),
+            source,
+        })?;
+        self.make_bin_executable(artifact, staging_dir)?;
+        Ok((digest.sha256, digest.bytes))
+    }
+
+    /// npm makes `bin` targets executable when it links them; so does
+    /// oneworks, for a regular file only (a link or a folder is refused).
+    fn make_bin_executable(
+        &self,
+        artifact: &NpmArtifact,
+        staging_dir: &Path,
+    ) -> Result<(), InstallError> {
+        use std::os::unix::fs::PermissionsExt;
+        let relative = format!("{PACKAGE_DIR}/{}", artifact.bin);
+        let path = staging_dir.join(&relative);
+        let no_binary = || InstallError::NoBinary {
+            name: self.data.binary.name.clone(),
+            version: artifact.version.to_string(),
+            candidates: format!("`{}`", crate::output::sanitize::sanitize_line(&relative)),
+        };
+        let metadata = fs_err::symlink_metadata(&path).map_err(|_| no_binary())?;
+        if !metadata.is_file() {
+            // check_executable names a link or a folder precisely.
+            crate::fs_safety::check_executable(staging_dir, &path)?;
+            return Err(no_binary());
+        }
+        fs_err::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .map_err(io("make executable", &path))
+    }
+}
+
+/// The tarball URL a version document names, as npm would fetch it: an
+/// `http(s)` URL, and one on the public registry is fetched from the
+/// configured registry instead (npm's `replace-registry-host` default), so a
+/// mirror that copies the public documents verbatim serves its own copies.
+fn tarball_url(text: &str, registry: &Url) -> Result<Url, InstallError> {
+    let url = parse_url(text)?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(NetworkError::Scheme { url: shown(&url) }.into());
+    }
+    if registry.as_str() != registry::PUBLIC_REGISTRY {
+        if let Some(rest) = url.as_str().strip_prefix(registry::PUBLIC_REGISTRY) {
+            return registry.join(rest).map_err(|source| {
+                NetworkError::Url {
+                    url: crate::redact::redact_url(text),
+                    source,
+                }
+                .into()
+            });
+        }
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_urls_encode_the_scope_slash() {
+        let registry = Url::parse("http://mirror.test/npm/").expect("url");
+        assert_eq!(
+            package_url(&registry, "@google/gemini-cli")
+                .expect("url")
+                .as_str(),
+            "http://mirror.test/npm/@google%2fgemini-cli"
+        );
+    }
+
+    #[test]
+    fn public_tarballs_come_from_the_configured_registry() {
+        let mirror = Url::parse("http://mirror.test/npm/").expect("url");
+        let public = "https://registry.npmjs.org/@google/gemini-cli/-/gemini-cli-0.61.0.tgz";
+        assert_eq!(
+            tarball_url(public, &mirror).expect("url").as_str(),
+            "http://mirror.test/npm/@google/gemini-cli/-/gemini-cli-0.61.0.tgz"
+        );
+        let own = Url::parse(registry::PUBLIC_REGISTRY).expect("url");
+        assert_eq!(tarball_url(public, &own).expect("url").as_str(), public);
+        assert!(tarball_url("file:///etc/passwd", &mirror).is_err());
+    }
+}

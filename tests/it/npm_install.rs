@@ -1,0 +1,532 @@
+//! The npm registry managed source (SPEC §11.2) through the real binary:
+//! a loopback registry serves a fake `gemini` package; oneworks resolves
+//! `latest` or an exact version, verifies the tarball's sha512 `integrity`
+//! while streaming, extracts it through the hostile-archive rules, checks
+//! Node.js against `engines.node`, publishes, pins, and honours
+//! `--offline`, `--locked` and `prune` as for the vendor manifest.
+
+use serde_json::{json, Value};
+
+use crate::support::archive::Entry;
+use crate::support::npm_registry::{self, Published, DOCUMENT_PATH};
+use crate::support::{assert_prepared, path_of, reused, TestEnv};
+
+/// A world whose adapter installs the fake npm package from the loopback
+/// registry, with a fake Node.js `v22.3.0` as the only thing on PATH.
+fn npm_env() -> TestEnv {
+    let mut env = TestEnv::new();
+    let data = env.base().join("npm-adapter.yaml");
+    std::fs::write(&data, npm_registry::adapter_data()).expect("write adapter data");
+    npm_registry::install_node(&env.bin, "v22.3.0");
+    let registry = env.server.url("/");
+    let bin = env.bin.to_string_lossy().into_owned();
+    env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", &data.to_string_lossy());
+    env.set_env("ONEWORKS_NPM_REGISTRY", &registry);
+    env.set_env("PATH", &bin);
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "1");
+    env
+}
+
+/// Where a published version's bin lives.
+fn bin_of(env: &TestEnv, version: &str) -> std::path::PathBuf {
+    env.version_dir(version)
+        .join("package")
+        .join(npm_registry::BIN)
+}
+
+fn lock_json(env: &TestEnv) -> Value {
+    serde_json::from_slice(&std::fs::read(env.kiro_lock()).expect("read the lock file"))
+        .expect("lock json")
+}
+
+#[test]
+fn npm_prepare_resolves_latest_verifies_and_pins() {
+    let env = npm_env();
+    let old = Published::new(&env.server, "1.0.0");
+    let new = Published::new(&env.server, "1.1.0");
+    npm_registry::publish(&env.server, "1.1.0", &[&old, &new]);
+
+    let outcome = env.prepare(&[]);
+    let document = assert_prepared(&outcome, "managed", "1.1.0");
+    assert!(!reused(&document));
+    assert_eq!(path_of(&document), bin_of(&env, "1.1.0"));
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(bin_of(&env, "1.1.0"))
+            .expect("bin")
+            .permissions(),
+    );
+    assert_eq!(mode & 0o111, 0o111, "the bin is made executable");
+    assert_eq!(env.server.hits(&new.path), 1);
+    assert_eq!(env.server.hits(&old.path), 0);
+    let lock = lock_json(&env);
+    assert_eq!(lock["version"], "1.1.0");
+    assert_eq!(lock["npm"]["package"], npm_registry::PACKAGE);
+    assert_eq!(lock["npm"]["integrity"], npm_registry::sri(&new.bytes));
+    assert_eq!(lock["npm"]["bin"], npm_registry::BIN);
+    assert_eq!(lock["npm"]["enginesNode"], ">=20");
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(env.version_dir("1.1.0").join("install.json")).expect("record"),
+    )
+    .expect("record json");
+    assert_eq!(record["integrity"], npm_registry::sri(&new.bytes));
+
+    // Again: the same artifact is reused, the tarball not fetched again.
+    let again = env.prepare(&[]);
+    let document = assert_prepared(&again, "managed", "1.1.0");
+    assert!(reused(&document));
+    assert_eq!(env.server.hits(&new.path), 1);
+    env.assert_no_leftovers();
+}
+
+#[test]
+fn npm_prepare_installs_an_exact_version_and_refuses_an_unlisted_one() {
+    let env = npm_env();
+    let old = Published::new(&env.server, "1.0.0");
+    let new = Published::new(&env.server, "1.1.0");
+    npm_registry::publish(&env.server, "1.1.0", &[&old, &new]);
+    env.write_config("adapters:\n  kiro:\n    cli: { source: managed, version: 1.0.0 }\n");
+    let outcome = env.prepare(&[]);
+    assert_prepared(&outcome, "managed", "1.0.0");
+    assert_eq!(env.server.hits(&new.path), 0);
+
+    env.write_config("adapters:\n  kiro:\n    cli: { source: managed, version: 9.9.9 }\n");
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert_eq!(
+        message,
+        "`gemini` 9.9.9 is not published: the npm package `@fake/gemini-cli` lists 1.1.0, 1.0.0 (newest first)"
+    );
+    assert!(std::fs::symlink_metadata(env.version_dir("9.9.9")).is_err());
+}
+
+#[test]
+fn npm_wrong_integrity_is_exit_5_and_installs_nothing() {
+    let env = npm_env();
+    let other = npm_registry::sri(b"another tarball");
+    let published =
+        Published::new(&env.server, "1.0.0").dist("integrity", Some(json!(other.clone())));
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(5, "checksum_mismatch");
+    let computed = npm_registry::sri(&published.bytes);
+    assert!(
+        message.starts_with("failed to verify `gemini` 1.0.0: expected sha512 "),
+        "{message}"
+    );
+    assert!(message.contains(&other), "expected digest shown: {message}");
+    assert!(
+        message.contains(&computed),
+        "computed digest shown: {message}"
+    );
+    // A checksum mismatch is never retried.
+    assert_eq!(env.server.hits(&published.path), 1);
+    env.assert_nothing_published("1.0.0");
+    assert!(!env.kiro_lock().exists(), "no pin for a failed install");
+}
+
+#[test]
+fn npm_missing_or_sha1_only_integrity_is_refused_before_download() {
+    let cases = [
+        (
+            "no integrity, sha1 shasum",
+            None,
+            true,
+            "only a sha1 `shasum`",
+        ),
+        ("no integrity at all", None, false, "records no `integrity`"),
+        (
+            "sha1-only integrity",
+            Some(json!("sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk=")),
+            true,
+            "has no sha512 hash, only sha1",
+        ),
+    ];
+    for (name, integrity, shasum, why) in cases {
+        let env = npm_env();
+        let mut published = Published::new(&env.server, "1.0.0").dist("integrity", integrity);
+        if !shasum {
+            published = published.dist("shasum", None);
+        }
+        npm_registry::publish(&env.server, "1.0.0", &[&published]);
+        let outcome = env.prepare(&[]);
+        let message = outcome.assert_error(5, "checksum_mismatch");
+        assert!(
+            message.starts_with("refusing to install `gemini` 1.0.0: "),
+            "{name}: {message}"
+        );
+        assert!(message.contains(why), "{name}: {message}");
+        assert_eq!(
+            env.server.hits(&published.path),
+            0,
+            "{name}: not downloaded"
+        );
+        env.assert_nothing_published("1.0.0");
+    }
+}
+
+#[test]
+fn npm_hostile_tarball_entries_are_refused() {
+    let env = npm_env();
+    let marker = "npm-hostile-marker";
+    let outside = env.outside.to_string_lossy().into_owned();
+    let file = |path: String| Entry::file(&path, 0o644, "evil");
+    let cases: Vec<(&str, Entry)> = vec![
+        ("parent", file(format!("package/../../{marker}-up"))),
+        ("absolute", file(format!("{outside}/{marker}-absolute"))),
+        (
+            "symlink-out",
+            Entry::symlink("package/bundle/out", "../../../outside"),
+        ),
+        (
+            "hard-link",
+            Entry::HardLink {
+                path: format!("package/{marker}-hard"),
+                target: format!("{outside}/secret"),
+            },
+        ),
+    ];
+    for (name, extra) in cases {
+        let mut entries = npm_registry::package_entries("1.0.0");
+        entries.push(extra);
+        let published = Published::with_entries(&env.server, "1.0.0", &entries);
+        npm_registry::publish(&env.server, "1.0.0", &[&published]);
+        let outcome = env.prepare(&[]);
+        let message = outcome.assert_error(6, "unsafe_archive");
+        assert!(
+            message.starts_with("refused the `gemini` 1.0.0 archive from "),
+            "{name}: {message}"
+        );
+        env.assert_nothing_published("1.0.0");
+        let planted: Vec<_> = crate::support::walk(&env.base())
+            .into_iter()
+            .filter(|path| path.to_string_lossy().contains(marker))
+            .collect();
+        assert!(planted.is_empty(), "{name}: planted {planted:?}");
+    }
+}
+
+#[test]
+fn npm_registry_404_is_a_clear_network_error() {
+    let env = npm_env();
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!("`{}` answered HTTP 404", env.server.url(DOCUMENT_PATH))
+    );
+    let text = outcome.all_text();
+    assert!(text.contains("ONEWORKS_NPM_REGISTRY"), "{text}");
+    assert!(!text.to_lowercase().contains("kiro_manifest"), "{text}");
+    // 404 is not transient: asked once.
+    assert_eq!(env.server.hits(DOCUMENT_PATH), 1);
+}
+
+#[test]
+fn npm_registry_500_is_retried_then_exit_4() {
+    let env = npm_env();
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    env.server
+        .route(&published.path, crate::support::server::Route::Status(500));
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert!(message.ends_with("answered HTTP 500"), "{message}");
+    assert_eq!(env.server.hits(&published.path), 3, "three attempts");
+    env.assert_nothing_published("1.0.0");
+}
+
+#[test]
+fn npm_a_stalled_tarball_hits_the_idle_timeout() {
+    let mut env = npm_env();
+    env.set_env("ONEWORKS_HTTP_TIMEOUT", "1");
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    let never = env.base().join("never-released");
+    env.server.route(
+        &published.path,
+        crate::support::server::Route::Stall {
+            body: published.bytes.clone().into(),
+            after_bytes: 10,
+            release: never,
+        },
+    );
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert!(message.ends_with("stalled: no data for 1s"), "{message}");
+    assert_eq!(env.server.hits(&published.path), 3);
+    env.assert_nothing_published("1.0.0");
+}
+
+#[test]
+fn npm_node_missing_or_too_old_is_exit_7_before_download() {
+    // No node at all on PATH.
+    let mut env = npm_env();
+    let empty = env.base().join("empty-path");
+    std::fs::create_dir_all(&empty).expect("empty folder");
+    env.set_env("PATH", &empty.to_string_lossy());
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert_eq!(
+        message,
+        "`gemini` needs Node.js `>=20`, but no `node` was found on PATH"
+    );
+    assert!(outcome.all_text().contains("never installs Node"));
+    assert_eq!(env.server.hits(&published.path), 0);
+    env.assert_nothing_published("1.0.0");
+
+    // A node that is too old.
+    let env = npm_env();
+    npm_registry::install_node(&env.bin, "v18.19.1");
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(
+        message.starts_with("`gemini` needs Node.js `>=20`, but `")
+            && message.ends_with("` is v18.19.1"),
+        "{message}"
+    );
+    assert_eq!(env.server.hits(&published.path), 0);
+    env.assert_nothing_published("1.0.0");
+}
+
+#[test]
+fn npm_offline_locked_and_prune_work_as_for_the_vendor_manifest() {
+    let mut env = npm_env();
+    let first = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&first]);
+    assert_prepared(&env.prepare(&[]), "managed", "1.0.0");
+
+    // --offline: no request at all.
+    let before = env.server.total_hits();
+    let outcome = env.prepare(&["--offline"]);
+    assert!(reused(&assert_prepared(&outcome, "managed", "1.0.0")));
+    assert_eq!(env.server.total_hits(), before);
+
+    // A newer latest appears; --locked installs the pinned version from
+    // the pin alone (the document is not asked).
+    let second = Published::new(&env.server, "2.0.0");
+    npm_registry::publish(&env.server, "2.0.0", &[&first, &second]);
+    std::fs::remove_dir_all(env.version_dir("1.0.0")).expect("remove the install");
+    let documents = env.server.hits(DOCUMENT_PATH);
+    let outcome = env.prepare(&["--locked"]);
+    let document = assert_prepared(&outcome, "managed", "1.0.0");
+    assert!(!reused(&document));
+    assert_eq!(env.server.hits(DOCUMENT_PATH), documents);
+    assert_eq!(env.server.hits(&first.path), 2);
+
+    // --locked against a tarball that changed under the pin: exit 5.
+    let tampered = Published::with_entries(
+        &env.server,
+        "1.0.0",
+        &npm_registry::package_entries("1.0.0")[..2],
+    );
+    env.server.route(
+        &first.path,
+        crate::support::server::Route::Ok(tampered.bytes.clone().into()),
+    );
+    let outcome = env.prepare(&["--locked", "--force"]);
+    outcome.assert_error(5, "checksum_mismatch");
+    assert!(
+        bin_of(&env, "1.0.0").exists(),
+        "the installed version stays"
+    );
+
+    // Latest moves on without --locked; prune keeps the pinned version.
+    assert_prepared(&env.prepare(&[]), "managed", "2.0.0");
+    assert_eq!(lock_json(&env)["version"], "2.0.0");
+    std::fs::write(
+        env.kiro_lock(),
+        serde_json::to_vec(&json!({
+            "version": "1.0.0",
+            "npm": {
+                "package": npm_registry::PACKAGE,
+                "tarball": env.server.url(&first.path),
+                "integrity": npm_registry::sri(&first.bytes),
+                "bin": npm_registry::BIN,
+                "enginesNode": ">=20",
+            }
+        }))
+        .expect("pin json"),
+    )
+    .expect("write pin");
+    let outcome = env.run(&["adapter", "prune", "kiro", "--keep", "0"]);
+    outcome.assert_success();
+    assert!(
+        bin_of(&env, "1.0.0").exists(),
+        "prune keeps the pinned version"
+    );
+    assert!(!env.version_dir("2.0.0").exists(), "prune removes the rest");
+
+    // Node gone: even reusing the installed version is refused (the check
+    // runs before every use, not only before install).
+    let empty = env.base().join("no-node");
+    std::fs::create_dir_all(&empty).expect("folder");
+    env.set_env("PATH", &empty.to_string_lossy());
+    let outcome = env.prepare(&["--offline"]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(message.contains("no `node` was found on PATH"), "{message}");
+}
+
+#[test]
+fn npm_a_bin_outside_the_package_or_missing_is_refused() {
+    let env = npm_env();
+    for (name, bin, why) in [
+        (
+            "escaping",
+            json!({ "gemini": "../../evil.js" }),
+            "leaves the package",
+        ),
+        (
+            "other command",
+            json!({ "other": "x.js" }),
+            "a `bin.gemini`",
+        ),
+    ] {
+        let published = Published::new(&env.server, "1.0.0").field("bin", bin);
+        npm_registry::publish(&env.server, "1.0.0", &[&published]);
+        let outcome = env.prepare(&[]);
+        let message = outcome.assert_error(7, "no_usable_cli");
+        assert!(
+            message.starts_with("the `gemini` 1.0.0 archive holds none of ")
+                && message.contains(why),
+            "{name}: {message}"
+        );
+        assert_eq!(env.server.hits(&published.path), 0, "{name}");
+        env.assert_nothing_published("1.0.0");
+    }
+}
+
+#[test]
+fn npm_the_registry_comes_from_the_users_npmrc() {
+    let mut env = npm_env();
+    env.env.remove("ONEWORKS_NPM_REGISTRY");
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    std::fs::write(
+        env.home.join(".npmrc"),
+        format!("; the user's npm\nregistry={}\n", env.server.url("/")),
+    )
+    .expect("write .npmrc");
+    assert_prepared(&env.prepare(&[]), "managed", "1.0.0");
+    assert_eq!(env.server.hits(DOCUMENT_PATH), 1);
+}
+
+#[test]
+fn npm_concurrent_prepares_download_once() {
+    let env = npm_env();
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    // Hold the one download open until every process has read the
+    // document, so they really contend for the install lock.
+    let release = env.base().join("release-tarball");
+    env.server.route(
+        &published.path,
+        crate::support::server::Route::Stall {
+            body: published.bytes.clone().into(),
+            after_bytes: published.bytes.len() / 2,
+            release: release.clone(),
+        },
+    );
+    let running: Vec<crate::support::Running> = (0..4)
+        .map(|_| crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while env.server.hits(DOCUMENT_PATH) < 4 && std::time::Instant::now() < deadline {
+        assert!(
+            std::fs::symlink_metadata(env.version_dir("1.0.0")).is_err(),
+            "the version became visible before its download finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(&release, "go").expect("release the tarball");
+    let outcomes: Vec<_> = running
+        .into_iter()
+        .map(crate::support::Running::wait)
+        .collect();
+    let documents: Vec<_> = outcomes
+        .iter()
+        .map(|outcome| assert_prepared(outcome, "managed", "1.0.0"))
+        .collect();
+    assert_eq!(
+        documents
+            .iter()
+            .filter(|document| !reused(document))
+            .count(),
+        1,
+        "exactly one process installs"
+    );
+    let paths: std::collections::BTreeSet<_> = documents.iter().map(path_of).collect();
+    assert_eq!(paths.len(), 1, "all print the same path");
+    assert_eq!(env.server.hits(&published.path), 1, "one download");
+    env.assert_no_leftovers();
+}
+
+#[test]
+fn npm_a_bad_package_document_is_a_clear_error() {
+    let env = npm_env();
+    let published = Published::new(&env.server, "1.0.0");
+    for (name, body, why) in [
+        (
+            "html",
+            b"<html>proxy login</html>".to_vec(),
+            "is not valid JSON",
+        ),
+        (
+            "latest not listed",
+            npm_registry::document("2.0.0", &[&published]),
+            "`dist-tags.latest` `2.0.0` is not a version the document lists",
+        ),
+    ] {
+        env.server
+            .route(DOCUMENT_PATH, crate::support::server::Route::ok(body));
+        let outcome = env.prepare(&[]);
+        outcome.assert_error(4, "network");
+        let text = outcome.all_text();
+        assert!(
+            text.contains(&format!(
+                "failed to read the npm package document `{}`",
+                env.server.url(DOCUMENT_PATH)
+            )) && text.contains(why),
+            "{name}: {text}"
+        );
+        assert!(text.contains("ONEWORKS_NPM_REGISTRY"), "{name}: {text}");
+        env.assert_nothing_published("1.0.0");
+    }
+}
+
+#[test]
+fn npm_a_pin_naming_another_host_is_refused() {
+    let env = npm_env();
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    // A cloned project's lock file pointing at a host of its choosing,
+    // with an integrity that matches what that host serves.
+    std::fs::write(
+        env.kiro_lock(),
+        serde_json::to_vec(&json!({
+            "version": "1.0.0",
+            "npm": {
+                "package": npm_registry::PACKAGE,
+                "tarball": "http://127.0.0.1:9/evil.tgz",
+                "integrity": npm_registry::sri(&published.bytes),
+                "bin": npm_registry::BIN,
+            }
+        }))
+        .expect("pin json"),
+    )
+    .expect("write pin");
+    let outcome = env.prepare(&["--locked"]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!(
+            "the download `http://127.0.0.1:9/evil.tgz` leaves the download base `{}`",
+            env.server.url("/")
+        )
+    );
+    assert_eq!(env.server.total_hits(), 0);
+    env.assert_nothing_published("1.0.0");
+}

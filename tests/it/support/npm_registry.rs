@@ -1,0 +1,194 @@
+//! A loopback npm registry for the npm managed source (SPEC §11.2), on the
+//! same [`Server`] as the manifest tests: a package document with
+//! `dist-tags` and `versions`, gzip tarballs whose entries live under
+//! `package/`, and every way a registry can be wrong — a wrong, missing or
+//! sha1-only `integrity`, hostile tarball entries, 404/500/slow answers
+//! (the server's routes). Digests are computed from the bytes served,
+//! never typed in. An adapter data file points oneworks at it: the
+//! built-in Kiro data with its vendor-manifest sections swapped for an
+//! `npm` one (the lead's `ONEWORKS_ADAPTERS_DIR` will let it carry its own
+//! id).
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha512};
+
+use super::archive::{self, Entry};
+use super::server::{Route, Server};
+
+/// The fake package and its command.
+pub const PACKAGE: &str = "@fake/gemini-cli";
+pub const COMMAND: &str = "gemini";
+/// Where the bin sits in the package (`bin.gemini`).
+pub const BIN: &str = "bundle/gemini.js";
+/// The package document's path on the server (`/` as `%2f`).
+pub const DOCUMENT_PATH: &str = "/@fake%2fgemini-cli";
+
+/// `sha512-<base64>` of `bytes`.
+pub fn sri(bytes: &[u8]) -> String {
+    format!(
+        "sha512-{}",
+        base64::engine::general_purpose::STANDARD.encode(Sha512::digest(bytes))
+    )
+}
+
+/// The bin: a "JavaScript" file that the fake `node` runs with `sh`
+/// (the `#!` line is a comment to it). It answers `--version` with the
+/// bare version, as `gemini --version` does.
+pub fn bin_script(version: &str) -> String {
+    format!(
+        "#!/usr/bin/env node\n\
+         case \"$1\" in\n\
+         \x20 --version) echo \"{version}\"; exit 0 ;;\n\
+         \x20 *) exit 0 ;;\n\
+         esac\n"
+    )
+}
+
+/// The entries of a well-formed package: npm tarballs put everything
+/// under `package/` and usually carry no folder entries; the bin is not
+/// executable in the tarball (npm makes it so when it links it).
+pub fn package_entries(version: &str) -> Vec<Entry> {
+    vec![
+        Entry::file(
+            "package/package.json",
+            0o644,
+            json!({ "name": PACKAGE, "version": version, "bin": { COMMAND: BIN } }).to_string(),
+        ),
+        Entry::file(&format!("package/{BIN}"), 0o644, bin_script(version)),
+        Entry::file("package/README.md", 0o644, "a fake gemini\n"),
+    ]
+}
+
+/// A gzip tarball of `entries`.
+pub fn tarball(entries: &[Entry]) -> Vec<u8> {
+    archive::gzip(&archive::tar(entries))
+}
+
+/// One published version: its tarball and how the document describes it.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub version: String,
+    pub bytes: Vec<u8>,
+    /// The tarball's path on the server.
+    pub path: String,
+    /// `versions[v]` of the document.
+    pub doc: Value,
+}
+
+impl Published {
+    /// A version with a well-formed package, `engines.node` `>=20`.
+    pub fn new(server: &Server, version: &str) -> Published {
+        Published::with_entries(server, version, &package_entries(version))
+    }
+
+    pub fn with_entries(server: &Server, version: &str, entries: &[Entry]) -> Published {
+        let bytes = tarball(entries);
+        let path = format!("/@fake/gemini-cli/-/gemini-cli-{version}.tgz");
+        let doc = json!({
+            "name": PACKAGE,
+            "version": version,
+            "bin": { COMMAND: BIN },
+            "engines": { "node": ">=20" },
+            "dist": {
+                "tarball": server.url(&path),
+                "integrity": sri(&bytes),
+                "shasum": "0000000000000000000000000000000000000000",
+            },
+        });
+        Published {
+            version: version.to_owned(),
+            bytes,
+            path,
+            doc,
+        }
+    }
+
+    /// Sets (or, with `None`, removes) `field` of `dist`.
+    pub fn dist(mut self, field: &str, value: Option<Value>) -> Published {
+        let dist = self.doc["dist"].as_object_mut().expect("dist");
+        match value {
+            Some(value) => {
+                dist.insert(field.to_owned(), value);
+            }
+            None => {
+                dist.remove(field);
+            }
+        }
+        self
+    }
+
+    /// Sets a top-level field of the version document.
+    pub fn field(mut self, field: &str, value: Value) -> Published {
+        self.doc[field] = value;
+        self
+    }
+}
+
+/// The package document naming `versions`, `latest` its dist-tag.
+pub fn document(latest: &str, versions: &[&Published]) -> Vec<u8> {
+    let mut map = Map::new();
+    for published in versions {
+        map.insert(published.version.clone(), published.doc.clone());
+    }
+    serde_json::to_vec(&json!({
+        "name": PACKAGE,
+        "dist-tags": { "latest": latest },
+        "versions": map,
+    }))
+    .expect("document json")
+}
+
+/// Serves each version's tarball and a document with `latest`.
+pub fn publish(server: &Server, latest: &str, versions: &[&Published]) {
+    for published in versions {
+        server.route(&published.path, Route::Ok(published.bytes.clone().into()));
+    }
+    server.route(DOCUMENT_PATH, Route::ok(document(latest, versions)));
+}
+
+/// The built-in Kiro data with its vendor manifest source replaced by the
+/// fake npm package: binary `gemini`, a version probe only.
+pub fn adapter_data() -> String {
+    let builtin =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/kiro.yaml"))
+            .expect("read manifests/kiro.yaml");
+    let mut data: serde_yaml_ng::Value = serde_yaml_ng::from_str(&builtin).expect("kiro.yaml");
+    let map = data.as_mapping_mut().expect("a mapping");
+    for section in ["manifest", "platforms", "archive"] {
+        map.remove(section);
+    }
+    let yaml =
+        |text: &str| -> serde_yaml_ng::Value { serde_yaml_ng::from_str(text).expect("yaml") };
+    map.insert(yaml("displayName"), yaml("Fake Gemini CLI"));
+    map.insert(
+        yaml("npm"),
+        yaml(&format!("{{package: '{PACKAGE}', binCommand: {COMMAND}}}")),
+    );
+    map.insert(
+        yaml("binary"),
+        yaml(r"{name: gemini, aliases: [], identifies: '^\d+\.\d+\.\d+', versionPattern: '(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)'}"),
+    );
+    map.insert(
+        yaml("probes"),
+        yaml("{version: ['--version'], timeoutSeconds: 15}"),
+    );
+    serde_yaml_ng::to_string(&data).expect("adapter yaml")
+}
+
+/// A fake `node` in `dir` that reports `version` and runs a script with
+/// `sh` (the bin's `#!/usr/bin/env node` line finds it first on PATH).
+pub fn install_node(dir: &Path, version: &str) -> PathBuf {
+    let node = dir.join("node");
+    std::fs::write(
+        &node,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo \"{version}\"; exit 0; fi\nexec /bin/sh \"$@\"\n"
+        ),
+    )
+    .expect("write fake node");
+    super::set_mode(&node, 0o755);
+    node
+}
