@@ -16,7 +16,7 @@ use super::session_cache::SessionCache;
 use super::turn::Turn;
 use super::AcpError;
 use crate::adapter::acp_data::AcpData;
-use crate::config::KiroConfig;
+use crate::config::AdapterConfig;
 use crate::locations::Environment;
 use crate::profile::materialize::acp_mcp::{acp_mcp_servers, RemoteSupport};
 use crate::redact::Scrubber;
@@ -29,7 +29,7 @@ pub struct SessionPlan<'a> {
     pub cache: SessionCache,
     pub scrubber: &'a Scrubber,
     /// The config whose MCP servers go into `session/new`.
-    pub kiro: &'a KiroConfig,
+    pub kiro: &'a AdapterConfig,
     pub additional_dirs: Vec<PathBuf>,
     /// The Kiro child's environment, for `${VAR}` in MCP server entries.
     pub environment: Environment,

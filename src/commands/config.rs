@@ -13,7 +13,7 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
     let kiro = &settings.config.config.adapters.kiro;
     let layout = ProfileLayout::new(&settings.project, &settings.locations, "default");
     layout.check()?;
-    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
+    let plan = materialize::plan(kiro, &settings.data, &layout.agent_home, Target::Render)?;
     print_notes(&plan.diagnostics);
     let files = &settings.config.files;
     if files.is_empty() {
@@ -38,7 +38,7 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
     let kiro = &settings.config.config.adapters.kiro;
     let layout = ProfileLayout::new(&settings.project, &settings.locations, name);
     layout.check()?;
-    let plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, Target::Render)?;
+    let plan = materialize::plan(kiro, &settings.data, &layout.agent_home, Target::Render)?;
     let scrubber = crate::profile::scrubber_for(&settings.env, &settings.data, kiro);
     print_notes(&plan.diagnostics);
     if dry_run {
@@ -46,7 +46,7 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
         // skill bodies): shown without terminal controls.
         output::print_text(&output::sanitize(&format!(
             "# KIRO_HOME={}\n",
-            layout.kiro_home.display()
+            layout.agent_home.display()
         )))?;
         for file in plan.scrubbed(&scrubber) {
             output::print_text(&output::sanitize(&format!(
@@ -63,7 +63,7 @@ pub fn render(settings: &Settings, name: &str, dry_run: bool) -> Result<(), Erro
         format!(
             "rendered {} file(s) for session `{name}` into {}",
             plan.files.len(),
-            layout.kiro_home.display()
+            layout.agent_home.display()
         ),
     );
     Ok(())

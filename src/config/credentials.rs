@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::error::ConfigError;
 use super::references::{reference_name, without_references};
-use super::schema::{KiroConfig, McpServer};
+use super::schema::{AdapterConfig, McpServer};
 use crate::adapter::data::CredentialRules;
 
 struct Checker<'a> {
@@ -143,7 +143,7 @@ pub fn check_text(rules: &CredentialRules, key: &str, text: &str) -> Result<(), 
 }
 
 pub(super) fn check_no_credentials(
-    kiro: &KiroConfig,
+    kiro: &AdapterConfig,
     rules: &CredentialRules,
 ) -> Result<(), ConfigError> {
     let checker = Checker::new(rules);

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::schema::{is_env_name, KiroConfig, McpServer};
+use super::schema::{is_env_name, AdapterConfig, McpServer};
 use crate::locations::Environment;
 
 /// The variable name of a whole-value `${VAR}` reference.
@@ -68,7 +68,7 @@ fn replace_references<'a>(text: &str, with: impl Fn(&str) -> &'a str) -> String 
 
 /// The variables that MCP and hooks config reference as `${VAR}`: they join
 /// the Kiro child's environment (SPEC §6.1).
-pub fn env_references(kiro: &KiroConfig) -> BTreeSet<String> {
+pub fn env_references(kiro: &AdapterConfig) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for server in kiro.mcp_servers.values() {
         match server {

@@ -19,12 +19,12 @@ pub struct ConfigFile {
 #[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
 pub struct Adapters {
     #[serde(default)]
-    pub kiro: KiroConfig,
+    pub kiro: AdapterConfig,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "a mapping")]
-pub struct KiroConfig {
+pub struct AdapterConfig {
     #[serde(default)]
     pub cli: CliConfig,
     #[serde(default)]
@@ -47,6 +47,11 @@ pub struct KiroConfig {
     pub approvals: Approvals,
     #[serde(default)]
     pub auth: AuthConfig,
+    /// Trust the project folder for agents that gate features on folder
+    /// trust (Gemini). Honoured only from the user's own config file: the
+    /// loader resets it for every other layer.
+    #[serde(default)]
+    pub trust_workspace: bool,
 }
 
 /// How `oneworks run` authenticates with the agent: when `method` is set,

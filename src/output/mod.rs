@@ -143,7 +143,7 @@ fn default_scrubber() -> Option<Scrubber> {
     Some(crate::profile::scrubber_for(
         &env,
         &data,
-        &crate::config::KiroConfig::default(),
+        &crate::config::AdapterConfig::default(),
     ))
 }
 

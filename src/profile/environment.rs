@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::layout::ProfileLayout;
 use crate::adapter::data::AdapterData;
-use crate::config::{env_references, KiroConfig};
+use crate::config::{env_references, AdapterConfig};
 use crate::locations::Environment;
 
 /// Names passed through as they are, when set.
@@ -38,7 +38,7 @@ impl ChildEnvironment {
     pub fn build(
         parent: &Environment,
         data: &AdapterData,
-        kiro: &KiroConfig,
+        kiro: &AdapterConfig,
         layout: &ProfileLayout,
         home: &Path,
     ) -> Self {
@@ -63,7 +63,7 @@ impl ChildEnvironment {
             vars.insert(name.to_owned(), path.to_string_lossy().into_owned());
         };
         set("HOME", home);
-        set(&data.session.home_variable, &layout.kiro_home);
+        set(&data.session.home_variable, &layout.agent_home);
         set("XDG_DATA_HOME", &xdg.data);
         set("XDG_STATE_HOME", &xdg.state);
         set("XDG_CONFIG_HOME", &xdg.config);
@@ -129,7 +129,7 @@ mod tests {
         ]);
         let yaml =
             "passEnv: [MY_TOOL_HOME]\nhooks:\n  stop:\n    - command: notify ${NOTIFY_URL}\n";
-        let kiro: KiroConfig = serde_yaml_ng::from_str(yaml).expect("kiro config");
+        let kiro: AdapterConfig = serde_yaml_ng::from_str(yaml).expect("kiro config");
         let project = Project {
             root: "/work/project".into(),
             initialized: true,

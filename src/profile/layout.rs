@@ -21,7 +21,7 @@ pub struct ProfileLayout {
     /// `<project>/.oneworks/sessions/<name>`.
     pub root: PathBuf,
     /// `<root>/kiro-home`: `KIRO_HOME`.
-    pub kiro_home: PathBuf,
+    pub agent_home: PathBuf,
     /// `<root>/data`: `XDG_DATA_HOME` & co. of the child live inside.
     pub data: PathBuf,
     /// `$XDG_RUNTIME_DIR/oneworks` or `/tmp/oneworks-<uid>`.
@@ -55,7 +55,7 @@ impl ProfileLayout {
         Self {
             name: name.to_owned(),
             project: project.root.clone(),
-            kiro_home: root.join("kiro-home"),
+            agent_home: root.join("kiro-home"),
             data: root.join("data"),
             root,
             runtime_base: locations.runtime_dir.clone(),
@@ -75,7 +75,7 @@ impl ProfileLayout {
     /// Refuses the session root and `KIRO_HOME` when a link, a special
     /// entry or an escaping real path is on the way. Creates nothing.
     pub fn check(&self) -> Result<(), ProfileError> {
-        fs_safety::check_dir_chain(&self.project, &self.kiro_home)?;
+        fs_safety::check_dir_chain(&self.project, &self.agent_home)?;
         fs_safety::check_dir_chain(&self.project, &self.data)?;
         Ok(())
     }
@@ -87,12 +87,12 @@ impl ProfileLayout {
         fs_safety::create_dir_chain(&self.project, &dot, 0o755)?;
         fs_safety::create_dir_chain(&self.project, &self.root, 0o700)?;
         restrict(&self.root)?;
-        fs_safety::create_dir_chain(&self.project, &self.kiro_home, 0o700)?;
+        fs_safety::create_dir_chain(&self.project, &self.agent_home, 0o700)?;
         let xdg = self.xdg();
         for dir in [&xdg.data, &xdg.state, &xdg.config, &xdg.cache] {
             fs_safety::create_dir_chain(&self.project, dir, 0o700)?;
         }
-        fs_safety::check_real_path_inside(&dot, &self.kiro_home)?;
+        fs_safety::check_real_path_inside(&dot, &self.agent_home)?;
         let gitignore = dot.join(".gitignore");
         if fs_err::symlink_metadata(&gitignore).is_err() {
             fs_safety::atomic_write(&gitignore, GITIGNORE.as_bytes(), 0o644)
@@ -201,7 +201,7 @@ mod tests {
             .mode()
             & 0o777;
         assert_eq!(mode, 0o700);
-        assert!(layout.kiro_home.is_dir());
+        assert!(layout.agent_home.is_dir());
         let gitignore = std::fs::read_to_string(layout.project.join(".oneworks/.gitignore"))
             .expect("gitignore");
         assert!(gitignore.lines().any(|line| line == "sessions/"));
@@ -220,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn refuses_symlinked_session_or_kiro_home() {
+    fn refuses_symlinked_session_or_agent_home() {
         let temp = tempfile::tempdir().expect("tempdir");
         let layout = layout(temp.path());
         let elsewhere = temp.path().join("elsewhere");
@@ -231,7 +231,7 @@ mod tests {
         std::fs::remove_file(&layout.root).expect("unlink");
 
         std::fs::create_dir_all(&layout.root).expect("mkdir");
-        std::os::unix::fs::symlink(&elsewhere, &layout.kiro_home).expect("symlink");
+        std::os::unix::fs::symlink(&elsewhere, &layout.agent_home).expect("symlink");
         assert!(matches!(layout.ensure(), Err(ProfileError::Unsafe(_))));
         assert_eq!(
             std::fs::read_dir(&elsewhere).expect("list").count(),

@@ -73,7 +73,7 @@ pub(crate) fn io_error<'a>(
 pub fn scrubber_for(
     env: &crate::locations::Environment,
     data: &crate::adapter::data::AdapterData,
-    kiro: &crate::config::KiroConfig,
+    kiro: &crate::config::AdapterConfig,
 ) -> crate::redact::Scrubber {
     let referenced = crate::config::env_references(kiro);
     let webhook_auth = kiro
@@ -149,7 +149,7 @@ mod tests {
             ("UNREFERENCED", "unreferenced-value"),
         ]);
         let data = crate::adapter::data::AdapterData::builtin().expect("data");
-        let kiro: crate::config::KiroConfig = serde_yaml_ng::from_str(
+        let kiro: crate::config::AdapterConfig = serde_yaml_ng::from_str(
             "hooks:\n  stop:\n    - command: notify ${USER_NAME} ${LONG_REFERENCE}\n",
         )
         .expect("config");
@@ -165,9 +165,9 @@ mod tests {
         let env =
             crate::locations::Environment::from_pairs([("HOOK_BEARER", "webhook-bearer-value")]);
         let data = crate::adapter::data::AdapterData::builtin().expect("data");
-        let plain: crate::config::KiroConfig = serde_yaml_ng::from_str("{}").expect("config");
+        let plain: crate::config::AdapterConfig = serde_yaml_ng::from_str("{}").expect("config");
         assert!(!scrubber_for(&env, &data, &plain).contains_secret("webhook-bearer-value"));
-        let kiro: crate::config::KiroConfig = serde_yaml_ng::from_str(
+        let kiro: crate::config::AdapterConfig = serde_yaml_ng::from_str(
             "approvals:\n  webhook: https://hooks.example/k\n  webhookAuthEnv: HOOK_BEARER\n  paneFallback: off\n",
         )
         .expect("config");

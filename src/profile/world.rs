@@ -71,7 +71,7 @@ pub fn enter(
         // MCP server into the agent file for ACP.
         Purpose::Acp => Target::Acp,
     };
-    let plan: Plan = materialize::plan(kiro, &settings.data, &layout.kiro_home, target)?;
+    let plan: Plan = materialize::plan(kiro, &settings.data, &layout.agent_home, target)?;
     let scrubber = super::scrubber_for(&settings.env, &settings.data, kiro);
     plan.write(&layout, &settings.data, &scrubber)?;
     let runtime = layout.ensure_runtime()?;

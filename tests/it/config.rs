@@ -340,7 +340,9 @@ fn config_errors_speak_user_words_and_do_not_echo_credentials() {
             outcome.describe()
         );
         assert!(
-            !all.contains("struct") && !all.contains("ConfigFile") && !all.contains("KiroConfig"),
+            !all.contains("struct")
+                && !all.contains("ConfigFile")
+                && !all.contains("AdapterConfig"),
             "Rust internals\n{}",
             outcome.describe()
         );

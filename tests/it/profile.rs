@@ -18,7 +18,7 @@ fn session_root(env: &TestEnv, name: &str) -> PathBuf {
     env.project.join(".oneworks/sessions").join(name)
 }
 
-fn kiro_home(env: &TestEnv, name: &str) -> PathBuf {
+fn agent_home(env: &TestEnv, name: &str) -> PathBuf {
     session_root(env, name).join("kiro-home")
 }
 
@@ -165,7 +165,7 @@ fn render_writes_the_session_world() {
         "{gitignore}"
     );
 
-    let home = kiro_home(&env, "s1");
+    let home = agent_home(&env, "s1");
     let settings: Value =
         serde_json::from_slice(&std::fs::read(home.join("settings/cli.json")).expect("cli.json"))
             .expect("json");
@@ -260,7 +260,7 @@ fn rerender_removes_skills_no_longer_configured() {
     let env = TestEnv::new();
     env.write_config(&full_config(&env));
     env.run(&["config", "render", "kiro"]).assert_success();
-    let skills = kiro_home(&env, "default").join("skills");
+    let skills = agent_home(&env, "default").join("skills");
     assert!(skills.join("evil").is_dir());
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
     env.run(&["config", "render", "kiro"]).assert_success();
@@ -279,7 +279,7 @@ fn secrets_are_scrubbed_from_written_files() {
         "adapters:\n  kiro:\n    systemPrompt: \"Use key {SECRET} or {encoded}\"\n    agentConfig:\n      description: \"{SECRET}\"\n      notes:\n        \"{SECRET}\": x\n    hooks:\n      stop:\n        - command: curl https://hooks.example/notify-token-99 ${{NOTIFY_URL}}\n"
     ));
     env.run(&["config", "render", "kiro"]).assert_success();
-    let home = kiro_home(&env, "default");
+    let home = agent_home(&env, "default");
     for (relative, contents) in snapshot(&home) {
         let text = String::from_utf8_lossy(&contents);
         assert!(
@@ -329,7 +329,7 @@ fn credentials_in_config_are_refused_and_nothing_is_written() {
 }
 
 #[test]
-fn symlinked_session_or_kiro_home_is_refused() {
+fn symlinked_session_or_agent_home_is_refused() {
     let env = TestEnv::new();
     env.write_config("adapters:\n  kiro:\n    systemPrompt: hi\n");
     let target = env.outside.join("elsewhere");
@@ -450,8 +450,8 @@ fn login_gets_a_fresh_private_home_and_an_allowlisted_environment() {
         );
         assert_eq!(child_env["AWS_SESSION_TOKEN"], "aws-session-token-value");
         assert_eq!(child_env["MY_TOOL_HOME"], "/opt/tool", "passEnv passes");
-        let kiro_home = child_env["KIRO_HOME"].as_str().expect("KIRO_HOME");
-        assert!(kiro_home.starts_with(
+        let agent_home = child_env["KIRO_HOME"].as_str().expect("KIRO_HOME");
+        assert!(agent_home.starts_with(
             env.project
                 .join(".oneworks/sessions")
                 .to_str()
@@ -549,7 +549,7 @@ fn symlinked_skills_folder_is_refused_and_its_target_survives() {
     std::fs::write(target.join("a-folder/keep"), "keep\n").expect("write");
     std::fs::write(target.join("a-file"), "keep\n").expect("write");
     let before = snapshot(&env.outside);
-    let home = kiro_home(&env, "default");
+    let home = agent_home(&env, "default");
     std::fs::create_dir_all(&home).expect("mkdir kiro-home");
     std::os::unix::fs::symlink(&target, home.join("skills")).expect("symlink");
 
@@ -572,7 +572,7 @@ fn links_inside_the_skills_folder_are_refused_not_followed() {
     let env = TestEnv::new();
     env.write_config("adapters:\n  kiro:\n    systemPrompt: hi\n");
     env.run(&["config", "render", "kiro"]).assert_success();
-    let skills = kiro_home(&env, "default").join("skills");
+    let skills = agent_home(&env, "default").join("skills");
     assert!(skills.is_dir(), "render creates the skills folder");
     std::os::unix::fs::symlink(&env.outside, skills.join("linked")).expect("symlink");
     std::fs::create_dir(skills.join("stale")).expect("mkdir");
@@ -592,7 +592,7 @@ fn short_referenced_values_are_not_secrets() {
         "adapters:\n  kiro:\n    systemPrompt: \"Hello proj team\"\n    agentConfig:\n      description: the proj agent\n    hooks:\n      stop:\n        - command: notify ${USER_NAME}\n",
     );
     env.run(&["config", "render", "kiro"]).assert_success();
-    let home = kiro_home(&env, "default");
+    let home = agent_home(&env, "default");
     let steering =
         std::fs::read_to_string(home.join("steering/oneworks-system.md")).expect("steering");
     assert_eq!(steering, "---\ninclusion: always\n---\n\nHello proj team\n");
@@ -631,7 +631,7 @@ fn a_short_credential_redacts_only_equal_strings_and_never_what_oneworks_generat
             "warned once\n{}",
             outcome.describe()
         );
-        let home = kiro_home(&env, "default");
+        let home = agent_home(&env, "default");
         let agent: Value = serde_json::from_slice(
             &std::fs::read(home.join("agents/oneworks.json")).expect("agent"),
         )
@@ -694,11 +694,11 @@ fn assert_refused_and_nothing_written(env: &TestEnv, code: i32, needle: &str) {
         "{files:?}"
     );
     assert!(
-        !kiro_home(env, "default").join("skills/Review").exists(),
+        !agent_home(env, "default").join("skills/Review").exists(),
         "nothing staged"
     );
     assert!(
-        !kiro_home(env, "default")
+        !agent_home(env, "default")
             .join("agents/oneworks.json")
             .exists(),
         "no agent file listing the skill"
@@ -780,8 +780,9 @@ fn relative_skill_paths_resolve_against_the_config_file_folder() {
     env.write_config(skill_config());
     env.run(&["config", "check"]).assert_success();
     env.run(&["config", "render", "kiro"]).assert_success();
-    let staged = std::fs::read_to_string(kiro_home(&env, "default").join("skills/Review/SKILL.md"))
-        .expect("staged");
+    let staged =
+        std::fs::read_to_string(agent_home(&env, "default").join("skills/Review/SKILL.md"))
+            .expect("staged");
     assert_eq!(staged, "# Real\n");
 }
 
@@ -794,7 +795,7 @@ fn mcp_credential_references_survive_scrubbing() {
         "adapters:\n  kiro:\n    mcpServers:\n      kiro-tools:\n        command: /usr/local/bin/kiro-mcp\n        env:\n          KIRO_API_KEY: \"${KIRO_API_KEY}\"\n          GITHUB_TOKEN: \"${GITHUB_TOKEN}\"\n",
     );
     env.run(&["config", "render", "kiro"]).assert_success();
-    let home = kiro_home(&env, "default");
+    let home = agent_home(&env, "default");
     let agent: Value =
         serde_json::from_slice(&std::fs::read(home.join("agents/oneworks.json")).expect("agent"))
             .expect("agent json");

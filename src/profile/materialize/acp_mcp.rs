@@ -9,7 +9,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::mcp::transport_name;
-use crate::config::{resolve_references, KiroConfig, McpServer, RemoteTransport};
+use crate::config::{resolve_references, AdapterConfig, McpServer, RemoteTransport};
 use crate::locations::Environment;
 
 /// What `initialize` advertised in `agentCapabilities.mcpCapabilities`.
@@ -121,7 +121,7 @@ fn pairs(
 /// remote server the agent does not support is skipped (and said so),
 /// never listed, and nothing takes its name.
 pub fn acp_mcp_servers(
-    kiro: &KiroConfig,
+    kiro: &AdapterConfig,
     remote: RemoteSupport,
     env: &Environment,
 ) -> (Vec<AcpMcpServer>, Vec<String>) {
@@ -175,7 +175,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn kiro() -> KiroConfig {
+    fn kiro() -> AdapterConfig {
         serde_yaml_ng::from_str(
             "mcpServers:\n  github:\n    command: /usr/local/bin/github-mcp\n    args: [--stdio, \"--org=${ORG}\"]\n    env: { GITHUB_TOKEN: \"${GITHUB_TOKEN}\", MODE: fast }\n  docs:\n    url: https://example.com/mcp?token=${DOCS_TOKEN}\n    transport: http\n    headers: { Authorization: \"Bearer ${DOCS_TOKEN}\" }\n  stream:\n    url: https://example.com/sse\n    transport: sse\n",
         )

@@ -22,7 +22,7 @@ use self::mcp::Target;
 use super::layout::ProfileLayout;
 use super::{io_error, ProfileError};
 use crate::adapter::data::AdapterData;
-use crate::config::KiroConfig;
+use crate::config::AdapterConfig;
 use crate::fs_safety;
 use crate::redact::Scrubber;
 
@@ -70,11 +70,11 @@ fn to_json(value: &Value) -> String {
     text
 }
 
-/// Computes what `kiro_home` should hold for `target`.
+/// Computes what `agent_home` should hold for `target`.
 pub fn plan(
-    kiro: &KiroConfig,
+    kiro: &AdapterConfig,
     data: &AdapterData,
-    kiro_home: &Path,
+    agent_home: &Path,
     target: Target,
 ) -> Result<Plan, ProfileError> {
     let session = &data.session;
@@ -96,7 +96,7 @@ pub fn plan(
         .filter(|prompt| !prompt.trim().is_empty())
     {
         let relative = Path::new(&session.steering_dir).join(&session.steering_file);
-        resources.push(format!("file://{}", kiro_home.join(&relative).display()));
+        resources.push(format!("file://{}", agent_home.join(&relative).display()));
         plan.generated.steering_file = Some(relative.clone());
         plan.files.push(PlannedFile {
             relative,
@@ -107,7 +107,7 @@ pub fn plan(
     let names = skills::assign_dir_names(kiro.skills.iter().map(|skill| skill.name.as_str()));
     for (index, (skill, dir)) in kiro.skills.iter().zip(&names).enumerate() {
         let relative = Path::new(&session.skills_dir).join(dir).join("SKILL.md");
-        resources.push(format!("skill://{}", kiro_home.join(&relative).display()));
+        resources.push(format!("skill://{}", agent_home.join(&relative).display()));
         plan.files.push(PlannedFile {
             relative,
             contents: skill_source::read_skill(index, skill, &data.credentials)?,
@@ -195,7 +195,7 @@ impl Plan {
         scrubber: &Scrubber,
     ) -> Result<(), ProfileError> {
         layout.ensure()?;
-        let home = &layout.kiro_home;
+        let home = &layout.agent_home;
         for file in self.scrubbed(scrubber) {
             let target = home.join(&file.relative);
             // One no-follow walk from the project down to the file: a
@@ -325,7 +325,7 @@ mod tests {
             "configContent:\n  telemetry:\n    enabled: false\nsystemPrompt: Be brief.\nskills:\n  - name: Code Review\n    path: {}\nhooks:\n  preToolUse:\n    - command: ./hooks/check.sh\n      matcher: shell\n",
             skill.display()
         );
-        let kiro: KiroConfig = serde_yaml_ng::from_str(&yaml).expect("config");
+        let kiro: AdapterConfig = serde_yaml_ng::from_str(&yaml).expect("config");
         let data = AdapterData::builtin().expect("data");
         let plan = plan(&kiro, &data, Path::new("/k"), Target::Render).expect("plan");
         let file = |name: &str| {
@@ -403,7 +403,7 @@ mod tests {
             "systemPrompt: \"on\"\nagentConfig:\n  description: on\nskills:\n  - name: e\n    path: {}\n",
             skill.display()
         );
-        let kiro: KiroConfig = serde_yaml_ng::from_str(&yaml).expect("config");
+        let kiro: AdapterConfig = serde_yaml_ng::from_str(&yaml).expect("config");
         let data = AdapterData::builtin().expect("data");
         let home = Path::new("/e");
         let plan = plan(&kiro, &data, home, Target::Render).expect("plan");
@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn missing_skill_file_is_a_config_error() {
-        let kiro: KiroConfig =
+        let kiro: AdapterConfig =
             serde_yaml_ng::from_str("skills:\n  - name: x\n    path: /nonexistent/skill\n")
                 .expect("config");
         let data = AdapterData::builtin().expect("data");

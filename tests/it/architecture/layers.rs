@@ -108,7 +108,7 @@ pub fn layer_of(map: &[(&str, Layer)], module: &Module) -> Option<Layer> {
 pub const KNOWN_DEBT: &[&str] = &[
     "adapter/resolve -> settings: the resolver takes `Settings` whole and calls the `Settings::installer` factory",
     "output -> adapter/data: the default scrubber closure loads the built-in adapter data",
-    "output -> config: the default scrubber closure builds a default `KiroConfig`",
+    "output -> config: the default scrubber closure builds a default `AdapterConfig`",
     "output -> profile: the default scrubber closure calls `profile::scrubber_for`; pass the scrubber in",
     "profile/world -> settings: `world::enter` takes `Settings` whole instead of plain values",
     "session/launch -> settings: session start takes `Settings` whole and builds a second scrubber from it",
