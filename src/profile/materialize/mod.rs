@@ -467,3 +467,6 @@ mod tests {
         assert!(error.to_string().contains("skills[0].path"), "{error}");
     }
 }
+
+#[cfg(test)]
+mod world_tests;
