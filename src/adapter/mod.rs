@@ -6,5 +6,6 @@ pub mod acp_data;
 pub mod data;
 pub mod file_type;
 pub mod resolve;
+pub mod session_data;
 pub mod source;
 pub mod tui_data;
