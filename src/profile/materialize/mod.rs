@@ -139,4 +139,6 @@ impl Plan {
 }
 
 #[cfg(test)]
+mod gemini_tests;
+#[cfg(test)]
 mod world_tests;
