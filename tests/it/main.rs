@@ -16,6 +16,7 @@ mod bounds;
 mod completions;
 mod concurrency;
 mod config;
+mod gemini_world;
 mod harness;
 mod hostile;
 mod launch;
