@@ -66,6 +66,11 @@ pub struct SettingsFileData {
     /// value that differs is reported, then replaced).
     #[serde(default)]
     pub forced: Map<String, Value>,
+    /// Dotted keys the agent writes into this file itself (the method of
+    /// a login made in its TUI): kept from the file on disk when oneworks
+    /// does not set them, so a rewrite does not undo the login.
+    #[serde(default)]
+    pub keep: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -249,3 +249,59 @@ fn a_symlinked_gemini_folder_is_refused_and_its_target_survives() {
         "the link's target is untouched"
     );
 }
+
+#[test]
+fn a_login_method_gemini_wrote_survives_the_next_render() {
+    let mut env = TestEnv::new();
+    gemini_world_data(&mut env);
+    env.write_config("adapters:\n  kiro:\n    systemPrompt: hi\n");
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let settings = home(&env).join(".gemini/settings.json");
+    // What Gemini's sign-in dialog does to the file.
+    let mut document: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&settings).expect("settings")).expect("json");
+    document["security"]["auth"] = serde_json::json!({"selectedType": "oauth-personal"});
+    document["ui"] = serde_json::json!({"theme": "agent-chose-this"});
+    std::fs::write(&settings, document.to_string()).expect("write");
+
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let after: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&settings).expect("settings")).expect("json");
+    assert_eq!(after["security"]["auth"]["selectedType"], "oauth-personal");
+    assert_eq!(
+        after["ui"],
+        serde_json::Value::Null,
+        "only the login is kept"
+    );
+
+    // The config's own method decides over the agent's.
+    env.write_config("adapters:\n  kiro:\n    auth:\n      method: gemini-api-key\n");
+    env.run(&["config", "render", "kiro"]).assert_success();
+    let after: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&settings).expect("settings")).expect("json");
+    assert_eq!(after["security"]["auth"]["selectedType"], "gemini-api-key");
+}
+
+#[test]
+fn a_linked_settings_file_is_neither_read_nor_written_through() {
+    let mut env = TestEnv::new();
+    gemini_world_data(&mut env);
+    env.write_config("adapters:\n  kiro:\n    systemPrompt: hi\n");
+    let target = env.outside.join("user-settings.json");
+    std::fs::write(
+        &target,
+        "{\"security\": {\"auth\": {\"selectedType\": \"from-outside\"}}}\n",
+    )
+    .expect("write");
+    let before = snapshot(&env.outside);
+    let gemini = home(&env).join(".gemini");
+    std::fs::create_dir_all(&gemini).expect("mkdir");
+    std::os::unix::fs::symlink(&target, gemini.join("settings.json")).expect("symlink");
+    let outcome = env.run(&["config", "render", "kiro"]);
+    outcome.assert_code(6);
+    assert_eq!(
+        snapshot(&env.outside),
+        before,
+        "the link's target is untouched"
+    );
+}

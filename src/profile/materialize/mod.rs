@@ -14,6 +14,7 @@ pub mod acp_mcp;
 pub mod agent;
 pub mod auth;
 pub mod hooks;
+mod keep;
 pub mod mcp;
 mod plan;
 mod scrub;
@@ -79,7 +80,8 @@ impl Plan {
     ) -> Result<(), ProfileError> {
         layout.ensure()?;
         let home = &layout.agent_home;
-        for file in self.scrubbed(scrubber) {
+        let kept = keep::with_agent_keys(self, layout, data)?;
+        for file in kept.scrubbed(scrubber) {
             let target = home.join(&file.relative);
             // One no-follow walk from the project down to the file: a
             // folder swapped for a link after a check cannot redirect it.

@@ -104,7 +104,7 @@ fn scrub_settings(scrubber: &Scrubber, file: &PlannedFile, generated: &Generated
 
 /// Sets `path` (object keys) of `document` to `value`, making the maps on
 /// the way.
-fn put(document: &mut Value, path: &[String], value: Value) {
+pub(super) fn put(document: &mut Value, path: &[String], value: Value) {
     let Some((last, parents)) = path.split_last() else {
         return;
     };
