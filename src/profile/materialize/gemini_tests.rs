@@ -364,3 +364,47 @@ fn data_paths_must_stay_inside_the_home() {
         "{error}"
     );
 }
+
+#[test]
+fn extra_files_are_written_as_they_are_and_stay_inside_the_home() {
+    let mut data = gemini_data();
+    data.session.extra_files = vec![crate::adapter::session_data::ExtraFile {
+        path: ".gemini/.oneworks-note".to_owned(),
+        contents: "written by oneworks\n".to_owned(),
+    }];
+    let plan = plan_in(
+        &config("{}"),
+        &data,
+        &Context::new(Path::new("/h"), Target::Acp),
+    )
+    .expect("plan");
+    assert_eq!(
+        file(&plan.scrubbed(&scrubber(&data)), ".gemini/.oneworks-note"),
+        "written by oneworks\n"
+    );
+    for hostile in ["/etc/passwd", ".gemini/../../x", ""] {
+        data.session.extra_files[0].path = hostile.to_owned();
+        let error = plan_in(
+            &config("{}"),
+            &data,
+            &Context::new(Path::new("/h"), Target::Acp),
+        )
+        .expect_err("refused");
+        assert!(error.to_string().contains("extraFiles[0].path"), "{error}");
+    }
+}
+
+#[test]
+fn an_agent_name_that_is_a_path_is_refused() {
+    let mut data = AdapterData::builtin().expect("data");
+    for hostile in ["../../escape", ""] {
+        data.session.agent_name = hostile.to_owned();
+        let error = plan_in(
+            &config("{}"),
+            &data,
+            &Context::new(Path::new("/h"), Target::Acp),
+        )
+        .expect_err("refused");
+        assert!(error.to_string().contains("agentName"), "{error}");
+    }
+}

@@ -300,6 +300,15 @@ pub fn plan_in(
     );
 
     if let Some(agent_file) = &session.agent_file {
+        // The agent's name is a file name too.
+        let file_name = format!("{}.json", session.agent_name);
+        data_path(&file_name, "agentName")?;
+        if session.agent_name.is_empty() {
+            return Err(ProfileError::Config {
+                key: "session.agentName".to_owned(),
+                message: "an adapter with an agent file needs an agent name".to_owned(),
+            });
+        }
         let agent = agent::build(agent::AgentInputs {
             name: &session.agent_name,
             description: &agent_file.description,
@@ -308,8 +317,7 @@ pub fn plan_in(
             mcp_servers: agent_mcp,
             agent_config: config.agent_config.as_ref(),
         });
-        let relative = data_path(&agent_file.dir, "agentFile.dir")?
-            .join(format!("{}.json", session.agent_name));
+        let relative = data_path(&agent_file.dir, "agentFile.dir")?.join(file_name);
         plan.files.push(PlannedFile {
             relative: relative.clone(),
             contents: to_json(&agent),
