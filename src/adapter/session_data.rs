@@ -184,10 +184,15 @@ pub struct ImpliedAuth {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TrustData {
     /// The trusted-folders file, relative to the agent's home: `{<project>:
-    /// <level>}` when the user trusts the project, else `{}` (oneworks owns
-    /// it, so no trust outlives the user's config).
+    /// <level>}` when the user trusts the project, else `{<project>:
+    /// <untrustedLevel>}` (oneworks owns it, so no trust outlives the
+    /// user's config).
     pub path: String,
     pub level: String,
+    /// The explicit "not trusted" level: an agent asked nothing stops at a
+    /// trust dialog. `None`: the project is left out.
+    #[serde(default)]
+    pub untrusted_level: Option<String>,
     /// What the agent skips in an untrusted folder, for the warning.
     pub untrusted_skips: Vec<String>,
 }

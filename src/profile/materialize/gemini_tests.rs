@@ -215,7 +215,10 @@ fn without_trust_the_file_is_empty_and_the_warning_names_what_is_skipped() {
     let context = Context::new(Path::new("/h"), Target::Acp).project(Path::new("/p"));
     let plan = plan_in(&config(yaml), &data, &context).expect("plan");
     let files = plan.scrubbed(&scrubber(&data));
-    assert_eq!(json_file(&files, ".gemini/trustedFolders.json"), json!({}));
+    assert_eq!(
+        json_file(&files, ".gemini/trustedFolders.json"),
+        json!({"/p": "DO_NOT_TRUST"})
+    );
     assert_eq!(
         json_file(&files, ".gemini/settings.json")["security"]["folderTrust"]["enabled"],
         true

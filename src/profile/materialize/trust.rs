@@ -2,9 +2,10 @@
 //! was not told to trust gets the project in its trusted-folders file only
 //! when the user said so — `trustWorkspace: true` in the user's own config
 //! file or `--trust-workspace` (the config loader keeps the key from no
-//! other file). oneworks owns the file: without trust it is written empty,
-//! so no earlier trust outlives the user's config, and a warning names
-//! what the agent will skip.
+//! other file). oneworks owns the file: without trust it says so
+//! explicitly (an agent asked nothing would stop at a trust dialog), so no
+//! earlier trust outlives the user's config, and a warning names what the
+//! agent will skip.
 
 use std::path::Path;
 
@@ -31,6 +32,12 @@ pub fn document(
             (Value::Object(folders), None)
         }
         _ => {
+            if let (Some(project), Some(level)) = (project, &trust.untrusted_level) {
+                folders.insert(
+                    project.to_string_lossy().into_owned(),
+                    Value::String(level.clone()),
+                );
+            }
             let shown = project
                 .map(|project| format!("`{}`", project.display()))
                 .unwrap_or_else(|| "the project folder".to_owned());
@@ -52,6 +59,7 @@ mod tests {
         TrustData {
             path: ".gemini/trustedFolders.json".to_owned(),
             level: "TRUST_FOLDER".to_owned(),
+            untrusted_level: Some("DO_NOT_TRUST".to_owned()),
             untrusted_skips: vec!["its MCP servers".to_owned(), "yolo".to_owned()],
         }
     }
@@ -64,7 +72,9 @@ mod tests {
         assert_eq!(document_trusted, json!({"/work/project": "TRUST_FOLDER"}));
         assert_eq!(warning, None);
         let (untrusted, warning) = document(&trust(), false, Some(project), "Gemini CLI", "gemini");
-        assert_eq!(untrusted, json!({}));
+        assert_eq!(untrusted, json!({"/work/project": "DO_NOT_TRUST"}));
+        let (unknown, _) = document(&trust(), true, None, "Gemini CLI", "gemini");
+        assert_eq!(unknown, json!({}));
         let warning = warning.expect("a warning");
         assert!(
             warning.contains("`/work/project`")
