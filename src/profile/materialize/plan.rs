@@ -327,6 +327,13 @@ pub fn plan_in(
         generated.resources = resources;
     }
 
+    if session.agent_file.is_none() && config.agent_config.is_some() {
+        plan.diagnostics.push(format!(
+            "`{root}.agentConfig` is not used: {} has no agent file",
+            data.display_name
+        ));
+    }
+
     if let Some(trust) = &session.trust {
         let relative = data_path(&trust.path, "trust.path")?;
         let (document, warning) = trust::document(
