@@ -6,9 +6,8 @@
 
 use serde_json::Value;
 
-use super::plan::{data_path, to_json};
+use super::plan::{data_path, to_json, Plan};
 use super::settings_file::path_of;
-use super::Plan;
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;
 use crate::profile::layout::ProfileLayout;

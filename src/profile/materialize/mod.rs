@@ -23,50 +23,14 @@ pub mod skill_source;
 pub mod skills;
 pub mod trust;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde_json::Value;
-
-pub use self::plan::{plan, plan_in, prompt_text, Context};
+pub use self::plan::{plan, plan_in, prompt_text, Context, Generated, Plan, PlannedFile};
 use super::layout::ProfileLayout;
 use super::{io_error, ProfileError};
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;
 use crate::redact::Scrubber;
-
-/// One file to write, relative to the agent's home.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedFile {
-    pub relative: PathBuf,
-    pub contents: String,
-}
-
-/// Everything a session gets, before it is written.
-#[derive(Debug, Clone, Default)]
-pub struct Plan {
-    pub files: Vec<PlannedFile>,
-    /// Skill folder names under the skills folder (oneworks-owned).
-    pub skill_dirs: Vec<String>,
-    pub diagnostics: Vec<String>,
-    /// What oneworks itself generates, which scrubbing never takes away
-    /// (SPEC §6.2): the agent file, its name and resource URIs, the
-    /// prompt file's front matter, the values it sets in JSON files.
-    pub generated: Generated,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Generated {
-    pub agent_file: PathBuf,
-    pub agent_name: String,
-    pub resources: Vec<String>,
-    /// The system prompt file and its front matter (oneworks').
-    pub steering_file: Option<PathBuf>,
-    pub front_matter: String,
-    /// Values oneworks sets in a JSON file (forced keys, the login method,
-    /// the trust level): `(file, JSON path, value)`, put back after
-    /// scrubbing.
-    pub values: Vec<(PathBuf, Vec<String>, Value)>,
-}
 
 impl Plan {
     /// Writes the plan into the session's agent home: folders created

@@ -9,12 +9,46 @@ use serde_json::{Map, Value};
 
 use super::mcp::{self, Target};
 use super::settings_file::{self, SettingsMap};
-use super::{agent, auth, hooks, skill_source, skills, trust, Generated, Plan, PlannedFile};
+use super::{agent, auth, hooks, skill_source, skills, trust};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::Place;
 use crate::config::AdapterConfig;
 use crate::locations::Environment;
 use crate::profile::ProfileError;
+
+/// One file to write, relative to the agent's home.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    pub relative: PathBuf,
+    pub contents: String,
+}
+
+/// Everything a session gets, before it is written.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub files: Vec<PlannedFile>,
+    /// Skill folder names under the skills folder (oneworks-owned).
+    pub skill_dirs: Vec<String>,
+    pub diagnostics: Vec<String>,
+    /// What oneworks itself generates, which scrubbing never takes away
+    /// (SPEC §6.2): the agent file, its name and resource URIs, the
+    /// prompt file's front matter, the values it sets in JSON files.
+    pub generated: Generated,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Generated {
+    pub agent_file: PathBuf,
+    pub agent_name: String,
+    pub resources: Vec<String>,
+    /// The system prompt file and its front matter (oneworks').
+    pub steering_file: Option<PathBuf>,
+    pub front_matter: String,
+    /// Values oneworks sets in a JSON file (forced keys, the login method,
+    /// the trust level): `(file, JSON path, value)`, put back after
+    /// scrubbing.
+    pub values: Vec<(PathBuf, Vec<String>, Value)>,
+}
 
 /// What a world depends on besides the config and the adapter data.
 #[derive(Debug, Clone, Copy)]

@@ -5,8 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::plan::to_json;
-use super::{Generated, Plan, PlannedFile};
+use super::plan::{to_json, Generated, Plan, PlannedFile};
 use crate::redact::Scrubber;
 
 impl Plan {

@@ -4,7 +4,7 @@
 
 #![allow(clippy::disallowed_methods)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::mcp::Target;
 use super::plan::front_matter;
