@@ -132,20 +132,8 @@ pub struct ArchiveData {
     pub max_expansion: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SessionData {
-    pub home_variable: String,
-    pub settings_file: String,
-    pub agent_name: String,
-    pub agents_dir: String,
-    pub steering_dir: String,
-    pub steering_file: String,
-    pub skills_dir: String,
-    pub hook_triggers: Vec<String>,
-    pub remote_mcp_in_agent_file_since: Option<String>,
-    pub login_command: Vec<String>,
-}
+/// The profile world's data lives in its own file.
+pub use super::session_data::SessionData;
 
 /// The largest adapter data file read (the built-in one is a few KiB).
 const MAX_DATA_BYTES: u64 = 1024 * 1024;

@@ -7,5 +7,6 @@ pub mod data;
 pub mod file_type;
 pub mod registry;
 pub mod resolve;
+pub mod session_data;
 pub mod source;
 pub mod tui_data;

@@ -18,6 +18,7 @@ mod concurrency;
 mod config;
 mod gemini_tui;
 mod gemini_tui_fake;
+mod gemini_world;
 mod harness;
 mod hostile;
 mod launch;

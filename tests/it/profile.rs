@@ -843,3 +843,34 @@ fn a_killed_oneworks_leaves_a_home_that_the_next_start_sweeps() {
         .assert_success();
     assert!(!home.exists(), "the next start swept the dead owner's HOME");
 }
+
+#[test]
+fn trust_workspace_means_nothing_to_an_agent_without_folder_trust() {
+    let env = TestEnv::new();
+    env.write_config("adapters:\n  kiro:\n    trustWorkspace: true\n    systemPrompt: hi\n");
+    let outcome = env.run(&["config", "render", "kiro"]);
+    outcome.assert_success();
+    assert!(
+        !outcome.stderr.contains("trust"),
+        "no trust warning for Kiro: {}",
+        outcome.describe()
+    );
+    let files = snapshot(&agent_home(&env, "default"));
+    let names: Vec<_> = files
+        .keys()
+        .map(|path| path.display().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "agents",
+            "agents/oneworks.json",
+            "settings",
+            "settings/cli.json",
+            "skills",
+            "steering",
+            "steering/oneworks-system.md"
+        ],
+        "Kiro's world is the same files"
+    );
+}

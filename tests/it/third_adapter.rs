@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::acp_support::{events, types};
 use crate::supervisor::{request, Session};
-use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::fake::{install_fake, with};
 
 /// `acme.yaml`: every fact about the agent, written by the test. It starts
 /// from the shape of the built-in Kiro file (the schema is shared) with

@@ -1,4 +1,4 @@
-//! The `oneworks` custom agent (SPEC §5.3): a base document deep-merged with
+//! The agent file (Kiro's `oneworks` custom agent, SPEC §5.3): a base document deep-merged with
 //! `agentConfig`, after which the fields oneworks owns — `name`,
 //! `includeMcpJson: false`, `hooks`, `mcpServers` — are forced back, and
 //! oneworks' own resources are added to `agentConfig.resources` (never
@@ -25,6 +25,8 @@ pub fn deep_merge(lower: &mut Value, upper: &Value) {
 
 pub struct AgentInputs<'a> {
     pub name: &'a str,
+    /// The adapter data's default description.
+    pub description: &'a str,
     pub resources: Vec<String>,
     pub hooks: Map<String, Value>,
     pub mcp_servers: Map<String, Value>,
@@ -34,7 +36,7 @@ pub struct AgentInputs<'a> {
 pub fn build(inputs: AgentInputs<'_>) -> Value {
     let mut agent = json!({
         "name": inputs.name,
-        "description": "One Works managed Kiro agent",
+        "description": inputs.description,
         "includeMcpJson": false,
         "resources": inputs.resources,
         "tools": ["*"],
@@ -89,6 +91,7 @@ mod tests {
         hooks.insert("agentSpawn".into(), json!([{"command": "echo hi"}]));
         let agent = build(AgentInputs {
             name: "oneworks",
+            description: "One Works managed agent",
             resources: vec!["file:///k/steering/oneworks-system.md".into()],
             hooks,
             mcp_servers: Map::new(),
@@ -122,6 +125,7 @@ mod tests {
         };
         let agent = build(AgentInputs {
             name: "oneworks",
+            description: "One Works managed agent",
             resources: vec![
                 "file:///k/steering/oneworks-system.md".into(),
                 "skill:///k/skills/x/SKILL.md".into(),

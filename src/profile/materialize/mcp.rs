@@ -1,14 +1,16 @@
-//! MCP placement (SPEC §5.5): each server reaches Kiro exactly once — in
-//! `session/new.mcpServers` for ACP runs (built after `initialize` by
-//! [`super::acp_mcp::acp_mcp_servers`], so the agent file of an ACP run
-//! holds none), in the agent file for TUI sessions. Remote (HTTP/SSE)
-//! servers are used only where supported; otherwise they are skipped with a
-//! diagnostic, never reported as enabled, and nothing else takes their name.
+//! MCP placement (SPEC §5.5): each server reaches the agent exactly once —
+//! in `session/new.mcpServers` for ACP runs (built after `initialize` by
+//! [`super::acp_mcp::acp_mcp_servers`], so the file of an ACP run holds
+//! none), in the agent or settings file for TUI sessions, in the adapter's
+//! JSON shape. Remote (HTTP/SSE) servers are used only where supported;
+//! otherwise they are skipped with a diagnostic, never reported as
+//! enabled, and nothing else takes their name.
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::adapter::session_data::Shape;
 use crate::config::{McpServer, RemoteTransport};
 
 /// Where the materialized config is headed.
@@ -16,16 +18,17 @@ use crate::config::{McpServer, RemoteTransport};
 pub enum Target {
     /// `config render`: capabilities unknown, remote servers pending.
     Render,
-    /// A supervised TUI session: the agent file carries MCP servers.
+    /// A supervised TUI session: the agent or settings file carries MCP
+    /// servers.
     Tui { remote_supported: bool },
     /// A structured ACP run: `session/new` carries them, built after
-    /// `initialize`; the agent file gets none.
+    /// `initialize`; the files get none.
     Acp,
 }
 
 #[derive(Debug, Default, Clone)]
 pub struct Placement {
-    /// For the agent file's `mcpServers`.
+    /// For the file's `mcpServers`.
     pub agent: Map<String, Value>,
     pub diagnostics: Vec<String>,
 }
@@ -37,33 +40,55 @@ pub(super) fn transport_name(transport: RemoteTransport) -> &'static str {
     }
 }
 
-pub fn place(servers: &BTreeMap<String, McpServer>, target: Target) -> Placement {
+/// One local server in `shape` (both shapes agree).
+fn local(server: &crate::config::LocalMcpServer) -> Value {
+    json!({"command": server.command, "args": server.args, "env": server.env})
+}
+
+/// One remote server in `shape`.
+fn remote(server: &crate::config::RemoteMcpServer, shape: Shape) -> Value {
+    match (shape, server.transport) {
+        (Shape::Kiro, transport) => {
+            json!({"url": server.url, "type": transport_name(transport), "headers": server.headers})
+        }
+        (Shape::Gemini, RemoteTransport::Http) => {
+            json!({"httpUrl": server.url, "headers": server.headers})
+        }
+        (Shape::Gemini, RemoteTransport::Sse) => {
+            json!({"url": server.url, "headers": server.headers})
+        }
+    }
+}
+
+/// The servers for the file, in `shape`; `agent` names the agent in the
+/// diagnostics (`Kiro CLI`), `file` the file (`agent files`).
+pub fn place(
+    servers: &BTreeMap<String, McpServer>,
+    target: Target,
+    shape: Shape,
+    agent: &str,
+    file: &str,
+) -> Placement {
     let mut placement = Placement::default();
     for (name, server) in servers {
         match (server, target) {
             (_, Target::Acp) => {}
-            (McpServer::Local(local), _) => {
-                placement.agent.insert(
-                    name.clone(),
-                    json!({"command": local.command, "args": local.args, "env": local.env}),
-                );
+            (McpServer::Local(server), _) => {
+                placement.agent.insert(name.clone(), local(server));
             }
-            (McpServer::Remote(remote), Target::Tui { remote_supported: true }) => {
-                placement.agent.insert(
-                    name.clone(),
-                    json!({"url": remote.url, "type": transport_name(remote.transport), "headers": remote.headers}),
-                );
+            (McpServer::Remote(server), Target::Tui { remote_supported: true }) => {
+                placement.agent.insert(name.clone(), remote(server, shape));
             }
-            (McpServer::Remote(remote), Target::Tui { remote_supported: false }) => {
+            (McpServer::Remote(server), Target::Tui { remote_supported: false }) => {
                 placement.diagnostics.push(format!(
-                    "MCP server `{name}` skipped: this Kiro version does not support remote ({}) MCP servers in agent files",
-                    transport_name(remote.transport)
+                    "MCP server `{name}` skipped: this {agent} version does not support remote ({}) MCP servers in {file}",
+                    transport_name(server.transport)
                 ));
             }
-            (McpServer::Remote(remote), Target::Render) => placement.diagnostics.push(format!(
+            (McpServer::Remote(server), Target::Render) => placement.diagnostics.push(format!(
                 "MCP server `{name}` ({}, {}): pending capability check; not written until the agent's support is known",
-                transport_name(remote.transport),
-                crate::redact::redact_url(&remote.url)
+                transport_name(server.transport),
+                crate::redact::redact_url(&server.url)
             )),
         }
     }
@@ -84,7 +109,13 @@ mod tests {
     #[test]
     fn each_server_lands_exactly_once() {
         let servers = servers();
-        let render = place(&servers, Target::Render);
+        let render = place(
+            &servers,
+            Target::Render,
+            Shape::Kiro,
+            "Kiro CLI",
+            "agent files",
+        );
         assert_eq!(render.agent.keys().collect::<Vec<_>>(), ["github"]);
         assert_eq!(render.diagnostics.len(), 2);
         assert!(render
@@ -92,7 +123,13 @@ mod tests {
             .iter()
             .all(|line| line.contains("pending capability check")));
 
-        let acp = place(&servers, Target::Acp);
+        let acp = place(
+            &servers,
+            Target::Acp,
+            Shape::Kiro,
+            "Kiro CLI",
+            "agent files",
+        );
         assert!(
             acp.agent.is_empty() && acp.diagnostics.is_empty(),
             "ACP runs keep MCP out of the agent file"
@@ -103,6 +140,9 @@ mod tests {
             Target::Tui {
                 remote_supported: false,
             },
+            Shape::Kiro,
+            "Kiro CLI",
+            "agent files",
         );
         assert_eq!(tui.agent.keys().collect::<Vec<_>>(), ["github"]);
         assert_eq!(
@@ -110,5 +150,28 @@ mod tests {
             "${GITHUB_TOKEN}"
         );
         assert_eq!(tui.diagnostics.len(), 2);
+    }
+
+    #[test]
+    fn gemini_shape_names_http_and_sse_urls_apart() {
+        let servers = servers();
+        let tui = place(
+            &servers,
+            Target::Tui {
+                remote_supported: true,
+            },
+            Shape::Gemini,
+            "Gemini CLI",
+            "settings.json",
+        );
+        assert_eq!(
+            Value::Object(tui.agent),
+            json!({
+                "docs": {"httpUrl": "https://example.com/mcp", "headers": {}},
+                "github": {"command": "/usr/local/bin/github-mcp", "args": ["--stdio"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+                "stream": {"url": "https://example.com/sse", "headers": {}},
+            })
+        );
+        assert!(tui.diagnostics.is_empty(), "{:?}", tui.diagnostics);
     }
 }

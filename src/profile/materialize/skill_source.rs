@@ -42,22 +42,25 @@ fn common_ancestor(left: &Path, right: &Path) -> PathBuf {
         .collect()
 }
 
-fn config_error(index: usize, message: String) -> ProfileError {
+fn config_error(entry: &str, index: usize, message: String) -> ProfileError {
     ProfileError::Config {
-        key: format!("adapters.kiro.skills[{index}].path"),
+        key: format!("{entry}.skills[{index}].path"),
         message,
     }
 }
 
-/// The text of skill `index`'s `SKILL.md`, read as SPEC §5.4 says.
+/// The text of skill `index`'s `SKILL.md`, read as SPEC §5.4 says
+/// (`entry` names the config entry in errors: `adapters.kiro`).
 pub fn read_skill(
     index: usize,
     skill: &SkillConfig,
     rules: &CredentialRules,
+    entry: &str,
 ) -> Result<String, ProfileError> {
     let folder = normalize(&skill.path);
     if !folder.is_absolute() {
         return Err(config_error(
+            entry,
             index,
             format!("`{}` is not an absolute path", folder.display()),
         ));
@@ -87,6 +90,7 @@ pub fn read_skill(
             Ok(_) => {}
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Err(config_error(
+                    entry,
                     index,
                     format!("skill folder `{}` does not exist", folder.display()),
                 ))
@@ -101,33 +105,34 @@ pub fn read_skill(
         }
     }
     let file = folder.join("SKILL.md");
-    let (bytes, metadata) = fs_safety::read_regular_file_with_metadata(
-        &file,
-        MAX_SKILL_BYTES,
-        false,
-    )
-    .map_err(|refusal| match refusal {
-        ReadRefusal::Missing => config_error(index, format!("`{}` does not exist", file.display())),
-        ReadRefusal::Symlink => UnsafePath::Symlink { path: file.clone() }.into(),
-        ReadRefusal::NotRegular(found) => UnsafePath::WrongType {
-            path: file.clone(),
-            found,
-            expected: "regular file",
-        }
-        .into(),
-        ReadRefusal::TooLarge => config_error(
-            index,
-            format!(
-                "`{}` is larger than {MAX_SKILL_BYTES} bytes",
-                file.display()
-            ),
-        ),
-        ReadRefusal::Io(source) => ProfileError::Io {
-            action: "read",
-            path: file.clone(),
-            source,
-        },
-    })?;
+    let (bytes, metadata) =
+        fs_safety::read_regular_file_with_metadata(&file, MAX_SKILL_BYTES, false).map_err(
+            |refusal| match refusal {
+                ReadRefusal::Missing => {
+                    config_error(entry, index, format!("`{}` does not exist", file.display()))
+                }
+                ReadRefusal::Symlink => UnsafePath::Symlink { path: file.clone() }.into(),
+                ReadRefusal::NotRegular(found) => UnsafePath::WrongType {
+                    path: file.clone(),
+                    found,
+                    expected: "regular file",
+                }
+                .into(),
+                ReadRefusal::TooLarge => config_error(
+                    entry,
+                    index,
+                    format!(
+                        "`{}` is larger than {MAX_SKILL_BYTES} bytes",
+                        file.display()
+                    ),
+                ),
+                ReadRefusal::Io(source) => ProfileError::Io {
+                    action: "read",
+                    path: file.clone(),
+                    source,
+                },
+            },
+        )?;
     // A second name for the same file is a link by another means: a
     // hard link to `~/.aws/credentials` reads as a plain file. The count
     // comes from the open file, so it describes what was read.
@@ -139,9 +144,14 @@ pub fn read_skill(
         }
         .into());
     }
-    let text = String::from_utf8(bytes)
-        .map_err(|_| config_error(index, format!("`{}` is not UTF-8 text", file.display())))?;
-    crate::config::check_text(rules, &format!("adapters.kiro.skills[{index}]"), &text)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        config_error(
+            entry,
+            index,
+            format!("`{}` is not UTF-8 text", file.display()),
+        )
+    })?;
+    crate::config::check_text(rules, &format!("{entry}.skills[{index}]"), &text)?;
     Ok(text)
 }
 
@@ -187,7 +197,8 @@ mod tests {
         std::fs::create_dir_all(&real).expect("mkdir");
         std::fs::write(real.join("SKILL.md"), "# Real\n").expect("write");
         let rules = rules();
-        let read = |path: PathBuf| read_skill(0, &skill(path, &config_dir), &rules);
+        let read =
+            |path: PathBuf| read_skill(0, &skill(path, &config_dir), &rules, "adapters.kiro");
 
         assert_eq!(
             read(config_dir.join("../skills/real")).expect("real"),
@@ -222,7 +233,14 @@ mod tests {
         let rules = rules();
         let folder = temp.path().join("s");
         std::fs::create_dir(&folder).expect("mkdir");
-        let read = || read_skill(0, &skill(folder.clone(), temp.path()), &rules);
+        let read = || {
+            read_skill(
+                0,
+                &skill(folder.clone(), temp.path()),
+                &rules,
+                "adapters.kiro",
+            )
+        };
 
         std::fs::create_dir(folder.join("SKILL.md")).expect("mkdir");
         assert!(matches!(
@@ -260,7 +278,12 @@ mod tests {
         std::fs::remove_file(temp.path().join("other")).expect("unlink");
         assert_eq!(read().expect("single link"), "# Fine\n");
 
-        let missing = read_skill(0, &skill(temp.path().join("none"), temp.path()), &rules);
+        let missing = read_skill(
+            0,
+            &skill(temp.path().join("none"), temp.path()),
+            &rules,
+            "adapters.kiro",
+        );
         assert!(
             matches!(missing, Err(ProfileError::Config { .. })),
             "{missing:?}"

@@ -1,0 +1,101 @@
+//! Hooks (SPEC §5.6, §11.3): the config's `hooks` (trigger → entries of
+//! `{command, matcher?}`, triggers checked against the adapter data when
+//! the config is loaded) in the adapter's JSON shape, plus the
+//! notification hook a session supervisor may ask for.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use crate::adapter::session_data::{NotificationHookData, Shape};
+use crate::config::HookEntry;
+
+fn entry(hook: &HookEntry, shape: Shape) -> Value {
+    match shape {
+        Shape::Kiro => serde_json::to_value(hook).unwrap_or(Value::Null),
+        Shape::Gemini => {
+            let mut entry = Map::new();
+            if let Some(matcher) = &hook.matcher {
+                entry.insert("matcher".to_owned(), Value::String(matcher.clone()));
+            }
+            entry.insert(
+                "hooks".to_owned(),
+                json!([{"type": "command", "command": hook.command}]),
+            );
+            Value::Object(entry)
+        }
+    }
+}
+
+/// The hooks map: the config's triggers in order, then the notification
+/// hook (its event's list gets one more entry) when `notification` names a
+/// command and the adapter has such a hook.
+pub fn build(
+    hooks: &BTreeMap<String, Vec<HookEntry>>,
+    shape: Shape,
+    notification: Option<(&NotificationHookData, &Path)>,
+) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (trigger, entries) in hooks {
+        let entries = entries.iter().map(|hook| entry(hook, shape)).collect();
+        map.insert(trigger.clone(), Value::Array(entries));
+    }
+    if let Some((hook, command)) = notification {
+        let hook_entry = HookEntry {
+            command: command.to_string_lossy().into_owned(),
+            matcher: hook.matcher.clone(),
+        };
+        let list = map
+            .entry(hook.event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = list {
+            list.push(entry(&hook_entry, shape));
+        }
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hooks() -> BTreeMap<String, Vec<HookEntry>> {
+        serde_yaml_ng::from_str(
+            "BeforeTool:\n  - command: ./check.sh\n    matcher: run_shell_command\nSessionEnd:\n  - command: ./bye.sh\n",
+        )
+        .expect("hooks")
+    }
+
+    #[test]
+    fn kiro_shape_is_the_config_entries() {
+        assert_eq!(
+            Value::Object(build(&hooks(), Shape::Kiro, None)),
+            json!({
+                "BeforeTool": [{"command": "./check.sh", "matcher": "run_shell_command"}],
+                "SessionEnd": [{"command": "./bye.sh"}],
+            })
+        );
+    }
+
+    #[test]
+    fn gemini_shape_nests_commands_and_adds_the_notification_hook() {
+        let notification = NotificationHookData {
+            event: "Notification".to_owned(),
+            matcher: Some("ToolPermission".to_owned()),
+        };
+        let built = build(
+            &hooks(),
+            Shape::Gemini,
+            Some((&notification, Path::new("/run/oneworks/notify"))),
+        );
+        assert_eq!(
+            Value::Object(built),
+            json!({
+                "BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./check.sh"}]}],
+                "SessionEnd": [{"hooks": [{"type": "command", "command": "./bye.sh"}]}],
+                "Notification": [{"matcher": "ToolPermission", "hooks": [{"type": "command", "command": "/run/oneworks/notify"}]}],
+            })
+        );
+    }
+}

@@ -1,0 +1,403 @@
+//! Computing a [`Plan`]: what the agent's home should hold, from the
+//! config, the adapter's `session:` data and the [`Context`] (version,
+//! project, environment, notification hook). Reads skill sources; writes
+//! nothing.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::mcp::{self, Target};
+use super::settings_file::{self, SettingsMap};
+use super::{agent, auth, hooks, skill_source, skills, trust};
+use crate::adapter::data::AdapterData;
+use crate::adapter::session_data::Place;
+use crate::config::AdapterConfig;
+use crate::locations::Environment;
+use crate::profile::ProfileError;
+
+/// One file to write, relative to the agent's home.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    pub relative: PathBuf,
+    pub contents: String,
+}
+
+/// Everything a session gets, before it is written.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub files: Vec<PlannedFile>,
+    /// Skill folder names under the skills folder (oneworks-owned).
+    pub skill_dirs: Vec<String>,
+    pub diagnostics: Vec<String>,
+    /// What oneworks itself generates, which scrubbing never takes away
+    /// (SPEC §6.2): the agent file, its name and resource URIs, the
+    /// prompt file's front matter, the values it sets in JSON files.
+    pub generated: Generated,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Generated {
+    pub agent_file: PathBuf,
+    pub agent_name: String,
+    pub resources: Vec<String>,
+    /// The system prompt file and its front matter (oneworks').
+    pub steering_file: Option<PathBuf>,
+    pub front_matter: String,
+    /// Values oneworks sets in a JSON file (forced keys, the login method,
+    /// the trust level): `(file, JSON path, value)`, put back after
+    /// scrubbing.
+    pub values: Vec<(PathBuf, Vec<String>, Value)>,
+}
+
+/// What a world depends on besides the config and the adapter data.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The agent's home (`KIRO_HOME`, `GEMINI_CLI_HOME`).
+    pub home: &'a Path,
+    pub target: Target,
+    /// The agent's version, when known: gates skills.
+    pub version: Option<&'a str>,
+    /// The project folder, for the trusted-folders file.
+    pub project: Option<&'a Path>,
+    /// The environment the agent starts from: which credential variables
+    /// are set decides an implied login method (only the method is
+    /// written).
+    pub env: Option<&'a Environment>,
+    /// A command for the adapter's notification hook (Gemini's
+    /// `Notification` for `ToolPermission`), when a session supervisor
+    /// asks for it.
+    pub notification_command: Option<&'a Path>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(home: &'a Path, target: Target) -> Self {
+        Self {
+            home,
+            target,
+            version: None,
+            project: None,
+            env: None,
+            notification_command: None,
+        }
+    }
+
+    pub fn version(mut self, version: &'a str) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    pub fn project(mut self, project: &'a Path) -> Self {
+        self.project = Some(project);
+        self
+    }
+
+    pub fn env(mut self, env: &'a Environment) -> Self {
+        self.env = Some(env);
+        self
+    }
+
+    pub fn notification_command(mut self, command: &'a Path) -> Self {
+        self.notification_command = Some(command);
+        self
+    }
+}
+
+/// The prompt file's front matter from the data's (`inclusion: always`).
+pub(super) fn front_matter(data: Option<&str>) -> String {
+    data.map(|text| format!("---\n{}\n---\n\n", text.trim_end_matches('\n')))
+        .unwrap_or_default()
+}
+
+/// The prompt file's exact bytes: front matter, the prompt, one newline.
+pub fn prompt_text(front_matter: &str, prompt: &str) -> String {
+    let mut text = format!("{front_matter}{}", prompt.trim_end_matches('\n'));
+    text.push('\n');
+    text
+}
+
+pub(super) fn to_json(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".to_owned());
+    text.push('\n');
+    text
+}
+
+/// A path of the adapter data, relative to the agent's home: plain names
+/// only (a data file from `ONEWORKS_ADAPTERS_DIR` must not point outside).
+pub(super) fn data_path(path: &str, key: &str) -> Result<PathBuf, ProfileError> {
+    let relative = PathBuf::from(path);
+    let plain = !path.is_empty()
+        && relative
+            .components()
+            .all(|component| matches!(component, Component::Normal(_)));
+    if plain {
+        Ok(relative)
+    } else {
+        Err(ProfileError::Config {
+            key: format!("session.{key}"),
+            message: format!("`{path}` in the adapter data is not a relative path of plain names"),
+        })
+    }
+}
+
+/// Whether `version` is at least `since` (an unknown version is assumed
+/// to be).
+fn at_least(version: Option<&str>, since: Option<&str>) -> bool {
+    let parse = |text: &str| semver::Version::parse(text).ok();
+    match (version.and_then(parse), since.and_then(parse)) {
+        (Some(version), Some(since)) => version >= since,
+        _ => true,
+    }
+}
+
+/// Computes what `agent_home` should hold for `target`, knowing nothing
+/// else (no version, project or environment): see [`plan_in`].
+pub fn plan(
+    config: &AdapterConfig,
+    data: &AdapterData,
+    agent_home: &Path,
+    target: Target,
+) -> Result<Plan, ProfileError> {
+    plan_in(config, data, &Context::new(agent_home, target))
+}
+
+/// Computes what the agent's home should hold.
+pub fn plan_in(
+    config: &AdapterConfig,
+    data: &AdapterData,
+    context: &Context<'_>,
+) -> Result<Plan, ProfileError> {
+    let session = &data.session;
+    let root = format!("adapters.{}", data.id);
+    let home = context.home;
+    let mut plan = Plan::default();
+    let mut generated = Generated::default();
+
+    let settings_path = data_path(&session.settings.path, "settings.path")?;
+    let settings_format = session.settings.format;
+    let mut settings = SettingsMap::from_config(config.config_content.as_ref(), &root)?;
+    let set_value =
+        |settings: &mut SettingsMap, generated: &mut Generated, key: &str, value: Value| -> bool {
+            generated.values.push((
+                settings_path.clone(),
+                settings_file::path_of(key, settings_format),
+                value.clone(),
+            ));
+            settings.force(key, value)
+        };
+    for (key, value) in &session.settings.forced {
+        if set_value(&mut settings, &mut generated, key, value.clone()) {
+            plan.diagnostics.push(format!(
+                "`{root}.configContent.{key}` is set by oneworks to `{value}`; the config's value is not used"
+            ));
+        }
+    }
+    if let Some(auth) = &session.auth {
+        match auth::method(auth, config.auth.method.as_deref(), context.env) {
+            Some(auth::Method::Configured(method)) => {
+                let replaced = set_value(
+                    &mut settings,
+                    &mut generated,
+                    &auth.settings_key,
+                    Value::String(method.clone()),
+                );
+                if replaced {
+                    plan.diagnostics.push(format!(
+                        "`{root}.configContent.{}` is replaced by `{root}.auth.method` (`{method}`)",
+                        auth.settings_key
+                    ));
+                }
+            }
+            Some(auth::Method::Implied { method, .. })
+                if settings.get(&auth.settings_key).is_none() =>
+            {
+                set_value(
+                    &mut settings,
+                    &mut generated,
+                    &auth.settings_key,
+                    Value::String(method),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    let mut resources = Vec::new();
+    let prompt = config
+        .system_prompt
+        .as_deref()
+        .filter(|prompt| !prompt.trim().is_empty());
+    if prompt.is_some() || session.system_prompt.always {
+        let relative = data_path(&session.system_prompt.path, "systemPrompt.path")?;
+        let front = front_matter(session.system_prompt.front_matter.as_deref());
+        let contents = match prompt {
+            Some(prompt) => {
+                resources.push(format!("file://{}", home.join(&relative).display()));
+                prompt_text(&front, prompt)
+            }
+            None => String::new(),
+        };
+        generated.steering_file = Some(relative.clone());
+        generated.front_matter = front;
+        plan.files.push(PlannedFile { relative, contents });
+    }
+
+    let skills_dir = data_path(&session.skills.dir, "skills.dir")?;
+    let names = skills::assign_dir_names(config.skills.iter().map(|skill| skill.name.as_str()));
+    let mut staged = Vec::new();
+    for (index, (skill, dir)) in config.skills.iter().zip(&names).enumerate() {
+        // Read (and checked) even when not staged: `config check` and a
+        // version without skills see the same refusals.
+        let contents = skill_source::read_skill(index, skill, &data.credentials, &root)?;
+        let relative = skills_dir.join(dir).join("SKILL.md");
+        staged.push((relative, contents));
+    }
+    if !staged.is_empty() && !at_least(context.version, session.skills.since.as_deref()) {
+        plan.diagnostics.push(format!(
+            "skills skipped: {} {} reads skills from {} on",
+            data.display_name,
+            context.version.unwrap_or_default(),
+            session.skills.since.as_deref().unwrap_or_default()
+        ));
+    } else {
+        for (relative, contents) in staged {
+            resources.push(format!("skill://{}", home.join(&relative).display()));
+            plan.files.push(PlannedFile { relative, contents });
+        }
+        plan.skill_dirs = names;
+    }
+
+    let notification = match (context.notification_command, &session.hooks.notification) {
+        (Some(command), Some(hook)) => Some((hook, command)),
+        (Some(_), None) => {
+            plan.diagnostics.push(format!(
+                "{} has no notification hook; approvals are found from the pane only",
+                data.display_name
+            ));
+            None
+        }
+        (None, _) => None,
+    };
+    let hooks = hooks::build(&config.hooks, session.hooks.shape, notification);
+
+    let file_label = match session.mcp_servers.place {
+        Place::AgentFile => "agent files".to_owned(),
+        Place::Settings => format!("`{}`", session.settings.path),
+    };
+    let placement = mcp::place(
+        &config.mcp_servers,
+        context.target,
+        session.mcp_servers.shape,
+        &data.display_name,
+        &file_label,
+    );
+    plan.diagnostics.extend(placement.diagnostics);
+
+    let (mut agent_hooks, mut agent_mcp) = (Map::new(), Map::new());
+    match session.hooks.place {
+        Place::AgentFile => agent_hooks = hooks,
+        Place::Settings => {
+            if settings.remove("hooks") {
+                plan.diagnostics.push(format!(
+                    "`{root}.configContent.hooks` is not used: oneworks writes the hooks of `{root}.hooks`"
+                ));
+            }
+            if !hooks.is_empty() {
+                for (key, value) in &session.hooks.enable {
+                    set_value(&mut settings, &mut generated, key, value.clone());
+                }
+                settings.force("hooks", Value::Object(hooks));
+            }
+        }
+    }
+    match session.mcp_servers.place {
+        Place::AgentFile => agent_mcp = placement.agent,
+        Place::Settings => {
+            if settings.remove("mcpServers") {
+                plan.diagnostics.push(format!(
+                    "`{root}.configContent.mcpServers` is not used: oneworks writes the servers of `{root}.mcpServers`"
+                ));
+            }
+            if !placement.agent.is_empty() {
+                settings.force("mcpServers", Value::Object(placement.agent));
+            }
+        }
+    }
+
+    let settings = settings.render(settings_format, &root)?;
+    plan.files.insert(
+        0,
+        PlannedFile {
+            relative: settings_path,
+            contents: to_json(&settings),
+        },
+    );
+
+    if let Some(agent_file) = &session.agent_file {
+        // The agent's name is a file name too.
+        let file_name = format!("{}.json", session.agent_name);
+        data_path(&file_name, "agentName")?;
+        if session.agent_name.is_empty() {
+            return Err(ProfileError::Config {
+                key: "session.agentName".to_owned(),
+                message: "an adapter with an agent file needs an agent name".to_owned(),
+            });
+        }
+        let agent = agent::build(agent::AgentInputs {
+            name: &session.agent_name,
+            description: &agent_file.description,
+            resources: resources.clone(),
+            hooks: agent_hooks,
+            mcp_servers: agent_mcp,
+            agent_config: config.agent_config.as_ref(),
+        });
+        let relative = data_path(&agent_file.dir, "agentFile.dir")?.join(file_name);
+        plan.files.push(PlannedFile {
+            relative: relative.clone(),
+            contents: to_json(&agent),
+        });
+        generated.agent_file = relative;
+        generated.agent_name = session.agent_name.clone();
+        generated.resources = resources;
+    }
+
+    if session.agent_file.is_none() && config.agent_config.is_some() {
+        plan.diagnostics.push(format!(
+            "`{root}.agentConfig` is not used: {} has no agent file",
+            data.display_name
+        ));
+    }
+
+    if let Some(trust) = &session.trust {
+        let relative = data_path(&trust.path, "trust.path")?;
+        let (document, warning) = trust::document(
+            trust,
+            config.trust_workspace,
+            context.project,
+            &data.display_name,
+            &data.id,
+        );
+        if let Value::Object(folders) = &document {
+            for (folder, level) in folders {
+                generated
+                    .values
+                    .push((relative.clone(), vec![folder.clone()], level.clone()));
+            }
+        }
+        plan.diagnostics.extend(warning);
+        plan.files.push(PlannedFile {
+            relative,
+            contents: to_json(&document),
+        });
+    }
+
+    for (index, extra) in session.extra_files.iter().enumerate() {
+        plan.files.push(PlannedFile {
+            relative: data_path(&extra.path, &format!("extraFiles[{index}].path"))?,
+            contents: extra.contents.clone(),
+        });
+    }
+
+    plan.generated = generated;
+    Ok(plan)
+}
