@@ -2,10 +2,11 @@
 //! borrowed fields instead of a `serde_json::Value` tree, and its event
 //! written without one. It covers only the plain standard shape
 //! (`{"method":…,"params":{"sessionId":…,"update":{"sessionUpdate":
-//! "agent_message_chunk","content":{"text":…}}}}`, extra fields allowed);
-//! anything else — Kiro's dialect, a duplicate key, a type that is not what
-//! the shape says, an `id` — returns `None` and takes the general path,
-//! which gives the same result for the shapes covered here.
+//! "agent_message_chunk","content":{"type":"text","text":…}}}}`, extra
+//! fields allowed); anything else — a vendor's dialect, a duplicate key, a
+//! type that is not what the shape says, an `id` — returns `None` and takes
+//! the general path (the schema's typed `SessionUpdate`), which gives the
+//! same result for the shapes covered here (the test below).
 
 use std::borrow::Cow;
 
@@ -57,6 +58,8 @@ struct Update<'a> {
 
 #[derive(Deserialize)]
 struct Content<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Cow<'a, str>,
     #[serde(borrow)]
     text: Cow<'a, str>,
 }
@@ -64,7 +67,7 @@ struct Content<'a> {
 /// The chunk in `line`, or `None` when the general path must decide.
 pub fn chunk(line: &[u8]) -> Option<Chunk<'_>> {
     let frame: Frame<'_> = serde_json::from_slice(line).ok()?;
-    if frame.id.is_some() {
+    if frame.id.is_some() || frame.params.update.content.kind != "text" {
         return None;
     }
     let kind = match frame.params.update.session_update.as_ref() {
@@ -121,8 +124,8 @@ mod tests {
     fn the_fast_path_agrees_with_the_general_path_or_declines() {
         let taken = [
             r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#,
-            r#"{"method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk","content":{"text":"a\nb \"q\" \u00e9"}},"sessionId":"s"},"extra":1}"#,
-            r#"{"method":"x/y","id":null,"params":{"sessionId":"s","update":{"content":{"text":""},"sessionUpdate":"agent_message_chunk"}}}"#,
+            r#"{"method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk","content":{"text":"a\nb \"q\" \u00e9","type":"text"}},"sessionId":"s"},"extra":1}"#,
+            r#"{"method":"x/y","id":null,"params":{"sessionId":"s","update":{"content":{"type":"text","text":"","annotations":7},"sessionUpdate":"agent_message_chunk","messageId":"m"}}}"#,
         ];
         for line in taken {
             let fast = fast(line);
@@ -130,17 +133,20 @@ mod tests {
             assert_eq!(fast, general(line), "{line}");
         }
         let declined = [
-            // Kiro's dialect and other kinds.
+            // A vendor's dialect (rewritten by its quirk set first), other
+            // kinds, other content blocks, a block without its type.
             r#"{"method":"session/notification","params":{"sessionId":"s","update":{"AgentMessageChunk":{"content":{"Text":{"text":"hi"}}}}}}"#,
             r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"AgentMessageChunk","content":{"text":"hi"}}}}"#,
             r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":"hi"}}}"#,
             r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","content":{"text":"hi"}}}}"#,
+            r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"text":"hi"}}}}"#,
+            r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"image","text":"hi","data":"","mimeType":"image/png"}}}}"#,
             // A request, odd types, duplicate keys, garbage.
-            r#"{"id":3,"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"text":"hi"}}}}"#,
-            r#"{"method":"session/update","params":{"sessionId":7,"update":{"sessionUpdate":"agent_message_chunk","content":{"text":"hi"}}}}"#,
-            r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"text":5}}}}"#,
-            r#"{"method":"session/update","params":{"sessionId":"s","sessionId":"t","update":{"sessionUpdate":"agent_message_chunk","content":{"text":"hi"}}}}"#,
-            r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"text":"a","text":"b"}}}}"#,
+            r#"{"id":3,"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#,
+            r#"{"method":"session/update","params":{"sessionId":7,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#,
+            r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":5}}}}"#,
+            r#"{"method":"session/update","params":{"sessionId":"s","sessionId":"t","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#,
+            r#"{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a","text":"b"}}}}"#,
             r#"Loading model..."#,
             r#"[1,2]"#,
         ];

@@ -4,8 +4,8 @@
 //! where we send (typed frames with `"jsonrpc":"2.0"`).
 //!
 //! The two directions have separate id spaces: the ids of requests *we*
-//! send are integers we count; the ids of requests the *agent* sends (Kiro
-//! uses strings) are echoed back verbatim and never compared with ours.
+//! send are integers we count; the ids of requests the *agent* sends (strings
+//! or numbers, even `0`) are echoed back verbatim and never compared with ours.
 //! An id is its exact JSON value in both directions: `7`, `"7"` and `7.0`
 //! are three ids, `1.5` is an id, and an answer to our request `3` must
 //! carry the number `3`.

@@ -29,9 +29,9 @@ pub struct SessionPlan<'a> {
     pub cache: SessionCache,
     pub scrubber: &'a Scrubber,
     /// The config whose MCP servers go into `session/new`.
-    pub kiro: &'a KiroConfig,
+    pub config: &'a KiroConfig,
     pub additional_dirs: Vec<PathBuf>,
-    /// The Kiro child's environment, for `${VAR}` in MCP server entries.
+    /// The agent child's environment, for `${VAR}` in MCP server entries.
     pub environment: Environment,
     pub model: Option<String>,
     pub effort: Option<String>,
@@ -111,6 +111,14 @@ pub async fn authenticate(
     let Some(method) = &plan.auth_method else {
         return Ok(());
     };
+    if plan.data.is_interactive_auth(method) {
+        // It would take over the agent's stdout: the channel would break.
+        return Err(AcpError::InteractiveAuth {
+            key: plan.auth_key.clone(),
+            method: crate::output::clean(method),
+            hint: plan.login_hint.clone(),
+        });
+    }
     if !handshake
         .auth_methods
         .iter()
@@ -160,10 +168,10 @@ pub async fn open_session(
 ) -> Result<(String, bool, Value), AcpError> {
     let capabilities = &handshake.capabilities;
     // Built now that the agent's MCP transports are known; `${VAR}`
-    // resolved from the Kiro child's environment at this moment, on the
+    // resolved from the agent child's environment at this moment, on the
     // wire only (SPEC §5.5).
     let (servers, notes) = acp_mcp_servers(
-        plan.kiro,
+        plan.config,
         RemoteSupport {
             http: capabilities.mcp_http,
             sse: capabilities.mcp_sse,
@@ -198,7 +206,7 @@ pub async fn open_session(
                 turn.replaying = false;
                 match result {
                     Ok(result) => return Ok((session_id, true, result)),
-                    // A session Kiro no longer has: start afresh, and say so.
+                    // A session the agent no longer has: start afresh, and say so.
                     Err(AcpError::Rejected { message, .. }) => {
                         turn.session_id = None;
                         turn.sink
@@ -295,8 +303,8 @@ fn current_value(answer: &Value, id: &str) -> Option<String> {
 }
 
 /// Checks model and effort against what the session offers (before any
-/// call), then applies them with Kiro's native setters. Returns the model
-/// and the effort Kiro confirmed.
+/// call), then applies them with the agent's native setters. Returns the
+/// model and the effort the agent confirmed.
 pub async fn apply_model_and_effort(
     turn: &mut Turn<'_>,
     plan: &SessionPlan<'_>,

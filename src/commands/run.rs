@@ -120,8 +120,8 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
     let data = &settings.data;
     let spec = world
         .child(&cli.path)
-        .args(&data.acp.command)
-        .arg(&data.session.agent_name);
+        .args(data.acp.argv_for(&cli.version, &data.session.agent_name))
+        .envs(data.acp.env());
     let kiro = &settings.config.config.adapters.kiro;
     let dot_dir = settings
         .project
@@ -134,6 +134,7 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
     );
     let plan = RunPlan {
         adapter: data.id.clone(),
+        display_name: data.display_name.clone(),
         spec,
         session: SessionPlan {
             data: &data.acp,
@@ -141,7 +142,7 @@ pub fn run(settings: &Settings, args: &RunArgs) -> Result<(), Error> {
             resume: args.resume,
             cache: SessionCache::new(&world.layout.root),
             scrubber: &world.scrubber,
-            kiro,
+            config: kiro,
             additional_dirs: kiro
                 .additional_dirs
                 .iter()

@@ -1,6 +1,6 @@
 //! Permission requests (`session/request_permission`): what the agent asks,
-//! the choices shown for it, and how an answer maps back to one of Kiro's
-//! own option ids. Kiro's native option ids and scopes are kept; oneworks
+//! the choices shown for it, and how an answer maps back to one of the
+//! agent's own option ids. Its native option ids and scopes are kept; oneworks
 //! adds only "remember" choices that are answered through the native
 //! request-scoped `allow_once`/`reject_once`.
 //!
@@ -15,7 +15,7 @@ pub mod rules;
 use serde_json::Value;
 
 use super::events::ShownOption;
-use super::updates::snake_case;
+use super::quirks::snake_case;
 use rules::RuleScope;
 
 /// The native option kinds of ACP.
@@ -170,6 +170,8 @@ pub enum Action {
 pub struct Choice {
     pub shown: ShownOption,
     pub action: Action,
+    /// The agent's display name (its native labels are shown under it).
+    pub agent: std::sync::Arc<str>,
 }
 
 impl Choice {
@@ -187,7 +189,7 @@ impl Choice {
             .native_label
             .as_deref()
             .filter(|native| *native != shown.label)
-            .map(|native| format!(" — Kiro: {native}"))
+            .map(|native| format!(" — {}: {native}", self.agent))
             .unwrap_or_default();
         if shown.scope == "unknown" {
             format!("[scope unknown] {}", shown.label)
@@ -208,8 +210,10 @@ fn labels(kind: &OptionKind) -> Option<(&'static str, &'static str, &'static str
 }
 
 /// The choices for `request`: its native options in their order, then the
-/// remember choices that a native once-option can carry.
-pub fn choices(request: &PermissionRequest) -> Vec<Choice> {
+/// remember choices that a native once-option can carry. `agent` is the
+/// adapter's display name.
+pub fn choices(request: &PermissionRequest, agent: &str) -> Vec<Choice> {
+    let agent: std::sync::Arc<str> = agent.into();
     let mut choices: Vec<Choice> = Vec::new();
     for option in &request.options {
         let (label, label_zh, scope) = match labels(&option.kind) {
@@ -227,6 +231,7 @@ pub fn choices(request: &PermissionRequest) -> Vec<Choice> {
                 scope: scope.to_owned(),
             },
             action: Action::Native(option.option_id.clone()),
+            agent: agent.clone(),
         });
     }
     let remember = [
@@ -280,6 +285,7 @@ pub fn choices(request: &PermissionRequest) -> Vec<Choice> {
                 scope,
                 native: native.option_id.clone(),
             },
+            agent: agent.clone(),
         });
     }
     choices
@@ -302,7 +308,7 @@ mod tests {
             ]
         }));
         assert!(request.is_edit());
-        let choices = choices(&request);
+        let choices = choices(&request, "Acme Agent");
         let ids: Vec<&str> = choices.iter().map(|c| c.shown.option_id.as_str()).collect();
         assert_eq!(
             ids,
@@ -316,6 +322,10 @@ mod tests {
         );
         assert_eq!(choices[2].shown.scope, "unknown");
         assert_eq!(choices[2].display(), "[scope unknown] Maybe later");
+        assert_eq!(
+            choices[0].display(),
+            "Allow once · 允许一次 — Acme Agent: Yes"
+        );
         assert_eq!(choices[3].native_id(), "ok");
         assert_eq!(choices[4].shown.ordinal, 5);
     }

@@ -73,7 +73,7 @@ impl Turn<'_> {
     pub(super) async fn on_permission(
         &mut self,
         id: RequestId,
-        params: &Value,
+        mut params: Value,
     ) -> Result<(), AcpError> {
         if self.finished || self.cancel.is_some() {
             // No new interaction after the end or during a cancel.
@@ -85,7 +85,8 @@ impl Turn<'_> {
             return self.send(&rpc::error_response(&id, rpc::id_in_use())).await;
         }
         let key = self.key_for(&id);
-        let request = PermissionRequest::parse(params);
+        self.quirks.permission_request(&mut params);
+        let request = PermissionRequest::parse(&params);
         let remembered = self.rules.lookup(&request.tool);
         match decide(self.mode, &request, remembered) {
             Decision::Answer { option_id, by } => {
@@ -94,7 +95,7 @@ impl Turn<'_> {
             }
             Decision::Refuse { reason } => self.refuse(&id, &key, reason, POLICY_HINT).await,
             Decision::Ask => {
-                let choices = choices(&request);
+                let choices = choices(&request, &self.agent);
                 match self.channel {
                     ChannelKind::None => {
                         let reason = format!(
@@ -171,6 +172,7 @@ impl Turn<'_> {
                     self.prompting = Some(pending.key.clone());
                     channel::spawn_terminal_prompt(
                         pending.key.clone(),
+                        &self.agent,
                         pending.request.title.clone(),
                         &pending.choices,
                         self.input_sender.clone(),
