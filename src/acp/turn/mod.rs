@@ -11,7 +11,12 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use agent_client_protocol_schema::v1::{
+    CancelNotification, ContentBlock, PromptRequest, PromptResponse, TextContent,
+    AGENT_METHOD_NAMES, CLIENT_METHOD_NAMES,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, ChildStdout};
 
@@ -157,16 +162,17 @@ impl<'a> Turn<'a> {
         writer.flush().await.map_err(|_| gone())
     }
 
-    pub async fn notify(&mut self, method: &str, params: Value) -> Result<(), AcpError> {
-        let line = rpc::notification(method, &params).map_err(|e| AcpError::Io(e.into()))?;
+    pub async fn notify(&mut self, method: &str, params: &impl Serialize) -> Result<(), AcpError> {
+        let line = rpc::notification(method, params).map_err(|e| AcpError::Io(e.into()))?;
         self.send(&line).await
     }
 
-    /// Sends a request and runs the loop until its answer arrives.
-    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, AcpError> {
+    /// Sends a request (one of the schema's typed params) and runs the loop
+    /// until its answer arrives.
+    pub async fn call(&mut self, method: &str, params: &impl Serialize) -> Result<Value, AcpError> {
         self.next_id += 1;
         let id = self.next_id;
-        let line = rpc::request(id, method, &params).map_err(|e| AcpError::Io(e.into()))?;
+        let line = rpc::request(id, method, params).map_err(|e| AcpError::Io(e.into()))?;
         self.send(&line).await?;
         loop {
             let cancel_deadline = self.cancel.map(|(_, at)| at);
@@ -209,11 +215,11 @@ impl<'a> Turn<'a> {
     /// Sends the prompt and waits for the turn to end; finalizes it.
     pub async fn prompt(&mut self, session_id: &str, text: &str) -> Result<(), AcpError> {
         self.in_prompt = true;
-        let params = json!({
-            "sessionId": session_id,
-            "prompt": [{"type": "text", "text": text}],
-        });
-        let answer = self.call("session/prompt", params).await;
+        let params = PromptRequest::new(
+            session_id.to_owned(),
+            vec![ContentBlock::Text(TextContent::new(text))],
+        );
+        let answer = self.call(AGENT_METHOD_NAMES.session_prompt, &params).await;
         self.in_prompt = false;
         // `null` or any non-object is not a turn that ended: a protocol error.
         let answer = answer.and_then(|result| match result {
@@ -225,11 +231,14 @@ impl<'a> Turn<'a> {
         });
         match answer {
             Ok(result) => {
-                let stop = result
-                    .get("stopReason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown")
-                    .to_owned();
+                // Typed; a stop reason the schema does not know is kept as
+                // the agent sent it.
+                let stop = PromptResponse::deserialize(&result)
+                    .ok()
+                    .and_then(|answer| serde_json::to_value(answer.stop_reason).ok())
+                    .or_else(|| result.get("stopReason").cloned())
+                    .and_then(|stop| stop.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "unknown".to_owned());
                 self.finish(Event::TurnEnd {
                     stop_reason: stop.clone(),
                     confirmed: true,
@@ -322,8 +331,9 @@ impl<'a> Turn<'a> {
         self.cancel = Some((cause, Instant::now() + grace));
         match (&self.session_id, self.in_prompt) {
             (Some(session_id), true) => {
-                let params = json!({ "sessionId": session_id });
-                self.notify("session/cancel", params).await
+                let params = CancelNotification::new(session_id.clone());
+                self.notify(AGENT_METHOD_NAMES.session_cancel, &params)
+                    .await
             }
             // No turn to cancel yet: stop here.
             _ => Err(self.cancel_error()),
@@ -385,7 +395,7 @@ impl<'a> Turn<'a> {
             }
             Incoming::Notification { method, params } => self.on_notification(&method, params)?,
             Incoming::Request { id, method, params } => {
-                if method == "session/request_permission" {
+                if method == CLIENT_METHOD_NAMES.session_request_permission {
                     self.on_permission(id, params).await?;
                 } else {
                     tracing::debug!(method = %crate::output::clean(&method), "answered an unsupported request");

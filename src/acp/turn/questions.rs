@@ -2,7 +2,10 @@
 //! the remembered rules, or asked on the channel; replies matched to a
 //! choice (ambiguity refused and asked again); refusals that fail closed.
 
-use serde_json::{json, Value};
+use agent_client_protocol_schema::v1::{
+    RequestPermissionOutcome, RequestPermissionResponse, SelectedPermissionOutcome,
+};
+use serde_json::Value;
 
 use super::{Cause, Pending, Turn, NO_CHANNEL_HINT, POLICY_HINT};
 use crate::acp::channel::{self, ChannelKind, Input};
@@ -48,10 +51,13 @@ impl Turn<'_> {
         option_id: Option<&str>,
     ) -> Result<(), AcpError> {
         let outcome = match option_id {
-            Some(option_id) => json!({"outcome": {"outcome": "selected", "optionId": option_id}}),
-            None => json!({"outcome": {"outcome": "cancelled"}}),
+            Some(option_id) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                option_id.to_owned(),
+            )),
+            None => RequestPermissionOutcome::Cancelled,
         };
-        self.send(&rpc::response(id, outcome)).await
+        let answer = RequestPermissionResponse::new(outcome);
+        self.send(&rpc::response(id, &answer)).await
     }
 
     /// Refuses closed: answers `cancelled`, records the failure and cancels
