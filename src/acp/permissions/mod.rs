@@ -15,50 +15,10 @@ pub mod rules;
 use serde_json::Value;
 
 use super::events::ShownOption;
-use super::quirks::snake_case;
 use rules::RuleScope;
 
-/// The native option kinds of ACP.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OptionKind {
-    AllowOnce,
-    AllowAlways,
-    RejectOnce,
-    RejectAlways,
-    /// A kind this version of oneworks does not know: shown with its
-    /// native label under a neutral "scope unknown" frame, never chosen
-    /// automatically.
-    Unknown(String),
-}
-
-impl OptionKind {
-    fn parse(text: &str) -> Self {
-        match snake_case(text).as_str() {
-            "allow_once" => OptionKind::AllowOnce,
-            "allow_always" => OptionKind::AllowAlways,
-            "reject_once" => OptionKind::RejectOnce,
-            "reject_always" => OptionKind::RejectAlways,
-            other => OptionKind::Unknown(other.to_owned()),
-        }
-    }
-
-    fn name(&self) -> &str {
-        match self {
-            OptionKind::AllowOnce => "allow_once",
-            OptionKind::AllowAlways => "allow_always",
-            OptionKind::RejectOnce => "reject_once",
-            OptionKind::RejectAlways => "reject_always",
-            OptionKind::Unknown(name) => name,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NativeOption {
-    pub option_id: String,
-    pub name: String,
-    pub kind: OptionKind,
-}
+/// The native options and their kinds: the shared permission parser's.
+pub use crate::acp_wire::permission::{NativeOption, OptionKind};
 
 /// What a request is about, as far as rules and `acceptEdits` care.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -67,7 +27,8 @@ pub struct ToolKey {
     pub title: String,
 }
 
-/// A parsed `session/request_permission`.
+/// A `session/request_permission` as a run sees it (read by the shared
+/// parser, [`crate::acp_wire::permission`], after the vendor's quirks).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionRequest {
     pub title: String,
@@ -77,46 +38,14 @@ pub struct PermissionRequest {
 
 impl PermissionRequest {
     pub fn parse(params: &Value) -> Self {
-        let tool_call = params.get("toolCall").or_else(|| params.get("tool_call"));
-        let text = |name: &str| {
-            tool_call
-                .and_then(|call| call.get(name))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        let title = text("title").unwrap_or_default();
-        let options = params
-            .get("options")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|option| {
-                let option_id = option
-                    .get("optionId")
-                    .or_else(|| option.get("id"))
-                    .and_then(Value::as_str)?
-                    .to_owned();
-                let name = option
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or(&option_id)
-                    .to_owned();
-                let kind =
-                    OptionKind::parse(option.get("kind").and_then(Value::as_str).unwrap_or(""));
-                Some(NativeOption {
-                    option_id,
-                    name,
-                    kind,
-                })
-            })
-            .collect();
+        let parsed = crate::acp_wire::permission::PermissionRequest::parse(params);
         Self {
-            title: title.clone(),
+            title: parsed.title.clone(),
             tool: ToolKey {
-                kind: text("kind").map(|kind| snake_case(&kind)),
-                title,
+                kind: parsed.detail.kind,
+                title: parsed.title,
             },
-            options,
+            options: parsed.options,
         }
     }
 
@@ -300,10 +229,10 @@ mod tests {
     #[test]
     fn native_options_come_first_then_remember_choices_on_once_options() {
         let request = PermissionRequest::parse(&json!({
-            "toolCall": {"toolCallId":"t","title":"Write a.txt","kind":"Edit"},
+            "toolCall": {"toolCallId":"t","title":"Write a.txt","kind":"edit"},
             "options": [
                 {"optionId":"ok","name":"Yes","kind":"allow_once"},
-                {"optionId":"always","name":"Trust","kind":"AllowAlways"},
+                {"optionId":"always","name":"Trust","kind":"allow_always"},
                 {"optionId":"odd","name":"Maybe later","kind":"ask_tomorrow"}
             ]
         }));
