@@ -154,4 +154,51 @@ mod tests {
             assert_eq!(fast(line), None, "{line}");
         }
     }
+
+    proptest::proptest! {
+        /// Any text, either chunk kind, optional fields the schema allows
+        /// (a message id, annotations, `_meta`, an id of `null`), keys in
+        /// either order: the fast path takes the line and agrees with the
+        /// typed decoding.
+        #[test]
+        fn the_fast_path_equals_the_typed_decoding(
+            text in "\\PC*",
+            thought in proptest::bool::ANY,
+            session_first in proptest::bool::ANY,
+            extras in proptest::bool::ANY,
+        ) {
+            let kind = if thought { "agent_thought_chunk" } else { "agent_message_chunk" };
+            let mut content = serde_json::Map::new();
+            content.insert("type".into(), "text".into());
+            content.insert("text".into(), text.clone().into());
+            let mut update = serde_json::Map::new();
+            update.insert("sessionUpdate".into(), kind.into());
+            update.insert("content".into(), content.clone().into());
+            if extras {
+                update.insert("messageId".into(), "m-1".into());
+                update.insert("_meta".into(), serde_json::json!({"x": 1}));
+                content.insert("annotations".into(), serde_json::json!({"priority": 0.5}));
+                update.insert("content".into(), content.into());
+            }
+            let mut params = serde_json::Map::new();
+            if session_first {
+                params.insert("sessionId".into(), "s".into());
+                params.insert("update".into(), update.into());
+            } else {
+                params.insert("update".into(), update.into());
+                params.insert("sessionId".into(), "s".into());
+            }
+            let mut frame = serde_json::Map::new();
+            frame.insert("jsonrpc".into(), "2.0".into());
+            frame.insert("method".into(), "session/update".into());
+            if extras {
+                frame.insert("id".into(), Value::Null);
+            }
+            frame.insert("params".into(), params.into());
+            let line = Value::Object(frame).to_string();
+            let taken = fast(&line);
+            proptest::prop_assert!(taken.is_some(), "{}", line);
+            proptest::prop_assert_eq!(taken, general(&line));
+        }
+    }
 }

@@ -273,6 +273,12 @@ pub async fn open_session(
     Ok((session_id, false, result))
 }
 
+// The session answer's `models` is outside ACP v1's schema (the unstable
+// model list Kiro and Gemini still send): vendor data, kept as data and
+// read by field. `configOptions` is read by field too: agents send entries
+// the schema's strict select type refuses (options without a `name`), and
+// an effort setting must not vanish for that.
+
 /// The models the session answer advertises.
 fn advertised_models(session: &Value) -> Vec<String> {
     session
