@@ -274,7 +274,7 @@ pub async fn open_session(
 }
 
 // The session answer's `models` is outside ACP v1's schema (the unstable
-// model list Kiro and Gemini still send): vendor data, kept as data and
+// model list agents still send): vendor data, kept as data and
 // read by field. `configOptions` is read by field too: agents send entries
 // the schema's strict select type refuses (options without a `name`), and
 // an effort setting must not vanish for that.
@@ -409,7 +409,7 @@ pub async fn apply_model_and_effort(
 }
 
 /// The model setter's params. Not in ACP v1's schema (it was the unstable
-/// `session/set_model`, which Kiro and Gemini still answer; its method name
+/// `session/set_model`, which agents still answer; its method name
 /// is the adapter's data): typed here the way the schema types its own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
