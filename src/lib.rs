@@ -11,6 +11,7 @@
 //! atomic writes).
 
 pub mod acp;
+pub mod acp_wire;
 pub mod adapter;
 pub mod cli;
 pub mod commands;

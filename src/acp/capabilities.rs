@@ -1,9 +1,11 @@
-//! The capability matrix (SPEC §7): the `initialize` answer reduced to the
-//! explicit flags every later call consults. Anything not advertised is
-//! off; an agent speaking another protocol version than ours is refused.
-//! The agent's `authMethods` are kept beside the matrix.
+//! The capability matrix (SPEC §7): the `initialize` answer, decoded as
+//! the schema crate's `InitializeResponse`, reduced to the explicit flags
+//! every later call consults. Anything not advertised is off; an agent
+//! speaking another protocol version than ours is refused. The agent's
+//! `authMethods` are kept beside the matrix.
 
-use serde::Serialize;
+use agent_client_protocol_schema::v1::{AuthMethod as TypedAuthMethod, InitializeResponse};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What the agent said it can do. Absent or malformed means "no".
@@ -23,8 +25,8 @@ pub struct Capabilities {
     pub session_list: bool,
 }
 
-/// The protocol version we speak, the only one we accept.
-pub const PROTOCOL_VERSION: u64 = 1;
+/// The protocol version we speak, the only one we accept: the schema's v1.
+pub const PROTOCOL_VERSION: u64 = agent_client_protocol_schema::ProtocolVersion::V1.as_u16() as u64;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CapabilityError {
@@ -36,44 +38,49 @@ pub enum CapabilityError {
     NoVersion,
 }
 
-/// A flag is on when it is `true` or a (possibly empty) object: newer ACP
-/// versions advertise `sessionCapabilities.list: {}` rather than `true`.
-fn flag(value: Option<&Value>) -> bool {
-    matches!(value, Some(Value::Bool(true)) | Some(Value::Object(_)))
+/// The schema spells a session capability as an object
+/// (`sessionCapabilities.list: {}`); earlier drafts, still sent by some
+/// agents, as `true`. Read leniently: `true` is `{}`, `false` is absent.
+fn session_flags_as_objects(result: &Value) -> Value {
+    let mut result = result.clone();
+    if let Some(Value::Object(flags)) = result.pointer_mut("/agentCapabilities/sessionCapabilities")
+    {
+        flags.retain(|_, value| *value != Value::Bool(false));
+        for value in flags.values_mut() {
+            if *value == Value::Bool(true) {
+                *value = Value::Object(serde_json::Map::new());
+            }
+        }
+    }
+    result
 }
 
 impl Capabilities {
     pub fn from_initialize(result: &Value) -> Result<Self, CapabilityError> {
-        let version = result
-            .get("protocolVersion")
-            .and_then(Value::as_u64)
-            .ok_or(CapabilityError::NoVersion)?;
+        let answer = InitializeResponse::deserialize(&session_flags_as_objects(result))
+            .map_err(|_| CapabilityError::NoVersion)?;
+        let version = u64::from(answer.protocol_version.as_u16());
         if version < PROTOCOL_VERSION {
             return Err(CapabilityError::TooOld(version));
         }
         if version != PROTOCOL_VERSION {
             return Err(CapabilityError::Unsupported(version));
         }
-        let agent = result.get("agentCapabilities");
-        let at = |path: &[&str]| {
-            let mut value = agent;
-            for key in path {
-                value = value.and_then(|v| v.get(key));
-            }
-            flag(value)
-        };
+        let agent = answer.agent_capabilities;
+        let prompt = agent.prompt_capabilities;
+        let session = agent.session_capabilities;
         Ok(Self {
             protocol_version: version,
-            load_session: at(&["loadSession"]),
-            prompt_image: at(&["promptCapabilities", "image"]),
-            prompt_audio: at(&["promptCapabilities", "audio"]),
-            prompt_embedded_context: at(&["promptCapabilities", "embeddedContext"]),
-            mcp_http: at(&["mcpCapabilities", "http"]),
-            mcp_sse: at(&["mcpCapabilities", "sse"]),
-            additional_directories: at(&["sessionCapabilities", "additionalDirectories"]),
-            session_resume: at(&["sessionCapabilities", "resume"]),
-            session_close: at(&["sessionCapabilities", "close"]),
-            session_list: at(&["sessionCapabilities", "list"]),
+            load_session: agent.load_session,
+            prompt_image: prompt.image,
+            prompt_audio: prompt.audio,
+            prompt_embedded_context: prompt.embedded_context,
+            mcp_http: agent.mcp_capabilities.http,
+            mcp_sse: agent.mcp_capabilities.sse,
+            additional_directories: session.additional_directories.is_some(),
+            session_resume: session.resume.is_some(),
+            session_close: session.close.is_some(),
+            session_list: session.list.is_some(),
         })
     }
 }
@@ -85,21 +92,28 @@ pub struct AuthMethod {
     pub name: Option<String>,
 }
 
-/// The `authMethods` of an `initialize` answer (entries without an id
-/// skipped).
+/// The `authMethods` of an `initialize` answer, each decoded as the
+/// schema's `AuthMethod`; one the schema refuses is still kept by its id
+/// (so it can be named and chosen), one without an id is skipped.
 pub fn auth_methods(result: &Value) -> Vec<AuthMethod> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: String,
+    }
     result
         .get("authMethods")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|method| {
-            let id = method.get("id").and_then(Value::as_str)?.to_owned();
-            let name = method
-                .get("name")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            Some(AuthMethod { id, name })
+        .filter_map(|method| match TypedAuthMethod::deserialize(method) {
+            Ok(typed) => Some(AuthMethod {
+                id: typed.id().0.to_string(),
+                name: Some(typed.name().to_owned()),
+            }),
+            Err(_) => IdOnly::deserialize(method).ok().map(|only| AuthMethod {
+                id: only.id,
+                name: None,
+            }),
         })
         .collect()
 }

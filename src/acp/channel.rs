@@ -124,15 +124,23 @@ pub fn spawn_json_reader(sender: InputSender) {
 
 /// Asks on the terminal; the answer (an ordinal) or a cancel arrives on
 /// `sender`. Escape or Ctrl-C in the prompt cancels the run.
-pub fn spawn_terminal_prompt(id: String, title: String, choices: &[Choice], sender: InputSender) {
+/// `agent` is the adapter's display name, from its data.
+pub fn spawn_terminal_prompt(
+    id: String,
+    agent: &str,
+    title: String,
+    choices: &[Choice],
+    sender: InputSender,
+) {
     let items: Vec<String> = choices
         .iter()
         .map(|choice| crate::output::clean(&choice.display()))
         .collect();
     let ordinals: Vec<usize> = choices.iter().map(|choice| choice.shown.ordinal).collect();
     let prompt = format!(
-        "Kiro asks permission · Kiro 请求权限: {}",
-        crate::output::clean(&title)
+        "{agent} asks permission · {agent} 请求权限: {}",
+        crate::output::clean(&title),
+        agent = crate::output::clean(agent)
     );
     // Before the prompt starts, so the settings saved are the person's.
     let open = crate::process::terminal::PromptOpen::begin();

@@ -1,6 +1,7 @@
-//! One structured run from start to exit: starts `kiro-cli acp` through the
-//! child-process seam, runs setup and the turn on the message loop, then
-//! stops Kiro (politely, or at once after a second interrupt) and turns an
+//! One structured run from start to exit: starts the agent's ACP mode
+//! through the child-process seam, runs setup and the turn on the message
+//! loop, then stops the agent (politely, or at once after a second
+//! interrupt) and turns an
 //! agent that died (or stalled the handshake) into an error carrying the
 //! tail of its stderr. A setup failure is an `error` event too, like a
 //! failed turn.
@@ -22,6 +23,8 @@ use crate::process::spec::ChildSpec;
 pub struct RunPlan<'a> {
     /// The adapter's id (hints name it).
     pub adapter: String,
+    /// The adapter's display name (prompts name it).
+    pub display_name: String,
     pub spec: ChildSpec,
     pub session: SessionPlan<'a>,
     pub prompt: String,
@@ -36,13 +39,17 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
     // Whatever way the run ends, a terminal prompt's raw mode ends with it.
     let _terminal = crate::process::terminal::RestoreOnDrop;
     let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
+    let quirks = match super::quirks::by_name(&plan.session.data.quirks) {
+        Ok(quirks) => quirks,
+        Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error.into())),
+    };
     let program = plan.spec.program.display().to_string();
-    let spawned =
-        ManagedChild::spawn(&plan.spec, "kiro-cli acp").map_err(|source| AcpError::Spawn {
-            program,
-            adapter: plan.adapter.clone(),
-            source,
-        });
+    let label = format!("{} acp", plan.adapter);
+    let spawned = ManagedChild::spawn(&plan.spec, label).map_err(|source| AcpError::Spawn {
+        program,
+        adapter: plan.adapter.clone(),
+        source,
+    });
     let mut child = match spawned {
         Ok(child) => child,
         Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error)),
@@ -63,6 +70,8 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
         plan.rules,
         plan.session.scrubber,
         plan.session.data,
+        quirks,
+        plan.display_name.clone(),
         plan.timeout,
     );
     let mut in_setup = true;
@@ -78,13 +87,13 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
     let mut sink = std::mem::replace(&mut turn.sink, Sink::new(plan.json));
     let (stdin, reader) = turn.into_parts();
     drop(stdin);
-    // Whatever Kiro still says is read and dropped: it creates nothing.
+    // Whatever the agent still says is read and dropped: it creates nothing.
     let drain = tokio::spawn(drain(reader));
     if kill_now {
         child.kill_now();
     }
     let bounds = StopBounds::with_grace(Duration::from_millis(plan.session.data.stop_grace_ms));
-    // An interrupt while Kiro is being stopped kills its group at once.
+    // An interrupt while the agent is being stopped kills its group at once.
     let stopped = child.stop_unless(bounds, interrupts.recv()).await;
     drain.abort();
     let result = match (&stopped, result) {

@@ -441,12 +441,12 @@ mod tests {
             .credentials;
         let mut sink = Sink::new(true);
         let plain = Arc::new(Scrubber::new(
-            vec![("KIRO_API_KEY".into(), "a-long-secret-value".into())],
+            vec![("AGENT_API_KEY".into(), "a-long-secret-value".into())],
             &rules,
         ));
         assert!(sink.plain_tags(Some(&plain)));
         let odd = Arc::new(Scrubber::new(
-            vec![("KIRO_API_KEY".into(), "text".into())],
+            vec![("AGENT_API_KEY".into(), "text".into())],
             &rules,
         ));
         assert!(!sink.plain_tags(Some(&odd)));

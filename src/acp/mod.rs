@@ -1,8 +1,12 @@
-//! The ACP client (SPEC §7): `oneworks run kiro` drives `kiro-cli acp` as a
-//! structured stream. Owned here, not taken from an SDK, because receiving
-//! must be lenient (Kiro's dialect, unknown update kinds kept) and sending
+//! The ACP client (SPEC §7): `oneworks run <adapter>` drives the agent's
+//! ACP mode as a structured stream. The messages are the schema crate's
+//! types (`agent-client-protocol-schema`, protocol v1); the loop around
+//! them is owned here because receiving must be lenient (a vendor's
+//! dialect, unknown update kinds and methods kept as data) and sending
 //! strict.
 //!
+//! - [`quirks`]: one small module per vendor that rewrites its dialect
+//!   into the standard shape before typed decoding.
 //! - [`lines`]: the agent's stdout as bounded lines.
 //! - [`rpc`]: JSON-RPC line framing, separate id spaces per direction.
 //! - [`capabilities`]: the `initialize` answer as an explicit matrix.
@@ -11,7 +15,7 @@
 //! - [`fast`]: the hot path of a streamed turn (message chunks).
 //! - [`permissions`]: mode policy, remembered rules, reply matching.
 //! - [`channel`]: where a person answers (JSON lines on stdin, a terminal).
-//! - [`session_cache`]: Kiro's native session id per oneworks session.
+//! - [`session_cache`]: the agent's native session id per oneworks session.
 //! - [`turn`]: the message loop — one turn, finalized exactly once, the
 //!   cancel sequence.
 //! - [`client`]: the run from `initialize` to the end of the turn.
@@ -23,6 +27,7 @@ pub mod events;
 pub mod fast;
 pub mod lines;
 pub mod permissions;
+pub mod quirks;
 pub mod rpc;
 pub mod session_cache;
 pub mod setup;
@@ -68,6 +73,17 @@ pub enum AcpError {
         methods: String,
         hint: String,
     },
+    /// The configured `auth.method` needs a person at a terminal (the
+    /// adapter's data says so): never sent over ACP.
+    #[error("`{key}` is `{method}`, which needs an interactive login and cannot be used over ACP")]
+    InteractiveAuth {
+        key: String,
+        method: String,
+        hint: String,
+    },
+    /// The adapter names a protocol quirk set oneworks does not ship.
+    #[error("{0}")]
+    UnknownQuirks(#[from] quirks::UnknownQuirks),
     /// The configured `auth.method` is not one the agent advertised.
     #[error("`{key}` is `{method}`, which the agent does not advertise; it advertises {offered}")]
     UnknownAuthMethod {
@@ -102,7 +118,7 @@ impl Classify for AcpError {
     fn kind(&self) -> ErrorKind {
         match self {
             AcpError::NotOffered { .. } => ErrorKind::Usage,
-            AcpError::UnknownAuthMethod { .. } => ErrorKind::Config,
+            AcpError::UnknownAuthMethod { .. } | AcpError::UnknownQuirks(_) => ErrorKind::Config,
             AcpError::PermissionRefused { .. } => ErrorKind::PermissionRefused,
             AcpError::Interrupted => ErrorKind::Interrupted,
             AcpError::Output(error) => error.kind(),
@@ -114,7 +130,8 @@ impl Classify for AcpError {
         match self {
             AcpError::NotOffered { hint, .. }
             | AcpError::PermissionRefused { hint, .. }
-            | AcpError::LoginNeeded { hint, .. } => Some(hint.clone()),
+            | AcpError::LoginNeeded { hint, .. }
+            | AcpError::InteractiveAuth { hint, .. } => Some(hint.clone()),
             AcpError::UnknownAuthMethod { key, .. } => Some(format!(
                 "set `{key}` to one of the advertised methods, or remove it"
             )),

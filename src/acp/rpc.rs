@@ -1,15 +1,21 @@
 //! The JSON-RPC 2.0 framing of ACP: one JSON object per line. Lenient where
 //! we receive (string or integer ids, missing `jsonrpc`, unknown fields and
 //! methods kept as data, a garbage line skipped rather than fatal), strict
-//! where we send (typed frames with `"jsonrpc":"2.0"`).
+//! where we send (typed frames with `"jsonrpc":"2.0"` around the schema
+//! crate's typed params, results and errors).
+//!
+//! The envelope is ours, not the schema's `Request`/`Response`: its
+//! `RequestId` holds integers only, and SPEC §7 wants every id the agent
+//! may send (`1.5`, `7.0`) echoed exactly.
 //!
 //! The two directions have separate id spaces: the ids of requests *we*
-//! send are integers we count; the ids of requests the *agent* sends (Kiro
-//! uses strings) are echoed back verbatim and never compared with ours.
+//! send are integers we count; the ids of requests the *agent* sends (strings
+//! or numbers, even `0`) are echoed back verbatim and never compared with ours.
 //! An id is its exact JSON value in both directions: `7`, `"7"` and `7.0`
 //! are three ids, `1.5` is an id, and an answer to our request `3` must
 //! carry the number `3`.
 
+use agent_client_protocol_schema::v1::Error as WireError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -70,12 +76,12 @@ pub enum Incoming {
     },
 }
 
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A JSON-RPC error object the agent sent, read leniently (a missing code
+/// is "internal error"). The errors we send are the schema's.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
     pub code: i64,
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
 
@@ -173,13 +179,14 @@ pub fn notification(method: &str, params: &impl Serialize) -> Result<String, ser
     )
 }
 
-/// Our answer to one of the agent's requests.
-pub fn response(id: &RequestId, result: Value) -> String {
+/// Our answer to one of the agent's requests (a schema result type).
+pub fn response(id: &RequestId, result: &impl Serialize) -> String {
+    let result = serde_json::to_value(result).unwrap_or(Value::Null);
     frame(Some(id.to_value()), None, None, Some(result), None).unwrap_or_default()
 }
 
 /// Our error answer to one of the agent's requests.
-pub fn error_response(id: &RequestId, error: RpcError) -> String {
+pub fn error_response(id: &RequestId, error: WireError) -> String {
     let error = serde_json::to_value(error).unwrap_or(Value::Null);
     frame(Some(id.to_value()), None, None, None, Some(error)).unwrap_or_default()
 }
@@ -187,11 +194,7 @@ pub fn error_response(id: &RequestId, error: RpcError) -> String {
 /// JSON-RPC's answer to a request whose id cannot be echoed: "invalid
 /// request" with id `null`, so the agent does not wait forever.
 pub fn invalid_id_response() -> String {
-    let error = RpcError {
-        code: -32600,
-        message: "invalid request: an id is a string or a number".to_owned(),
-        data: None,
-    };
+    let error = WireError::new(-32600, "invalid request: an id is a string or a number");
     let error = serde_json::to_value(error).unwrap_or(Value::Null);
     frame(Some(Value::Null), None, None, None, Some(error)).unwrap_or_default()
 }
@@ -200,30 +203,24 @@ pub fn invalid_id_response() -> String {
 pub const AUTH_REQUIRED: i64 = -32000;
 
 /// "Invalid request": the agent reused the id of a request still pending.
-pub fn id_in_use() -> RpcError {
-    RpcError {
-        code: -32600,
-        message: "invalid request: this id belongs to a request still pending".to_owned(),
-        data: None,
-    }
+pub fn id_in_use() -> WireError {
+    WireError::new(
+        -32600,
+        "invalid request: this id belongs to a request still pending",
+    )
 }
 
 /// "Internal error": too many of the agent's questions wait for a person.
-pub fn too_many_pending(bound: usize) -> RpcError {
-    RpcError {
-        code: -32603,
-        message: format!("too many permission requests pending (at most {bound})"),
-        data: None,
-    }
+pub fn too_many_pending(bound: usize) -> WireError {
+    WireError::new(
+        -32603,
+        format!("too many permission requests pending (at most {bound})"),
+    )
 }
 
 /// "Method not found", for requests we do not serve.
-pub fn method_not_found(method: &str) -> RpcError {
-    RpcError {
-        code: -32601,
-        message: format!("method not found: {method}"),
-        data: None,
-    }
+pub fn method_not_found(method: &str) -> WireError {
+    WireError::new(-32601, format!("method not found: {method}"))
 }
 
 fn frame(
@@ -284,11 +281,11 @@ mod tests {
         assert_eq!(number_id, RequestId::ours(7));
         assert_ne!(text_id, number_id);
         assert_eq!(
-            response(&text_id, json!({})),
+            response(&text_id, &json!({})),
             "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{}}\n"
         );
         assert_eq!(
-            response(&number_id, json!(null)),
+            response(&number_id, &json!(null)),
             "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":null}\n"
         );
     }
@@ -343,7 +340,7 @@ mod tests {
         };
         assert_eq!(id.display(), "1.5");
         assert_eq!(
-            response(&id, json!({})),
+            response(&id, &json!({})),
             "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":{}}\n"
         );
     }

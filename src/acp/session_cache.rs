@@ -1,4 +1,4 @@
-//! Kiro's native `sessionId`, cached per oneworks session (in the session
+//! The agent's native `sessionId`, cached per oneworks session (in the session
 //! folder) so `--resume` can `session/load` it. The cached value passes the
 //! scrubber like every file oneworks writes; a symlink in its place is
 //! neither read nor followed.
@@ -74,7 +74,7 @@ mod tests {
             .expect("data")
             .credentials;
         let scrubber = Scrubber::new(
-            vec![("KIRO_API_KEY".into(), "secret-value-99".into())],
+            vec![("AGENT_API_KEY".into(), "secret-value-99".into())],
             &rules,
         );
         let cache = SessionCache::new(dir.path());

@@ -8,9 +8,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use agent_client_protocol_schema::v1::{
+    AuthenticateRequest, ClientCapabilities, FileSystemCapabilities, Implementation,
+    InitializeRequest, LoadSessionRequest, McpServer, NewSessionRequest, NewSessionResponse,
+    SetSessionConfigOptionRequest, AGENT_METHOD_NAMES,
+};
+use agent_client_protocol_schema::ProtocolVersion;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::capabilities::{self, AuthMethod, Capabilities, PROTOCOL_VERSION};
+use super::capabilities::{self, AuthMethod, Capabilities};
 use super::events::Event;
 use super::session_cache::SessionCache;
 use super::turn::Turn;
@@ -29,9 +36,9 @@ pub struct SessionPlan<'a> {
     pub cache: SessionCache,
     pub scrubber: &'a Scrubber,
     /// The config whose MCP servers go into `session/new`.
-    pub kiro: &'a AdapterConfig,
+    pub config: &'a AdapterConfig,
     pub additional_dirs: Vec<PathBuf>,
-    /// The Kiro child's environment, for `${VAR}` in MCP server entries.
+    /// The agent child's environment, for `${VAR}` in MCP server entries.
     pub environment: Environment,
     pub model: Option<String>,
     pub effort: Option<String>,
@@ -56,7 +63,7 @@ async fn handshake_call(
     turn: &mut Turn<'_>,
     plan: &SessionPlan<'_>,
     method: &str,
-    params: Value,
+    params: &impl Serialize,
 ) -> Result<Value, AcpError> {
     let timed_out = |limit: String| AcpError::HandshakeTimeout {
         step: method.to_owned(),
@@ -111,6 +118,14 @@ pub async fn authenticate(
     let Some(method) = &plan.auth_method else {
         return Ok(());
     };
+    if plan.data.is_interactive_auth(method) {
+        // It would take over the agent's stdout: the channel would break.
+        return Err(AcpError::InteractiveAuth {
+            key: plan.auth_key.clone(),
+            method: crate::output::clean(method),
+            hint: plan.login_hint.clone(),
+        });
+    }
     if !handshake
         .auth_methods
         .iter()
@@ -122,8 +137,19 @@ pub async fn authenticate(
             offered: listed(&handshake.auth_methods),
         });
     }
-    handshake_call(turn, plan, "authenticate", json!({ "methodId": method })).await?;
+    let params = AuthenticateRequest::new(method.clone());
+    handshake_call(turn, plan, AGENT_METHOD_NAMES.authenticate, &params).await?;
     Ok(())
+}
+
+fn initialize_params() -> InitializeRequest {
+    InitializeRequest::new(ProtocolVersion::V1)
+        .client_capabilities(
+            ClientCapabilities::new()
+                .fs(FileSystemCapabilities::new())
+                .terminal(false),
+        )
+        .client_info(Implementation::new("oneworks", env!("CARGO_PKG_VERSION")))
 }
 
 /// `initialize`: protocol version 1, our name and version, no client
@@ -132,15 +158,13 @@ pub async fn initialize(
     turn: &mut Turn<'_>,
     plan: &SessionPlan<'_>,
 ) -> Result<Handshake, AcpError> {
-    let params = json!({
-        "protocolVersion": PROTOCOL_VERSION,
-        "clientCapabilities": {
-            "fs": {"readTextFile": false, "writeTextFile": false},
-            "terminal": false
-        },
-        "clientInfo": {"name": "oneworks", "version": env!("CARGO_PKG_VERSION")},
-    });
-    let result = handshake_call(turn, plan, "initialize", params).await?;
+    let result = handshake_call(
+        turn,
+        plan,
+        AGENT_METHOD_NAMES.initialize,
+        &initialize_params(),
+    )
+    .await?;
     let capabilities = Capabilities::from_initialize(&result)?;
     tracing::debug!(
         "agent capabilities: {}",
@@ -160,10 +184,10 @@ pub async fn open_session(
 ) -> Result<(String, bool, Value), AcpError> {
     let capabilities = &handshake.capabilities;
     // Built now that the agent's MCP transports are known; `${VAR}`
-    // resolved from the Kiro child's environment at this moment, on the
+    // resolved from the agent child's environment at this moment, on the
     // wire only (SPEC §5.5).
     let (servers, notes) = acp_mcp_servers(
-        plan.kiro,
+        plan.config,
         RemoteSupport {
             http: capabilities.mcp_http,
             sse: capabilities.mcp_sse,
@@ -173,10 +197,15 @@ pub async fn open_session(
     for note in notes {
         turn.sink.diagnostic(note).map_err(AcpError::Output)?;
     }
-    let mut params = json!({ "cwd": plan.cwd, "mcpServers": servers });
+    // Sent strictly: an entry the schema's `McpServer` does not take is a
+    // bug of ours, not something to put on the wire.
+    let servers: Vec<McpServer> = serde_json::to_value(&servers)
+        .and_then(serde_json::from_value)
+        .map_err(|error| AcpError::Io(std::io::Error::other(error)))?;
+    let mut additional_dirs = Vec::new();
     if !plan.additional_dirs.is_empty() {
         if capabilities.additional_directories {
-            params["additionalDirectories"] = json!(plan.additional_dirs);
+            additional_dirs = plan.additional_dirs.clone();
         } else {
             turn.sink
                 .diagnostic(
@@ -188,17 +217,18 @@ pub async fn open_session(
     if plan.resume {
         match (capabilities.load_session, plan.cache.load()) {
             (true, Some(session_id)) => {
-                let mut load = params.clone();
-                load["sessionId"] = json!(session_id);
+                let load = LoadSessionRequest::new(session_id.clone(), plan.cwd.clone())
+                    .mcp_servers(servers.clone())
+                    .additional_directories(additional_dirs.clone());
                 turn.session_id = Some(session_id.clone());
                 turn.replaying = true;
-                let result = handshake_call(turn, plan, "session/load", load)
+                let result = handshake_call(turn, plan, AGENT_METHOD_NAMES.session_load, &load)
                     .await
                     .map_err(|error| login_needed(error, handshake, plan));
                 turn.replaying = false;
                 match result {
                     Ok(result) => return Ok((session_id, true, result)),
-                    // A session Kiro no longer has: start afresh, and say so.
+                    // A session the agent no longer has: start afresh, and say so.
                     Err(AcpError::Rejected { message, .. }) => {
                         turn.session_id = None;
                         turn.sink
@@ -220,18 +250,20 @@ pub async fn open_session(
                 .map_err(AcpError::Output)?,
         }
     }
-    let result = handshake_call(turn, plan, "session/new", params)
+    let params = NewSessionRequest::new(plan.cwd.clone())
+        .mcp_servers(servers)
+        .additional_directories(additional_dirs);
+    let result = handshake_call(turn, plan, AGENT_METHOD_NAMES.session_new, &params)
         .await
         .map_err(|error| login_needed(error, handshake, plan))?;
-    let session_id = result
-        .get("sessionId")
-        .and_then(Value::as_str)
+    let session_id = NewSessionResponse::deserialize(&result)
+        .ok()
+        .map(|answer| answer.session_id.0.to_string())
         .filter(|id| !id.is_empty())
         .ok_or_else(|| AcpError::Malformed {
-            method: "session/new".to_owned(),
+            method: AGENT_METHOD_NAMES.session_new.to_owned(),
             what: "a `sessionId`".to_owned(),
-        })?
-        .to_owned();
+        })?;
     turn.session_id = Some(session_id.clone());
     if let Err(error) = plan.cache.save(&session_id, plan.scrubber) {
         turn.sink
@@ -240,6 +272,12 @@ pub async fn open_session(
     }
     Ok((session_id, false, result))
 }
+
+// The session answer's `models` is outside ACP v1's schema (the unstable
+// model list agents still send): vendor data, kept as data and
+// read by field. `configOptions` is read by field too: agents send entries
+// the schema's strict select type refuses (options without a `name`), and
+// an effort setting must not vanish for that.
 
 /// The models the session answer advertises.
 fn advertised_models(session: &Value) -> Vec<String> {
@@ -295,8 +333,8 @@ fn current_value(answer: &Value, id: &str) -> Option<String> {
 }
 
 /// Checks model and effort against what the session offers (before any
-/// call), then applies them with Kiro's native setters. Returns the model
-/// and the effort Kiro confirmed.
+/// call), then applies them with the agent's native setters. Returns the
+/// model and the effort the agent confirmed.
 pub async fn apply_model_and_effort(
     turn: &mut Turn<'_>,
     plan: &SessionPlan<'_>,
@@ -345,16 +383,20 @@ pub async fn apply_model_and_effort(
     let mut model_used = None;
     if let Some(model) = &plan.model {
         if !models.is_empty() {
-            let params = json!({"sessionId": session_id, "modelId": model});
-            handshake_call(turn, plan, &plan.data.set_model_method, params).await?;
+            let params = SetSessionModelRequest {
+                session_id: session_id.to_owned(),
+                model_id: model.clone(),
+            };
+            handshake_call(turn, plan, &plan.data.set_model_method, &params).await?;
         }
         model_used = Some(model.clone());
     }
     let mut effort_confirmed = None;
     if let (Some(wanted), Some((id, _))) = (&plan.effort, &effort) {
-        let params = json!({"sessionId": session_id, "configId": id, "value": wanted});
+        let params =
+            SetSessionConfigOptionRequest::new(session_id.to_owned(), id.clone(), wanted.as_str());
         let answer =
-            handshake_call(turn, plan, &plan.data.set_config_option_method, params).await?;
+            handshake_call(turn, plan, &plan.data.set_config_option_method, &params).await?;
         if current_value(&answer, id).as_deref() == Some(wanted) {
             effort_confirmed = Some(wanted.clone());
         } else {
@@ -364,6 +406,16 @@ pub async fn apply_model_and_effort(
         }
     }
     Ok((model_used, effort_confirmed))
+}
+
+/// The model setter's params. Not in ACP v1's schema (it was the unstable
+/// `session/set_model`, which agents still answer; its method name
+/// is the adapter's data): typed here the way the schema types its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetSessionModelRequest {
+    pub session_id: String,
+    pub model_id: String,
 }
 
 /// The `session_started` event.
@@ -383,7 +435,38 @@ pub fn started(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    /// SPEC §7's `initialize`, now built from the schema's types.
+    #[test]
+    fn initialize_is_the_specs_message() {
+        let sent = serde_json::to_value(initialize_params()).expect("json");
+        assert_eq!(sent["protocolVersion"], 1);
+        assert_eq!(
+            sent["clientCapabilities"]["fs"],
+            json!({"readTextFile": false, "writeTextFile": false})
+        );
+        assert_eq!(sent["clientCapabilities"]["terminal"], false);
+        assert_eq!(
+            sent["clientInfo"],
+            json!({"name": "oneworks", "version": env!("CARGO_PKG_VERSION")})
+        );
+        let set_model = SetSessionModelRequest {
+            session_id: "s".into(),
+            model_id: "m".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(set_model).expect("json"),
+            json!({"sessionId": "s", "modelId": "m"})
+        );
+        let effort = SetSessionConfigOptionRequest::new("s".to_owned(), "e".to_owned(), "high");
+        assert_eq!(
+            serde_json::to_value(effort).expect("json"),
+            json!({"sessionId": "s", "configId": "e", "value": "high"})
+        );
+    }
 
     #[test]
     fn models_and_effort_are_read_from_the_session_answer() {

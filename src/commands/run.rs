@@ -125,8 +125,8 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
     let data = &adapter.data;
     let spec = world
         .child(&cli.path)
-        .args(&data.acp.command)
-        .arg(&data.session.agent_name);
+        .args(data.acp.argv_for(&cli.version, &data.session.agent_name))
+        .envs(data.acp.env());
     let kiro = &adapter.config;
     let dot_dir = settings
         .project
@@ -139,6 +139,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
     );
     let plan = RunPlan {
         adapter: data.id.clone(),
+        display_name: data.display_name.clone(),
         spec,
         session: SessionPlan {
             data: &data.acp,
@@ -146,7 +147,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
             resume: args.resume,
             cache: SessionCache::new(&world.layout.root),
             scrubber: &world.scrubber,
-            kiro,
+            config: kiro,
             additional_dirs: kiro
                 .additional_dirs
                 .iter()

@@ -1,4 +1,4 @@
-//! One line of Kiro's ACP recorder (SPEC §8.1), parsed leniently: the
+//! One line of the agent's ACP recorder (SPEC §8.1), parsed leniently: the
 //! wrapper `{"ts":…,"dir":…,"msg":…}` with `msg` as a JSON string or an
 //! object. A message is classified by its JSON-RPC shape only (`dir` is
 //! ignored): a request has `method` and `id`, a response has `id` and
@@ -7,12 +7,14 @@
 
 use serde_json::Value;
 
-pub const REQUEST_PERMISSION: &str = "session/request_permission";
+use crate::acp_wire::permission::PermissionRequest;
+/// The tool detail of a request: the shared permission parser's.
+pub use crate::acp_wire::permission::{ToolDetail, METHOD as REQUEST_PERMISSION};
 
 /// What a recorder line means to the supervisor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecorderMessage {
-    /// A one-time approval Kiro is showing.
+    /// A one-time approval the agent is showing.
     Approval(ApprovalRequest),
     /// A response to some request.
     Response(ApprovalResponse),
@@ -25,60 +27,12 @@ pub struct ApprovalRequest {
     /// The JSON-RPC id (a non-empty string).
     pub id: String,
     pub tool_call_id: String,
-    /// Untrusted text from Kiro.
+    /// Untrusted text from the agent.
     pub title: String,
-    /// `optionId` → kind, in Kiro's order.
+    /// `optionId` → kind, in the agent's order.
     pub options: Vec<(String, String)>,
     /// What the request says about the tool, when it says it (untrusted).
     pub detail: ToolDetail,
-}
-
-/// The tool call's ACP `kind`, its `rawInput.command` and `rawInput.cwd`,
-/// and the paths of its `locations` (and `rawInput.path`), for the card.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ToolDetail {
-    pub kind: Option<String>,
-    pub command: Option<String>,
-    pub cwd: Option<String>,
-    pub paths: Vec<String>,
-}
-
-impl ToolDetail {
-    fn of(tool_call: &Value) -> ToolDetail {
-        let text = |value: Option<&Value>| {
-            value
-                .and_then(Value::as_str)
-                .filter(|text| !text.trim().is_empty())
-                .map(str::to_owned)
-        };
-        let input = tool_call.get("rawInput");
-        let command = match input.and_then(|input| input.get("command")) {
-            Some(Value::Array(words)) => {
-                let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
-                (!words.is_empty()).then(|| words.join(" "))
-            }
-            other => text(other),
-        };
-        let mut paths: Vec<String> = tool_call
-            .get("locations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|location| text(location.get("path")))
-            .collect();
-        if let Some(path) = text(input.and_then(|input| input.get("path"))) {
-            if !paths.contains(&path) {
-                paths.push(path);
-            }
-        }
-        paths.truncate(8);
-        ToolDetail {
-            kind: text(tool_call.get("kind")),
-            command,
-            cwd: text(input.and_then(|input| input.get("cwd"))),
-            paths,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,22 +101,18 @@ fn classify(message: &Value) -> Option<RecorderMessage> {
     Some(RecorderMessage::Other)
 }
 
+/// A one-time approval: the shared parser's request with a title, a tool
+/// call id and both native once-options (what the card's keys answer).
 fn approval(id: &str, params: &Value) -> Option<ApprovalRequest> {
-    let tool_call = params.get("toolCall")?;
-    let tool_call_id = tool_call.get("toolCallId")?.as_str()?;
-    let title = tool_call.get("title")?.as_str()?;
-    if title.trim().is_empty() || tool_call_id.is_empty() {
+    params.get("toolCall")?;
+    let request = PermissionRequest::parse(params);
+    if request.title.trim().is_empty() || request.tool_call_id.is_empty() {
         return None;
     }
-    let options: Vec<(String, String)> = params
-        .get("options")?
-        .as_array()?
+    let options: Vec<(String, String)> = request
+        .options
         .iter()
-        .filter_map(|option| {
-            let id = option.get("optionId")?.as_str()?;
-            let kind = option.get("kind")?.as_str()?;
-            Some((id.to_owned(), kind.to_owned()))
-        })
+        .map(|option| (option.option_id.clone(), option.kind.name().to_owned()))
         .collect();
     let has = |kind: &str| options.iter().any(|(_, k)| k == kind);
     if !has("allow_once") || !has("reject_once") {
@@ -170,10 +120,10 @@ fn approval(id: &str, params: &Value) -> Option<ApprovalRequest> {
     }
     Some(ApprovalRequest {
         id: id.to_owned(),
-        tool_call_id: tool_call_id.to_owned(),
-        title: title.to_owned(),
+        tool_call_id: request.tool_call_id,
+        title: request.title,
         options,
-        detail: ToolDetail::of(tool_call),
+        detail: request.detail,
     })
 }
 

@@ -49,14 +49,14 @@ fn answer_on_terminal(keys: &str) -> (AcpEnv, Option<i32>, String) {
         &output,
         &[
             "允许一次",
-            "Kiro asks permission",
+            "Kiro CLI asks permission",
             "Run ls",
             "Allow once",
             "Always allow",
         ],
     );
     assert!(
-        shown.contains("Kiro asks permission") && shown.contains("Run ls"),
+        shown.contains("Kiro CLI asks permission") && shown.contains("Run ls"),
         "{shown}"
     );
     assert!(

@@ -479,3 +479,149 @@ fn a_model_is_accepted_only_from_available_models() {
         assert!(acp.sent("session/prompt").is_empty());
     }
 }
+
+// Issue 13: vendor facts of the `acp:` section and the quirk sets.
+
+/// Points the run at a copy of the built-in Kiro data whose `acp:` section
+/// `change` rewrote (the fake still answers `kiro-cli acp --agent NAME`).
+fn with_acp_data(acp: &mut AcpEnv, change: impl Fn(&str) -> String) {
+    let builtin =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
+            .expect("adapter data");
+    let changed = change(&builtin);
+    assert_ne!(changed, builtin, "the change did not apply");
+    let file = acp.env.outside.join("adapter.yaml");
+    std::fs::write(&file, changed).expect("write adapter data");
+    acp.env
+        .set_env("ONEWORKS_KIRO_ADAPTER_FILE", file.to_str().expect("utf-8"));
+}
+
+/// SPEC §11.3: a method that needs a person at a terminal (Gemini's
+/// `oauth-personal`) is never sent over ACP; the run fails like any other
+/// login failure, with the adapter's login command as the hint.
+#[test]
+fn an_interactive_only_auth_method_is_never_sent_over_acp() {
+    let mut acp = AcpEnv::new(json!({"authMethods": auth_methods()}));
+    with_acp_data(&mut acp, |data| {
+        data.replace(
+            "  quirks: kiro\n",
+            "  quirks: kiro\n  interactiveAuthMethods: [browser-login]\n",
+        )
+    });
+    acp.env.write_config(
+        "adapters:\n  kiro:\n    cli:\n      source: system\n    auth:\n      method: browser-login\n",
+    );
+    let outcome = acp.run(&args(&["--json", "--session", "work"]));
+    let errors = error_events(&outcome, 9, "agent_failed");
+    let message = errors[0]["message"].as_str().expect("a message");
+    assert!(message.contains("`browser-login`"), "{message}");
+    assert!(message.contains("interactive login"), "{message}");
+    let hint = events(&outcome).last().expect("document")["error"]["hint"]
+        .as_str()
+        .expect("a hint")
+        .to_owned();
+    assert!(
+        hint.contains("`oneworks adapter login kiro --session work`"),
+        "{hint}"
+    );
+    assert!(acp.sent("authenticate").is_empty());
+    assert!(acp.sent("session/new").is_empty());
+    assert!(acp.sent("session/prompt").is_empty());
+}
+
+#[test]
+fn an_unknown_quirk_set_is_a_config_error_before_the_agent_starts() {
+    let mut acp = AcpEnv::new(json!({"turn": [{"text": "never"}]}));
+    with_acp_data(&mut acp, |data| {
+        data.replace("  quirks: kiro\n", "  quirks: acme\n")
+    });
+    let outcome = acp.run(&args(&["--json"]));
+    let errors = error_events(&outcome, 3, "config");
+    let message = errors[0]["message"].as_str().expect("a message");
+    assert!(message.contains("`acme`"), "{message}");
+    assert!(message.contains("`kiro`"), "{message}");
+    assert!(acp.acp_invocations().is_empty(), "no agent was started");
+}
+
+/// The dialect is the quirk set's business: with `quirks: none`, Kiro's
+/// `session/notification` and PascalCase updates are not read as updates;
+/// with `quirks: kiro` the same script streams its events.
+#[test]
+fn the_quirk_set_named_in_the_data_rewrites_the_dialect() {
+    let script = json!({
+        "dialect": "kiro",
+        "turn": [
+            {"text": "hello"},
+            {"toolCall": {"id": "t1", "title": "Edit a.rs", "kind": "Edit"}}
+        ]
+    });
+    let mut acp = AcpEnv::new(script);
+    let outcome = acp.run(&args(&["--json"]));
+    outcome.assert_success();
+    let kiro = events(&outcome);
+    assert_eq!(
+        types(&kiro),
+        [
+            "session_started",
+            "agent_message_chunk",
+            "tool_call",
+            "turn_end"
+        ]
+    );
+    assert_eq!(kiro[2]["kind"], "edit");
+
+    with_acp_data(&mut acp, |data| {
+        data.replace("  quirks: kiro\n", "  quirks: none\n")
+    });
+    let outcome = acp.run(&args(&["--json"]));
+    outcome.assert_success();
+    assert_eq!(
+        types(&events(&outcome)),
+        ["session_started", "turn_end"],
+        "{}",
+        outcome.describe()
+    );
+}
+
+/// `acp.env` reaches the agent's environment (Gemini's
+/// `GEMINI_CLI_NO_RELAUNCH=true`), and `acp.command` is its argv.
+#[test]
+fn the_acp_environment_and_argv_come_from_the_data() {
+    let mut acp = AcpEnv::new(json!({"turn": [{"text": "hi"}]}));
+    with_acp_data(&mut acp, |data| {
+        data.replace(
+            "  quirks: kiro\n",
+            "  quirks: kiro\n  env:\n    ONEWORKS_TEST_RELAUNCH: \"off\"\n",
+        )
+    });
+    acp.run(&args(&["--json"])).assert_success();
+    let invocations = acp.acp_invocations();
+    assert_eq!(invocations.len(), 1, "{invocations:?}");
+    assert_eq!(invocations[0]["env"]["ONEWORKS_TEST_RELAUNCH"], "off");
+    assert_eq!(
+        invocations[0]["argv"],
+        json!(["acp", "--agent", "oneworks"])
+    );
+}
+
+/// Gemini CLI numbers its permission requests from the integer `0` and
+/// offers `proceed_once`/`proceed_always`/`cancel`: `0` is an id like any
+/// other, answered with its native option id.
+#[test]
+fn a_permission_request_with_id_0_is_answered() {
+    let acp = AcpEnv::new(json!({
+        "turn": [permission(json!(0), "touch probe-created.txt", options_full()), {"awaitAnswer": 0}, {"text": "All done"}]
+    }));
+    let mut live = acp.live(&args(&["--json"]));
+    let asked = live.expect("permission_request");
+    assert_eq!(asked["id"], "0");
+    live.send(&json!({"id": "0", "reply": "Allow once"}).to_string());
+    let (code, _, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let answers = answers(&acp, &json!(0));
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(
+        answers[0]["result"],
+        json!({"outcome": {"outcome": "selected", "optionId": "proceed_once"}})
+    );
+}

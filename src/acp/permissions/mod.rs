@@ -1,6 +1,6 @@
 //! Permission requests (`session/request_permission`): what the agent asks,
-//! the choices shown for it, and how an answer maps back to one of Kiro's
-//! own option ids. Kiro's native option ids and scopes are kept; oneworks
+//! the choices shown for it, and how an answer maps back to one of the
+//! agent's own option ids. Its native option ids and scopes are kept; oneworks
 //! adds only "remember" choices that are answered through the native
 //! request-scoped `allow_once`/`reject_once`.
 //!
@@ -15,50 +15,10 @@ pub mod rules;
 use serde_json::Value;
 
 use super::events::ShownOption;
-use super::updates::snake_case;
 use rules::RuleScope;
 
-/// The native option kinds of ACP.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OptionKind {
-    AllowOnce,
-    AllowAlways,
-    RejectOnce,
-    RejectAlways,
-    /// A kind this version of oneworks does not know: shown with its
-    /// native label under a neutral "scope unknown" frame, never chosen
-    /// automatically.
-    Unknown(String),
-}
-
-impl OptionKind {
-    fn parse(text: &str) -> Self {
-        match snake_case(text).as_str() {
-            "allow_once" => OptionKind::AllowOnce,
-            "allow_always" => OptionKind::AllowAlways,
-            "reject_once" => OptionKind::RejectOnce,
-            "reject_always" => OptionKind::RejectAlways,
-            other => OptionKind::Unknown(other.to_owned()),
-        }
-    }
-
-    fn name(&self) -> &str {
-        match self {
-            OptionKind::AllowOnce => "allow_once",
-            OptionKind::AllowAlways => "allow_always",
-            OptionKind::RejectOnce => "reject_once",
-            OptionKind::RejectAlways => "reject_always",
-            OptionKind::Unknown(name) => name,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NativeOption {
-    pub option_id: String,
-    pub name: String,
-    pub kind: OptionKind,
-}
+/// The native options and their kinds: the shared permission parser's.
+pub use crate::acp_wire::permission::{NativeOption, OptionKind};
 
 /// What a request is about, as far as rules and `acceptEdits` care.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -67,7 +27,8 @@ pub struct ToolKey {
     pub title: String,
 }
 
-/// A parsed `session/request_permission`.
+/// A `session/request_permission` as a run sees it (read by the shared
+/// parser, [`crate::acp_wire::permission`], after the vendor's quirks).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionRequest {
     pub title: String,
@@ -77,46 +38,14 @@ pub struct PermissionRequest {
 
 impl PermissionRequest {
     pub fn parse(params: &Value) -> Self {
-        let tool_call = params.get("toolCall").or_else(|| params.get("tool_call"));
-        let text = |name: &str| {
-            tool_call
-                .and_then(|call| call.get(name))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        let title = text("title").unwrap_or_default();
-        let options = params
-            .get("options")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|option| {
-                let option_id = option
-                    .get("optionId")
-                    .or_else(|| option.get("id"))
-                    .and_then(Value::as_str)?
-                    .to_owned();
-                let name = option
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or(&option_id)
-                    .to_owned();
-                let kind =
-                    OptionKind::parse(option.get("kind").and_then(Value::as_str).unwrap_or(""));
-                Some(NativeOption {
-                    option_id,
-                    name,
-                    kind,
-                })
-            })
-            .collect();
+        let parsed = crate::acp_wire::permission::PermissionRequest::parse(params);
         Self {
-            title: title.clone(),
+            title: parsed.title.clone(),
             tool: ToolKey {
-                kind: text("kind").map(|kind| snake_case(&kind)),
-                title,
+                kind: parsed.detail.kind,
+                title: parsed.title,
             },
-            options,
+            options: parsed.options,
         }
     }
 
@@ -170,6 +99,8 @@ pub enum Action {
 pub struct Choice {
     pub shown: ShownOption,
     pub action: Action,
+    /// The agent's display name (its native labels are shown under it).
+    pub agent: std::sync::Arc<str>,
 }
 
 impl Choice {
@@ -187,7 +118,7 @@ impl Choice {
             .native_label
             .as_deref()
             .filter(|native| *native != shown.label)
-            .map(|native| format!(" — Kiro: {native}"))
+            .map(|native| format!(" — {}: {native}", self.agent))
             .unwrap_or_default();
         if shown.scope == "unknown" {
             format!("[scope unknown] {}", shown.label)
@@ -208,8 +139,10 @@ fn labels(kind: &OptionKind) -> Option<(&'static str, &'static str, &'static str
 }
 
 /// The choices for `request`: its native options in their order, then the
-/// remember choices that a native once-option can carry.
-pub fn choices(request: &PermissionRequest) -> Vec<Choice> {
+/// remember choices that a native once-option can carry. `agent` is the
+/// adapter's display name.
+pub fn choices(request: &PermissionRequest, agent: &str) -> Vec<Choice> {
+    let agent: std::sync::Arc<str> = agent.into();
     let mut choices: Vec<Choice> = Vec::new();
     for option in &request.options {
         let (label, label_zh, scope) = match labels(&option.kind) {
@@ -227,6 +160,7 @@ pub fn choices(request: &PermissionRequest) -> Vec<Choice> {
                 scope: scope.to_owned(),
             },
             action: Action::Native(option.option_id.clone()),
+            agent: agent.clone(),
         });
     }
     let remember = [
@@ -280,6 +214,7 @@ pub fn choices(request: &PermissionRequest) -> Vec<Choice> {
                 scope,
                 native: native.option_id.clone(),
             },
+            agent: agent.clone(),
         });
     }
     choices
@@ -294,15 +229,15 @@ mod tests {
     #[test]
     fn native_options_come_first_then_remember_choices_on_once_options() {
         let request = PermissionRequest::parse(&json!({
-            "toolCall": {"toolCallId":"t","title":"Write a.txt","kind":"Edit"},
+            "toolCall": {"toolCallId":"t","title":"Write a.txt","kind":"edit"},
             "options": [
                 {"optionId":"ok","name":"Yes","kind":"allow_once"},
-                {"optionId":"always","name":"Trust","kind":"AllowAlways"},
+                {"optionId":"always","name":"Trust","kind":"allow_always"},
                 {"optionId":"odd","name":"Maybe later","kind":"ask_tomorrow"}
             ]
         }));
         assert!(request.is_edit());
-        let choices = choices(&request);
+        let choices = choices(&request, "Acme Agent");
         let ids: Vec<&str> = choices.iter().map(|c| c.shown.option_id.as_str()).collect();
         assert_eq!(
             ids,
@@ -316,6 +251,10 @@ mod tests {
         );
         assert_eq!(choices[2].shown.scope, "unknown");
         assert_eq!(choices[2].display(), "[scope unknown] Maybe later");
+        assert_eq!(
+            choices[0].display(),
+            "Allow once · 允许一次 — Acme Agent: Yes"
+        );
         assert_eq!(choices[3].native_id(), "ok");
         assert_eq!(choices[4].shown.ordinal, 5);
     }

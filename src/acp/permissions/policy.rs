@@ -4,7 +4,7 @@
 //! request-scoped native `allow_once`: when only a persistent allow is
 //! offered, the answer is `cancelled` and the run fails closed. Remembered
 //! rules come first and obey the same limit. `--mode` is oneworks' policy;
-//! it never calls Kiro's `session/set_mode`.
+//! it never calls the agent's `session/set_mode`.
 
 use super::rules::Remembered;
 use super::{OptionKind, PermissionRequest};

@@ -1,5 +1,5 @@
 //! Matching a reply to a choice: the ordinal, the shown label (English or
-//! Chinese), Kiro's native label or its option id. An exact match (ignoring
+//! Chinese), the agent's native label or its option id. An exact match (ignoring
 //! case) wins; otherwise a prefix that names exactly one choice. A reply
 //! that fits several choices is refused with the candidates listed — never
 //! guessed.
@@ -85,14 +85,17 @@ mod tests {
     use super::*;
 
     fn sample() -> Vec<Choice> {
-        choices(&PermissionRequest::parse(&json!({
-            "toolCall": {"title":"Run ls","kind":"execute"},
-            "options": [
-                {"optionId":"proceed_once","name":"Yes, run it","kind":"allow_once"},
-                {"optionId":"proceed_always","name":"Yes, always","kind":"allow_always"},
-                {"optionId":"cancel","name":"No","kind":"reject_once"}
-            ]
-        })))
+        choices(
+            &PermissionRequest::parse(&json!({
+                "toolCall": {"title":"Run ls","kind":"execute"},
+                "options": [
+                    {"optionId":"proceed_once","name":"Yes, run it","kind":"allow_once"},
+                    {"optionId":"proceed_always","name":"Yes, always","kind":"allow_always"},
+                    {"optionId":"cancel","name":"No","kind":"reject_once"}
+                ]
+            })),
+            "Acme Agent",
+        )
     }
 
     #[test]

@@ -7,11 +7,16 @@
 //! Cancel sequence (Zed's order): answer every pending permission request
 //! `cancelled`, then send `session/cancel`, then wait — bounded — for the
 //! prompt to answer `stopReason: cancelled`. A second interrupt ends the
-//! wait at once; the owner then kills Kiro.
+//! wait at once; the owner then kills the agent.
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use agent_client_protocol_schema::v1::{
+    CancelNotification, ContentBlock, PromptRequest, PromptResponse, TextContent,
+    AGENT_METHOD_NAMES, CLIENT_METHOD_NAMES,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, ChildStdout};
 
@@ -21,6 +26,7 @@ use super::lines::{Line, LineReader};
 use super::permissions::policy::Mode;
 use super::permissions::rules::Rules;
 use super::permissions::{Choice, PermissionRequest};
+use super::quirks::{standard, Quirks};
 use super::rpc::{self, Incoming, RequestId};
 use super::AcpError;
 use crate::adapter::acp_data::AcpData;
@@ -65,6 +71,10 @@ pub struct Turn<'a> {
     rules: Rules,
     scrubber: &'a Scrubber,
     data: &'a AcpData,
+    /// The vendor's rewrites around the typed messages.
+    quirks: &'static dyn Quirks,
+    /// The adapter's display name, for the prompts a person sees.
+    agent: String,
     pub session_id: Option<String>,
     /// While `session/load` replays history: updates are not events.
     pub replaying: bool,
@@ -77,7 +87,7 @@ pub struct Turn<'a> {
     deadline: Option<Instant>,
     timeout_text: String,
     failure: Option<AcpError>,
-    /// A second interrupt arrived: the owner must kill Kiro now.
+    /// A second interrupt arrived: the owner must kill the agent now.
     pub kill_now: bool,
 }
 
@@ -93,6 +103,8 @@ impl<'a> Turn<'a> {
         rules: Rules,
         scrubber: &'a Scrubber,
         data: &'a AcpData,
+        quirks: &'static dyn Quirks,
+        agent: String,
         timeout: Option<crate::acp::RunTimeout>,
     ) -> Self {
         let (input_sender, inputs) = channel::input_channel();
@@ -113,6 +125,8 @@ impl<'a> Turn<'a> {
             rules,
             scrubber,
             data,
+            quirks,
+            agent,
             session_id: None,
             replaying: false,
             pending: Vec::new(),
@@ -129,7 +143,7 @@ impl<'a> Turn<'a> {
         }
     }
 
-    /// Gives up the connection: stdin (closing it asks Kiro to exit) and
+    /// Gives up the connection: stdin (closing it asks the agent to exit) and
     /// the reader (drained and ignored by the owner).
     pub fn into_parts(self) -> (Option<ChildStdin>, Reader) {
         (self.writer, self.reader)
@@ -148,16 +162,17 @@ impl<'a> Turn<'a> {
         writer.flush().await.map_err(|_| gone())
     }
 
-    pub async fn notify(&mut self, method: &str, params: Value) -> Result<(), AcpError> {
-        let line = rpc::notification(method, &params).map_err(|e| AcpError::Io(e.into()))?;
+    pub async fn notify(&mut self, method: &str, params: &impl Serialize) -> Result<(), AcpError> {
+        let line = rpc::notification(method, params).map_err(|e| AcpError::Io(e.into()))?;
         self.send(&line).await
     }
 
-    /// Sends a request and runs the loop until its answer arrives.
-    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, AcpError> {
+    /// Sends a request (one of the schema's typed params) and runs the loop
+    /// until its answer arrives.
+    pub async fn call(&mut self, method: &str, params: &impl Serialize) -> Result<Value, AcpError> {
         self.next_id += 1;
         let id = self.next_id;
-        let line = rpc::request(id, method, &params).map_err(|e| AcpError::Io(e.into()))?;
+        let line = rpc::request(id, method, params).map_err(|e| AcpError::Io(e.into()))?;
         self.send(&line).await?;
         loop {
             let cancel_deadline = self.cancel.map(|(_, at)| at);
@@ -200,11 +215,11 @@ impl<'a> Turn<'a> {
     /// Sends the prompt and waits for the turn to end; finalizes it.
     pub async fn prompt(&mut self, session_id: &str, text: &str) -> Result<(), AcpError> {
         self.in_prompt = true;
-        let params = json!({
-            "sessionId": session_id,
-            "prompt": [{"type": "text", "text": text}],
-        });
-        let answer = self.call("session/prompt", params).await;
+        let params = PromptRequest::new(
+            session_id.to_owned(),
+            vec![ContentBlock::Text(TextContent::new(text))],
+        );
+        let answer = self.call(AGENT_METHOD_NAMES.session_prompt, &params).await;
         self.in_prompt = false;
         // `null` or any non-object is not a turn that ended: a protocol error.
         let answer = answer.and_then(|result| match result {
@@ -216,11 +231,14 @@ impl<'a> Turn<'a> {
         });
         match answer {
             Ok(result) => {
-                let stop = result
-                    .get("stopReason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown")
-                    .to_owned();
+                // Typed; a stop reason the schema does not know is kept as
+                // the agent sent it.
+                let stop = PromptResponse::deserialize(&result)
+                    .ok()
+                    .and_then(|answer| serde_json::to_value(answer.stop_reason).ok())
+                    .or_else(|| result.get("stopReason").cloned())
+                    .and_then(|stop| stop.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "unknown".to_owned());
                 self.finish(Event::TurnEnd {
                     stop_reason: stop.clone(),
                     confirmed: true,
@@ -289,7 +307,7 @@ impl<'a> Turn<'a> {
 
     /// The first interrupt cancels; one during a cancel already under way
     /// (the second Ctrl-C, or one after `{"cancel":true}` or a timeout)
-    /// stops Kiro at once.
+    /// stops the agent at once.
     async fn on_interrupt(&mut self) -> Result<(), AcpError> {
         if self.interrupts.received() >= 2 || self.cancel.is_some() {
             self.kill_now = true;
@@ -313,8 +331,9 @@ impl<'a> Turn<'a> {
         self.cancel = Some((cause, Instant::now() + grace));
         match (&self.session_id, self.in_prompt) {
             (Some(session_id), true) => {
-                let params = json!({ "sessionId": session_id });
-                self.notify("session/cancel", params).await
+                let params = CancelNotification::new(session_id.clone());
+                self.notify(AGENT_METHOD_NAMES.session_cancel, &params)
+                    .await
             }
             // No turn to cancel yet: stop here.
             _ => Err(self.cancel_error()),
@@ -337,7 +356,11 @@ impl<'a> Turn<'a> {
         waiting: u64,
     ) -> Result<Option<Result<Value, rpc::RpcError>>, AcpError> {
         if let Some(chunk) = super::fast::chunk(bytes) {
-            if self.wants_update(&chunk.method, chunk.session_id.as_deref()) {
+            let method = self
+                .quirks
+                .standard_notification(&chunk.method)
+                .unwrap_or(&chunk.method);
+            if self.wants_update(method, chunk.session_id.as_deref()) {
                 let kind = chunk.kind;
                 self.sink
                     .chunk(kind, &chunk.text)
@@ -370,10 +393,10 @@ impl<'a> Turn<'a> {
                     id.map_or_else(|| "none".to_owned(), |id| id.to_value().to_string())
                 );
             }
-            Incoming::Notification { method, params } => self.on_notification(&method, &params)?,
+            Incoming::Notification { method, params } => self.on_notification(&method, params)?,
             Incoming::Request { id, method, params } => {
-                if method == "session/request_permission" {
-                    self.on_permission(id, &params).await?;
+                if method == CLIENT_METHOD_NAMES.session_request_permission {
+                    self.on_permission(id, params).await?;
                 } else {
                     tracing::debug!(method = %crate::output::clean(&method), "answered an unsupported request");
                     self.send(&rpc::error_response(&id, rpc::method_not_found(&method)))
@@ -402,8 +425,13 @@ impl<'a> Turn<'a> {
             );
             return false;
         }
-        if !self.data.update_methods.iter().any(|known| known == method) {
-            tracing::debug!("ignored notification `{}`", crate::output::clean(method));
+        if method != standard::SESSION_UPDATE {
+            let what = if self.quirks.is_extension(method) {
+                "the agent's extension notification"
+            } else {
+                "notification"
+            };
+            tracing::debug!("ignored {what} `{}`", crate::output::clean(method));
             return false;
         }
         if let (Some(theirs), Some(ours)) = (session, self.session_id.as_deref()) {
@@ -415,13 +443,21 @@ impl<'a> Turn<'a> {
         true
     }
 
-    fn on_notification(&mut self, method: &str, params: &Value) -> Result<(), AcpError> {
+    fn on_notification(&mut self, method: &str, params: Value) -> Result<(), AcpError> {
+        let method = self.quirks.standard_notification(method).unwrap_or(method);
         let session = params.get("sessionId").and_then(Value::as_str);
         if !self.wants_update(method, session) {
             return Ok(());
         }
-        let update = params.get("update").unwrap_or(params);
-        match super::updates::event_for(update) {
+        let mut update = match params {
+            Value::Object(mut params) => match params.remove("update") {
+                Some(update) => update,
+                None => Value::Object(params),
+            },
+            other => other,
+        };
+        self.quirks.update(&mut update);
+        match super::updates::event_for(&update) {
             Some(event) => self.emit(&event),
             None => Ok(()),
         }

@@ -2,7 +2,10 @@
 //! the remembered rules, or asked on the channel; replies matched to a
 //! choice (ambiguity refused and asked again); refusals that fail closed.
 
-use serde_json::{json, Value};
+use agent_client_protocol_schema::v1::{
+    RequestPermissionOutcome, RequestPermissionResponse, SelectedPermissionOutcome,
+};
+use serde_json::Value;
 
 use super::{Cause, Pending, Turn, NO_CHANNEL_HINT, POLICY_HINT};
 use crate::acp::channel::{self, ChannelKind, Input};
@@ -48,10 +51,13 @@ impl Turn<'_> {
         option_id: Option<&str>,
     ) -> Result<(), AcpError> {
         let outcome = match option_id {
-            Some(option_id) => json!({"outcome": {"outcome": "selected", "optionId": option_id}}),
-            None => json!({"outcome": {"outcome": "cancelled"}}),
+            Some(option_id) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                option_id.to_owned(),
+            )),
+            None => RequestPermissionOutcome::Cancelled,
         };
-        self.send(&rpc::response(id, outcome)).await
+        let answer = RequestPermissionResponse::new(outcome);
+        self.send(&rpc::response(id, &answer)).await
     }
 
     /// Refuses closed: answers `cancelled`, records the failure and cancels
@@ -73,7 +79,7 @@ impl Turn<'_> {
     pub(super) async fn on_permission(
         &mut self,
         id: RequestId,
-        params: &Value,
+        mut params: Value,
     ) -> Result<(), AcpError> {
         if self.finished || self.cancel.is_some() {
             // No new interaction after the end or during a cancel.
@@ -85,7 +91,8 @@ impl Turn<'_> {
             return self.send(&rpc::error_response(&id, rpc::id_in_use())).await;
         }
         let key = self.key_for(&id);
-        let request = PermissionRequest::parse(params);
+        self.quirks.permission_request(&mut params);
+        let request = PermissionRequest::parse(&params);
         let remembered = self.rules.lookup(&request.tool);
         match decide(self.mode, &request, remembered) {
             Decision::Answer { option_id, by } => {
@@ -94,7 +101,7 @@ impl Turn<'_> {
             }
             Decision::Refuse { reason } => self.refuse(&id, &key, reason, POLICY_HINT).await,
             Decision::Ask => {
-                let choices = choices(&request);
+                let choices = choices(&request, &self.agent);
                 match self.channel {
                     ChannelKind::None => {
                         let reason = format!(
@@ -171,6 +178,7 @@ impl Turn<'_> {
                     self.prompting = Some(pending.key.clone());
                     channel::spawn_terminal_prompt(
                         pending.key.clone(),
+                        &self.agent,
                         pending.request.title.clone(),
                         &pending.choices,
                         self.input_sender.clone(),

@@ -69,6 +69,9 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     ("adapter/file_type", VendorData),
     ("adapter/acp_data", VendorData),
     ("adapter/tui_data", VendorData),
+    // ACP messages that both peers read (the one permission-request
+    // parser), decoded through the schema crate: data, no behaviour.
+    ("acp_wire", VendorData),
     ("config", VendorData),
     // install
     ("install", Install),
