@@ -3,7 +3,7 @@
 //! files `config.yaml` becomes in that home. The shapes are a small fixed
 //! set that `profile::materialize` implements (a settings file that is flat
 //! or nested JSON, an optional agent file, MCP servers and hooks in the
-//! agent file or the settings file in Kiro's or Gemini's form, …); the data
+//! agent file or the settings file, in one of a few JSON forms, …); the data
 //! picks among them and names the paths, keys and values.
 
 use serde::Deserialize;
@@ -116,31 +116,40 @@ pub enum Place {
     Settings,
 }
 
-/// The JSON form of MCP servers and hooks.
+/// The JSON form of an MCP server in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub enum Shape {
-    /// MCP: `{command, args, env}`, `{url, type, headers}`; hooks:
-    /// `{trigger: [{command, matcher?}]}`.
-    Kiro,
-    /// MCP: `{command, args, env}`, `{httpUrl, headers}` for http, `{url,
-    /// headers}` for sse; hooks: `{Event: [{matcher?, hooks: [{type:
-    /// command, command}]}]}`.
-    Gemini,
+pub enum McpShape {
+    /// `{command, args, env}`; remote `{url, type: http|sse, headers}`
+    /// (Kiro).
+    TypedUrl,
+    /// `{command, args, env}`; remote `{httpUrl, headers}` for http,
+    /// `{url, headers}` for sse (Gemini).
+    UrlByTransport,
+}
+
+/// The JSON form of a trigger's hook list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum HookShape {
+    /// `[{command, matcher?}]` (Kiro).
+    Flat,
+    /// `[{matcher?, hooks: [{type: command, command}]}]` (Gemini).
+    Grouped,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct McpServersData {
     pub place: Place,
-    pub shape: Shape,
+    pub shape: McpShape,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HooksData {
     pub place: Place,
-    pub shape: Shape,
+    pub shape: HookShape,
     /// Dotted settings keys set when any hook is written (a hooks system
     /// that is off unless switched on).
     #[serde(default)]

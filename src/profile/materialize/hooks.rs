@@ -8,13 +8,13 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::adapter::session_data::{NotificationHookData, Shape};
+use crate::adapter::session_data::{HookShape, NotificationHookData};
 use crate::config::HookEntry;
 
-fn entry(hook: &HookEntry, shape: Shape) -> Value {
+fn entry(hook: &HookEntry, shape: HookShape) -> Value {
     match shape {
-        Shape::Kiro => serde_json::to_value(hook).unwrap_or(Value::Null),
-        Shape::Gemini => {
+        HookShape::Flat => serde_json::to_value(hook).unwrap_or(Value::Null),
+        HookShape::Grouped => {
             let mut entry = Map::new();
             if let Some(matcher) = &hook.matcher {
                 entry.insert("matcher".to_owned(), Value::String(matcher.clone()));
@@ -33,7 +33,7 @@ fn entry(hook: &HookEntry, shape: Shape) -> Value {
 /// command and the adapter has such a hook.
 pub fn build(
     hooks: &BTreeMap<String, Vec<HookEntry>>,
-    shape: Shape,
+    shape: HookShape,
     notification: Option<(&NotificationHookData, &Path)>,
 ) -> Map<String, Value> {
     let mut map = Map::new();
@@ -68,9 +68,9 @@ mod tests {
     }
 
     #[test]
-    fn kiro_shape_is_the_config_entries() {
+    fn flat_shape_is_the_config_entries() {
         assert_eq!(
-            Value::Object(build(&hooks(), Shape::Kiro, None)),
+            Value::Object(build(&hooks(), HookShape::Flat, None)),
             json!({
                 "BeforeTool": [{"command": "./check.sh", "matcher": "run_shell_command"}],
                 "SessionEnd": [{"command": "./bye.sh"}],
@@ -79,14 +79,14 @@ mod tests {
     }
 
     #[test]
-    fn gemini_shape_nests_commands_and_adds_the_notification_hook() {
+    fn grouped_shape_nests_commands_and_adds_the_notification_hook() {
         let notification = NotificationHookData {
             event: "Notification".to_owned(),
             matcher: Some("ToolPermission".to_owned()),
         };
         let built = build(
             &hooks(),
-            Shape::Gemini,
+            HookShape::Grouped,
             Some((&notification, Path::new("/run/oneworks/notify"))),
         );
         assert_eq!(

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::adapter::session_data::Shape;
+use crate::adapter::session_data::McpShape;
 use crate::config::{McpServer, RemoteTransport};
 
 /// Where the materialized config is headed.
@@ -40,21 +40,21 @@ pub(super) fn transport_name(transport: RemoteTransport) -> &'static str {
     }
 }
 
-/// One local server in `shape` (both shapes agree).
+/// One local server (every shape agrees).
 fn local(server: &crate::config::LocalMcpServer) -> Value {
     json!({"command": server.command, "args": server.args, "env": server.env})
 }
 
 /// One remote server in `shape`.
-fn remote(server: &crate::config::RemoteMcpServer, shape: Shape) -> Value {
+fn remote(server: &crate::config::RemoteMcpServer, shape: McpShape) -> Value {
     match (shape, server.transport) {
-        (Shape::Kiro, transport) => {
+        (McpShape::TypedUrl, transport) => {
             json!({"url": server.url, "type": transport_name(transport), "headers": server.headers})
         }
-        (Shape::Gemini, RemoteTransport::Http) => {
+        (McpShape::UrlByTransport, RemoteTransport::Http) => {
             json!({"httpUrl": server.url, "headers": server.headers})
         }
-        (Shape::Gemini, RemoteTransport::Sse) => {
+        (McpShape::UrlByTransport, RemoteTransport::Sse) => {
             json!({"url": server.url, "headers": server.headers})
         }
     }
@@ -65,7 +65,7 @@ fn remote(server: &crate::config::RemoteMcpServer, shape: Shape) -> Value {
 pub fn place(
     servers: &BTreeMap<String, McpServer>,
     target: Target,
-    shape: Shape,
+    shape: McpShape,
     agent: &str,
     file: &str,
 ) -> Placement {
@@ -112,7 +112,7 @@ mod tests {
         let render = place(
             &servers,
             Target::Render,
-            Shape::Kiro,
+            McpShape::TypedUrl,
             "Kiro CLI",
             "agent files",
         );
@@ -126,7 +126,7 @@ mod tests {
         let acp = place(
             &servers,
             Target::Acp,
-            Shape::Kiro,
+            McpShape::TypedUrl,
             "Kiro CLI",
             "agent files",
         );
@@ -140,7 +140,7 @@ mod tests {
             Target::Tui {
                 remote_supported: false,
             },
-            Shape::Kiro,
+            McpShape::TypedUrl,
             "Kiro CLI",
             "agent files",
         );
@@ -153,14 +153,14 @@ mod tests {
     }
 
     #[test]
-    fn gemini_shape_names_http_and_sse_urls_apart() {
+    fn url_by_transport_names_http_and_sse_urls_apart() {
         let servers = servers();
         let tui = place(
             &servers,
             Target::Tui {
                 remote_supported: true,
             },
-            Shape::Gemini,
+            McpShape::UrlByTransport,
             "Gemini CLI",
             "settings.json",
         );
