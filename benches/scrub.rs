@@ -82,7 +82,7 @@ fn document(forms: &[String], random: &mut Xorshift) -> Value {
     let mut text = |random: &mut Xorshift, length: usize| {
         strings += 1;
         let body = words(length, random);
-        if strings % SECRET_EVERY == 0 {
+        if strings.is_multiple_of(SECRET_EVERY) {
             let form = &forms[next_form % forms.len()];
             next_form += 1;
             format!("{body} Authorization: Bearer {form} {}", words(3, random))

@@ -182,6 +182,9 @@ pub struct RunArgs {
     /// JSON lines: events on stdout, permission replies on stdin
     #[arg(long)]
     pub json: bool,
+    /// Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository's config)
+    #[arg(long)]
+    pub trust_workspace: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -218,6 +221,9 @@ pub enum SessionCommand {
         /// Return at once instead of attaching this terminal
         #[arg(long)]
         detach: bool,
+        /// Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository's config)
+        #[arg(long)]
+        trust_workspace: bool,
     },
     /// List the sessions of this project and whether their supervisor runs
     List {
@@ -285,6 +291,8 @@ pub enum SessionCommand {
         cli_path: PathBuf,
         #[arg(long)]
         cli_version: String,
+        #[arg(long)]
+        trust_workspace: bool,
         #[arg(long)]
         cwd: Option<PathBuf>,
     },

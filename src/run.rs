@@ -65,7 +65,8 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         }
         Command::Run(args) => {
             let settings = settings(&cli.global)?;
-            let adapter = settings.adapter(args.adapter.as_str())?;
+            let mut adapter = settings.adapter(args.adapter.as_str())?;
+            adapter.config.trust_workspace |= args.trust_workspace;
             commands::run::run(&settings, &adapter, &args)
         }
         Command::Session(command) => {

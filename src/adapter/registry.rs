@@ -12,7 +12,7 @@ use super::data::{AdapterData, DataError};
 /// The adapter files built into the binary, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("kiro", include_str!("../../manifests/kiro.yaml")),
-    // gemini joins when its data file is complete (issue 14).
+    ("gemini", include_str!("../../manifests/gemini.yaml")),
 ];
 
 /// The most files `ONEWORKS_ADAPTERS_DIR` may hold (a folder of thousands

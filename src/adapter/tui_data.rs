@@ -17,6 +17,10 @@ use crate::redact::rules::Pattern;
 pub struct TuiData {
     /// Arguments after the agent's path (`chat --tui --agent oneworks`).
     pub command: Vec<String>,
+    /// Variables the TUI child gets besides its world's (Gemini's
+    /// `GEMINI_CLI_NO_RELAUNCH`).
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
     /// The variable the agent reads the recorder path from; absent when
     /// it writes none (then the pane is always read).
     #[serde(default)]

@@ -27,12 +27,10 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
             &adapter.data.id,
         );
         layout.check()?;
-        let plan = materialize::plan(
-            &adapter.config,
-            &adapter.data,
-            &layout.agent_home,
-            Target::Render,
-        )?;
+        let context = materialize::Context::new(&layout.agent_home, Target::Render)
+            .project(&layout.project)
+            .env(&settings.env);
+        let plan = materialize::plan_in(&adapter.config, &adapter.data, &context)?;
         print_notes(&plan.diagnostics);
         let cli = &adapter.config.cli;
         summaries.push(format!(
@@ -66,7 +64,10 @@ pub fn render(
     let data = &adapter.data;
     let layout = ProfileLayout::new(&settings.project, &settings.locations, name, &data.id);
     layout.check()?;
-    let plan = materialize::plan(&adapter.config, data, &layout.agent_home, Target::Render)?;
+    let context = materialize::Context::new(&layout.agent_home, Target::Render)
+        .project(&layout.project)
+        .env(&settings.env);
+    let plan = materialize::plan_in(&adapter.config, data, &context)?;
     let scrubber = &adapter.scrubber;
     print_notes(&plan.diagnostics);
     if dry_run {

@@ -34,8 +34,10 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             name,
             cwd,
             detach,
+            trust_workspace,
         } => {
-            let adapter = settings.adapter(adapter.as_str())?;
+            let mut adapter = settings.adapter(adapter.as_str())?;
+            adapter.config.trust_workspace |= trust_workspace;
             start(settings, &adapter, global, &name, cwd, detach)
         }
         SessionCommand::List { json } => list(settings, json),
@@ -55,8 +57,10 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             cli_path,
             cli_version,
             cwd,
+            trust_workspace,
         } => {
-            let adapter = settings.adapter(adapter.as_str())?;
+            let mut adapter = settings.adapter(adapter.as_str())?;
+            adapter.config.trust_workspace |= trust_workspace;
             crate::session::launch::supervise(
                 &settings.world(&adapter),
                 &name,
@@ -140,6 +144,9 @@ fn start(
         ])
         .arg("--cli-path")
         .arg(&cli.path);
+    if adapter.config.trust_workspace {
+        command.arg("--trust-workspace");
+    }
     if let Some(cwd) = &cwd {
         command.arg("--cwd").arg(cwd);
     }

@@ -77,7 +77,7 @@ pub fn enter(
     version: &str,
     purpose: Purpose,
 ) -> Result<World, Error> {
-    let kiro = inputs.config;
+    let config = inputs.config;
     let data = inputs.data;
     let layout = ProfileLayout::new(inputs.project, inputs.locations, name, &data.id);
     let target = match purpose {
@@ -88,12 +88,16 @@ pub fn enter(
         // MCP server into the agent file for ACP.
         Purpose::Acp => Target::Acp,
     };
-    let plan: Plan = materialize::plan(kiro, data, &layout.agent_home, target)?;
+    let context = materialize::Context::new(&layout.agent_home, target)
+        .version(version)
+        .project(&layout.project)
+        .env(inputs.env);
+    let plan: Plan = materialize::plan_in(config, data, &context)?;
     let scrubber = Arc::clone(inputs.scrubber);
     plan.write(&layout, data, &scrubber)?;
     let runtime = layout.ensure_runtime()?;
     let home = TempHome::create(runtime)?;
-    let environment = ChildEnvironment::build(inputs.env, data, kiro, &layout, home.path());
+    let environment = ChildEnvironment::build(inputs.env, data, config, &layout, home.path());
     let diagnostics = match purpose {
         Purpose::Interactive => plan.diagnostics,
         // The ACP list is built later; its notes come from there.

@@ -199,8 +199,8 @@ pub(crate) fn base64_inner(secret: &[u8], lead: usize, alphabet: Alphabet) -> Op
     }
     Some(Pattern {
         text: text.to_owned(),
-        widen_start: start_bit % 6 != 0,
-        widen_end: end_bit % 6 != 0,
+        widen_start: !start_bit.is_multiple_of(6),
+        widen_end: !end_bit.is_multiple_of(6),
     })
 }
 

@@ -30,6 +30,9 @@ pub fn supervise(
     let paths = SessionPaths::new(&world.layout);
     let tui = inputs.data.tui.clone();
     // Ours, in the 0700 runtime folder; a value from the parent never counts.
+    for (name, value) in &tui.env {
+        world.environment.set(name.clone(), value.clone());
+    }
     if let Some(variable) = &tui.recorder_variable {
         world
             .environment

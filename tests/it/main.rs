@@ -16,6 +16,7 @@ mod bounds;
 mod completions;
 mod concurrency;
 mod config;
+mod gemini_real;
 mod gemini_tui;
 mod gemini_tui_fake;
 mod gemini_world;
