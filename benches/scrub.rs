@@ -8,7 +8,6 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use oneworks::adapter::data::AdapterData;
 use oneworks::redact::{Encoding, Scrubber, REDACTED};
 use serde_json::{json, Value};
 
@@ -143,7 +142,8 @@ fn megabytes_per_second(bytes: usize, elapsed: Duration) -> f64 {
 }
 
 fn main() {
-    let rules = match AdapterData::builtin() {
+    let registry = oneworks::adapter::registry::Registry::builtin();
+    let rules = match registry.load("kiro") {
         Ok(data) => data.credentials,
         Err(error) => {
             eprintln!("error: built-in adapter data: {error}");

@@ -861,7 +861,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__run)
-            opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --config --quiet --verbose --no-progress --help"
+            opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --trust-workspace --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1149,7 +1149,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session__subcmd__start)
-            opts="-q -v -h --name --cwd --detach --config --quiet --verbose --no-progress --help"
+            opts="-q -v -h --name --cwd --detach --trust-workspace --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

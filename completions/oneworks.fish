@@ -123,6 +123,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l timeout -d 'Ca
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l resume -d 'Continue the session\'s last agent session when the agent can load it'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l json -d 'JSON lines: events on stdout, permission replies on stdin'
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l trust-workspace -d 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository\'s config)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l no-progress -d 'Never draw progress bars'
@@ -144,6 +145,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_se
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l cwd -d 'The agent\'s working folder (not the project)' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l detach -d 'Return at once instead of attaching this terminal'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l trust-workspace -d 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository\'s config)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l no-progress -d 'Never draw progress bars'

@@ -1,6 +1,6 @@
-//! The adapter data file (`manifests/kiro.yaml`): every vendor fact oneworks
-//! needs about Kiro. Built into the binary; `ONEWORKS_KIRO_ADAPTER_FILE`
-//! points at a replacement.
+//! An adapter data file (`manifests/<adapter>.yaml`, SPEC §11.1): every
+//! vendor fact oneworks needs about one agent CLI, parsed into plain types.
+//! Which files exist is `adapter::registry`'s business.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,8 +12,10 @@ use crate::adapter::file_type::FileType;
 /// the data file carries their values.
 pub use crate::redact::rules::{CredentialRules, Pattern};
 
-/// The data file built into the binary.
-pub const BUILTIN_KIRO: &str = include_str!("../../manifests/kiro.yaml");
+/// The first built-in data file, for unit tests that need one
+/// (`adapter::registry` lists every built-in adapter).
+#[cfg(test)]
+pub const BUILTIN_KIRO: &str = crate::adapter::registry::BUILTIN[0].1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
@@ -139,16 +141,17 @@ pub use super::session_data::SessionData;
 const MAX_DATA_BYTES: u64 = 1024 * 1024;
 
 impl AdapterData {
-    /// The data built into the binary.
+    /// The first built-in adapter's data, for unit tests.
+    #[cfg(test)]
     pub fn builtin() -> Result<Self, DataError> {
-        Self::parse(BUILTIN_KIRO, Path::new("<built-in manifests/kiro.yaml>"))
+        Self::parse(BUILTIN_KIRO, Path::new("<built-in data>"))
     }
 
-    /// The built-in data, or the file `ONEWORKS_KIRO_ADAPTER_FILE` names.
-    pub fn load(override_file: Option<&Path>) -> Result<Self, DataError> {
-        match override_file {
-            None => Self::builtin(),
-            Some(path) => {
+    /// The data file at `path` (refused when it is not a regular file of
+    /// at most 1 MiB of UTF-8 text).
+    pub fn load(path: &Path) -> Result<Self, DataError> {
+        {
+            {
                 // Like a config file: a FIFO is not waited on, a device not
                 // drained.
                 use crate::fs_safety::{read_regular_file, ReadRefusal};
@@ -225,7 +228,7 @@ mod tests {
     fn a_missing_override_file_is_named_once() {
         let temp = tempfile::tempdir().expect("tempdir");
         let path = temp.path().join("missing-kiro.yaml");
-        let error = AdapterData::load(Some(&path)).expect_err("missing file");
+        let error = AdapterData::load(&path).expect_err("missing file");
         let message =
             crate::error::Error::new(crate::error::ErrorKind::Internal, error).to_string();
         assert_eq!(message.matches("missing-kiro.yaml").count(), 1, "{message}");

@@ -119,7 +119,7 @@ impl Registry {
                 text,
                 Path::new(&format!("<built-in manifests/{name}.yaml>")),
             )?,
-            Origin::File(path) => AdapterData::load(Some(path))?,
+            Origin::File(path) => AdapterData::load(path)?,
         };
         if data.id != name {
             return Err(DataError::Refused {

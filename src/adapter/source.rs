@@ -133,7 +133,7 @@ fn probed(
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let reason = if alias && report.version_ok && !report.identifies_as_kiro {
+    let reason = if alias && report.version_ok && !report.identifies_as_adapter {
         Some(format!(
             "`{name} --version` says `{}`, which is not {} (an alias counts only when it proves to be it)",
             report.version_output, data.display_name
@@ -141,7 +141,7 @@ fn probed(
     } else {
         report.problem.clone()
     };
-    let usable = report.version_ok && report.acp_ok && (!alias || report.identifies_as_kiro);
+    let usable = report.version_ok && report.acp_ok && (!alias || report.identifies_as_adapter);
     let probes = Probes::from_report(&report);
     Candidate {
         source,

@@ -127,7 +127,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
         .child(&cli.path)
         .args(data.acp.argv_for(&cli.version, &data.session.agent_name))
         .envs(data.acp.env());
-    let kiro = &adapter.config;
+    let config = &adapter.config;
     let dot_dir = settings
         .project
         .initialized
@@ -147,8 +147,8 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
             resume: args.resume,
             cache: SessionCache::new(&world.layout.root),
             scrubber: &world.scrubber,
-            config: kiro,
-            additional_dirs: kiro
+            config,
+            additional_dirs: config
                 .additional_dirs
                 .iter()
                 .map(|dir| dir.0.clone())
@@ -157,7 +157,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
             model: args.model.clone(),
             effort: args.effort.clone(),
             handshake_timeout,
-            auth_method: kiro.auth.method.clone(),
+            auth_method: config.auth.method.clone(),
             auth_key: format!("adapters.{}.auth.method", data.id),
             login_hint: login_hint(adapter, &args.session),
         },

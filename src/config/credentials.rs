@@ -144,30 +144,30 @@ pub fn check_text(rules: &CredentialRules, key: &str, text: &str) -> Result<(), 
 
 pub(super) fn check_no_credentials(
     adapter: &str,
-    kiro: &AdapterConfig,
+    config: &AdapterConfig,
     rules: &CredentialRules,
 ) -> Result<(), ConfigError> {
     let checker = Checker::new(rules);
     let root = format!("adapters.{adapter}");
-    if let Some(content) = &kiro.config_content {
+    if let Some(content) = &config.config_content {
         checker.check_value(
             &format!("{root}.configContent"),
             &Value::Object(content.clone()),
         )?;
     }
-    if let Some(agent) = &kiro.agent_config {
+    if let Some(agent) = &config.agent_config {
         checker.check_value(
             &format!("{root}.agentConfig"),
             &Value::Object(agent.clone()),
         )?;
     }
-    if let Some(prompt) = &kiro.system_prompt {
+    if let Some(prompt) = &config.system_prompt {
         checker.check_string(&format!("{root}.systemPrompt"), prompt)?;
     }
-    for (index, skill) in kiro.skills.iter().enumerate() {
+    for (index, skill) in config.skills.iter().enumerate() {
         checker.check_string(&format!("{root}.skills[{index}].name"), &skill.name)?;
     }
-    for (name, server) in &kiro.mcp_servers {
+    for (name, server) in &config.mcp_servers {
         let path = format!("{root}.mcpServers.{name}");
         checker.check_string(&path, name)?;
         match server {
@@ -184,7 +184,7 @@ pub(super) fn check_no_credentials(
             }
         }
     }
-    for (trigger, entries) in &kiro.hooks {
+    for (trigger, entries) in &config.hooks {
         for (index, entry) in entries.iter().enumerate() {
             let path = format!("{root}.hooks.{trigger}[{index}]");
             checker.check_string(&format!("{path}.command"), &entry.command)?;
@@ -193,7 +193,7 @@ pub(super) fn check_no_credentials(
             }
         }
     }
-    if let Some(webhook) = &kiro.approvals.webhook {
+    if let Some(webhook) = &config.approvals.webhook {
         checker.check_url(&format!("{root}.approvals.webhook"), webhook)?;
     }
     Ok(())

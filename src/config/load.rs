@@ -242,10 +242,10 @@ fn merge(lower: &mut Value, upper: Value) {
 
 fn check_semantics(
     adapter: &str,
-    kiro: &super::schema::AdapterConfig,
+    config: &super::schema::AdapterConfig,
     data: &AdapterData,
 ) -> Result<(), ConfigError> {
-    match (&kiro.cli.path, kiro.cli.source) {
+    match (&config.cli.path, config.cli.source) {
         (Some(_), source) if source != SourceKind::Path => {
             return Err(ConfigError::Invalid {
                 key: format!("adapters.{adapter}.cli.path"),
@@ -271,7 +271,7 @@ fn check_semantics(
         }
         _ => {}
     }
-    for trigger in kiro.hooks.keys() {
+    for trigger in config.hooks.keys() {
         if !data.session.hook_triggers.contains(trigger) {
             return Err(ConfigError::Invalid {
                 key: format!("adapters.{adapter}.hooks.{trigger}"),
@@ -282,7 +282,7 @@ fn check_semantics(
             });
         }
     }
-    for (index, skill) in kiro.skills.iter().enumerate() {
+    for (index, skill) in config.skills.iter().enumerate() {
         if skill.name.trim().is_empty() {
             return Err(ConfigError::Invalid {
                 key: format!("adapters.{adapter}.skills[{index}].name"),
@@ -290,7 +290,7 @@ fn check_semantics(
             });
         }
     }
-    check_no_credentials(adapter, kiro, &data.credentials)
+    check_no_credentials(adapter, config, &data.credentials)
 }
 
 #[cfg(test)]

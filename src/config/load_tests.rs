@@ -149,7 +149,10 @@ fn an_unknown_adapter_is_refused_naming_the_known_ones() {
     let error = load_text("adapters:\n  nope:\n    passEnv: [A]\n").unwrap_err();
     let message = error.to_string();
     assert!(message.contains("adapters.nope"), "{message}");
-    assert!(message.contains("known adapters: kiro"), "{message}");
+    assert!(
+        message.contains("known adapters: gemini, kiro"),
+        "{message}"
+    );
 }
 
 #[test]

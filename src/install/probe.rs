@@ -61,7 +61,7 @@ pub struct ProbeReport {
     /// skipped when `--version` fails): a probe never run is not "failed".
     pub version_ran: bool,
     pub acp_ran: bool,
-    pub identifies_as_kiro: bool,
+    pub identifies_as_adapter: bool,
     /// Why a probe failed, for messages.
     pub problem: Option<String>,
 }
@@ -194,7 +194,7 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
                 acp_ok: false,
                 version_ran: false,
                 acp_ran: false,
-                identifies_as_kiro: false,
+                identifies_as_adapter: false,
                 problem: Some(format!("could not create a probe HOME: {error}")),
             }
         }
@@ -213,7 +213,7 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         .captures(&version_output)
         .and_then(|captures| captures.get(1))
         .map(|found| found.as_str().to_owned());
-    let identifies_as_kiro = settings.identifies.is_match(&version_output);
+    let identifies_as_adapter = settings.identifies.is_match(&version_output);
     let version_ok = version.success && parsed.is_some();
     let mut problem = if !version.success {
         Some(format!(
@@ -253,7 +253,7 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         acp_ok,
         version_ran: true,
         acp_ran,
-        identifies_as_kiro,
+        identifies_as_adapter,
         problem,
     }
 }

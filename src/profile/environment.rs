@@ -38,21 +38,26 @@ impl ChildEnvironment {
     pub fn build(
         parent: &Environment,
         data: &AdapterData,
-        kiro: &AdapterConfig,
+        config: &AdapterConfig,
         layout: &ProfileLayout,
         home: &Path,
     ) -> Self {
         let mut vars = BTreeMap::new();
-        let wanted: Vec<String> = kiro
+        let wanted: Vec<String> = config
             .pass_env
             .iter()
             .map(|name| name.0.clone())
-            .chain(env_references(kiro))
+            .chain(env_references(config))
             .collect();
         for (name, value) in parent.iter() {
             let allowed = PASS_THROUGH.contains(&name)
                 || name.starts_with("LC_")
                 || data.credentials.is_credential_name(name)
+                || data
+                    .credentials
+                    .pass_through
+                    .iter()
+                    .any(|pass| pass == name)
                 || wanted.iter().any(|wanted| wanted == name);
             if allowed {
                 vars.insert(name.to_owned(), value.to_owned());

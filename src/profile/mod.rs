@@ -73,10 +73,10 @@ pub(crate) fn io_error<'a>(
 pub fn scrubber_for(
     env: &crate::locations::Environment,
     data: &crate::adapter::data::AdapterData,
-    kiro: &crate::config::AdapterConfig,
+    config: &crate::config::AdapterConfig,
 ) -> crate::redact::Scrubber {
-    let referenced = crate::config::env_references(kiro);
-    let webhook_auth = kiro
+    let referenced = crate::config::env_references(config);
+    let webhook_auth = config
         .approvals
         .webhook_auth_env
         .as_ref()

@@ -161,7 +161,15 @@ fn render_writes_gemini_files_from_data() {
         read(".gemini/skills/Code Review/SKILL.md"),
         "# Review\nLook closely.\n"
     );
-    assert_eq!(read(".gemini/trustedFolders.json"), "{}\n");
+    // Not trusted by the user: the project is marked so (Gemini asks
+    // nothing and skips what it would skip in an untrusted folder).
+    assert_eq!(
+        read(".gemini/trustedFolders.json"),
+        format!(
+            "{{\n  \"{}\": \"DO_NOT_TRUST\"\n}}\n",
+            env.project.display()
+        )
+    );
     assert!(
         !home.join("agents").exists(),
         "no agent file for this world"

@@ -121,13 +121,13 @@ fn pairs(
 /// remote server the agent does not support is skipped (and said so),
 /// never listed, and nothing takes its name.
 pub fn acp_mcp_servers(
-    kiro: &AdapterConfig,
+    config: &AdapterConfig,
     remote: RemoteSupport,
     env: &Environment,
 ) -> (Vec<AcpMcpServer>, Vec<String>) {
     let mut servers = Vec::new();
     let mut notes = Vec::new();
-    for (name, server) in &kiro.mcp_servers {
+    for (name, server) in &config.mcp_servers {
         match server {
             McpServer::Local(local) => {
                 unset_references(&local.command, env, name, &mut notes);
