@@ -12,10 +12,10 @@ use crate::adapter::file_type::FileType;
 /// the data file carries their values.
 pub use crate::redact::rules::{CredentialRules, Pattern};
 
-/// The first built-in data file, for unit tests that need one
+/// One built-in data file, for unit tests that need one
 /// (`adapter::registry` lists every built-in adapter).
 #[cfg(test)]
-pub const BUILTIN_KIRO: &str = crate::adapter::registry::BUILTIN[0].1;
+pub const BUILTIN_KIRO: &str = include_str!("../../manifests/kiro.yaml");
 
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
