@@ -48,18 +48,28 @@ impl Installer<'_> {
             .as_ref()
             .map_or(8, |archive| archive.max_expansion);
         let limit = target.entry.size.saturating_mul(expansion).max(1 << 20);
-        // One loop around request and body: a server that fails either
-        // way is asked at most `attempts` times in all.
+        self.with_retries(url, staging_dir, |body| {
+            self.fetch_into(body, target, url, unpack, staging_dir, limit)
+        })
+    }
+
+    /// One loop around request and body, for every download: a server
+    /// that fails either way is asked at most `attempts` times in all, and
+    /// `staging_dir` is emptied before each new attempt.
+    pub(super) fn with_retries<T>(
+        &self,
+        url: &Url,
+        staging_dir: &Path,
+        mut fetch: impl FnMut(crate::install::download::Body) -> Result<T, InstallError>,
+    ) -> Result<T, InstallError> {
         let mut attempt = 0;
         loop {
             let outcome = match self.fetcher.open_once(url) {
-                Ok(body) => self
-                    .fetch_into(body, target, url, unpack, staging_dir, limit)
-                    .map_err(|error| (error, None)),
+                Ok(body) => fetch(body).map_err(|error| (error, None)),
                 Err((error, retry_after)) => Err((InstallError::Network(error), retry_after)),
             };
             match outcome {
-                Ok(sha256) => return Ok(sha256),
+                Ok(done) => return Ok(done),
                 Err((InstallError::Network(error), retry_after))
                     if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts =>
                 {

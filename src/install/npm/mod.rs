@@ -235,26 +235,9 @@ impl Installer<'_> {
         artifact: &NpmArtifact,
         staging_dir: &Path,
     ) -> Result<(String, u64), InstallError> {
-        let mut attempt = 0;
-        loop {
-            let outcome = match self.fetcher.open_once(&artifact.tarball) {
-                Ok(body) => self
-                    .fetch_npm_into(body, artifact, staging_dir)
-                    .map_err(|error| (error, None)),
-                Err((error, retry_after)) => Err((InstallError::Network(error), retry_after)),
-            };
-            match outcome {
-                Ok(done) => return Ok(done),
-                Err((InstallError::Network(error), retry_after))
-                    if error.is_transient() && attempt + 1 < self.fetcher.retry.attempts =>
-                {
-                    self.fetcher.retry.pause(attempt, retry_after, &error);
-                    attempt += 1;
-                    crate::fs_safety::empty_dir(staging_dir).map_err(io("clear", staging_dir))?;
-                }
-                Err((error, _)) => return Err(error),
-            }
-        }
+        self.with_retries(&artifact.tarball, staging_dir, |body| {
+            self.fetch_npm_into(body, artifact, staging_dir)
+        })
     }
 
     /// One attempt: network → sha256 + sha512 → gunzip → guarded tar
