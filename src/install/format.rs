@@ -20,7 +20,7 @@ pub trait Installable {
     /// How to unpack it, or `None` when oneworks cannot install it here.
     fn unpack(&self) -> Option<Unpack>;
 
-    /// Whether oneworks can install it (and so whether `kiro.lock` pins it).
+    /// Whether oneworks can install it (and so whether `<adapter>.lock` pins it).
     fn is_installable(&self) -> bool {
         self.unpack().is_some()
     }

@@ -1,4 +1,4 @@
-//! Kiro's release manifest (SPEC §4.1): `{"version", "packages": [entry…]}`.
+//! A vendor release manifest (SPEC §4.1, Kiro's shape): `{"version", "packages": [entry…]}`.
 //! Unknown fields are ignored; missing or malformed required fields are
 //! clear errors naming the entry.
 

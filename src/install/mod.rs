@@ -58,7 +58,7 @@ pub struct Installer<'a> {
     pub progress: bool,
     pub quiet: bool,
     /// Credential variables present, for scrubbing the install record and
-    /// `kiro.lock` (a mirror URL may carry a credential).
+    /// `<adapter>.lock` (a mirror URL may carry a credential).
     pub credentials: Vec<(String, String)>,
     /// Built on first write only: the warm reuse path never pays for it.
     pub scrubber: std::sync::OnceLock<crate::redact::Scrubber>,
@@ -68,7 +68,7 @@ pub struct Installer<'a> {
 #[derive(Debug, Clone)]
 pub struct Request {
     pub version: VersionRequest,
-    /// `.oneworks/kiro.lock` when inside a project.
+    /// `.oneworks/<adapter>.lock` when inside a project.
     pub pin_path: Option<PathBuf>,
     pub offline: bool,
     pub force: bool,

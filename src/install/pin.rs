@@ -12,7 +12,7 @@ use super::format::Installable;
 use super::manifest::{ArtifactEntry, Manifest};
 use crate::error::{Classify, ErrorKind};
 
-/// The largest `kiro.lock` read: a real one is a few kilobytes.
+/// The largest `<adapter>.lock` read: a real one is a few kilobytes.
 pub const MAX_PIN_BYTES: u64 = 1024 * 1024;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -105,7 +105,7 @@ impl Classify for PinError {
     }
 }
 
-/// The pin's file name (`kiro.lock`), for messages.
+/// The pin's file name (`<adapter>.lock`), for messages.
 fn file_name(path: &Path) -> String {
     path.file_name().map_or_else(
         || "lock file".to_owned(),

@@ -11,19 +11,19 @@ use crate::config::VersionRequest;
 pub enum Route {
     /// `--offline`: an installed version, no request at all.
     Offline,
-    /// Install (or reuse) the artifact `kiro.lock` records for `version`;
+    /// Install (or reuse) the artifact `<adapter>.lock` records for `version`;
     /// the manifest is not consulted.
     FromPin(Version),
     /// Ask the manifest for its latest version.
     FromManifest,
-    /// `--locked` without a `kiro.lock`.
+    /// `--locked` without a `<adapter>.lock`.
     MissingPin,
     /// `--locked` with a configured version the pin does not record.
     PinConflict { requested: Version, locked: Version },
 }
 
 /// Decides the route from the configured version, the pinned version (if a
-/// `kiro.lock` exists) and the flags.
+/// `<adapter>.lock` exists) and the flags.
 pub fn route(
     requested: &VersionRequest,
     pinned: Option<&Version>,

@@ -1,5 +1,5 @@
 //! Child processes and signals: the one seam through which oneworks starts
-//! Kiro (probes, `login`, ACP runs, the TUI supervisor's helpers).
+//! the agent CLI (probes, `login`, ACP runs, the TUI supervisor's helpers).
 //!
 //! - [`spec::ChildSpec`]: what to start — program, arguments, working
 //!   folder and an explicit environment (the inherited one is cleared), in

@@ -15,7 +15,7 @@ pub struct ChildSpec {
     pub args: Vec<OsString>,
     pub cwd: Option<PathBuf>,
     pub env: BTreeMap<String, String>,
-    /// An interactive child (Kiro's login in the user's terminal) stays in
+    /// An interactive child (an agent's login in the user's terminal) stays in
     /// the terminal's foreground process group so it can read the
     /// terminal; every other child gets a group of its own.
     pub interactive: bool,

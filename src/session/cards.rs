@@ -179,7 +179,7 @@ struct Entry {
     card: Card,
     request: ApprovalRequest,
     verdict: Option<Verdict>,
-    /// Kiro's answer, once the recorder shows it.
+    /// The agent's answer, once the recorder shows it.
     response: Option<ApprovalResponse>,
     cancel: CancelFlag,
 }
@@ -346,7 +346,7 @@ impl CardBook {
         Some(self.record(&card))
     }
 
-    /// Kiro answered `request_id` (from the recorder). Cancels a pending
+    /// The agent answered `request_id` (from the recorder). Cancels a pending
     /// delivery when the terminal won.
     pub fn resolved(&mut self, response: ApprovalResponse) -> Option<Card> {
         let now = (self.now)();
@@ -410,7 +410,7 @@ impl CardBook {
     }
 }
 
-/// The state Kiro's response confirms after our keystrokes.
+/// The state the agent's response confirms after our keystrokes.
 fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
     let kind = response
         .option_id

@@ -162,7 +162,7 @@ impl<'a> Bridge<'a> {
         }
     }
 
-    /// The first check: Kiro writes the recorder line before it draws the
+    /// The first check: the agent writes the recorder line before it draws the
     /// prompt, so a verdict that arrives at once (a webhook) may find no
     /// prompt yet. Wait (bounded, like a moved focus) only while no prompt
     /// is on screen; any other finding — another title, the focus elsewhere,

@@ -1,5 +1,5 @@
 //! The pane-scrape fallback (SPEC §8.4): a generic approval detector for
-//! Kiro versions without the recorder and for other agent TUIs. It finds an
+//! agent versions without the recorder and for other agent TUIs. It finds an
 //! approval block in a captured pane — a title line ending with `?` or
 //! containing `requires approval`, followed by option rows — and reads the
 //! keys each row advertises in `(…)` hints, but only hints that name keys

@@ -31,7 +31,7 @@ pub struct Inner {
 /// How a verdict reaches the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Delivery {
-    /// Kiro's prompt: row by row through the keystroke bridge.
+    /// The agent's prompt: row by row through the keystroke bridge.
     Bridge,
     /// Another TUI's prompt: the one key its rows advertise (tmux names),
     /// sent only while the prompt with `hash` is on screen.
