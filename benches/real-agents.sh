@@ -18,8 +18,8 @@
 #
 # Knobs: BENCH_RUNS, ONEWORKS_BIN (time a binary already built, no cargo),
 # BENCH_GEMINI_VERSION (an exact version instead of `latest`), BENCH_NO_DOC,
-# BENCH_KEEP (keep the work folder), BENCH_PROFILE=1 (after the timing, one
-# more cold prepare under `strace -f -c` and with `-v`, summarised).
+# BENCH_KEEP (keep the work folder), BENCH_BREAKDOWN (cold prepares timed
+# under strace to split the probe from the rest, default 3; 0 skips).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,12 +55,14 @@ work_folder
 REGISTRY=$(npm config get registry)
 [[ $REGISTRY = */ ]] || REGISTRY=$REGISTRY/
 VERSION=${BENCH_GEMINI_VERSION:-$(npm view "$PACKAGE" version --registry "$REGISTRY")}
+VERSION_HOW="the registry's \`latest\`"
+[[ -z ${BENCH_GEMINI_VERSION:-} ]] || VERSION_HOW="BENCH_GEMINI_VERSION"
 npm view "$PACKAGE@$VERSION" dist engines --json --registry "$REGISTRY" >"$WORK/dist.json"
-read -r TARBALL_URL INTEGRITY UNPACKED ENGINES < <(python3 - "$WORK/dist.json" <<'EOF'
+read -r TARBALL_URL INTEGRITY ENGINES < <(python3 - "$WORK/dist.json" <<'EOF'
 import json, sys
 data = json.load(open(sys.argv[1]))
 dist = data.get("dist", data)
-print(dist["tarball"], dist["integrity"], dist.get("unpackedSize", 0), (data.get("engines") or {}).get("node", "-").replace(" ", ""))
+print(dist["tarball"], dist["integrity"], (data.get("engines") or {}).get("node", "-").replace(" ", ""))
 EOF
 )
 log "$PACKAGE@$VERSION from $REGISTRY ($TARBALL_URL)"
@@ -203,27 +205,52 @@ for round in $(seq "$RUNS"); do
 done
 LOAD_AFTER=$(uptime)
 ps -eo comm= | sort | uniq -c | awk '$2 ~ /^(rustc|cargo|cc|ld|node|gemini)$/ { printf "%s %s, ", $1, $2 }' >"$WORK/busy.after"
-NPM_PACKAGES=$(find "$WORK/npm/prefix/lib/node_modules" -name package.json -path '*/node_modules/*/package.json' -not -path '*/node_modules/*/node_modules/*/*/package.json' 2>/dev/null | wc -l)
+NPM_PACKAGES=$(npm ls --global --prefix "$WORK/npm/prefix" --all --parseable 2>/dev/null | grep -c /node_modules/ || true)
+UNPACKED=$(du -sb "$WORK/pipeline-out" | cut -f1)
 NPM_BYTES=$(du -sb "$WORK/npm/prefix" | cut -f1)
 OW_BYTES=$(du -sb "$WORK/ow/oneworks-home" | cut -f1)
 
-# --- profile (optional): where oneworks' time goes ---------------------------
-PROFILE=
-if [[ -n ${BENCH_PROFILE:-} ]]; then
-    log "profile: one cold prepare under strace -f -c and one with -v"
-    fresh_world "$WORK/ow" && ow_env "$WORK/ow"
-    (cd "$WORK/ow/project" && "${ENV[@]}" strace -f -c -o "$WORK/strace.txt" "$BIN" adapter prepare gemini --json >/dev/null 2>&1) || true
-    fresh_world "$WORK/ow" && ow_env "$WORK/ow"
-    (cd "$WORK/ow/project" && "${ENV[@]}" "$BIN" -v adapter prepare gemini >/dev/null 2>"$WORK/verbose.txt") || true
-    PROFILE=$WORK/profile.txt
-    { echo "strace -f -c (top 8 by time):"; sed -n '1,10p' "$WORK/strace.txt"
-      echo; echo "-v (timestamps as printed):"; tail -n 40 "$WORK/verbose.txt"; } >"$PROFILE"
-    cat "$PROFILE" >&2
+# --- breakdown: where oneworks' time goes --------------------------------------
+# BENCH_BREAKDOWN more cold prepares (default 3, not in the medians above)
+# under `strace --seccomp-bpf -f -e trace=execve,exit_group` (cheap: only
+# those calls stop): start → the probe's execve of the package's bin →
+# exit, and when the bin relaunches itself (a second `node` with
+# `--max-old-space-size`). Then the probe alone on the installed bin,
+# `node BIN --version`, without and with GEMINI_CLI_NO_RELAUNCH=true.
+BREAKDOWN_RUNS=${BENCH_BREAKDOWN:-3}
+: >"$WORK/breakdown.times"
+: >"$WORK/probe_plain.times"
+: >"$WORK/probe_norelaunch.times"
+if [[ $BREAKDOWN_RUNS -gt 0 ]] && command -v strace >/dev/null &&
+    strace --seccomp-bpf -f -e trace=execve -o /dev/null true 2>/dev/null; then
+    log "breakdown: $BREAKDOWN_RUNS cold prepares under strace (execve, exit_group)"
+    for _ in $(seq "$BREAKDOWN_RUNS"); do
+        fresh_world "$WORK/ow" && ow_env "$WORK/ow"
+        (cd "$WORK/ow/project" && "${ENV[@]}" strace --seccomp-bpf -f -ttt -e trace=execve,exit_group \
+            -o "$WORK/timeline.txt" "$BIN" -q adapter prepare gemini) || die "prepare under strace failed"
+        # total, before the probe, the probe, relaunch child start (after the probe's start; 0 when none)
+        awk -v bin="/adapters/gemini/" '
+            NR == 1 { start = $2 }
+            /execve\(/ && index($0, bin) && !probe { probe = $2 }
+            /execve\(/ && /--max-old-space-size/ && !relaunch { relaunch = $2 }
+            { last = $2 }
+            END { printf "%.3f %.3f %.3f %.3f\n", last - start, probe - start, last - probe, relaunch ? relaunch - probe : 0 }
+        ' "$WORK/timeline.txt" >>"$WORK/breakdown.times"
+    done
+    GEMINI_BIN=$(find "$WORK/ow/oneworks-home/adapters/gemini/versions/$VERSION" -path '*/bundle/gemini.js' | head -n1)
+    if [[ -n $GEMINI_BIN ]]; then
+        for _ in $(seq "$BREAKDOWN_RUNS"); do
+            measure probe_plain env -i HOME="$WORK/ow/home" PATH="$(dirname "$(command -v node)"):/usr/bin:/bin" node "$GEMINI_BIN" --version
+            measure probe_norelaunch env -i HOME="$WORK/ow/home" PATH="$(dirname "$(command -v node)"):/usr/bin:/bin" GEMINI_CLI_NO_RELAUNCH=true node "$GEMINI_BIN" --version
+        done
+    fi
+else
+    log "breakdown skipped (BENCH_BREAKDOWN=0, or no strace with --seccomp-bpf)"
 fi
 
 # --- report --------------------------------------------------------------------
-export RUNS PACKAGE VERSION REGISTRY TARBALL_URL TARBALL_BYTES UNPACKED ENGINES COMMIT GNU_TIME \
-    START_LOAD LOAD_BEFORE LOAD_AFTER NPM_PACKAGES NPM_BYTES OW_BYTES PROFILE
+export RUNS PACKAGE VERSION VERSION_HOW REGISTRY TARBALL_URL TARBALL_BYTES UNPACKED ENGINES COMMIT GNU_TIME \
+    START_LOAD LOAD_BEFORE LOAD_AFTER NPM_PACKAGES NPM_BYTES OW_BYTES
 export BUSY_BEFORE BUSY_AFTER
 BUSY_BEFORE=$(cat "$WORK/busy.before") BUSY_AFTER=$(cat "$WORK/busy.after")
 export NODE_VERSION NPM_VERSION CPU
@@ -249,7 +276,7 @@ for name in ("pipeline", "oneworks", "npm_global", "turn"):
     data = rows(name)
     secs = [d[0] for d in data]
     stats[name] = dict(median=median(secs), low=min(secs), high=max(secs),
-                       rss=max(d[1] for d in data) / 1024 if data else 0)
+                       rss=max(d[1] for d in data) / 1024)
 base = stats["pipeline"]["median"]
 ratio = stats["oneworks"]["median"] / base
 met = ratio <= 1.3
@@ -274,10 +301,39 @@ print(summary)
 for line in lines:
     print(line)
 
+breakdown = ""
+parts = [tuple(float(x) for x in line.split()) for line in open(os.path.join(work, "breakdown.times")) if line.strip()]
+if parts:
+    col = lambda i: [p[i] for p in parts]
+    cell = lambda i: f"{median(col(i)):.3f} s | {min(col(i)):.3f}–{max(col(i)):.3f} s"
+    before, probe, total = median(col(1)), median(col(2)), median(col(0))
+    relaunched = all(p[3] > 0 for p in parts)
+    breakdown = f"""### Where oneworks' time goes
+
+{len(parts)} more cold prepares (not in the medians above) under `strace --seccomp-bpf -f -e trace=execve,exit_group` (only those calls stop, so the overhead is small), split at the probe's `execve` of the package's bin:
+
+| part of a cold `adapter prepare gemini` | median | range |
+|---|---:|---:|
+| before the probe: package document, `node --version`, download + sha512 + extract | {cell(1)} |
+| the probe: `gemini --version` through node, to oneworks' exit (publish and pin are after it) | {cell(2)} |
+| of which: until the bin relaunches itself in a second `node --max-old-space-size=…` | {cell(3) if relaunched else "no relaunch seen | —"} |
+| total under strace | {cell(0)} |
+"""
+    plain, norelaunch = rows("probe_plain"), rows("probe_norelaunch")
+    if plain and norelaunch:
+        pm, nm = median([r[0] for r in plain]), median([r[0] for r in norelaunch])
+        breakdown += f"""
+The probe alone on the installed bin ({len(plain)} runs each): `node bundle/gemini.js --version` {pm:.3f} s median, peak RSS {max(r[1] for r in plain) / 1024:.0f} MiB; with `GEMINI_CLI_NO_RELAUNCH=true` (which the adapter data sets for `acp` and `tui`, not for `probes`) {nm:.3f} s, {max(r[1] for r in norelaunch) / 1024:.0f} MiB.
+"""
+    breakdown += f"""
+Before the probe (under strace) oneworks' install takes {before:.3f} s, {before / base:.2f}× the pipeline's median; the probe is {probe / total * 100:.0f} % of a cold prepare. The peak RSS in the first table is the probe's `node`, not oneworks.
+
+"""
+
 load = lambda text: text.split("load average:")[-1].strip()
 section = f"""Generated by `bash benches/real-agents.sh` on {__import__('datetime').datetime.utcnow().strftime('%Y-%m-%dT%H:%MZ')} (release build of commit `{e['COMMIT']}`); every number below comes from that one run. Uses the network: the registry npm is configured with (`{e['REGISTRY']}`).
 
-`{e['PACKAGE']}@{e['VERSION']}` (the registry's `latest`; tarball {mb(e['TARBALL_BYTES'] or 0)}, unpacked {mb(e['UNPACKED'] or 0)}, `engines.node` `{e['ENGINES']}`). Each round runs the three installs in turn, each cold (a fresh `ONEWORKS_HOME` and cache, extraction folder, or npm prefix and cache), then the offline turn in the world oneworks just prepared; {e['RUNS']} rounds, median, range, and peak RSS (GNU time `%M`: the largest single process, waited children included; max over the rounds).
+`{e['PACKAGE']}@{e['VERSION']}` ({e['VERSION_HOW']}; tarball {mb(e['TARBALL_BYTES'] or 0)}, unpacked {mb(e['UNPACKED'] or 0)}, `engines.node` `{e['ENGINES']}`). Each round runs the three installs in turn, each cold (a fresh `ONEWORKS_HOME` and cache, extraction folder, or npm prefix and cache), then the offline turn in the world oneworks just prepared; {e['RUNS']} rounds, median, range, and peak RSS (GNU time `%M`: the largest single process, waited children included; max over the rounds).
 
 | install | median | range | vs pipeline | peak RSS |
 |---|---:|---:|---:|---:|
@@ -285,15 +341,15 @@ section = f"""Generated by `bash benches/real-agents.sh` on {__import__('datetim
 
 Goal (issue 14): oneworks within 1.3× of the pipeline — **{'met' if met else 'not met'}** ({ratio:.2f}×).
 
-The offline turn (`oneworks run gemini --prompt … --json` with `-m gemini-2.5-flash --fake-responses-non-strict tests/fixtures/gemini-shell-turn.jsonl` added to the built-in `args` through `ONEWORKS_ADAPTERS_DIR`, `GEMINI_API_KEY` a fake value, the permission request answered `proceed_once` on stdin): passed in every round (exit 0, a real request for `touch probe-created.txt`, the file created, `turn_end` last); {t['median']:.3f} s median ({t['low']:.3f}–{t['high']:.3f} s), peak RSS {rss(t)} (the Node agent).
+The offline turn (`oneworks run gemini --prompt … --json` with `-m gemini-2.5-flash --fake-responses-non-strict tests/fixtures/gemini-shell-turn.jsonl` added to the built-in `args` through `ONEWORKS_ADAPTERS_DIR`, `GEMINI_API_KEY` a fake value, the permission request answered `proceed_once` on stdin): passed in every round and in the check before them (exit 0, a real request for `touch probe-created.txt`, the file created, `turn_end` last); {t['median']:.3f} s median ({t['low']:.3f}–{t['high']:.3f} s), peak RSS {rss(t)} (the Node agent).
 
-What the three do differs: npm also installs the package's optional dependencies ({e['NPM_PACKAGES']} `package.json` files under the prefix, {mb(e['NPM_BYTES'])} on disk against {mb(e['OW_BYTES'])} in oneworks' home), which is part of why it is slower; the pipeline only downloads, hashes and unpacks.
+{breakdown}What the three do differs: npm also resolves and installs the package's optional dependencies (`npm ls --all` lists {e['NPM_PACKAGES']} packages under the prefix, {mb(e['NPM_BYTES'])} on disk against {mb(e['OW_BYTES'])} in oneworks' home), and writes its cache; the pipeline only downloads, hashes and unpacks, and runs nothing.
 
 ### Machine and load
 
 - {e['CPU']}; node {e['NODE_VERSION']}, npm {e['NPM_VERSION']}.
 - Load average at start {load(e['START_LOAD'])}, before timing {load(e['LOAD_BEFORE'])}, after {load(e['LOAD_AFTER'])}. Compilers and Node processes of other work on this machine, before: {e['BUSY_BEFORE'].rstrip(', ') or 'none'}; after: {e['BUSY_AFTER'].rstrip(', ') or 'none'}. This machine is shared with other builds, so the absolute numbers are noisy; the three contenders take turns in each round, so the ratios are the fairer reading. The tarball comes over the network each time (no cache), so the registry's and the network's speed are in every number.
-- Reproduce: `bash benches/real-agents.sh` (knobs: `BENCH_RUNS`, `ONEWORKS_BIN`, `BENCH_GEMINI_VERSION`, `BENCH_PROFILE=1`, `BENCH_NO_DOC=1`, `BENCH_KEEP=1`)."""
+- Reproduce: `bash benches/real-agents.sh` (knobs: `BENCH_RUNS`, `ONEWORKS_BIN`, `BENCH_GEMINI_VERSION`, `BENCH_BREAKDOWN`, `BENCH_NO_DOC=1`, `BENCH_KEEP=1`)."""
 if e.get("BENCH_NO_DOC"):
     sys.exit(0)
 from bench_doc import write_section
