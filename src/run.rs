@@ -7,12 +7,17 @@ use crate::settings::Settings;
 
 /// Until a command knows its adapter (and `Settings::adapter` installs that
 /// adapter's scrubber), everything printed is scrubbed of the credential
-/// variables of this process's environment under every built-in adapter's
+/// variables of this process's environment under every known adapter's
 /// rules. Built lazily: most runs print one line.
 pub fn install_startup_scrubber() {
     crate::output::set_scrubber_source(|| {
         let env = crate::locations::Environment::from_process();
-        let registry = crate::adapter::registry::Registry::builtin();
+        // The adapters of `ONEWORKS_ADAPTERS_DIR` too, where it can be read.
+        let registry = crate::adapter::registry::Registry::discover(
+            env.path("ONEWORKS_ADAPTERS_DIR").as_deref(),
+            |_| None,
+        )
+        .unwrap_or_else(|_| crate::adapter::registry::Registry::builtin());
         let all: Vec<_> = registry
             .names()
             .iter()

@@ -104,7 +104,7 @@ impl Settings {
         adapter: &'a Adapter,
     ) -> Result<crate::adapter::resolve::Resolver<'a>, Error> {
         let installer = match adapter.config.cli.source {
-            config::SourceKind::Managed => Some(self.installer(&adapter.data)?),
+            config::SourceKind::Managed => Some(self.installer(adapter)?),
             config::SourceKind::System | config::SourceKind::Path => None,
         };
         Ok(crate::adapter::resolve::Resolver {
@@ -216,7 +216,9 @@ impl Settings {
         policy
     }
 
-    pub fn installer<'a>(&'a self, data: &'a AdapterData) -> Result<Installer<'a>, Error> {
+    /// The installer of `adapter`'s managed source.
+    pub fn installer<'a>(&'a self, adapter: &'a Adapter) -> Result<Installer<'a>, Error> {
+        let data = &adapter.data;
         let source = ManagedSource::from_data(
             data,
             &|name| self.env.get(name).map(str::to_owned),
@@ -233,8 +235,7 @@ impl Settings {
             fetcher: Fetcher::new(self.retry_policy(), self.http_timeout()?),
             progress: self.progress,
             quiet: self.quiet,
-            credentials: data.credentials.present(self.env.iter()),
-            scrubber: std::sync::OnceLock::new(),
+            scrubber: Arc::clone(&adapter.scrubber),
         })
     }
 }

@@ -97,6 +97,21 @@ pub struct ProbeData {
     #[serde(default)]
     pub acp: Option<Vec<String>>,
     pub timeout_seconds: u64,
+    /// Variables the probed process gets (Gemini's `GEMINI_CLI_NO_RELAUNCH`:
+    /// one process, not a relaunched second one).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Whether a fresh managed install is probed before it is published
+    /// (default). `false` when the source already proves what the probe
+    /// would (an npm package: its version from the integrity-checked
+    /// package document, Node against `engines.node`); `adapter status`
+    /// and a changed install are still probed.
+    #[serde(default = "probe_at_install")]
+    pub at_install: bool,
+}
+
+fn probe_at_install() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -10,13 +10,9 @@ use crate::settings::{Adapter, Settings};
 /// the settings), the default session's folders, and the plan — skill
 /// sources included.
 pub fn check(settings: &Settings) -> Result<(), Error> {
-    // Every configured adapter; the built-in ones with their defaults.
-    let mut names: Vec<String> = settings.config.config.adapters.keys().cloned().collect();
-    for (name, _) in crate::adapter::registry::BUILTIN {
-        if !names.iter().any(|known| known == name) {
-            names.push((*name).to_owned());
-        }
-    }
+    // Every configured adapter (an adapter the files do not name runs
+    // with its defaults: nothing of it to check, and no notes to print).
+    let names: Vec<String> = settings.config.config.adapters.keys().cloned().collect();
     let mut summaries = Vec::new();
     for name in names {
         let adapter = settings.adapter(&name)?;

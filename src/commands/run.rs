@@ -115,6 +115,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
     if prompt.trim().is_empty() {
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));
     }
+    refuse_interactive_login_setting(adapter)?;
     let cli = crate::adapter::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
     let world = world::enter(
         &settings.world(adapter),
@@ -174,4 +175,39 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
     runtime.shutdown_background();
     drop(world);
     result.map_err(Error::from)
+}
+
+/// A login method that needs a person at a terminal must not reach an ACP
+/// run through the settings file either (`configContent` setting the
+/// adapter's login-method key, e.g. Gemini's `security.auth.selectedType:
+/// oauth-personal`): the agent would take over its stdio to ask for it.
+fn refuse_interactive_login_setting(adapter: &Adapter) -> Result<(), Error> {
+    let data = &adapter.data;
+    let (Some(auth), Some(content)) = (&data.session.auth, &adapter.config.config_content) else {
+        return Ok(());
+    };
+    let key = &auth.settings_key;
+    // Flat (`a.b.c: x`) or nested (`a: {b: {c: x}}`).
+    let nested = || {
+        let mut parts = key.split('.');
+        let first = content.get(parts.next()?)?;
+        parts.try_fold(first, |value, part| value.get(part))
+    };
+    let value = content.get(key.as_str()).or_else(nested);
+    match value.and_then(|value| value.as_str()) {
+        Some(method) if data.acp.is_interactive_auth(method) => Err(Error::msg(
+            ErrorKind::Config,
+            format!(
+                "`adapters.{}.configContent` sets `{key}` to `{}`, a login that needs a person at a terminal: it is never used over ACP",
+                data.id,
+                crate::output::sanitize::sanitize_line(method)
+            ),
+        )
+        .with_hint(format!(
+            "log in once with `oneworks adapter login {}`, or set a credential variable ({})",
+            data.id,
+            data.credentials.names.join(", ")
+        ))),
+        _ => Ok(()),
+    }
 }

@@ -57,11 +57,9 @@ pub struct Installer<'a> {
     pub fetcher: Fetcher,
     pub progress: bool,
     pub quiet: bool,
-    /// Credential variables present, for scrubbing the install record and
-    /// `<adapter>.lock` (a mirror URL may carry a credential).
-    pub credentials: Vec<(String, String)>,
-    /// Built on first write only: the warm reuse path never pays for it.
-    pub scrubber: std::sync::OnceLock<crate::redact::Scrubber>,
+    /// The command's one scrubber: the install record and the lock file
+    /// pass through it (a mirror URL may carry a credential).
+    pub scrubber: std::sync::Arc<crate::redact::Scrubber>,
 }
 
 /// What `prepare` was asked for.
@@ -118,9 +116,7 @@ struct ReadPin {
 
 impl Installer<'_> {
     fn scrubber(&self) -> &crate::redact::Scrubber {
-        self.scrubber.get_or_init(|| {
-            crate::redact::Scrubber::new(self.credentials.clone(), &self.data.credentials)
-        })
+        &self.scrubber
     }
 
     /// The adapter's names, for messages and hints.

@@ -25,6 +25,8 @@ pub struct ProbeSettings {
     pub version_pattern: Regex,
     /// PATH for the probed process.
     pub path_var: Option<String>,
+    /// More variables for the probed process (the adapter data's).
+    pub env: Vec<(String, String)>,
 }
 
 impl ProbeSettings {
@@ -36,6 +38,12 @@ impl ProbeSettings {
             identifies: data.binary.identifies.0.clone(),
             version_pattern: data.binary.version_pattern.0.clone(),
             path_var,
+            env: data
+                .probes
+                .env
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
         }
     }
 }
@@ -72,12 +80,13 @@ pub(super) fn run(
     settings: &ProbeSettings,
     home: &Path,
 ) -> CommandOutcome {
-    run_command(
+    run_command_with(
         executable,
         args,
         settings.timeout,
         settings.path_var.as_deref(),
         home,
+        &settings.env,
     )
 }
 
@@ -90,10 +99,22 @@ pub(super) fn run_command(
     path_var: Option<&str>,
     home: &Path,
 ) -> CommandOutcome {
+    run_command_with(executable, args, timeout, path_var, home, &[])
+}
+
+fn run_command_with(
+    executable: &Path,
+    args: &[String],
+    timeout: Duration,
+    path_var: Option<&str>,
+    home: &Path,
+    env: &[(String, String)],
+) -> CommandOutcome {
     // The child-process seam: an explicit environment (no credentials)
     // and its own process group, so a timeout can stop whatever it started.
     let mut spec = ChildSpec::new(executable)
         .args(args)
+        .envs(env.iter().cloned())
         .envs([("HOME", home.to_string_lossy()), ("LANG", "C.UTF-8".into())]);
     if let Some(path) = path_var {
         spec = spec.envs([("PATH", path)]);

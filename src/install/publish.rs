@@ -23,10 +23,14 @@ impl Installer<'_> {
         // Hash the binary for later reuse checks while the probes run.
         let (report, fingerprint) = std::thread::scope(|scope| {
             let fingerprint = scope.spawn(|| Fingerprint::of(&executable));
-            let report = probe::probe(&executable, &self.probe);
+            let report = self
+                .data
+                .probes
+                .at_install
+                .then(|| probe::probe(&executable, &self.probe));
             (report, fingerprint.join())
         });
-        if !(report.version_ok && report.acp_ok) {
+        if let Some(report) = report.filter(|report| !(report.version_ok && report.acp_ok)) {
             return Err(InstallError::ProbeFailed {
                 name: self.data.binary.name.clone(),
                 version: version.to_string(),

@@ -38,6 +38,40 @@ const DEADLINE: Duration = Duration::from_secs(120);
 /// machine): one test at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// The folder of a Node.js ≥ 20 with npm on this process's PATH (the
+/// package's `engines.node`), or `None` after a loud note: like the ACP
+/// conformance tests, these tests need Node and are skipped, visibly,
+/// only where it is missing (`.ci/run` installs it).
+fn node_dir() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let dir = std::env::split_paths(&path)
+        .find(|dir| dir.join("node").is_file() && dir.join("npm").is_file());
+    let Some(dir) = dir else {
+        eprintln!("!!! node/npm not on PATH: the real Gemini CLI tests are SKIPPED !!!");
+        return None;
+    };
+    let output = std::process::Command::new(dir.join("node"))
+        .arg("--version")
+        .output()
+        .ok()?;
+    let version = String::from_utf8_lossy(&output.stdout);
+    let major: u64 = version
+        .trim()
+        .trim_start_matches('v')
+        .split('.')
+        .next()
+        .and_then(|major| major.parse().ok())
+        .unwrap_or(0);
+    if major < 20 {
+        eprintln!(
+            "!!! node {} is older than Gemini CLI's engines.node >=20: the real Gemini CLI tests are SKIPPED !!!",
+            version.trim()
+        );
+        return None;
+    }
+    Some(dir)
+}
+
 /// The pinned tarball's bytes, verified.
 fn real_tarball() -> &'static [u8] {
     static TARBALL: OnceLock<Vec<u8>> = OnceLock::new();
@@ -135,7 +169,9 @@ struct RealGemini {
 }
 
 impl RealGemini {
-    fn new() -> RealGemini {
+    /// `None` (after a loud note) where Node.js ≥ 20 is missing.
+    fn new() -> Option<RealGemini> {
+        let node = node_dir()?;
         let bytes = real_tarball();
         let registry = Server::start();
         let document = json!({
@@ -149,6 +185,12 @@ impl RealGemini {
             Route::ok(serde_json::to_vec(&document).expect("document")),
         );
         let mut env = TestEnv::new();
+        // The real Node, wherever it is installed (`/usr/local/bin` on
+        // the official images).
+        env.set_env(
+            "PATH",
+            &format!("{}:{}:/usr/bin:/bin", env.bin.display(), node.display()),
+        );
         env.set_env("ONEWORKS_NPM_REGISTRY", &registry.url("/"));
         env.set_env("GEMINI_API_KEY", "offline-fake-key-0123456789");
         let fixture =
@@ -174,7 +216,7 @@ impl RealGemini {
         std::fs::create_dir_all(&dir).expect("adapters dir");
         std::fs::write(dir.join("gemini.yaml"), tui).expect("write gemini.yaml");
         env.set_env("ONEWORKS_ADAPTERS_DIR", &dir.to_string_lossy());
-        RealGemini { env, registry }
+        Some(RealGemini { env, registry })
     }
 
     fn prepare(&self) -> Value {
@@ -187,7 +229,9 @@ impl RealGemini {
 #[test]
 fn the_real_gemini_is_prepared_from_the_registry_and_runs_a_turn_over_acp() {
     let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
-    let gemini = RealGemini::new();
+    let Some(gemini) = RealGemini::new() else {
+        return;
+    };
     let prepared = gemini.prepare();
     assert_eq!(prepared["adapter"], "gemini");
     assert_eq!(prepared["source"], "managed");
@@ -307,7 +351,9 @@ impl RealGemini {
 #[test]
 fn the_real_gemini_approval_box_becomes_a_card_that_accepts_or_declines() {
     let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
-    let gemini = RealGemini::new();
+    let Some(gemini) = RealGemini::new() else {
+        return;
+    };
     gemini.prepare();
     let probe = gemini.env.project.join(PROBE);
 

@@ -17,6 +17,7 @@ mod completions;
 mod concurrency;
 mod config;
 mod gemini_real;
+mod gemini_trust;
 mod gemini_tui;
 mod gemini_tui_fake;
 mod gemini_world;
