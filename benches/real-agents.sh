@@ -284,7 +284,7 @@ mb = lambda n: f"{int(n) / 1e6:.1f} MB"
 rss = lambda s: f"{s['rss']:.0f} MiB" if e.get("GNU_TIME") else "not measured (no GNU time)"
 label = {
     "pipeline": "pipeline: `curl -s URL \\| tee >(sha512sum) \\| tar xz`",
-    "oneworks": "`oneworks adapter prepare gemini` (document, node check, download + sha512 + extract, probe `gemini --version` through node, publish, pin)",
+    "oneworks": "`oneworks adapter prepare gemini` (document, node check, download + sha512 + extract, publish, pin; no install-time probe: `probes.atInstall: false`)",
     "npm_global": f"`npm install -g --prefix TMP` of the same version (npm {e['NPM_VERSION']}, node {e['NODE_VERSION']})",
 }
 lines = []
