@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::error::ErrorKind;
-pub use crate::profile::layout::parse_session_name;
+pub use crate::launch::profile::layout::parse_session_name;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -2,10 +2,12 @@
 //! Each agent CLI is an adapter: a data file (`manifests/<adapter>.yaml`).
 //!
 //! Layout: `cli` (clap types) → `settings` (resolved options) → `commands`
-//! (one file per command). Subsystems: `config`, `adapter` (vendor data,
-//! sources, probes, the launch resolver), `install` (the managed
-//! installer), `profile` (the agent's profile world a child runs in: layout,
-//! temp HOME, environment, materialized config), `process` (the
+//! (one file per command). Subsystems: `config` and `adapter` (vendor
+//! data: the user's config, the adapter files), `install` (the managed
+//! installer), `launch` (sources, the resolver, and `launch::profile`, the
+//! agent's profile world a child runs in: layout, temp HOME, environment,
+//! materialized config), `acp` (the ACP client), `session` (the TUI
+//! supervisor), `process` (the
 //! child-process seam and signals), `output` (everything printed),
 //! `redact` (the credential scrubber), `fs_safety` (shared path checks and
 //! atomic writes).
@@ -20,11 +22,11 @@ pub mod error;
 pub mod fs_error;
 pub mod fs_safety;
 pub mod install;
+pub mod launch;
 pub mod locations;
 pub mod logging;
 pub mod output;
 pub mod process;
-pub mod profile;
 pub mod redact;
 pub mod run;
 pub mod session;

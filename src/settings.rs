@@ -89,7 +89,9 @@ impl Settings {
             other => Error::new(ErrorKind::Config, other),
         })?;
         let config = self.config.config.adapter(name);
-        let scrubber = Arc::new(crate::profile::scrubber_for(&self.env, &data, &config));
+        let scrubber = Arc::new(crate::launch::profile::scrubber_for(
+            &self.env, &data, &config,
+        ));
         crate::output::set_scrubber(Arc::clone(&scrubber));
         Ok(Adapter {
             data,
@@ -102,12 +104,12 @@ impl Settings {
     pub fn resolver<'a>(
         &'a self,
         adapter: &'a Adapter,
-    ) -> Result<crate::adapter::resolve::Resolver<'a>, Error> {
+    ) -> Result<crate::launch::resolve::Resolver<'a>, Error> {
         let installer = match adapter.config.cli.source {
             config::SourceKind::Managed => Some(self.installer(adapter)?),
             config::SourceKind::System | config::SourceKind::Path => None,
         };
-        Ok(crate::adapter::resolve::Resolver {
+        Ok(crate::launch::resolve::Resolver {
             data: &adapter.data,
             cli: &adapter.config.cli,
             probe: self.probe_settings(&adapter.data),
@@ -117,8 +119,8 @@ impl Settings {
     }
 
     /// What entering `adapter`'s profile world needs.
-    pub fn world<'a>(&'a self, adapter: &'a Adapter) -> crate::profile::world::Inputs<'a> {
-        crate::profile::world::Inputs {
+    pub fn world<'a>(&'a self, adapter: &'a Adapter) -> crate::launch::profile::world::Inputs<'a> {
+        crate::launch::profile::world::Inputs {
             env: &self.env,
             locations: &self.locations,
             project: &self.project,

@@ -24,8 +24,8 @@ use super::turn::Turn;
 use super::AcpError;
 use crate::adapter::acp_data::AcpData;
 use crate::config::AdapterConfig;
+use crate::launch::profile::materialize::acp_mcp::{acp_mcp_servers, RemoteSupport};
 use crate::locations::Environment;
-use crate::profile::materialize::acp_mcp::{acp_mcp_servers, RemoteSupport};
 use crate::redact::Scrubber;
 
 /// What the session needs from the command line, the config and the world.

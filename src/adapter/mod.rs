@@ -1,12 +1,10 @@
-//! Vendor adapters: what oneworks knows about each agent CLI (data), how it
-//! finds an installed CLI (sources, using `install::probe`), and the one resolver
-//! that turns settings into a runnable CLI for `prepare` and for launches.
+//! Vendor data: what oneworks knows about each agent CLI — which adapter
+//! files exist (`registry`) and each file parsed into plain types. No
+//! behaviour; finding and starting a CLI is `launch`'s.
 
 pub mod acp_data;
 pub mod data;
 pub mod file_type;
 pub mod registry;
-pub mod resolve;
 pub mod session_data;
-pub mod source;
 pub mod tui_data;

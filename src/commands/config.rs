@@ -1,9 +1,9 @@
 //! `oneworks config check` and `oneworks config render ADAPTER`.
 
 use crate::error::Error;
+use crate::launch::profile::layout::ProfileLayout;
+use crate::launch::profile::materialize::{self, mcp::Target};
 use crate::output;
-use crate::profile::layout::ProfileLayout;
-use crate::profile::materialize::{self, mcp::Target};
 use crate::settings::{Adapter, Settings};
 
 /// Everything `render` checks, without writing: the config (loaded with

@@ -8,11 +8,11 @@
 use std::io::IsTerminal;
 
 use crate::error::{Error, ErrorKind};
+use crate::launch::profile::world::{self, Purpose};
 use crate::output;
 use crate::process::child::{ManagedChild, StopBounds};
 use crate::process::signals::{Interrupt, Interrupts};
 use crate::process::{self};
-use crate::profile::world::{self, Purpose};
 use crate::settings::{Adapter, Settings};
 
 pub fn run(settings: &Settings, adapter: &Adapter, name: &str) -> Result<(), Error> {
@@ -31,7 +31,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, name: &str) -> Result<(), Err
             None => error,
         });
     }
-    let cli = crate::adapter::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
     let world = world::enter(
         &settings.world(adapter),
         name,

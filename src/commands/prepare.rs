@@ -1,15 +1,15 @@
 //! `oneworks adapter prepare ADAPTER`: resolve a verified adapter CLI from the
 //! configured source, installing the managed one when needed. The work is
-//! [`crate::adapter::resolve::resolve_for_prepare`]; this prints it.
+//! [`crate::launch::resolve::resolve_for_prepare`]; this prints it.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::adapter::resolve::{resolve_for_prepare, PrepareOptions};
 use crate::cli::PrepareArgs;
 use crate::config::SourceKind;
 use crate::error::Error;
+use crate::launch::resolve::{resolve_for_prepare, PrepareOptions};
 use crate::output;
 use crate::settings::{Adapter, Settings};
 

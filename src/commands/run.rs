@@ -13,8 +13,8 @@ use crate::acp::session_cache::SessionCache;
 use crate::acp::setup::SessionPlan;
 use crate::cli::RunArgs;
 use crate::error::{Error, ErrorKind};
+use crate::launch::profile::world::{self, Purpose};
 use crate::process;
-use crate::profile::world::{self, Purpose};
 use crate::settings::{Adapter, Settings};
 
 fn read_prompt(args: &RunArgs) -> Result<String, Error> {
@@ -116,7 +116,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));
     }
     refuse_interactive_login_setting(adapter)?;
-    let cli = crate::adapter::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
     let world = world::enter(
         &settings.world(adapter),
         &args.session,

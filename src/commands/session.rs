@@ -13,8 +13,8 @@ use serde_json::json;
 
 use crate::cli::{GlobalArgs, SessionCommand, VerdictArg};
 use crate::error::{Error, ErrorKind};
+use crate::launch::profile::layout::ProfileLayout;
 use crate::output;
-use crate::profile::layout::ProfileLayout;
 use crate::session::approvals_channel::{card_of, Client};
 use crate::session::cards::{Card, CardState};
 use crate::session::supervisor::{self, Record, SessionPaths};
@@ -122,7 +122,7 @@ fn start(
         }
         None => {}
     }
-    let cli = crate::adapter::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
     layout.ensure()?;
     layout.ensure_runtime()?;
     let log = open_log(&paths.log)?;
@@ -314,7 +314,7 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
             entries
                 .filter_map(Result::ok)
                 .filter_map(|entry| entry.file_name().into_string().ok())
-                .filter(|name| crate::profile::layout::parse_session_name(name).is_ok())
+                .filter(|name| crate::launch::profile::layout::parse_session_name(name).is_ok())
                 .collect()
         })
         .unwrap_or_default();

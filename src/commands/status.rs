@@ -4,7 +4,6 @@
 use serde::Serialize;
 use serde_json::json;
 
-use crate::adapter::source::{self, Candidate, Probes};
 use crate::config::SourceKind;
 use crate::error::Error;
 use crate::install::pin::Pin;
@@ -12,6 +11,7 @@ use crate::install::policy::{self, Choice, Selection};
 use crate::install::probe::ProbeSettings;
 use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
+use crate::launch::source::{self, Candidate, Probes};
 use crate::output;
 use crate::output::sanitize::sanitize_line;
 use crate::settings::{Adapter, Settings};

@@ -12,8 +12,8 @@ use super::supervisor::{self, Plan, SessionPaths};
 use super::tmux::{self, Tmux};
 use super::webhook::{self, Webhook};
 use crate::error::{Error, ErrorKind};
+use crate::launch::profile::world::{self, Purpose};
 use crate::output;
-use crate::profile::world::{self, Purpose};
 
 pub fn supervise(
     inputs: &world::Inputs<'_>,

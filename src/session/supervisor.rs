@@ -16,8 +16,8 @@ use super::recorder_tail::{self, LineReader, SAFETY_POLL};
 use super::state::{PaneFactory, SessionState};
 use super::tmux::{Tmux, TmuxPane};
 use super::{io_error, SessionError};
+use crate::launch::profile::layout::ProfileLayout;
 use crate::process::group;
-use crate::profile::layout::ProfileLayout;
 
 /// The file names of a session's runtime folder and profile.
 pub struct SessionPaths {

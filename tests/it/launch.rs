@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use oneworks::adapter::resolve::{resolve_for_launch, ResolvedCli};
 use oneworks::cli::GlobalArgs;
 use oneworks::config::SourceKind;
 use oneworks::error::{Error, ErrorKind};
+use oneworks::launch::resolve::{resolve_for_launch, ResolvedCli};
 use oneworks::locations::Environment;
 use oneworks::settings::Settings;
 

@@ -75,7 +75,7 @@ async fn pane(
     State(app): State<Arc<App>>,
     Path(name): Path<String>,
 ) -> Result<Html<String>, StatusCode> {
-    if crate::profile::layout::parse_session_name(&name).is_err() {
+    if crate::launch::profile::layout::parse_session_name(&name).is_err() {
         return Err(StatusCode::NOT_FOUND);
     }
     let shown = name.clone();

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::launch::profile::layout::ProfileLayout;
 use crate::locations::{Locations, Project};
-use crate::profile::layout::ProfileLayout;
 use crate::session::approvals_channel::{card_of, Client};
 use crate::session::cards::{Card, CardState};
 use crate::session::supervisor::{self, SessionPaths};
@@ -82,7 +82,7 @@ impl Sources {
                 entries
                     .filter_map(Result::ok)
                     .filter_map(|entry| entry.file_name().into_string().ok())
-                    .filter(|name| crate::profile::layout::parse_session_name(name).is_ok())
+                    .filter(|name| crate::launch::profile::layout::parse_session_name(name).is_ok())
                     .collect()
             })
             .unwrap_or_default();

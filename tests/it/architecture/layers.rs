@@ -77,9 +77,7 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     ("install", Install),
     // launch: finding a CLI, the resolver, the profile world (the probe
     // itself is install's: `install/probe`, used by install and launch)
-    ("adapter/source", Launch),
-    ("adapter/resolve", Launch),
-    ("profile", Launch),
+    ("launch", Launch),
     // the two peers
     ("acp", Acp),
     ("session", Session),
@@ -256,10 +254,7 @@ fn the_layer_check_fails_on_an_unplaced_folder_and_a_paid_debt() {
 #[test]
 fn the_map_places_files_by_their_longest_entry() {
     let module = |path: &str| -> Module { path.split('/').map(str::to_owned).collect() };
-    assert_eq!(
-        layer_of(LAYER_MAP, &module("adapter/resolve")),
-        Some(Launch)
-    );
+    assert_eq!(layer_of(LAYER_MAP, &module("launch/resolve")), Some(Launch));
     assert_eq!(
         layer_of(LAYER_MAP, &module("adapter/data")),
         Some(VendorData)

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::adapter::session_data::SettingsFormat;
-use crate::profile::ProfileError;
+use crate::launch::profile::ProfileError;
 
 /// Flattens nested maps into dotted keys; a key given twice is an error
 /// (`root` names the config entry, `adapters.kiro`).

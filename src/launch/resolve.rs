@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use super::data::AdapterData;
 use super::source;
+use crate::adapter::data::AdapterData;
 use crate::config::{CliConfig, SourceKind};
 use crate::error::{Error, ErrorKind};
 use crate::install::probe::ProbeSettings;

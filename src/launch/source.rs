@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::data::AdapterData;
+use crate::adapter::data::AdapterData;
 use crate::config::SourceKind;
 use crate::error::{Classify, ErrorKind};
 use crate::install::probe::{probe, ProbeSettings};

@@ -10,8 +10,8 @@ use super::plan::{data_path, to_json, Plan};
 use super::settings_file::path_of;
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;
-use crate::profile::layout::ProfileLayout;
-use crate::profile::ProfileError;
+use crate::launch::profile::layout::ProfileLayout;
+use crate::launch::profile::ProfileError;
 
 const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
 

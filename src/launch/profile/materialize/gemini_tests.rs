@@ -14,7 +14,7 @@ use crate::adapter::data::AdapterData;
 use crate::config::AdapterConfig;
 use crate::locations::Environment;
 
-const GEMINI: &str = include_str!("../../../manifests/gemini.yaml");
+const GEMINI: &str = include_str!("../../../../manifests/gemini.yaml");
 const API_KEY: &str = "AIzaSy-test-gemini-key-0123456789";
 
 /// Gemini's data: its `session:` and `credentials:` sections over the
@@ -329,7 +329,7 @@ fn a_symlinked_skill_folder_is_refused() {
     )
     .expect_err("a linked skill folder is refused");
     assert!(
-        matches!(error, crate::profile::ProfileError::Unsafe(_)),
+        matches!(error, crate::launch::profile::ProfileError::Unsafe(_)),
         "{error}"
     );
 }

@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::adapter::data::CredentialRules;
 use crate::config::SkillConfig;
 use crate::fs_safety::{self, ReadRefusal, UnsafePath};
-use crate::profile::ProfileError;
+use crate::launch::profile::ProfileError;
 
 /// The largest `SKILL.md` staged.
 pub const MAX_SKILL_BYTES: u64 = 1024 * 1024;

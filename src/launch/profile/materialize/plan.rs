@@ -13,8 +13,8 @@ use super::{agent, auth, hooks, skill_source, skills, trust};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::Place;
 use crate::config::AdapterConfig;
+use crate::launch::profile::ProfileError;
 use crate::locations::Environment;
-use crate::profile::ProfileError;
 
 /// One file to write, relative to the agent's home.
 #[derive(Debug, Clone, PartialEq, Eq)]
