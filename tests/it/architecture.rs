@@ -73,7 +73,7 @@ fn import_graph(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
         .collect();
     let modules: BTreeSet<Module> = parsed.iter().map(|(module, ..)| module.clone()).collect();
     let path_re = regex::Regex::new(r"\b(crate|super|self)((?:::\w+)+)").expect("regex");
-    let group_re = regex::Regex::new(r"\b(crate|super|self)::\{([^}]*)\}").expect("regex");
+    let group_re = regex::Regex::new(r"\b(crate|super|self)::\{").expect("regex");
     let mut graph = BTreeMap::new();
     for (module, is_dir, text) in &parsed {
         let base_of = |kind: &str| -> Module {
@@ -105,19 +105,99 @@ fn import_graph(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
             add(base_of(&capture[1]), rest);
         }
         for capture in group_re.captures_iter(text) {
-            for item in capture[2].split(',') {
-                let item = item.split(" as ").next().unwrap_or("").trim();
-                if !item.is_empty() && item != "self" {
-                    add(
-                        base_of(&capture[1]),
-                        item.split("::").map(str::to_owned).collect(),
-                    );
-                }
+            let whole = capture.get(0).expect("match");
+            let Some(body) = braced(&text[whole.end()..]) else {
+                continue;
+            };
+            let mut paths = Vec::new();
+            group_paths(body, "", &mut paths);
+            for path in paths {
+                add(
+                    base_of(&capture[1]),
+                    path.split("::").map(str::to_owned).collect(),
+                );
             }
         }
         graph.insert(module.clone(), edges);
     }
     graph
+}
+
+/// The text up to the brace that closes an opened one (`after` starts
+/// just inside it), or `None` when it never closes.
+fn braced(after: &str) -> Option<&str> {
+    let mut depth = 1usize;
+    for (index, character) in after.char_indices() {
+        match character {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&after[..index]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The paths a `use` group names, nested groups flattened:
+/// `a::{b, c::{d, self}}` gives `a::b`, `a::c::d` and `a::c`.
+fn group_paths(body: &str, prefix: &str, out: &mut Vec<String>) {
+    let join = |head: &str| match (prefix.is_empty(), head.is_empty()) {
+        (_, true) => prefix.to_owned(),
+        (true, false) => head.to_owned(),
+        (false, false) => format!("{prefix}::{head}"),
+    };
+    let mut depth = 0usize;
+    let mut item = String::new();
+    for character in body.chars().chain(std::iter::once(',')) {
+        match character {
+            '{' => {
+                depth += 1;
+                item.push(character);
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                item.push(character);
+            }
+            ',' if depth == 0 => {
+                let entry = item.trim();
+                if let (Some(open), Some(close)) = (entry.find('{'), entry.rfind('}')) {
+                    let head = entry[..open].trim().trim_end_matches("::");
+                    group_paths(&entry[open + 1..close], &join(head), out);
+                } else {
+                    let name = entry.split(" as ").next().unwrap_or("").trim();
+                    let path = if name == "self" { join("") } else { join(name) };
+                    if !name.is_empty() && !path.is_empty() {
+                        out.push(path);
+                    }
+                }
+                item.clear();
+            }
+            _ => item.push(character),
+        }
+    }
+}
+
+#[test]
+fn use_groups_are_read_nested() {
+    let mut paths = Vec::new();
+    group_paths(
+        "acp::{rpc, turn::{self, questions}}, settings::Settings as S, self",
+        "",
+        &mut paths,
+    );
+    assert_eq!(
+        paths,
+        [
+            "acp::rpc",
+            "acp::turn",
+            "acp::turn::questions",
+            "settings::Settings"
+        ]
+    );
 }
 
 /// A cycle reachable from `start`, as a list of modules, if any.

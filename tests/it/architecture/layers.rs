@@ -225,6 +225,11 @@ fn the_layer_check_finds_a_planted_upward_import() {
             "session/cards.rs",
             "// crate::acp::rpc in a comment is not an import",
         ),
+        // After a nested group, the next item is still read.
+        (
+            "redact/rules.rs",
+            "use crate::{output::{sanitize, self}, launch::resolve::Resolver};",
+        ),
     ]);
     let problems = layer_problems(&import_graph(copy.path()), LAYER_MAP, KNOWN_DEBT);
     assert_eq!(
@@ -232,6 +237,7 @@ fn the_layer_check_finds_a_planted_upward_import() {
         [
             "new upward import `acp/rpc` -> `session/state`: move the code down, or invert the dependency",
             "new upward import `error` -> `settings`: move the code down, or invert the dependency",
+            "new upward import `redact/rules` -> `launch/resolve`: move the code down, or invert the dependency",
         ],
     );
 }
