@@ -168,8 +168,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub resume: bool,
     /// Permission policy
-    #[arg(long, value_enum, default_value_t = crate::acp::permissions::policy::Mode::Default)]
-    pub mode: crate::acp::permissions::policy::Mode,
+    #[arg(long, value_enum, default_value_t = ModeArg::Default)]
+    pub mode: ModeArg,
     /// Model id (must be one the session advertises)
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
@@ -298,6 +298,39 @@ pub enum SessionCommand {
     },
 }
 
+/// `--mode`: the permission policy of a run (SPEC §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Ask for every permission
+    #[value(name = "default")]
+    Default,
+    /// Ask for every permission (planning turns)
+    #[value(name = "plan")]
+    Plan,
+    /// Allow edits (write/edit/delete/move) by `allow_once`; ask for the rest
+    #[value(name = "acceptEdits")]
+    AcceptEdits,
+    /// Allow everything by `allow_once`, never ask
+    #[value(name = "dontAsk")]
+    DontAsk,
+    /// Allow everything by `allow_once`, never ask
+    #[value(name = "bypassPermissions")]
+    BypassPermissions,
+}
+
+impl From<ModeArg> for crate::acp::permissions::policy::Mode {
+    fn from(mode: ModeArg) -> Self {
+        use crate::acp::permissions::policy::Mode;
+        match mode {
+            ModeArg::Default => Mode::Default,
+            ModeArg::Plan => Mode::Plan,
+            ModeArg::AcceptEdits => Mode::AcceptEdits,
+            ModeArg::DontAsk => Mode::DontAsk,
+            ModeArg::BypassPermissions => Mode::BypassPermissions,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VerdictArg {
     /// Allow once (the prompt's default row)
@@ -421,63 +454,5 @@ impl Cli {
 }
 
 #[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    use super::{Cli, ErrorKind};
-
-    /// Every argument a person can see says what it is: its own help, or
-    /// (an enum) the help of each of its values.
-    #[test]
-    fn every_visible_argument_has_help() {
-        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
-            for arg in command.get_arguments().filter(|arg| !arg.is_hide_set()) {
-                let values = arg.get_possible_values();
-                let described = arg.get_help().is_some()
-                    || (!values.is_empty()
-                        && values.iter().all(|value| value.get_help().is_some()));
-                if !described {
-                    missing.push(format!("{path} {}", arg.get_id()));
-                }
-            }
-            for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
-                walk(sub, &format!("{path} {}", sub.get_name()), missing);
-            }
-        }
-        let mut missing = Vec::new();
-        let mut command = Cli::command();
-        command.build();
-        walk(&command, "oneworks", &mut missing);
-        assert!(missing.is_empty(), "arguments without help: {missing:?}");
-    }
-
-    #[test]
-    fn help_lists_every_exit_code() {
-        let help = Cli::command()
-            .get_after_help()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        let kinds = [
-            ErrorKind::Internal,
-            ErrorKind::Config,
-            ErrorKind::Network,
-            ErrorKind::ChecksumMismatch,
-            ErrorKind::UnsafeArchive,
-            ErrorKind::NoUsableCli,
-            ErrorKind::LockTimeout,
-            ErrorKind::AgentFailed,
-            ErrorKind::PermissionRefused,
-            ErrorKind::Session,
-            ErrorKind::Interrupted,
-        ];
-        let codes = [0, 2]
-            .into_iter()
-            .chain(kinds.into_iter().map(ErrorKind::exit_code));
-        for code in codes {
-            assert!(
-                help.contains(&format!(" {code} ")),
-                "exit code {code} missing from: {help}"
-            );
-        }
-    }
-}
+#[path = "cli_tests.rs"]
+mod tests;

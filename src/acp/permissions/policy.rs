@@ -10,23 +10,20 @@ use super::rules::Remembered;
 use super::{OptionKind, PermissionRequest};
 use crate::acp::events::ResolvedBy;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// The permission policy of a run (`--mode`; its clap face is
+/// `cli::ModeArg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
     /// Ask for every permission
     #[default]
-    #[value(name = "default")]
     Default,
     /// Ask for every permission (planning turns)
-    #[value(name = "plan")]
     Plan,
     /// Allow edits (write/edit/delete/move) by `allow_once`; ask for the rest
-    #[value(name = "acceptEdits")]
     AcceptEdits,
     /// Allow everything by `allow_once`, never ask
-    #[value(name = "dontAsk")]
     DontAsk,
     /// Allow everything by `allow_once`, never ask
-    #[value(name = "bypassPermissions")]
     BypassPermissions,
 }
 

@@ -84,6 +84,7 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     // commands
     ("", Commands),
     ("cli", Commands),
+    ("cli_tests", Commands),
     ("settings", Commands),
     ("commands", Commands),
     ("run", Commands),
@@ -277,4 +278,48 @@ fn the_map_places_files_by_their_longest_entry() {
     );
     assert!(Session.may_not_import(Acp) && Acp.may_not_import(Session));
     assert!(Platform.may_not_import(VendorData) && !Commands.may_not_import(Platform));
+}
+
+/// Only the commands layer sees clap (STYLE.md "Layers"): a lower layer
+/// that derives a clap trait or names `clap::` is a layering error the
+/// import graph cannot see (clap is another crate).
+#[test]
+fn only_the_commands_layer_sees_clap() {
+    let mut offenders = Vec::new();
+    let mut stack = vec![src()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().and_then(|ext| ext.to_str()) != Some("rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(src()).expect("under src");
+            let mut module: Module = relative
+                .with_extension("")
+                .iter()
+                .map(|part| part.to_string_lossy().into_owned())
+                .collect();
+            if module.last().is_some_and(|last| last == "mod") {
+                module.pop();
+            }
+            if module.first().is_some_and(|first| first == "bin") {
+                continue;
+            }
+            if layer_of(LAYER_MAP, &module) == Some(Commands) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read");
+            if text.contains("clap::") || text.contains("use clap") {
+                offenders.push(module.join("/"));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "clap below the commands layer: {offenders:?}"
+    );
 }
