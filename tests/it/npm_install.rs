@@ -530,3 +530,37 @@ fn npm_a_pin_naming_another_host_is_refused() {
     assert_eq!(env.server.total_hits(), 0);
     env.assert_nothing_published("1.0.0");
 }
+
+#[test]
+fn npm_node_gone_or_too_old_after_install_stops_every_launch_with_exit_7() {
+    let mut env = npm_env();
+    // tmux for `session start`; the fake node in bin comes first.
+    let path = format!("{}:/usr/bin:/bin", env.bin.display());
+    env.set_env("PATH", &path);
+    let published = Published::new(&env.server, "1.0.0");
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    env.prepare(&[]).assert_success();
+    // Node is downgraded after the install: the launch path checks again.
+    npm_registry::install_node(&env.bin, "v18.19.1");
+    let outcome = env.run(&["run", "kiro", "--prompt", "hi", "--json"]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(
+        message.starts_with("`gemini` needs Node.js `>=20`") && message.ends_with("is v18.19.1"),
+        "{message}"
+    );
+    let outcome = env.run(&["session", "start", "kiro", "--detach"]);
+    outcome.assert_code(7);
+    assert!(
+        outcome.all_text().contains("needs Node.js `>=20`"),
+        "{}",
+        outcome.all_text()
+    );
+    // Nothing was started: no session profile was entered.
+    assert!(
+        !env.project
+            .join(".oneworks/sessions/default/kiro-home")
+            .exists(),
+        "a world was entered before the Node check"
+    );
+    assert_eq!(env.server.hits(&published.path), 1, "no new download");
+}
