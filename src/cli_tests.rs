@@ -33,22 +33,7 @@ fn help_lists_every_exit_code() {
         .get_after_help()
         .map(ToString::to_string)
         .unwrap_or_default();
-    let kinds = [
-        ErrorKind::Internal,
-        ErrorKind::Config,
-        ErrorKind::Network,
-        ErrorKind::ChecksumMismatch,
-        ErrorKind::UnsafeArchive,
-        ErrorKind::NoUsableCli,
-        ErrorKind::LockTimeout,
-        ErrorKind::AgentFailed,
-        ErrorKind::PermissionRefused,
-        ErrorKind::Session,
-        ErrorKind::Interrupted,
-    ];
-    let codes = [0, 2]
-        .into_iter()
-        .chain(kinds.into_iter().map(ErrorKind::exit_code));
+    let codes = ErrorKind::ALL.into_iter().map(ErrorKind::exit_code);
     for code in codes {
         assert!(
             help.contains(&format!(" {code} ")),

@@ -24,7 +24,8 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 13] = [
+    /// Every kind (help text and tests list them all).
+    pub const ALL: [ErrorKind; 13] = [
         ErrorKind::Internal,
         ErrorKind::Usage,
         ErrorKind::Config,

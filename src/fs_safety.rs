@@ -343,7 +343,7 @@ mod tests {
         let temp = tempfile::tempdir().expect("tempdir");
         let root = temp.path().join("v");
         std::fs::create_dir(&root).expect("mkdir");
-        let exe = root.join("kiro-cli");
+        let exe = root.join("agent-cli");
         std::fs::write(&exe, b"#!/bin/sh\n").expect("write");
         assert!(check_executable(&root, &exe).is_err(), "not executable yet");
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");

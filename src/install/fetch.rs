@@ -131,20 +131,14 @@ impl Installer<'_> {
         let idle = self.fetcher.idle_timeout;
         let (digest, extracted) = match unpack {
             Unpack::Tar(compression) => {
-                let counter = bar.clone();
-                let (mut reader, hasher) =
-                    pipeline::hashing_pipe(body.reader, false, move |bytes| counter.inc(bytes));
-                let extracted = extract::extract_tar(&mut reader, compression, &mut staging);
-                reader.drain();
-                drop(reader);
-                let digest = hasher
-                    .join()
-                    .map_err(|_| InstallError::Io {
-                        action: "hash",
-                        path: staging_dir.to_owned(),
-                        source: std::io::Error::other("hashing thread panicked"),
-                    })?
-                    .map_err(|source| NetworkError::read(url, source, idle))?;
+                let (digest, extracted) = hash_and_extract(
+                    body.reader,
+                    false,
+                    compression,
+                    &mut staging,
+                    (url, idle),
+                    &bar,
+                )?;
                 (SpooledDigest::from(digest), Some(extracted))
             }
             Unpack::Zip => (self.spool(body, url, &bar)?, None),
@@ -237,4 +231,33 @@ impl Installer<'_> {
             spool: Some(spool),
         })
     }
+}
+
+/// Streams `reader` through the hashing thread (sha256, and sha512 when
+/// asked) into the tar extractor: the one pass every tar download makes.
+/// Returns the digest and the extraction's outcome; the caller judges the
+/// digest first (a broken download is named as such, not as bad content).
+pub(super) fn hash_and_extract(
+    reader: Box<dyn std::io::Read + Send>,
+    sha512: bool,
+    compression: extract::Compression,
+    staging: &mut Staging,
+    (url, idle): (&Url, std::time::Duration),
+    bar: &indicatif::ProgressBar,
+) -> Result<(pipeline::Digest, Result<(), extract::ExtractError>), InstallError> {
+    let counter = bar.clone();
+    let (mut reader, hasher) =
+        pipeline::hashing_pipe(reader, sha512, move |bytes| counter.inc(bytes));
+    let extracted = extract::extract_tar(&mut reader, compression, staging);
+    reader.drain();
+    drop(reader);
+    let digest = hasher
+        .join()
+        .map_err(|_| InstallError::Io {
+            action: "hash",
+            path: staging.root().to_owned(),
+            source: std::io::Error::other("hashing thread panicked"),
+        })?
+        .map_err(|source| NetworkError::read(url, source, idle))?;
+    Ok((digest, extracted))
 }

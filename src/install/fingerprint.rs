@@ -90,8 +90,8 @@ mod tests {
     #[test]
     fn a_fingerprint_notices_a_replaced_binary_and_forgives_a_touch() {
         let temp = tempfile::tempdir().expect("tempdir");
-        let path = temp.path().join("kiro-cli");
-        fs_err::write(&path, b"#!/bin/sh\necho kiro-cli 1.0.0\n").expect("write");
+        let path = temp.path().join("agent-cli");
+        fs_err::write(&path, b"#!/bin/sh\necho agent-cli 1.0.0\n").expect("write");
         let fingerprint = Fingerprint::of(&path).expect("fingerprint");
         assert_eq!(fingerprint.check(&path), Integrity::Intact);
         // Same bytes, new time: the digest says it is the same binary.

@@ -241,12 +241,12 @@ mod tests {
     #[test]
     fn entry_names() {
         assert_eq!(
-            entry_path(b"./kirocli/bin/kiro-cli").expect("ok"),
-            PathBuf::from("kirocli/bin/kiro-cli")
+            entry_path(b"./agentcli/bin/agent-cli").expect("ok"),
+            PathBuf::from("agentcli/bin/agent-cli")
         );
         assert_eq!(
-            entry_path(b"kirocli/").expect("ok"),
-            PathBuf::from("kirocli")
+            entry_path(b"agentcli/").expect("ok"),
+            PathBuf::from("agentcli")
         );
         for bad in [
             &b"../evil"[..],
@@ -271,29 +271,29 @@ mod tests {
         let temp = tempfile::tempdir().expect("tempdir");
         let mut staging = Staging::new(temp.path().to_owned(), 1 << 20);
         staging
-            .symlink(Path::new("kirocli/bin/q"), b"kiro-cli")
+            .symlink(Path::new("agentcli/bin/q"), b"agent-cli")
             .expect("sibling link");
         staging
-            .symlink(Path::new("kirocli/bin/up"), b"../install.sh")
+            .symlink(Path::new("agentcli/bin/up"), b"../install.sh")
             .expect("inside link");
         assert!(staging
-            .symlink(Path::new("kirocli/bin/out"), b"../../../etc")
+            .symlink(Path::new("agentcli/bin/out"), b"../../../etc")
             .is_err());
         assert!(staging
-            .symlink(Path::new("kirocli/abs"), b"/etc/passwd")
+            .symlink(Path::new("agentcli/abs"), b"/etc/passwd")
             .is_err());
         let mut data: &[u8] = b"x";
         staging
-            .file(Path::new("kirocli/a"), false, &mut data)
+            .file(Path::new("agentcli/a"), false, &mut data)
             .expect("file");
         let mut data: &[u8] = b"x";
         assert!(staging
-            .file(Path::new("kirocli/a"), false, &mut data)
+            .file(Path::new("agentcli/a"), false, &mut data)
             .is_err());
         // Writing through the symlink folder is refused, not followed.
         let mut data: &[u8] = b"x";
         let error = staging
-            .file(Path::new("kirocli/bin/up/x"), false, &mut data)
+            .file(Path::new("agentcli/bin/up/x"), false, &mut data)
             .unwrap_err();
         assert!(error.is_unsafe(), "{error}");
     }

@@ -20,10 +20,10 @@ use self::document::{package_relative, PackageDocument, VersionDoc};
 use self::integrity::{sri_of, Sha512Integrity};
 use super::download::{self, parse_url, shown, NetworkError};
 use super::error::{io, InstallError};
-use super::extract::{self, guard::Staging, Compression};
+use super::extract::{guard::Staging, Compression};
 use super::pin::{NpmPin, Pin};
 use super::store::InstallRecord;
-use super::{pipeline, FileType, Installer, ManagedSource, Prepared, Request, Staged};
+use super::{FileType, Installer, ManagedSource, Prepared, Request, Staged};
 
 /// The folder every entry of an npm tarball lives under.
 pub const PACKAGE_DIR: &str = "package";
@@ -264,20 +264,14 @@ impl Installer<'_> {
         let bar = self.progress_bar(body.length);
         let mut staging = Staging::new(staging_dir.to_owned(), limit);
         let reader = Box::new(std::io::Read::take(body.reader, cap.saturating_add(1)));
-        let counter = bar.clone();
-        let (mut reader, hasher) =
-            pipeline::hashing_pipe(reader, true, move |bytes| counter.inc(bytes));
-        let extracted = extract::extract_tar(&mut reader, Compression::Gzip, &mut staging);
-        reader.drain();
-        drop(reader);
-        let digest = hasher
-            .join()
-            .map_err(|_| InstallError::Io {
-                action: "hash",
-                path: staging_dir.to_owned(),
-                source: std::io::Error::other("hashing thread panicked"),
-            })?
-            .map_err(|source| NetworkError::read(url, source, self.fetcher.idle_timeout))?;
+        let (digest, extracted) = super::fetch::hash_and_extract(
+            reader,
+            true,
+            Compression::Gzip,
+            &mut staging,
+            (url, self.fetcher.idle_timeout),
+            &bar,
+        )?;
         bar.finish_and_clear();
         if digest.bytes > cap {
             return Err(match body.length {
