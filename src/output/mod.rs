@@ -16,6 +16,7 @@ use crate::error::{Error, ErrorKind};
 use crate::redact::{Scrubber, StreamScrubber};
 
 pub mod sanitize;
+pub mod visible;
 
 pub use sanitize::{sanitize, sanitize_line};
 
