@@ -78,7 +78,10 @@ pub struct NativeOption {
 
 /// What the request says about the tool, when it says it (untrusted): the
 /// tool kind, `rawInput.command` (a string or words), `rawInput.cwd`, and
-/// the paths of its `locations` and `rawInput.path` (at most 8).
+/// the paths of its `locations` and `rawInput.path` — all of them: what is
+/// shown of them is card text's decision (`output::visible`), and the
+/// message they came in is already bounded (the ACP line bound, the
+/// recorder's line bound).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolDetail {
     pub kind: Option<String>,
@@ -184,7 +187,6 @@ fn detail(fields: &ToolCallUpdateFields) -> ToolDetail {
             paths.push(path);
         }
     }
-    paths.truncate(8);
     ToolDetail {
         kind: fields.kind.and_then(|kind| {
             serde_json::to_value(kind)
@@ -238,6 +240,17 @@ mod tests {
                 .map(|o| o.option_id.as_str()),
             Some("cancel")
         );
+    }
+
+    #[test]
+    fn every_path_the_request_carries_is_kept() {
+        let locations: Vec<Value> = (0..5000).map(|n| json!({"path": format!("/w/{n}")})).collect();
+        let request = PermissionRequest::parse(&json!({
+            "toolCall": {"toolCallId": "c1", "title": "Edit", "locations": locations},
+            "options": []
+        }));
+        assert_eq!(request.detail.paths.len(), 5000);
+        assert_eq!(request.detail.paths[4999], "/w/4999");
     }
 
     #[test]

@@ -1,31 +1,28 @@
 //! Approval cards (SPEC §1.3, §8.1): their model, states and ids, the
 //! rules that move a card from `pending` to its end, and the history in the
-//! session's `cards.jsonl` (scrubbed). Titles are untrusted: control
-//! characters are stripped and they are cut to 1024 characters.
+//! session's `cards.jsonl` (scrubbed). What a card says is untrusted: it
+//! is scrubbed whole, then made card text by [`crate::output::visible`]
+//! (SPEC §8.6), and a card any part of which was cut is not `complete`: it
+//! can be declined or cancelled from anywhere, but accepted only in the
+//! terminal ([`Refusal::Incomplete`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::recorder::{ApprovalRequest, ApprovalResponse};
+use crate::output::visible::{visible, visible_paths, Shown};
 use crate::redact::Scrubber;
 
 /// `by` of a card answered at the prompt itself.
 const TERMINAL: &str = "terminal";
 
-/// The longest title preview, in characters.
-pub const MAX_TITLE_CHARS: usize = 1024;
-
 /// The most cards one supervisor keeps in memory: beyond it the oldest
 /// resolved card is forgotten (it stays in `cards.jsonl`). An agent that
 /// raises approvals without end must not grow the supervisor (issue 12).
 pub const MAX_CARDS: usize = 1000;
-
-/// The most paths a card shows of one request (the rest are counted).
-pub const MAX_PATHS: usize = 32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -106,13 +103,33 @@ pub struct Card {
     /// `link`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// Every field is shown whole (SPEC §8.6); `false` when any was cut,
+    /// and then only the terminal may accept. Always written; a record
+    /// without it (an older `cards.jsonl`, an older supervisor) reads as
+    /// `false`: nothing proves it was shown whole.
+    #[serde(default)]
+    pub complete: bool,
 }
 
-/// `<prefix>_<sha256(request id)[..16]>`, the prefix being
-/// `<adapter>_<session>` (SPEC §11.1): stable across restarts.
-pub fn card_id(prefix: &str, request_id: &str) -> String {
-    let digest = Sha256::digest(request_id.as_bytes());
-    format!("{prefix}_{}", &hex::encode(digest)[..16])
+/// `<prefix>_<16 hex digits>`, the prefix being `<adapter>_<session>`
+/// (SPEC §11.1) and the rest drawn at random for this card instance: an
+/// agent that reuses a request id in a later run, or a pane prompt counted
+/// afresh by a new supervisor, gets a new card, so a stale id (a webhook
+/// retry, a script) answers nothing. Which request a card mirrors stays in
+/// the supervisor's memory.
+pub fn card_id(prefix: &str) -> String {
+    let mut random = [0u8; 8];
+    if getrandom::getrandom(&mut random).is_err() {
+        // No entropy source: time-ordered instead, still never repeated
+        // within this process and not across restarts in practice.
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        random = (nanos ^ count.rotate_left(48) ^ u64::from(std::process::id())).to_be_bytes();
+    }
+    format!("{prefix}_{}", hex::encode(random))
 }
 
 /// The card id prefix of `adapter`'s session `session`.
@@ -120,37 +137,14 @@ pub fn card_prefix(adapter: &str, session: &str) -> String {
     format!("{adapter}_{session}")
 }
 
-/// Control characters stripped, cut to [`MAX_TITLE_CHARS`].
-pub fn preview(title: &str) -> String {
-    preview_scrubbed(title, None)
-}
-
-/// The first [`MAX_PATHS`] paths, each previewed, then how many more.
-fn paths_preview(paths: &[String], preview: impl Fn(&str) -> String) -> Vec<String> {
-    let mut shown: Vec<String> = paths
-        .iter()
-        .take(MAX_PATHS)
-        .map(|path| preview(path))
-        .collect();
-    if paths.len() > MAX_PATHS {
-        shown.push(format!("… and {} more", paths.len() - MAX_PATHS));
+/// Card text of one field: scrubbed whole first (SPEC §6.2: a cut must
+/// not keep part of a secret the scrubber would no longer recognise), then
+/// made visible and bounded (§8.6).
+pub fn card_text(text: &str, scrubber: Option<&Scrubber>) -> Shown {
+    match scrubber {
+        Some(scrubber) => visible(&scrubber.scrub_str(text)),
+        None => visible(text),
     }
-    shown
-}
-
-/// Scrubbed whole first (SPEC §6.2: a cut must not keep part of a secret
-/// the scrubber would no longer recognise), then control characters
-/// stripped and cut to [`MAX_TITLE_CHARS`].
-pub fn preview_scrubbed(title: &str, scrubber: Option<&Scrubber>) -> String {
-    let title = match scrubber {
-        Some(scrubber) => scrubber.scrub_str(title),
-        None => std::borrow::Cow::Borrowed(title),
-    };
-    title
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_TITLE_CHARS)
-        .collect()
 }
 
 /// A delivery's cancel flag (the terminal answered first).
@@ -173,6 +167,21 @@ pub enum Refusal {
     Unknown(String),
     #[error("card `{id}` is no longer pending (it is {state})")]
     NotPending { id: String, state: &'static str },
+    /// Accept of a card part of which no surface but the terminal shows.
+    #[error("card `{0}` is too long to show whole: accept it in the terminal, or decline it here")]
+    Incomplete(String),
+}
+
+impl Refusal {
+    /// The refusal's name on the approvals socket (`refusal`), so a client
+    /// tells refusals apart without reading their words.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::Unknown(_) => "unknown",
+            Refusal::NotPending { .. } => "not_pending",
+            Refusal::Incomplete(_) => "incomplete",
+        }
+    }
 }
 
 struct Entry {
@@ -250,22 +259,47 @@ impl CardBook {
     }
 
     /// A new pending card for a parked request.
-    pub fn open(&mut self, request: ApprovalRequest) -> Card {
-        let scrubbed = |text: &str| preview_scrubbed(text, self.scrubber.as_ref());
+    pub fn open(&mut self, mut request: ApprovalRequest) -> Card {
+        let scrubber = self.scrubber.as_ref();
+        let mut complete = true;
+        let mut shown = |text: &str| {
+            let shown = card_text(text, scrubber);
+            complete &= shown.complete;
+            shown.text
+        };
+        let title = shown(&request.title);
+        // Scrubbed whole, then made visible and bounded (SPEC §6.2, §8.6),
+        // like the title.
+        let kind = request.detail.kind.as_deref().map(&mut shown);
+        let command = request.detail.command.as_deref().map(&mut shown);
+        let cwd = request.detail.cwd.as_deref().map(&mut shown);
+        let scrubbed: Vec<String> = request
+            .detail
+            .paths
+            .iter()
+            .map(|path| match scrubber {
+                Some(scrubber) => scrubber.scrub_str(path).into_owned(),
+                None => path.clone(),
+            })
+            .collect();
+        let (paths, paths_complete) = visible_paths(&scrubbed);
         let card = Card {
-            id: card_id(&self.session, &request.id),
-            title: preview_scrubbed(&request.title, self.scrubber.as_ref()),
+            id: card_id(&self.session),
+            title,
             state: CardState::Pending,
             reason: None,
             created_at: (self.now)(),
             resolved_at: None,
-            // Scrubbed whole, then cut (SPEC §6.2), like the title.
-            kind: request.detail.kind.as_deref().map(&scrubbed),
-            command: request.detail.command.as_deref().map(&scrubbed),
-            cwd: request.detail.cwd.as_deref().map(&scrubbed),
-            paths: paths_preview(&request.detail.paths, scrubbed),
+            kind,
+            command,
+            cwd,
+            paths,
             by: None,
+            complete: complete && paths_complete,
         };
+        // The card holds what is shown; the request keeps only what a
+        // delivery needs (its id, title and options).
+        request.detail = Default::default();
         if self.entries.len() >= MAX_CARDS {
             // Pending and delivering cards stay: only one is open at a time.
             if let Some(oldest) = self
@@ -309,6 +343,9 @@ impl CardBook {
                 state: entry.card.state.as_str(),
             });
         }
+        if verdict == Verdict::Accept && !entry.card.complete {
+            return Err(Refusal::Incomplete(id.to_owned()));
+        }
         entry.verdict = Some(verdict);
         entry.card.state = CardState::Delivering;
         entry.card.by = by.map(str::to_owned);
@@ -338,7 +375,7 @@ impl CardBook {
             }
             (Err(reason), _) => {
                 entry.card.state = CardState::DeliveryFailed;
-                entry.card.reason = Some(preview_scrubbed(&reason, self.scrubber.as_ref()));
+                entry.card.reason = Some(card_text(&reason, self.scrubber.as_ref()).text);
                 entry.card.resolved_at = Some(now);
             }
         }

@@ -3,6 +3,7 @@
 //! confirmation, untrusted titles and the scrubbed history.
 
 use super::*;
+use crate::output::visible::{MAX_FIELD_BYTES, MAX_PATHS};
 use crate::session::recorder::tests::{line, request_message};
 use crate::session::recorder::{parse_line, RecorderMessage};
 
@@ -26,24 +27,51 @@ fn book() -> CardBook {
 }
 
 #[test]
-fn card_ids_are_stable_and_derived_from_session_and_request() {
+fn card_ids_keep_the_session_prefix_and_are_new_for_each_card() {
     let prefix = card_prefix("kiro", "default");
-    let id = card_id(&prefix, "r1");
-    assert_eq!(id, card_id(&prefix, "r1"));
-    assert_ne!(id, card_id(&card_prefix("kiro", "other"), "r1"));
-    assert_ne!(id, card_id(&card_prefix("gemini", "default"), "r1"));
-    assert_ne!(id, card_id(&prefix, "r2"));
+    let id = card_id(&prefix);
     assert!(id.starts_with("kiro_default_") && id.len() == "kiro_default_".len() + 16);
+    assert_ne!(id, card_id(&prefix));
+    // One request id seen by two books (two supervisor runs): two cards.
+    let first = book().open(request("r1", "Running: pwd"));
+    let second = book().open(request("r1", "Running: pwd"));
+    assert_ne!(first.id, second.id);
 }
 
 #[test]
-fn titles_are_stripped_of_control_characters_and_cut() {
+fn titles_are_card_text() {
+    let card = book().open(request("r1", "Running: \u{1b}]0;pwned\u{7}ls\u{200B}"));
+    assert_eq!(card.title, "Running: ]0;pwnedls⟨U+200B⟩");
+    assert!(card.complete);
+    let card = book().open(request("r2", &"é".repeat(20_000)));
+    assert!(!card.complete);
+    assert!(card.title.ends_with(" … (11808 more characters)"), "{}", &card.title[card.title.len() - 40..]);
+}
+
+#[test]
+fn an_incomplete_card_is_refused_accept_but_may_be_declined() {
+    let mut book = book();
+    let mut asked = request("r1", "Running: long");
+    asked.detail.command = Some("x".repeat(20 * 1024));
+    let card = book.open(asked);
+    assert!(!card.complete);
     assert_eq!(
-        preview("Running: \u{1b}]0;pwned\u{7}ls\r\n"),
-        "Running: ]0;pwnedls"
+        book.claim(&card.id, Verdict::Accept).map(|_| ()),
+        Err(Refusal::Incomplete(card.id.clone()))
     );
-    let long = "é".repeat(5000);
-    assert_eq!(preview(&long).chars().count(), MAX_TITLE_CHARS);
+    assert_eq!(book.card(&card.id).map(|card| card.state), Some(CardState::Pending));
+    let (claimed, _) = book.claim(&card.id, Verdict::Decline).expect("decline");
+    assert_eq!(claimed.state, CardState::Delivering);
+    assert_eq!(Refusal::Incomplete(card.id).code(), "incomplete");
+}
+
+#[test]
+fn a_record_without_complete_reads_as_not_complete() {
+    let old = r#"{"id":"kiro_default_1","title":"t","state":"pending","created_at":"2026-01-01T00:00:00Z"}"#;
+    let card: Card = serde_json::from_str(old).expect("old card");
+    assert!(!card.complete);
+    let written = serde_json::to_value(book().open(request("r1", "t"))).expect("json");
+    assert_eq!(written["complete"], true);
 }
 
 #[test]
@@ -171,10 +199,10 @@ fn a_title_and_a_reason_are_scrubbed_before_they_are_cut() {
         .credentials;
     let scrubber = Scrubber::new(vec![("KIRO_API_KEY".into(), secret.into())], &rules);
     let mut book = CardBook::new("default", None, Some(scrubber));
-    let across_the_cut = format!("{}{secret} tail", "x".repeat(MAX_TITLE_CHARS - 24));
+    let across_the_cut = format!("{}{secret} tail", "x".repeat(MAX_FIELD_BYTES - 24));
     let card = book.open(request("r1", &across_the_cut));
     assert!(!card.title.contains(&secret[..10]), "{}", card.title);
-    assert!(card.title.ends_with("[redacted] tail"), "{}", card.title);
+    assert!(card.title.ends_with("[redacted] tail"), "{}", &card.title[card.title.len() - 40..]);
     book.claim(&card.id, Verdict::Accept).expect("claimed");
     let failed = book
         .delivery_ended(&card.id, Err(across_the_cut.clone()))
@@ -191,7 +219,7 @@ fn tool_details_are_scrubbed_before_they_are_cut_and_paths_are_bounded() {
         .credentials;
     let scrubber = Scrubber::new(vec![("KIRO_API_KEY".into(), secret.into())], &rules);
     let mut book = CardBook::new("default", None, Some(scrubber));
-    let across_the_cut = format!("{}{secret} tail", "x".repeat(MAX_TITLE_CHARS - 24));
+    let across_the_cut = format!("{}{secret} tail", "x".repeat(MAX_FIELD_BYTES - 24));
     let mut asked = request("r1", "Running: ls");
     asked.detail.command = Some(across_the_cut.clone());
     asked.detail.cwd = Some(across_the_cut.clone());
@@ -214,11 +242,13 @@ fn the_book_forgets_the_oldest_resolved_cards_beyond_its_bound() {
     book.resolved(answer("r0", Some("allow")))
         .expect("resolved");
     let pending = book.open(request("p", "Running: still waiting"));
+    let mut newest = None;
     for index in 1..=MAX_CARDS + 5 {
         let id = format!("r{index}");
-        book.open(request(&id, "Running: ls"));
+        newest = Some(book.open(request(&id, "Running: ls")));
         book.resolved(answer(&id, Some("allow"))).expect("resolved");
     }
+    let newest = newest.expect("a card");
     let cards = book.cards();
     assert!(cards.len() <= MAX_CARDS, "{} cards kept", cards.len());
     assert!(
@@ -226,6 +256,5 @@ fn the_book_forgets_the_oldest_resolved_cards_beyond_its_bound() {
         "the oldest resolved card goes"
     );
     assert!(book.card(&pending.id).is_some(), "a pending card stays");
-    let newest = card_id("default", &format!("r{}", MAX_CARDS + 5));
-    assert!(book.card(&newest).is_some());
+    assert!(book.card(&newest.id).is_some());
 }
