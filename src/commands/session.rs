@@ -360,12 +360,33 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// A card in `session approvals`: `ID<TAB>STATE<TAB>TITLE[<TAB>(reason)]`,
+/// then one indented line for each of the command, the paths and the
+/// working folder the request carries, and a last one when the card is not
+/// shown whole. The text is card text already (SPEC §8.6): one line per
+/// field, nothing invisible.
 fn card_line(card: &Card) -> String {
     let mut line = format!("{}\t{}\t{}", card.id, card.state.as_str(), card.title);
     if let Some(reason) = &card.reason {
         line.push_str(&format!("\t({reason})"));
     }
     line.push('\n');
+    let mut detail = |name: &str, text: &str| line.push_str(&format!("  {name}: {text}\n"));
+    if let Some(command) = &card.command {
+        detail("command", command);
+    }
+    for path in &card.paths {
+        detail("path", path);
+    }
+    if let Some(cwd) = &card.cwd {
+        detail("in", cwd);
+    }
+    if !card.complete {
+        detail(
+            "note",
+            "too long to show whole: accept it in the terminal, or decline it here",
+        );
+    }
     output::sanitize(&line).into_owned()
 }
 

@@ -2,7 +2,9 @@
 //! 0700 runtime folder) speaking JSON lines. Requests:
 //! `{"op":"list"}` → `{"cards":[…]}`; `{"op":"watch"}` → every card now and
 //! each change after, one card a line; `{"op":"answer","card":…,"action":…}`
-//! → `{"card":…}` once its delivery ended, or `{"error":…}`;
+//! → `{"card":…}` once its delivery ended, or `{"error":…}` (with
+//! `"refusal":"unknown"|"not_pending"|"incomplete"` when the card book
+//! refused it);
 //! `{"op":"stop"}` → `{"stopping":true}`. Peers of another user are refused.
 //!
 //! A supervisor that does not answer must not hang its clients: while an
@@ -211,7 +213,11 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
                 Some(verdict) => {
                     let updates = state.subscribe();
                     match state.answer_by(&card, verdict, Some(by)) {
-                        Err(refusal) => json!({"error": refusal.to_string()}),
+                        // `refusal` names it for clients (serve maps it to
+                        // a status) without reading its words.
+                        Err(refusal) => {
+                            json!({"error": refusal.to_string(), "refusal": refusal.code()})
+                        }
                         Ok(_) => {
                             let end = state.delivery_end(&card, updates);
                             tokio::pin!(end);

@@ -1,8 +1,10 @@
 //! The optional approvals webhook (SPEC §8.2): each new card (scrubbed
-//! preview) is POSTed to the configured endpoint with the bearer token
+//! card text, with `complete`, SPEC §8.6) is POSTed to the configured endpoint with the bearer token
 //! from `webhookAuthEnv`; a response body `{"action":"accept"|"decline"|
-//! "cancel"}` is the verdict. Timeouts and errors are logged and leave the
-//! card pending — the terminal stays authoritative. It uses blocking
+//! "cancel"}` is the verdict (an `accept` of a card that is not complete
+//! is refused and logged; the card stays pending). Timeouts and errors
+//! are logged and leave the card pending — the terminal stays
+//! authoritative. It uses blocking
 //! reqwest on a plain thread, never inside the tokio runtime.
 
 use std::sync::{Arc, Weak};
@@ -10,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::cards::{Card, Verdict};
+use super::cards::{Card, Refusal, Verdict};
 use super::state::SessionState;
 
 #[derive(Clone)]
@@ -118,8 +120,16 @@ impl Webhook {
             std::thread::spawn(move || match webhook.ask(&card) {
                 Ok(Some(verdict)) => {
                     if let Some(state) = weak.upgrade() {
-                        if let Err(refusal) = state.answer_by(&card.id, verdict, Some("webhook")) {
-                            tracing::info!("webhook verdict for `{}` not used: {refusal}", card.id);
+                        match state.answer_by(&card.id, verdict, Some("webhook")) {
+                            // The card stays pending for the terminal (SPEC §8.6).
+                            Err(refusal @ Refusal::Incomplete(_)) => {
+                                tracing::warn!("webhook verdict refused: {refusal}")
+                            }
+                            Err(refusal) => tracing::info!(
+                                "webhook verdict for `{}` not used: {refusal}",
+                                card.id
+                            ),
+                            Ok(_) => {}
                         }
                     }
                 }

@@ -14,7 +14,7 @@ pub mod rules;
 
 use serde_json::Value;
 
-use super::events::ShownOption;
+use super::events::{ShownOption, ShownRequest};
 use rules::RuleScope;
 
 /// The native options and their kinds: the shared permission parser's.
@@ -31,7 +31,11 @@ pub struct ToolKey {
 /// parser, [`crate::acp_wire::permission`], after the vendor's quirks).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionRequest {
+    /// The title as shown (card text, SPEC §8.6: scrubbed, invisible
+    /// characters escaped, bounded); `tool.title` is the agent's own.
     pub title: String,
+    /// Everything shown of the request, and whether it is whole.
+    pub shown: ShownRequest,
     pub tool: ToolKey,
     pub options: Vec<NativeOption>,
 }
@@ -39,8 +43,10 @@ pub struct PermissionRequest {
 impl PermissionRequest {
     pub fn parse(params: &Value) -> Self {
         let parsed = crate::acp_wire::permission::PermissionRequest::parse(params);
+        let shown = ShownRequest::of(&parsed.title, &parsed.detail);
         Self {
-            title: parsed.title.clone(),
+            title: shown.title.clone(),
+            shown,
             tool: ToolKey {
                 kind: parsed.detail.kind,
                 title: parsed.title,
@@ -62,6 +68,7 @@ impl PermissionRequest {
         match &self.tool.kind {
             Some(kind) => matches!(kind.as_str(), "edit" | "delete" | "move"),
             None => self
+                .tool
                 .title
                 .split(|c: char| !c.is_alphanumeric())
                 .any(|word| {

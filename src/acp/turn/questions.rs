@@ -160,15 +160,15 @@ impl Turn<'_> {
         };
         match self.channel {
             ChannelKind::Json => {
-                let event = Event::PermissionRequest {
-                    id: pending.key.clone(),
-                    title: pending.request.title.clone(),
-                    options: pending
+                let event = Event::permission_request(
+                    pending.key.clone(),
+                    &pending.request.shown,
+                    pending
                         .choices
                         .iter()
                         .map(|choice| choice.shown.clone())
                         .collect(),
-                };
+                );
                 self.emit(&event)
             }
             ChannelKind::Terminal => {
@@ -179,7 +179,7 @@ impl Turn<'_> {
                     channel::spawn_terminal_prompt(
                         pending.key.clone(),
                         &self.agent,
-                        pending.request.title.clone(),
+                        pending.request.shown.one_line(),
                         &pending.choices,
                         self.input_sender.clone(),
                     );

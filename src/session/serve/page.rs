@@ -1,12 +1,17 @@
 //! The HTML (maud: checked at compile time, every value escaped). No inline
 //! script or style: the CSP forbids them; the look is `assets/serve.css`,
 //! the live updates `assets/serve.js`. Plain forms work without script.
-//! Persistent trust is never offered: the buttons are the three verdicts.
+//! Persistent trust is never offered: the buttons are the three verdicts,
+//! and a card not shown whole (SPEC §8.6) has no Accept.
 
 use maud::{html, Markup, DOCTYPE};
 
 use super::sources::{Liveness, SessionView};
 use crate::session::cards::{Card, CardState};
+
+/// Why a card not shown whole has no Accept button.
+pub const INCOMPLETE: &str =
+    "Too long to show whole: accept it in the terminal, or decline here.";
 
 const VERDICTS: [(&str, &str); 3] = [
     ("accept", "Accept"),
@@ -90,7 +95,7 @@ fn session_block(session: &SessionView) -> Markup {
 
 fn pending_card(card: &Card, running: bool) -> Markup {
     html! {
-        article .card id=(card.id) data-card=(card.id) data-state=(card.state.as_str()) {
+        article .card id=(card.id) data-card=(card.id) data-state=(card.state.as_str()) data-complete=(card.complete) {
             h3 .title { (card.title) }
             p .meta {
                 span .card-state { (card.state.as_str()) }
@@ -98,10 +103,23 @@ fn pending_card(card: &Card, running: bool) -> Markup {
             }
             (tool_detail(card))
             @if running && card.state == CardState::Pending {
-                form .verdicts method="post" action=(format!("/cards/{}/answer", card.id)) {
-                    @for (value, label) in VERDICTS {
-                        button type="submit" name="action" value=(value) class=(value) { (label) }
-                    }
+                (verdicts(card, &format!("/cards/{}/answer", card.id)))
+            }
+        }
+    }
+}
+
+/// What a person may answer here: the three verdicts, or for a card not
+/// shown whole (SPEC §8.6) no Accept and a line saying why.
+fn verdicts(card: &Card, action: &str) -> Markup {
+    html! {
+        @if !card.complete {
+            p .incomplete { (INCOMPLETE) }
+        }
+        form .verdicts method="post" action=(action) {
+            @for (value, label) in VERDICTS {
+                @if card.complete || value != "accept" {
+                    button type="submit" name="action" value=(value) class=(value) { (label) }
                 }
             }
         }
@@ -161,13 +179,7 @@ pub fn confirm(session: &str, card: &Card) -> Markup {
                     h3 .title { (card.title) }
                     p .meta { span .card-state { (card.state.as_str()) } }
                     (tool_detail(card))
-                    @if card.state == CardState::Pending {
-                        form .verdicts method="post" action="" {
-                            @for (value, label) in VERDICTS {
-                                button type="submit" name="action" value=(value) class=(value) { (label) }
-                            }
-                        }
-                    }
+                    @if card.state == CardState::Pending { (verdicts(card, "")) }
                 }
             }
         },

@@ -8,7 +8,7 @@
 //! | `GET /sessions/{name}/pane` | the session's screen as text |
 //! | `GET /events` | Server-Sent Events: every card change |
 //! | `GET /api/sessions`, `GET /api/cards` | JSON |
-//! | `POST /api/cards/{id}/answer` | `{"action":…}` → 200 card, 409 no longer pending |
+//! | `POST /api/cards/{id}/answer` | `{"action":…}` → 200 card, 409 no longer pending (`{"card":…}`) or accept of a card not shown whole (`{"error":…}`) |
 //! | `GET`/`POST /a/{card}/{capability}` | answer links: a confirm form, then the answer |
 //! | `GET /assets/…` | the CSS and the script, built into the binary |
 
@@ -150,6 +150,8 @@ async fn answer(
     result.map_err(|error| match error {
         AnswerError::NoSuchCard => (StatusCode::NOT_FOUND, json!({"error": "no such card"})),
         AnswerError::NotPending(card) => (StatusCode::CONFLICT, json!({"card": card})),
+        // Still pending: it may be declined here, accepted in the terminal.
+        AnswerError::Incomplete(reason) => (StatusCode::CONFLICT, json!({"error": reason})),
         AnswerError::Failed(message) => (StatusCode::BAD_GATEWAY, json!({"error": message})),
     })
 }

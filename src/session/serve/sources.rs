@@ -57,6 +57,8 @@ pub struct SessionView {
 pub enum AnswerError {
     NoSuchCard,
     NotPending(Box<Card>),
+    /// Accept of a card not shown whole (SPEC §8.6): the supervisor's reason.
+    Incomplete(String),
     Failed(String),
 }
 
@@ -180,6 +182,10 @@ impl Sources {
             .map_err(|error| AnswerError::Failed(error.to_string()))?;
         if let Some(card) = card_of(&reply["card"]) {
             return Ok(clean_card(card));
+        }
+        if reply["refusal"] == "incomplete" {
+            let reason = reply["error"].as_str().unwrap_or("the card is not shown whole");
+            return Err(AnswerError::Incomplete(super::text::web_text(reason)));
         }
         // Refused: someone else answered first.
         match self.find(id) {
