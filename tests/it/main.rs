@@ -13,6 +13,7 @@ mod acp_support;
 mod acp_terminal;
 mod architecture;
 mod bounds;
+mod card_text;
 mod completions;
 mod concurrency;
 mod config;

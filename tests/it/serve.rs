@@ -69,7 +69,7 @@ impl Serve {
         format!("oneworks_serve_{}={}", self.port, self.token)
     }
 
-    fn get(&self, path: &str) -> Response {
+    pub fn get(&self, path: &str) -> Response {
         self.client
             .get(format!("{}{path}", self.base))
             .header(header::COOKIE, self.cookie())
@@ -77,7 +77,7 @@ impl Serve {
             .expect("GET")
     }
 
-    fn post(&self, path: &str, body: Value) -> Response {
+    pub fn post(&self, path: &str, body: Value) -> Response {
         self.client
             .post(format!("{}{path}", self.base))
             .header(header::COOKIE, self.cookie())
