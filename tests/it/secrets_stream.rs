@@ -181,11 +181,12 @@ fn agent_strings_are_scrubbed_before_they_are_transformed() {
     assert!(!human.all_text().contains(SECRET), "{}", human.describe());
 }
 
-/// A card title cut at 1024 characters with the secret across the cut
-/// keeps none of it, in `session approvals` and in `cards.jsonl`.
+/// A card title with a secret across the 16 KiB bound of card text
+/// (SPEC §8.6) keeps none of it, in `session approvals` and in
+/// `cards.jsonl`: scrubbed whole, the rest fits and is shown.
 #[test]
 fn a_card_title_is_scrubbed_before_it_is_cut() {
-    let title = format!("Running: {}{SECRET} tail", "x".repeat(1024 - 9 - 24));
+    let title = format!("Running: {}{SECRET} tail", "x".repeat(16 * 1024 - 9 - 24));
     let mut session = Session::new(|_| json!({"requests": [request("r1", &title)]}));
     session.env.set_env("KIRO_API_KEY", SECRET);
     session.start();

@@ -141,7 +141,7 @@ fn same_batch_answers_park_nothing_and_one_card_at_a_time() {
 }
 
 #[test]
-fn hostile_titles_are_stripped_cut_and_scrubbed_everywhere() {
+fn hostile_titles_are_stripped_and_scrubbed_everywhere() {
     let secret = "ksk_title_secret_0123456789";
     let title = format!(
         "Running: curl -H {secret} \u{1b}]0;pwned\u{7}\u{1b}[2J {}",
@@ -152,11 +152,9 @@ fn hostile_titles_are_stripped_cut_and_scrubbed_everywhere() {
     session.start();
     let card = session.pending_card();
     let shown = card["title"].as_str().expect("title");
-    assert!(
-        shown.chars().count() <= 1024,
-        "{} chars",
-        shown.chars().count()
-    );
+    // Card text (SPEC §8.6): kept whole up to 16 KiB, its tail shown.
+    assert!(shown.ends_with(&"x".repeat(3000)), "the tail was cut");
+    assert_eq!(card["complete"], true);
     assert!(!shown.chars().any(char::is_control), "{shown:?}");
     assert!(!shown.contains(secret), "{shown}");
     let human = session.env.run(&["session", "approvals", "default"]);
