@@ -39,62 +39,6 @@ pub struct ShownOption {
     pub scope: String,
 }
 
-/// A permission request as a person is shown it: card text (SPEC §8.6)
-/// of its title and of the command, paths and working folder it carries,
-/// each scrubbed whole first; `complete` is `false` when any was cut.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ShownRequest {
-    pub title: String,
-    pub command: Option<String>,
-    pub cwd: Option<String>,
-    pub paths: Vec<String>,
-    pub complete: bool,
-}
-
-impl ShownRequest {
-    pub fn of(title: &str, detail: &crate::acp_wire::permission::ToolDetail) -> Self {
-        use crate::output::visible::{visible, visible_paths};
-        let mut complete = true;
-        let mut shown = |text: &str| {
-            let shown = visible(&output::scrub(text));
-            complete &= shown.complete;
-            shown.text
-        };
-        let title = shown(title);
-        let command = detail.command.as_deref().map(&mut shown);
-        let cwd = detail.cwd.as_deref().map(&mut shown);
-        let scrubbed: Vec<String> = detail
-            .paths
-            .iter()
-            .map(|path| output::scrub(path).into_owned())
-            .collect();
-        let (paths, paths_complete) = visible_paths(&scrubbed);
-        Self {
-            title,
-            command,
-            cwd,
-            paths,
-            complete: complete && paths_complete,
-        }
-    }
-
-    /// One line for the terminal prompt: the title, then the command, the
-    /// paths and the folder when the request carries them.
-    pub fn one_line(&self) -> String {
-        let mut line = self.title.clone();
-        if let Some(command) = &self.command {
-            line.push_str(&format!(" · command: {command}"));
-        }
-        if !self.paths.is_empty() {
-            line.push_str(&format!(" · paths: {}", self.paths.join(", ")));
-        }
-        if let Some(cwd) = &self.cwd {
-            line.push_str(&format!(" · in: {cwd}"));
-        }
-        line
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "type",
@@ -129,7 +73,7 @@ pub enum Event {
     Plan {
         entries: Value,
     },
-    /// Its text is card text (SPEC §8.6): see [`ShownRequest`].
+    /// Its text is card text (SPEC §8.6): see `acp::shown`.
     PermissionRequest {
         id: String,
         title: String,
@@ -166,21 +110,6 @@ pub enum Event {
         kind: String,
         message: String,
     },
-}
-
-impl Event {
-    /// The `permission_request` of a question shown as `shown`.
-    pub fn permission_request(id: String, shown: &ShownRequest, options: Vec<ShownOption>) -> Self {
-        Event::PermissionRequest {
-            id,
-            title: shown.title.clone(),
-            command: shown.command.clone(),
-            cwd: shown.cwd.clone(),
-            paths: shown.paths.clone(),
-            complete: shown.complete,
-            options,
-        }
-    }
 }
 
 fn is_true(value: &bool) -> bool {

@@ -14,6 +14,7 @@
 //! - [`events`]: the run events of SPEC §1.3 and their two renderings.
 //! - [`fast`]: the hot path of a streamed turn (message chunks).
 //! - [`permissions`]: mode policy, remembered rules, reply matching.
+//! - [`shown`]: what a person is shown of a permission request (card text).
 //! - [`channel`]: where a person answers (JSON lines on stdin, a terminal).
 //! - [`session_cache`]: the agent's native session id per oneworks session.
 //! - [`turn`]: the message loop — one turn, finalized exactly once, the
@@ -31,6 +32,7 @@ pub mod quirks;
 pub mod rpc;
 pub mod session_cache;
 pub mod setup;
+pub mod shown;
 pub mod turn;
 pub mod updates;
 

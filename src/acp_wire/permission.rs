@@ -244,7 +244,9 @@ mod tests {
 
     #[test]
     fn every_path_the_request_carries_is_kept() {
-        let locations: Vec<Value> = (0..5000).map(|n| json!({"path": format!("/w/{n}")})).collect();
+        let locations: Vec<Value> = (0..5000)
+            .map(|n| json!({"path": format!("/w/{n}")}))
+            .collect();
         let request = PermissionRequest::parse(&json!({
             "toolCall": {"toolCallId": "c1", "title": "Edit", "locations": locations},
             "options": []

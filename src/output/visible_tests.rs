@@ -14,7 +14,10 @@ fn accounted(shown: &Shown) -> Option<usize> {
     let mut count = 0;
     if !shown.complete {
         let (head, tail) = text.rsplit_once(" … (")?;
-        count += tail.strip_suffix(" more characters)")?.parse::<usize>().ok()?;
+        count += tail
+            .strip_suffix(" more characters)")?
+            .parse::<usize>()
+            .ok()?;
         text = head;
     }
     let mut chars = text.chars();
@@ -72,7 +75,9 @@ fn tag_characters_and_other_invisibles_are_escaped_not_dropped() {
         .map(|c| char::from_u32(0xE0000 + u32::from(c)).expect("tag"))
         .collect();
     let shown = visible(&format!("ls{hidden}"));
-    assert!(shown.text.starts_with("ls⟨U+E0020⟩⟨U+E003B⟩⟨U+E0020⟩⟨U+E0072⟩⟨U+E006D⟩"));
+    assert!(shown
+        .text
+        .starts_with("ls⟨U+E0020⟩⟨U+E003B⟩⟨U+E0020⟩⟨U+E0072⟩⟨U+E006D⟩"));
     assert_eq!(shown.text.matches(OPEN).count(), 11);
     for (c, escape) in [
         ('\u{200B}', "⟨U+200B⟩"),

@@ -45,7 +45,11 @@ fn titles_are_card_text() {
     assert!(card.complete);
     let card = book().open(request("r2", &"é".repeat(20_000)));
     assert!(!card.complete);
-    assert!(card.title.ends_with(" … (11808 more characters)"), "{}", &card.title[card.title.len() - 40..]);
+    assert!(
+        card.title.ends_with(" … (11808 more characters)"),
+        "{}",
+        &card.title[card.title.len() - 40..]
+    );
 }
 
 #[test]
@@ -59,7 +63,10 @@ fn an_incomplete_card_is_refused_accept_but_may_be_declined() {
         book.claim(&card.id, Verdict::Accept).map(|_| ()),
         Err(Refusal::Incomplete(card.id.clone()))
     );
-    assert_eq!(book.card(&card.id).map(|card| card.state), Some(CardState::Pending));
+    assert_eq!(
+        book.card(&card.id).map(|card| card.state),
+        Some(CardState::Pending)
+    );
     let (claimed, _) = book.claim(&card.id, Verdict::Decline).expect("decline");
     assert_eq!(claimed.state, CardState::Delivering);
     assert_eq!(Refusal::Incomplete(card.id).code(), "incomplete");
@@ -202,7 +209,11 @@ fn a_title_and_a_reason_are_scrubbed_before_they_are_cut() {
     let across_the_cut = format!("{}{secret} tail", "x".repeat(MAX_FIELD_BYTES - 24));
     let card = book.open(request("r1", &across_the_cut));
     assert!(!card.title.contains(&secret[..10]), "{}", card.title);
-    assert!(card.title.ends_with("[redacted] tail"), "{}", &card.title[card.title.len() - 40..]);
+    assert!(
+        card.title.ends_with("[redacted] tail"),
+        "{}",
+        &card.title[card.title.len() - 40..]
+    );
     book.claim(&card.id, Verdict::Accept).expect("claimed");
     let failed = book
         .delivery_ended(&card.id, Err(across_the_cut.clone()))

@@ -89,8 +89,12 @@ fn padded_and_tagged_commands_show_their_tails_on_every_session_surface() {
     let human = session.env.run(&["session", "approvals", &session.name]);
     human.assert_success();
     assert!(
-        human.stdout.contains(&format!("\tRunning: {PADDED_SHOWN}\n"))
-            && human.stdout.contains(&format!("  command: {PADDED_SHOWN}\n")),
+        human
+            .stdout
+            .contains(&format!("\tRunning: {PADDED_SHOWN}\n"))
+            && human
+                .stdout
+                .contains(&format!("  command: {PADDED_SHOWN}\n")),
         "{}",
         human.stdout
     );
@@ -109,7 +113,9 @@ fn padded_and_tagged_commands_show_their_tails_on_every_session_surface() {
     assert_eq!(tagged_card["command"], TAGGED_SHOWN);
     let human = session.env.run(&["session", "approvals", &session.name]);
     assert!(
-        human.stdout.contains(&format!("  command: {TAGGED_SHOWN}\n")),
+        human
+            .stdout
+            .contains(&format!("  command: {TAGGED_SHOWN}\n")),
         "{}",
         human.stdout
     );
@@ -146,9 +152,9 @@ fn padded_and_tagged_commands_show_their_tails_on_every_session_surface() {
 #[test]
 fn an_incomplete_card_is_declined_anywhere_and_accepted_only_in_the_terminal() {
     let hook = Hook::start(Some(r#"{"action":"accept"}"#));
-    let mut session = Session::new(|_| {
-        json!({"requests": [request_with("r1", "Running: pwd", &"x".repeat(20 * 1024), 5000)]})
-    });
+    let mut session = Session::new(
+        |_| json!({"requests": [request_with("r1", "Running: pwd", &"x".repeat(20 * 1024), 5000)]}),
+    );
     with_webhook(&mut session, &hook);
     session.start();
     let serve = Serve::start(&session.env, &[]);
@@ -173,7 +179,10 @@ fn an_incomplete_card_is_declined_anywhere_and_accepted_only_in_the_terminal() {
         .unwrap_or_default()
         .contains("webhook verdict refused")
     {
-        assert!(Instant::now() < deadline, "the webhook's accept was not refused");
+        assert!(
+            Instant::now() < deadline,
+            "the webhook's accept was not refused"
+        );
         std::thread::sleep(Duration::from_millis(30));
     }
 
@@ -187,17 +196,25 @@ fn an_incomplete_card_is_declined_anywhere_and_accepted_only_in_the_terminal() {
         accept.describe()
     );
     // The API: 409 with the reason.
-    let response = serve.post(&format!("/api/cards/{id}/answer"), json!({"action": "accept"}));
+    let response = serve.post(
+        &format!("/api/cards/{id}/answer"),
+        json!({"action": "accept"}),
+    );
     assert_eq!(response.status(), 409);
     let body: Value = serde_json::from_str(&response.text().expect("body")).expect("json");
     assert!(
-        body["error"].as_str().is_some_and(|e| e.contains("terminal")),
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("terminal")),
         "{body}"
     );
     // The page: no Accept button for it, a line saying why.
     let page = serve.get("/").text().expect("page");
     assert!(page.contains("Too long to show whole"), "{page}");
-    assert!(!page.contains("value=\"accept\""), "an Accept button: {page}");
+    assert!(
+        !page.contains("value=\"accept\""),
+        "an Accept button: {page}"
+    );
     assert!(page.contains("value=\"decline\""), "{page}");
 
     // No key reached the TUI; the card still waits.
@@ -315,4 +332,50 @@ fn run_json_shows_permission_requests_as_card_text() {
     for event in &shown {
         assert_nothing_invisible(&event.to_string());
     }
+}
+
+#[test]
+fn run_on_a_terminal_prompts_with_card_text() {
+    use std::io::Write;
+    let acp = AcpEnv::new(json!({
+        "turn": [permission_step("p1", &format!("Run {}", padded()), &tagged(), 0), {"text": "done"}]
+    }));
+    let mut command = acp.env.terminal_cmd(&["run", "kiro", "--prompt", "go"]);
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = command.spawn().expect("spawn script");
+    let output = crate::support::capture_stdout(&mut child);
+    let wanted = [
+        format!("Run {PADDED_SHOWN}"),
+        format!("command: {TAGGED_SHOWN}"),
+    ];
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let seen = String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
+        if wanted.iter().all(|text| seen.contains(text.as_str())) {
+            assert_nothing_invisible(&seen);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{wanted:?} never shown in:\n{seen}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Escape cancels the run.
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b"\x1b").expect("type");
+    stdin.flush().expect("flush");
+    let deadline = Instant::now() + DEADLINE;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "oneworks did not finish");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    drop(stdin);
+    assert_eq!(status.code(), Some(130));
 }

@@ -14,7 +14,8 @@ pub mod rules;
 
 use serde_json::Value;
 
-use super::events::{ShownOption, ShownRequest};
+use super::events::ShownOption;
+use super::shown::ShownRequest;
 use rules::RuleScope;
 
 /// The native options and their kinds: the shared permission parser's.

@@ -160,9 +160,8 @@ impl Turn<'_> {
         };
         match self.channel {
             ChannelKind::Json => {
-                let event = Event::permission_request(
+                let event = pending.request.shown.event(
                     pending.key.clone(),
-                    &pending.request.shown,
                     pending
                         .choices
                         .iter()

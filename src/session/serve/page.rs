@@ -10,8 +10,7 @@ use super::sources::{Liveness, SessionView};
 use crate::session::cards::{Card, CardState};
 
 /// Why a card not shown whole has no Accept button.
-pub const INCOMPLETE: &str =
-    "Too long to show whole: accept it in the terminal, or decline here.";
+pub const INCOMPLETE: &str = "Too long to show whole: accept it in the terminal, or decline here.";
 
 const VERDICTS: [(&str, &str); 3] = [
     ("accept", "Accept"),

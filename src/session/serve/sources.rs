@@ -184,7 +184,9 @@ impl Sources {
             return Ok(clean_card(card));
         }
         if reply["refusal"] == "incomplete" {
-            let reason = reply["error"].as_str().unwrap_or("the card is not shown whole");
+            let reason = reply["error"]
+                .as_str()
+                .unwrap_or("the card is not shown whole");
             return Err(AnswerError::Incomplete(super::text::web_text(reason)));
         }
         // Refused: someone else answered first.
