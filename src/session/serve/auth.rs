@@ -200,7 +200,10 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
 /// said.
 fn logged_path(uri: &axum::http::Uri) -> String {
     let path = uri.path();
-    let mut shown = match path.strip_prefix("/a/").and_then(|rest| rest.split_once('/')) {
+    let mut shown = match path
+        .strip_prefix("/a/")
+        .and_then(|rest| rest.split_once('/'))
+    {
         Some((card, _)) => format!("/a/{card}/…"),
         None => path.to_owned(),
     };
@@ -291,7 +294,10 @@ mod tests {
     fn an_open_code_is_traded_once_and_dies_after_its_lifetime() {
         let guard = guard();
         let url = url::Url::parse(&guard.open_url().expect("url")).expect("url");
-        let code = url.fragment().and_then(|f| f.strip_prefix("code=")).expect("code");
+        let code = url
+            .fragment()
+            .and_then(|f| f.strip_prefix("code="))
+            .expect("code");
         assert_eq!(code.len(), 64);
         assert_ne!(code, guard.token());
         assert!(!url.as_str().contains(guard.token()));

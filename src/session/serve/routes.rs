@@ -105,7 +105,11 @@ async fn view(State(app): State<Arc<App>>) -> Result<Html<String>, StatusCode> {
 
 async fn pane(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
     if crate::launch::profile::layout::parse_session_name(&name).is_err() {
-        return (StatusCode::NOT_FOUND, Json(json!({"error": "no such session"}))).into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no such session"})),
+        )
+            .into_response();
     }
     let session = name.clone();
     match blocking(&app, move |sources| sources.pane(&name)).await {
