@@ -205,6 +205,20 @@ fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
         wait_for(&browser, &pending).await;
         let shot = browser.screenshot().await.expect("screenshot");
         std::fs::write(screenshots().join("page-desktop.png"), shot).expect("write");
+        // The screen on demand: fetched with the key, shown as text.
+        browser
+            .find(Locator::Css("button.pane[data-session='default']"))
+            .await
+            .expect("Show the screen")
+            .click()
+            .await
+            .expect("click");
+        wait_script(
+            &browser,
+            "the screen shown",
+            "var s = document.getElementById('screen'); return !s.hidden && s.querySelector('pre').textContent.includes('requires approval');",
+        )
+        .await;
         browser.set_window_size(390, 844).await.expect("phone size");
         let shot = browser.screenshot().await.expect("screenshot");
         std::fs::write(screenshots().join("page-phone.png"), shot).expect("write");
