@@ -156,12 +156,12 @@ def main():
     driver = None
     try:
         url = json.loads(serve.stdout.readline())["url"]
-        base, token = url.split("/?token=")
+        base, token = url.split("/#token=")
         port = int(base.rsplit(":", 1)[1])
-        cookie = f"oneworks_serve_{port}={token}"
+        bearer = f"Bearer {token}"
 
         def api(path):
-            request = urllib.request.Request(base + path, headers={"Cookie": cookie})
+            request = urllib.request.Request(base + path, headers={"Authorization": bearer})
             with urllib.request.urlopen(request, timeout=DEADLINE) as response:
                 return json.load(response)
 
@@ -170,7 +170,7 @@ def main():
         streams = []
         for _ in range(args.streams):
             sock = socket.create_connection(("127.0.0.1", port))
-            sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n".encode())
+            sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: {bearer}\r\n\r\n".encode())
             if b" 200 " not in sock.recv(4096):
                 fail("an event stream was refused")
             streams.append(sock)

@@ -1,6 +1,8 @@
 //! `oneworks session serve` (SPEC §8.5): binds, prints the URL once on
-//! stdout (`{"url":…}` with `--json`), serves until Ctrl-C. The server is
-//! in [`crate::session::serve`].
+//! stdout (`{"url":…}` with `--json`; the token in its fragment), serves
+//! until Ctrl-C. `--open` hands the desktop's opener a single-use code,
+//! never the token: every user can read a process's argv. The server is in
+//! [`crate::session::serve`].
 
 use std::net::SocketAddr;
 
@@ -53,7 +55,12 @@ pub fn run(
             output::print_text(&format!("{}\n", bound.url))?;
         }
         if open {
-            open_browser(&bound.url);
+            match bound.open_url() {
+                Ok(url) => open_browser(&url),
+                Err(error) => output::human(format_args!(
+                    "note: could not make a code for the browser ({error}); open the URL above yourself"
+                )),
+            }
         }
         // Ctrl-C or SIGTERM: the normal way to stop serving (exit 0).
         let mut terminate =

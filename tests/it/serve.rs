@@ -1,9 +1,11 @@
 //! `oneworks session serve` (SPEC §8.5) through the real binary: the token
-//! and its cookie, the Host and Origin checks, the security headers, and
-//! real supervised sessions (the fake TUI in tmux) answered from the page,
-//! the JSON API and an answer link.
+//! in the URL's fragment and only as a bearer header (no cookie, no
+//! redirect), `--open`'s single-use code, the Host and Origin checks, the
+//! security headers, and real supervised sessions (the fake TUI in tmux)
+//! answered through the JSON API and an answer link.
 
 use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,18 +23,35 @@ pub struct Serve {
     /// `http://127.0.0.1:PORT`
     pub base: String,
     port: u16,
-    token: String,
+    pub token: String,
     client: Client,
+    /// Serve's stderr (`-vv` when started with [`Serve::start_logged`]).
+    log: Option<PathBuf>,
 }
 
 impl Serve {
     pub fn start(env: &TestEnv, extra: &[&str]) -> Serve {
+        Serve::spawn(env, extra, None)
+    }
+
+    /// With `-vv`, its stderr kept in `log`.
+    pub fn start_logged(env: &TestEnv, extra: &[&str], log: &Path) -> Serve {
+        let mut args = vec!["-vv"];
+        args.extend_from_slice(extra);
+        Serve::spawn(env, &args, Some(log.to_path_buf()))
+    }
+
+    fn spawn(env: &TestEnv, extra: &[&str], log: Option<PathBuf>) -> Serve {
         let mut args = vec!["session", "serve", "--json"];
         args.extend_from_slice(extra);
+        let stderr = match &log {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
+            None => Stdio::null(),
+        };
         let mut child = env
             .cmd(&args)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn serve");
         let mut line = String::new();
@@ -42,11 +61,18 @@ impl Serve {
         let printed: Value = serde_json::from_str(&line).expect("one JSON line");
         let url = url::Url::parse(printed["url"].as_str().expect("url")).expect("a URL");
         assert_eq!(url.host_str(), Some("127.0.0.1"), "{url}");
+        assert_eq!(url.path(), "/", "{url}");
+        assert_eq!(
+            url.query(),
+            None,
+            "a query would reach request lines: {url}"
+        );
         let token = url
-            .query_pairs()
-            .find(|(name, _)| name == "token")
-            .map(|(_, value)| value.into_owned())
-            .expect("the URL carries the token");
+            .fragment()
+            .and_then(|fragment| fragment.strip_prefix("token="))
+            .map(str::to_owned)
+            .expect("the URL's fragment carries the token");
+        assert_eq!(token.len(), 64, "{url}");
         let port = url.port().expect("port");
         Serve {
             child,
@@ -57,22 +83,24 @@ impl Serve {
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .expect("client"),
+            log,
         }
     }
 
-    /// The URL as printed: it carries the token.
+    /// The URL as printed: the token in its fragment.
     pub fn url(&self) -> String {
-        format!("{}/?token={}", self.base, self.token)
+        format!("{}/#token={}", self.base, self.token)
     }
 
-    fn cookie(&self) -> String {
-        format!("oneworks_serve_{}={}", self.port, self.token)
+    /// What serve wrote on stderr so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log.as_ref().expect("started logged")).expect("log")
     }
 
     pub fn get(&self, path: &str) -> Response {
         self.client
             .get(format!("{}{path}", self.base))
-            .header(header::COOKIE, self.cookie())
+            .bearer_auth(&self.token)
             .send()
             .expect("GET")
     }
@@ -80,12 +108,28 @@ impl Serve {
     pub fn post(&self, path: &str, body: Value) -> Response {
         self.client
             .post(format!("{}{path}", self.base))
-            .header(header::COOKIE, self.cookie())
+            .bearer_auth(&self.token)
             .header(header::ORIGIN, &self.base)
             .header(header::CONTENT_TYPE, "application/json")
             .body(body.to_string())
             .send()
             .expect("POST")
+    }
+
+    /// `POST /api/exchange {"code"}` from the page's origin.
+    pub fn exchange(&self, code: &str) -> Response {
+        self.client
+            .post(format!("{}/api/exchange", self.base))
+            .header(header::ORIGIN, &self.base)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(json!({"code": code}).to_string())
+            .send()
+            .expect("POST")
+    }
+
+    /// A request exactly as given: no credential added.
+    pub fn raw(&self, method: reqwest::Method, path: &str) -> reqwest::blocking::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base))
     }
 
     fn cards(&self) -> Vec<Value> {
@@ -118,6 +162,37 @@ impl Drop for Serve {
     }
 }
 
+/// A stand-in `xdg-open` first on `env`'s PATH: it records its argv and
+/// its environment in the returned file, and exits.
+pub fn record_opener(env: &TestEnv) -> PathBuf {
+    let record = env.base().join("xdg-open.record");
+    let script = format!(
+        "#!/bin/sh\n{{ printf 'argv: %s\\n' \"$0\" \"$@\"; env; }} > '{0}.tmp' && mv '{0}.tmp' '{0}'\n",
+        record.display()
+    );
+    let opener = env.bin.join("xdg-open");
+    std::fs::write(&opener, script).expect("write xdg-open");
+    crate::support::set_mode(&opener, 0o755);
+    record
+}
+
+/// The URL the stand-in opener was given, once it ran.
+pub fn opened_url(record: &Path) -> (String, String) {
+    let deadline = Instant::now() + DEADLINE;
+    while !record.exists() {
+        assert!(Instant::now() < deadline, "xdg-open was never run");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let text = std::fs::read_to_string(record).expect("record");
+    let url = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("argv: "))
+        .find(|arg| arg.starts_with("http"))
+        .unwrap_or_else(|| panic!("no URL in the opener's argv: {text}"))
+        .to_owned();
+    (url, text)
+}
+
 fn json_of(response: Response) -> Value {
     let text = response.text().expect("body");
     serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"))
@@ -129,69 +204,220 @@ fn env_with_project() -> TestEnv {
     env
 }
 
+const SECURITY_HEADERS: [(&str, &str); 4] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; frame-ancestors 'none'",
+    ),
+    ("cache-control", "no-store"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+];
+
+#[track_caller]
+fn assert_no_cookie_no_redirect(response: &Response, what: &str) {
+    assert!(
+        !response.status().is_redirection(),
+        "{what}: {}",
+        response.status()
+    );
+    assert!(
+        response.headers().get(header::LOCATION).is_none(),
+        "{what}: a Location"
+    );
+    assert!(
+        response.headers().get(header::SET_COOKIE).is_none(),
+        "{what}: a cookie"
+    );
+}
+
 #[test]
-fn the_token_is_traded_for_a_cookie_and_nothing_answers_without_it() {
+fn only_a_bearer_header_opens_the_api_never_a_cookie_or_a_query() {
     let env = env_with_project();
     let serve = Serve::start(&env, &[]);
-    let bare = serve
-        .client
-        .get(format!("{}/", serve.base))
-        .send()
-        .expect("GET");
-    assert_eq!(bare.status(), 401);
-    assert_eq!(bare.text().expect("body"), "Unauthorized");
-    let wrong = serve
-        .client
-        .get(format!(
-            "{}/api/cards?token=00{}",
-            serve.base,
-            &serve.token[2..]
-        ))
-        .send()
-        .expect("GET");
-    assert_eq!(wrong.status(), 401);
-
-    let traded = serve
-        .client
-        .get(format!("{}/api/cards?token={}", serve.base, serve.token))
-        .send()
-        .expect("GET");
-    assert_eq!(traded.status(), 303);
-    assert_eq!(traded.headers()[header::LOCATION], "/api/cards");
-    let cookie = traded.headers()[header::SET_COOKIE]
-        .to_str()
-        .expect("cookie");
-    assert_eq!(
-        cookie,
-        format!("{}; HttpOnly; SameSite=Strict; Path=/", serve.cookie())
-    );
-
-    let page = serve.get("/");
-    assert_eq!(page.status(), 200);
-    for (name, value) in [
+    let cookie = format!("oneworks_serve_{}={}", serve.port, serve.token);
+    let attempts: Vec<(&str, reqwest::blocking::RequestBuilder)> = vec![
+        ("nothing", serve.raw(reqwest::Method::GET, "/api/cards")),
         (
-            "content-security-policy",
-            "default-src 'self'; frame-ancestors 'none'",
+            "a query",
+            serve.raw(
+                reqwest::Method::GET,
+                &format!("/api/cards?token={}", serve.token),
+            ),
         ),
-        ("cache-control", "no-store"),
-        ("x-content-type-options", "nosniff"),
-        ("referrer-policy", "no-referrer"),
-    ] {
-        assert_eq!(page.headers()[name], value, "{name}");
+        (
+            "the old cookie",
+            serve
+                .raw(reqwest::Method::GET, "/api/cards")
+                .header(header::COOKIE, &cookie),
+        ),
+        (
+            "a wrong bearer",
+            serve
+                .raw(reqwest::Method::GET, "/api/cards")
+                .bearer_auth(format!("00{}", &serve.token[2..])),
+        ),
+        (
+            "the token as Basic",
+            serve
+                .raw(reqwest::Method::GET, "/api/cards")
+                .header(header::AUTHORIZATION, format!("Basic {}", serve.token)),
+        ),
+        (
+            "the view with a query",
+            serve.raw(
+                reqwest::Method::GET,
+                &format!("/view?token={}", serve.token),
+            ),
+        ),
+        ("the events", serve.raw(reqwest::Method::GET, "/events")),
+    ];
+    for (what, attempt) in attempts {
+        let response = attempt.send().expect("GET");
+        assert_eq!(response.status(), 401, "{what}");
+        assert_no_cookie_no_redirect(&response, what);
+        for (name, value) in SECURITY_HEADERS {
+            assert_eq!(response.headers()[name], value, "{what}: {name}");
+        }
+        assert_eq!(response.text().expect("body"), "Unauthorized", "{what}");
     }
-    let html = page.text().expect("body");
-    assert!(html.contains("/assets/serve.js"), "{html}");
-    assert!(!html.contains("<script>"), "inline script: {html}");
-    assert!(!html.contains("style="), "inline style: {html}");
 
-    let bearer = serve
-        .client
-        .get(format!("{}/api/sessions", serve.base))
+    // The shell is open to all, with or without the old `?token=`: no data,
+    // no cookie, no redirect.
+    for path in ["/", &format!("/?token={}", serve.token)] {
+        let shell = serve.raw(reqwest::Method::GET, path).send().expect("GET");
+        assert_eq!(shell.status(), 200, "{path}");
+        assert_no_cookie_no_redirect(&shell, path);
+        for (name, value) in SECURITY_HEADERS {
+            assert_eq!(shell.headers()[name], value, "{path}: {name}");
+        }
+        let html = shell.text().expect("body");
+        assert!(html.contains("<script src=\"/assets/serve.js\""), "{html}");
+        assert!(html.contains("<noscript>"), "{html}");
+        assert!(html.contains("needs JavaScript"), "{html}");
+        assert!(!html.contains("<script>"), "inline script: {html}");
+        assert!(!html.contains("style="), "inline style: {html}");
+        assert!(!html.contains("No session in this project"), "data: {html}");
+        assert!(!html.contains(&serve.token), "{html}");
+    }
+    for (path, kind) in [
+        ("/assets/serve.js", "text/javascript"),
+        ("/assets/serve.css", "text/css"),
+    ] {
+        let asset = serve.raw(reqwest::Method::GET, path).send().expect("GET");
+        assert_eq!(asset.status(), 200, "{path}");
+        assert_eq!(asset.headers()[header::CONTENT_TYPE], kind, "{path}");
+    }
+
+    let view = serve.get("/view");
+    assert_eq!(view.status(), 200);
+    assert_no_cookie_no_redirect(&view, "the view");
+    assert!(view
+        .text()
+        .expect("body")
+        .contains("No session in this project"));
+    let sessions = serve.get("/api/sessions");
+    assert_eq!(sessions.status(), 200);
+    assert_no_cookie_no_redirect(&sessions, "the API");
+    assert_eq!(json_of(sessions), json!([]));
+    // The page's old form route is gone: the page answers through the API.
+    let form = serve
+        .raw(reqwest::Method::POST, "/cards/x/answer")
         .bearer_auth(&serve.token)
+        .header(header::ORIGIN, &serve.base)
+        .form(&[("action", "accept")])
+        .send()
+        .expect("POST");
+    assert_eq!(form.status(), 404);
+}
+
+#[test]
+fn no_path_redirects_to_another_host() {
+    let env = env_with_project();
+    let serve = Serve::start(&env, &[]);
+    let token = &serve.token;
+    for path in [
+        format!("//evil.example/x?token={token}"),
+        "//evil.example/x".to_owned(),
+        format!("///evil.example/x?token={token}"),
+        format!("/%2F%2Fevil.example/x?token={token}"),
+        format!("/\\evil.example/x?token={token}"),
+        format!("/api/cards?token={token}"),
+        format!("/?token={token}&next=//evil.example"),
+    ] {
+        for bearer in [false, true] {
+            let mut get = serve.raw(reqwest::Method::GET, &path);
+            if bearer {
+                get = get.bearer_auth(token);
+            }
+            let response = get.send().expect("GET");
+            assert_no_cookie_no_redirect(&response, &path);
+            let status = response.status().as_u16();
+            assert!([200, 401, 404].contains(&status), "{path}: {status}");
+            let body = response.text().expect("body");
+            assert!(!body.contains("evil.example"), "{path}: {body}");
+        }
+    }
+}
+
+#[test]
+fn open_hands_the_opener_a_single_use_code_never_the_token() {
+    let env = env_with_project();
+    let record = record_opener(&env);
+    let serve = Serve::start(&env, &["--open"]);
+    let (opened, recorded) = opened_url(&record);
+    assert!(
+        !recorded.contains(&serve.token),
+        "the token reached the opener's argv or environment: {recorded}"
+    );
+    assert!(
+        recorded.contains("PATH="),
+        "the environment was recorded: {recorded}"
+    );
+    let prefix = format!("{}/#code=", serve.base);
+    let code = opened
+        .strip_prefix(&prefix)
+        .expect("URL/#code=…")
+        .to_owned();
+    assert_eq!(code.len(), 64, "{opened}");
+    assert!(code.chars().all(|c| c.is_ascii_hexdigit()), "{opened}");
+    // No process on the machine has the token in its argv.
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        if let Ok(argv) = std::fs::read(entry.path().join("cmdline")) {
+            let argv = String::from_utf8_lossy(&argv);
+            assert!(!argv.contains(&serve.token), "argv {argv}");
+        }
+    }
+
+    // The code is worth nothing but one exchange: not as a bearer, not
+    // from another origin (which does not spend it), not twice.
+    let as_bearer = serve
+        .raw(reqwest::Method::GET, "/api/cards")
+        .bearer_auth(&code)
         .send()
         .expect("GET");
-    assert_eq!(bearer.status(), 200);
-    assert_eq!(json_of(bearer), json!([]));
+    assert_eq!(as_bearer.status(), 401);
+    for origin in [Some("http://evil.example"), None] {
+        let mut post = serve
+            .raw(reqwest::Method::POST, "/api/exchange")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(json!({"code": code}).to_string());
+        if let Some(origin) = origin {
+            post = post.header(header::ORIGIN, origin);
+        }
+        assert_eq!(post.send().expect("POST").status(), 403, "{origin:?}");
+    }
+    let wrong = serve.exchange(&format!("00{}", &code[2..]));
+    assert_eq!(wrong.status(), 401);
+    let traded = serve.exchange(&code);
+    assert_eq!(traded.status(), 200);
+    assert_no_cookie_no_redirect(&traded, "the exchange");
+    assert_eq!(json_of(traded), json!({"token": serve.token}));
+    let again = serve.exchange(&code);
+    assert_eq!(again.status(), 401, "a code traded twice");
+    assert!(again.headers().get(header::SET_COOKIE).is_none());
+    let huge = serve.exchange(&"a".repeat(64 * 1024));
+    assert_eq!(huge.status(), 413);
 }
 
 #[test]
@@ -203,7 +429,7 @@ fn a_foreign_host_or_origin_is_refused() {
             .client
             .get(format!("{}/", serve.base))
             .header(header::HOST, host)
-            .header(header::COOKIE, serve.cookie())
+            .bearer_auth(&serve.token)
             .send()
             .expect("GET");
         assert_eq!(response.status(), 421, "{host}");
@@ -212,7 +438,7 @@ fn a_foreign_host_or_origin_is_refused() {
         .client
         .get(format!("{}/", serve.base))
         .header(header::HOST, format!("localhost:{}", serve.port))
-        .header(header::COOKIE, serve.cookie())
+        .bearer_auth(&serve.token)
         .send()
         .expect("GET");
     assert_eq!(localhost.status(), 200);
@@ -223,7 +449,7 @@ fn a_foreign_host_or_origin_is_refused() {
         let mut post = serve
             .client
             .post(&path)
-            .header(header::COOKIE, serve.cookie())
+            .bearer_auth(&serve.token)
             .header(header::CONTENT_TYPE, "application/json")
             .body(body.to_string());
         if let Some(origin) = origin {
@@ -239,7 +465,7 @@ fn a_foreign_host_or_origin_is_refused() {
 }
 
 #[test]
-fn a_card_is_shown_escaped_and_accepted_from_the_page_form() {
+fn a_card_is_shown_escaped_to_the_bearer_only_and_accepted_through_the_api() {
     let session = Session::new(|markers| {
         json!({"requests": [
             request("r1", "Running: pwd"),
@@ -251,7 +477,11 @@ fn a_card_is_shown_escaped_and_accepted_from_the_page_form() {
     let card = serve.wait_card("pending", |card| card["state"] == "pending");
     assert_eq!(card["title"], "Running: pwd");
     assert_eq!(card["session"], "default");
-    let html = serve.get("/").text().expect("page");
+    // The shell holds no data, whoever asks.
+    let shell = serve.get("/").text().expect("shell");
+    assert!(!shell.contains("Running: pwd"), "{shell}");
+    assert!(!shell.contains("default"), "{shell}");
+    let html = serve.get("/view").text().expect("view");
     assert!(html.contains("Running: pwd"), "{html}");
     let id = card["id"].as_str().expect("id");
     assert!(
@@ -262,21 +492,31 @@ fn a_card_is_shown_escaped_and_accepted_from_the_page_form() {
         !html.to_lowercase().contains("trust"),
         "trust offered: {html}"
     );
-    let screen = serve.get("/sessions/default/pane").text().expect("screen");
-    assert!(screen.contains("requires approval"), "{screen}");
-    assert_eq!(serve.get("/sessions/nobody/pane").status(), 200);
+    assert!(
+        html.contains("data-session=\"default\""),
+        "no screen button: {html}"
+    );
+    let screen = json_of(serve.get("/api/sessions/default/pane"));
+    let text = screen["text"].as_str().expect("the screen's text");
+    assert!(text.contains("requires approval"), "{screen}");
+    let nobody = serve.get("/api/sessions/nobody/pane");
+    assert_eq!(nobody.status(), 200);
+    assert_eq!(json_of(nobody)["text"], Value::Null);
+    assert_eq!(
+        serve
+            .raw(reqwest::Method::GET, "/api/sessions/default/pane")
+            .send()
+            .expect("GET")
+            .status(),
+        401
+    );
 
-    // The page's form, as a browser without script sends it.
-    let response = serve
-        .client
-        .post(format!("{}/cards/{id}/answer", serve.base))
-        .header(header::COOKIE, serve.cookie())
-        .header(header::ORIGIN, &serve.base)
-        .form(&[("action", "accept")])
-        .send()
-        .expect("POST");
-    assert_eq!(response.status(), 303);
-    assert_eq!(response.headers()[header::LOCATION], "/");
+    // What the page's script sends for the Accept button.
+    let response = serve.post(
+        &format!("/api/cards/{id}/answer"),
+        json!({"action": "accept"}),
+    );
+    assert_eq!(response.status(), 200);
     session.assert_keys(&["Enter"]);
     let accepted = serve.wait_card("accepted", |card| {
         card["id"] == id && card["state"] == "accepted"
@@ -286,7 +526,7 @@ fn a_card_is_shown_escaped_and_accepted_from_the_page_form() {
     session.touch("next");
     let hostile = serve.wait_card("hostile", |card| card["state"] == "pending");
     assert!(hostile["title"].as_str().expect("title").contains("<img"));
-    let html = serve.get("/").text().expect("page");
+    let html = serve.get("/view").text().expect("view");
     assert!(!html.contains("<img"), "unescaped title: {html}");
     assert!(
         html.contains("Running: echo &lt;img src=x onerror=alert(1)&gt;"),
@@ -313,7 +553,7 @@ fn decline_through_the_api_then_a_second_answer_is_refused() {
     assert_eq!(card["command"], "ls -la");
     assert_eq!(card["cwd"], "/srv/app", "the bidi override stays out");
     assert_eq!(card["paths"], json!(["/srv/app/<b>x</b>"]));
-    let html = serve.get("/").text().expect("page");
+    let html = serve.get("/view").text().expect("view");
     for shown in [
         "<dd class=\"kind\">execute</dd>",
         "<code class=\"command\">ls -la</code>",
@@ -412,7 +652,7 @@ fn an_answer_link_answers_its_card_once() {
 }
 
 #[test]
-fn card_changes_stream_over_server_sent_events() {
+fn card_changes_stream_over_server_sent_events_to_the_bearer_only() {
     let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
     let serve = Serve::start(&session.env, &[]);
     let streaming = Client::builder().timeout(DEADLINE).build().expect("client");
@@ -421,9 +661,18 @@ fn card_changes_stream_over_server_sent_events() {
         .send()
         .expect("GET");
     assert_eq!(refused.status(), 401);
+    let with_cookie = streaming
+        .get(format!("{}/events", serve.base))
+        .header(
+            header::COOKIE,
+            format!("oneworks_serve_{}={}", serve.port, serve.token),
+        )
+        .send()
+        .expect("GET");
+    assert_eq!(with_cookie.status(), 401);
     let events = streaming
         .get(format!("{}/events", serve.base))
-        .header(header::COOKIE, serve.cookie())
+        .bearer_auth(&serve.token)
         .send()
         .expect("GET");
     assert_eq!(events.status(), 200);
@@ -461,7 +710,7 @@ fn an_interrupt_stops_serve_with_a_stream_open_and_the_session_runs_on() {
         .build()
         .expect("client")
         .get(format!("{}/events", serve.base))
-        .header(header::COOKIE, serve.cookie())
+        .bearer_auth(&serve.token)
         .send()
         .expect("GET");
     assert_eq!(events.status(), 200);

@@ -1,19 +1,26 @@
 //! `oneworks session serve` in a real headless Chromium (Debian's
 //! `chromium` and `chromium-driver`, installed by `.ci/run`), driven over
-//! WebDriver (fantoccini): a click on Accept reaches the fake TUI as Enter
-//! and a second tab sees the card resolve without a reload; Decline
-//! likewise; a hostile title renders as text and runs nothing. Screenshots
-//! (desktop and phone width) land in `target/serve-screenshots/`.
+//! WebDriver (fantoccini): the page opened from the printed `#token=` URL
+//! keeps the token out of the address bar and the history; a click on
+//! Accept reaches the fake TUI as Enter and a second tab sees the card
+//! resolve over the fetch event stream without a reload; Decline likewise;
+//! a hostile title renders as text and runs nothing; a listener on another
+//! port visited by the same browser gets nothing serve accepts; `--open`'s
+//! code works once. Screenshots (desktop and phone width) land in
+//! `target/serve-screenshots/`.
 
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use serde_json::json;
+use serde_json::{json, Value};
 
-use crate::serve::Serve;
+use crate::serve::{opened_url, record_opener, Serve};
 use crate::supervisor::{request, Session, DEADLINE};
 
 const HOSTILE: &str = "Running: echo <img src=x onerror=document.title='pwned'>";
@@ -101,6 +108,48 @@ async fn wait_for(browser: &Client, selector: &str) {
     }
 }
 
+/// The value of `script` run in the current tab.
+async fn script(browser: &Client, script: &str) -> Value {
+    browser
+        .execute(script, Vec::new())
+        .await
+        .unwrap_or_else(|error| panic!("{script}: {error}"))
+}
+
+/// Waits until `script` returns `true` in the current tab.
+async fn wait_script(browser: &Client, what: &str, test: &str) {
+    let deadline = Instant::now() + DEADLINE;
+    while script(browser, test).await != json!(true) {
+        let page = browser.source().await.unwrap_or_default();
+        assert!(Instant::now() < deadline, "never {what}: {page}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// The tab's address bar and every entry of its history hold no `secret`:
+/// walks back to the first entry and forward again (the page reloads from
+/// serve: `no-store`), reading `location.href` at each.
+async fn assert_history_clean(browser: &Client, secret: &str, page: &str) {
+    let length = script(browser, "return history.length;").await;
+    let length = length.as_u64().expect("history.length");
+    let mut seen = Vec::new();
+    for step in 0..length {
+        if step > 0 {
+            browser.back().await.expect("back");
+        }
+        seen.push(script(browser, "return location.href;").await);
+    }
+    for _ in 1..length {
+        browser.forward().await.expect("forward");
+        seen.push(script(browser, "return location.href;").await);
+    }
+    for href in &seen {
+        let href = href.as_str().expect("href");
+        assert!(!href.contains(secret), "a history entry holds it: {seen:?}");
+    }
+    assert_eq!(seen.last(), Some(&json!(page)), "{seen:?}");
+}
+
 fn screenshots() -> PathBuf {
     let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/serve-screenshots");
     std::fs::create_dir_all(&folder).expect("screenshot folder");
@@ -127,20 +176,49 @@ fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
         ]})
     });
     session.start();
-    let serve = Serve::start(&session.env, &[]);
+    let log = session.env.base().join("serve.log");
+    let serve = Serve::start_logged(&session.env, &[], &log);
     let first = serve.wait_card("pending", |card| card["state"] == "pending");
     let id = first["id"].as_str().expect("id").to_owned();
     let profile = tempfile::tempdir().expect("profile");
+    let page = format!("{}/", serve.base);
     runtime().block_on(async {
         let browser = browser(&driver, profile.path()).await;
         browser.set_window_size(1100, 800).await.expect("size");
         browser.goto(&serve.url()).await.expect("open the URL");
         let pending = format!("article[data-card='{id}'][data-state='pending']");
         wait_for(&browser, &pending).await;
-        let url = browser.current_url().await.expect("url");
-        assert_eq!(url.query(), None, "the token stayed in the URL: {url}");
+        // The token left the address bar and the history entry; it is in
+        // this origin's sessionStorage, in no cookie.
+        assert_eq!(script(&browser, "return location.href;").await, json!(page));
+        assert_eq!(
+            script(
+                &browser,
+                "return sessionStorage.getItem('oneworks-serve-token');"
+            )
+            .await,
+            json!(serve.token)
+        );
+        assert_eq!(script(&browser, "return document.cookie;").await, json!(""));
+        assert_history_clean(&browser, &serve.token, &page).await;
+        // After the walk the page came back from serve with the stored key.
+        wait_for(&browser, &pending).await;
         let shot = browser.screenshot().await.expect("screenshot");
         std::fs::write(screenshots().join("page-desktop.png"), shot).expect("write");
+        // The screen on demand: fetched with the key, shown as text.
+        browser
+            .find(Locator::Css("button.pane[data-session='default']"))
+            .await
+            .expect("Show the screen")
+            .click()
+            .await
+            .expect("click");
+        wait_script(
+            &browser,
+            "the screen shown",
+            "var s = document.getElementById('screen'); return !s.hidden && s.querySelector('pre').textContent.includes('requires approval');",
+        )
+        .await;
         browser.set_window_size(390, 844).await.expect("phone size");
         let shot = browser.screenshot().await.expect("screenshot");
         std::fs::write(screenshots().join("page-phone.png"), shot).expect("write");
@@ -152,10 +230,8 @@ fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
             .switch_to_window(second_tab.clone())
             .await
             .expect("switch");
-        browser
-            .goto(&format!("{}/", serve.base))
-            .await
-            .expect("open");
+        // sessionStorage is per tab: the second one opens the printed URL.
+        browser.goto(&serve.url()).await.expect("open");
         wait_for(&browser, &pending).await;
 
         browser
@@ -210,4 +286,229 @@ fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
         browser.close().await.expect("close");
     });
     session.stop_and_check();
+
+    // Serve's own log (`-vv`) names every request: none carried the token
+    // or any query (the fragment never leaves the browser).
+    let log = serve.log();
+    for seen in [
+        "serve: GET / → 200",
+        "serve: GET /assets/serve.js → 200",
+        "serve: GET /view → 200",
+        "serve: GET /events → 200",
+        "serve: POST /api/cards/",
+    ] {
+        assert!(log.contains(seen), "{seen} missing: {log}");
+    }
+    assert!(!log.contains(&serve.token), "the token in the log: {log}");
+    assert!(!log.contains("query withheld"), "a query came: {log}");
+    let refused: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("→ 401") && !line.contains("/favicon.ico"))
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "the page asked without its key: {refused:?}"
+    );
+}
+
+/// A loopback HTTP listener standing in for another local program: it
+/// records each request's head and answers a small page.
+struct Other {
+    port: u16,
+    heads: Arc<Mutex<Vec<String>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Other {
+    fn start() -> Other {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (seen, stopping) = (Arc::clone(&heads), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopping.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(mut stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(DEADLINE));
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 64 * 1024 {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => break,
+                    }
+                }
+                seen.lock()
+                    .expect("heads")
+                    .push(String::from_utf8_lossy(&head).into_owned());
+                let body = "<!doctype html><title>other</title><p id=other>another program</p>";
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Other {
+            port,
+            heads,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn heads(&self) -> Vec<String> {
+        self.heads.lock().expect("heads").clone()
+    }
+}
+
+impl Drop for Other {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Every header of `head` (but the connection's own), sent to serve on
+/// `path`; the status serve answered.
+fn replay(serve: &Serve, head: &str, path: &str) -> u16 {
+    let mut request = serve.raw(reqwest::Method::GET, path);
+    for line in head.lines().skip(1) {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let name = name.trim();
+        if ["host", "connection", "content-length"].contains(&&*name.to_ascii_lowercase()) {
+            continue;
+        }
+        request = request.header(name, value.trim());
+    }
+    request.send().expect("replay").status().as_u16()
+}
+
+#[test]
+fn a_listener_on_another_port_gets_nothing_serve_accepts() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("!!! chromedriver missing: the real-browser serve tests are skipped (.ci/run installs it) !!!");
+        return;
+    };
+    let env = crate::support::TestEnv::new();
+    let serve = Serve::start(&env, &[]);
+    let other = Other::start();
+    let profile = tempfile::tempdir().expect("profile");
+    let visits = [
+        format!("http://127.0.0.1:{}/same-tab", other.port),
+        format!("http://127.0.0.1:{}/new-tab", other.port),
+        format!("http://localhost:{}/by-name", other.port),
+    ];
+    runtime().block_on(async {
+        let browser = browser(&driver, profile.path()).await;
+        browser.goto(&serve.url()).await.expect("open the URL");
+        wait_for(&browser, "body[data-auth='ok'] #sessions .empty").await;
+        browser.goto(&visits[0]).await.expect("visit");
+        wait_for(&browser, "#other").await;
+        let tab = browser.new_window(true).await.expect("new tab").handle;
+        browser.switch_to_window(tab).await.expect("switch");
+        browser.goto(&visits[1]).await.expect("visit");
+        wait_for(&browser, "#other").await;
+        browser.goto(&visits[2]).await.expect("visit");
+        wait_for(&browser, "#other").await;
+        // The other program's page asks serve itself, with whatever the
+        // browser attaches on its own: serve refuses it.
+        let asked = format!(
+            "return fetch('{}/api/cards', {{credentials: 'include'}}).then(r => r.status).catch(() => 'blocked');",
+            serve.base
+        );
+        let status = script(&browser, &asked).await;
+        assert!(status == json!(401) || status == json!("blocked"), "{status}");
+        browser.close().await.expect("close");
+    });
+    let heads = other.heads();
+    for visit in &visits {
+        let path = visit.rsplit_once('/').expect("path").1;
+        assert!(
+            heads
+                .iter()
+                .any(|head| head.starts_with(&format!("GET /{path} "))),
+            "never visited {visit}: {heads:?}"
+        );
+    }
+    for head in &heads {
+        assert!(
+            !head.contains(&serve.token),
+            "the token went elsewhere: {head}"
+        );
+        for path in ["/api/cards", "/view", "/events"] {
+            assert_eq!(replay(&serve, head, path), 401, "{path} took {head}");
+        }
+    }
+}
+
+#[test]
+fn the_open_code_works_once_in_chromium() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("!!! chromedriver missing: the real-browser serve tests are skipped (.ci/run installs it) !!!");
+        return;
+    };
+    let env = crate::support::TestEnv::new();
+    let record = record_opener(&env);
+    let serve = Serve::start(&env, &["--open"]);
+    let (opened, recorded) = opened_url(&record);
+    assert!(!recorded.contains(&serve.token), "{recorded}");
+    let profile = tempfile::tempdir().expect("profile");
+    let page = format!("{}/", serve.base);
+    let code = opened.rsplit_once("code=").expect("a code").1.to_owned();
+    runtime().block_on(async {
+        let browser = browser(&driver, profile.path()).await;
+        browser.goto(&opened).await.expect("open the code URL");
+        wait_for(&browser, "body[data-auth='ok'] #sessions .empty").await;
+        assert_eq!(
+            script(
+                &browser,
+                "return sessionStorage.getItem('oneworks-serve-token');"
+            )
+            .await,
+            json!(serve.token)
+        );
+        assert_history_clean(&browser, &code, &page).await;
+        wait_for(&browser, "body[data-auth='ok'] #sessions .empty").await;
+
+        // The same link again (another tab, or someone who read the
+        // opener's argv): refused, no data, said on the page.
+        let tab = browser.new_window(true).await.expect("new tab").handle;
+        browser.switch_to_window(tab).await.expect("switch");
+        browser.goto(&opened).await.expect("open again");
+        wait_for(&browser, "body[data-auth='refused']").await;
+        wait_script(
+            &browser,
+            "the refusal said",
+            "return document.getElementById('notice').textContent.includes('used already');",
+        )
+        .await;
+        assert_eq!(script(&browser, "return location.href;").await, json!(page));
+        assert_eq!(
+            script(
+                &browser,
+                "return document.getElementById('sessions').children.length;"
+            )
+            .await,
+            json!(0)
+        );
+        assert_eq!(
+            script(
+                &browser,
+                "return sessionStorage.getItem('oneworks-serve-token');"
+            )
+            .await,
+            Value::Null
+        );
+        browser.close().await.expect("close");
+    });
 }

@@ -1,15 +1,25 @@
 //! Who may talk to the server (SPEC §8.5). Every response carries the
 //! security headers. Before anything else: the `Host` header must name this
-//! server (421 otherwise: DNS rebinding). Then a `?token=` is exchanged for
-//! an `HttpOnly; SameSite=Strict` cookie and a redirect to the clean path;
-//! every other request needs that cookie or `Authorization: Bearer` (401,
-//! no detail). Every POST needs an `Origin` equal to the page's own (403).
-//! Answer links (`/a/…`) carry their own capability instead of the token;
-//! a POST to one may come without `Origin` (a push service), but never
-//! with a foreign one.
+//! server (421 otherwise: DNS rebinding). The credential is bound to the
+//! page's origin, never to a cookie: a browser sends a cookie of 127.0.0.1
+//! to every port of 127.0.0.1, so any local listener it visits would get
+//! it. The printed URL carries the token in its fragment (`/#token=…`),
+//! which no browser puts in a request line, a `Referer` or a log; the page's
+//! script sends it back as `Authorization: Bearer` on every call.
+//!
+//! So only the page's shell (`GET /`, no data) and its assets are open;
+//! every other request needs the bearer token (401, no detail). Every POST
+//! needs an `Origin` equal to the page's own (403). `--open` never hands the
+//! token to another process (its argv is readable by every user): it gets a
+//! single-use, short-lived code that the page trades once for the token
+//! (`POST /api/exchange`). Answer links (`/a/…`) carry their own capability
+//! instead of the token; a POST to one may come without `Origin` (a push
+//! service), but never with a foreign one. Nothing here ever redirects.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -18,11 +28,25 @@ use axum::response::{IntoResponse, Response};
 
 use super::secret::{random_hex, same_secret};
 
+/// How long an `--open` code may wait for its one exchange: a browser
+/// started cold takes seconds, not minutes.
+pub const CODE_LIFETIME: Duration = Duration::from_secs(60);
+
 pub struct Guard {
+    address: SocketAddr,
     token: String,
-    cookie: String,
     hosts: Vec<String>,
     origins: Vec<String>,
+    /// `--open` codes not yet traded, with the instant each one dies.
+    codes: Mutex<HashMap<String, Instant>>,
+}
+
+/// Why a code was not traded for the token.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Never issued, already traded, or expired: the same answer for all
+    /// three, so a guesser learns nothing.
+    UnknownCode,
 }
 
 impl Guard {
@@ -41,15 +65,61 @@ impl Guard {
             origins.push(public.origin().ascii_serialization());
         }
         Ok(Self {
+            address,
             token: random_hex()?,
-            cookie: format!("oneworks_serve_{port}"),
             hosts,
             origins,
+            codes: Mutex::new(HashMap::new()),
         })
     }
 
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// The URL to print: the token in the fragment, which leaves the
+    /// browser only through the page's script.
+    pub fn page_url(&self) -> String {
+        format!("http://{}/#token={}", self.address, self.token)
+    }
+
+    /// A URL for `--open`: a fresh single-use code in the fragment, valid
+    /// for [`CODE_LIFETIME`], never the token.
+    pub fn open_url(&self) -> std::io::Result<String> {
+        let code = self.issue_code(Instant::now())?;
+        Ok(format!("http://{}/#code={code}", self.address))
+    }
+
+    fn issue_code(&self, now: Instant) -> std::io::Result<String> {
+        let code = random_hex()?;
+        let mut codes = self.codes.lock().unwrap_or_else(PoisonError::into_inner);
+        codes.retain(|_, dies| *dies > now);
+        codes.insert(code.clone(), now + CODE_LIFETIME);
+        Ok(code)
+    }
+
+    /// Trades `given` for the token, once: the code is spent whatever
+    /// follows.
+    pub fn exchange(&self, given: &str) -> Result<&str, Refused> {
+        self.exchange_at(given, Instant::now())
+    }
+
+    fn exchange_at(&self, given: &str, now: Instant) -> Result<&str, Refused> {
+        let mut codes = self.codes.lock().unwrap_or_else(PoisonError::into_inner);
+        codes.retain(|_, dies| *dies > now);
+        // Every live code compared in constant time, none skipped early.
+        let found = codes
+            .keys()
+            .filter(|code| same_secret(given, code))
+            .cloned()
+            .collect::<Vec<_>>();
+        match found.first() {
+            Some(code) => {
+                codes.remove(code);
+                Ok(&self.token)
+            }
+            None => Err(Refused::UnknownCode),
+        }
     }
 
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
@@ -64,30 +134,16 @@ impl Guard {
         Some(self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)))
     }
 
+    /// `Authorization: Bearer TOKEN` (the scheme's case does not matter):
+    /// the only credential. A cookie is never looked at.
     fn authenticated(&self, headers: &HeaderMap) -> bool {
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        if bearer.is_some_and(|given| same_secret(given.trim(), &self.token)) {
-            return true;
-        }
-        let prefix = format!("{}=", self.cookie);
         headers
-            .get_all(header::COOKIE)
+            .get_all(header::AUTHORIZATION)
             .iter()
             .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|pair| pair.trim().strip_prefix(prefix.as_str()))
-            .any(|given| same_secret(given, &self.token))
-    }
-
-    /// The `Set-Cookie` value that carries the token.
-    fn cookie_header(&self) -> String {
-        format!(
-            "{}={}; HttpOnly; SameSite=Strict; Path=/",
-            self.cookie, self.token
-        )
+            .filter_map(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .any(|(_, given)| same_secret(given.trim(), &self.token))
     }
 }
 
@@ -100,11 +156,16 @@ fn public_host(url: &url::Url) -> Option<String> {
     })
 }
 
-/// The `token` query parameter, if any.
-fn query_token(query: Option<&str>) -> Option<String> {
-    url::form_urlencoded::parse(query?.as_bytes())
-        .find(|(name, _)| name == "token")
-        .map(|(_, value)| value.into_owned())
+/// What anyone may fetch: the page's shell (it holds no data), its two
+/// assets, and the `--open` code exchange (the code is the credential).
+fn open_to_all(method: &Method, path: &str) -> bool {
+    match *method {
+        Method::GET | Method::HEAD => {
+            matches!(path, "/" | "/assets/serve.css" | "/assets/serve.js")
+        }
+        Method::POST => path == "/api/exchange",
+        _ => false,
+    }
 }
 
 fn bare(status: StatusCode) -> Response {
@@ -114,7 +175,10 @@ fn bare(status: StatusCode) -> Response {
 
 /// The middleware in front of every route.
 pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let shown = logged_path(request.uri());
     let mut response = check(&guard, request, next).await;
+    tracing::debug!("serve: {method} {shown} → {}", response.status().as_u16());
     let headers = response.headers_mut();
     let fixed = [
         (
@@ -131,28 +195,32 @@ pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next
     response
 }
 
+/// A request's path as the debug log shows it: an answer link's capability
+/// and any query are withheld (they may be secrets); that a query came is
+/// said.
+fn logged_path(uri: &axum::http::Uri) -> String {
+    let path = uri.path();
+    let mut shown = match path
+        .strip_prefix("/a/")
+        .and_then(|rest| rest.split_once('/'))
+    {
+        Some((card, _)) => format!("/a/{card}/…"),
+        None => path.to_owned(),
+    };
+    if uri.query().is_some() {
+        shown.push_str("?… (query withheld)");
+    }
+    shown
+}
+
 async fn check(guard: &Guard, request: Request, next: Next) -> Response {
     let headers = request.headers();
     if !guard.host_allowed(headers) {
         return bare(StatusCode::MISDIRECTED_REQUEST);
     }
-    let link = request.uri().path().starts_with("/a/");
-    if let Some(given) = query_token(request.uri().query()) {
-        if link || !same_secret(&given, guard.token()) {
-            return bare(StatusCode::UNAUTHORIZED);
-        }
-        let path = request.uri().path().to_owned();
-        let mut response = (StatusCode::SEE_OTHER, "").into_response();
-        let headers = response.headers_mut();
-        if let Ok(cookie) = HeaderValue::from_str(&guard.cookie_header()) {
-            headers.insert(header::SET_COOKIE, cookie);
-        }
-        if let Ok(location) = HeaderValue::from_str(&path) {
-            headers.insert(header::LOCATION, location);
-        }
-        return response;
-    }
-    if !link && !guard.authenticated(headers) {
+    let path = request.uri().path();
+    let link = path.starts_with("/a/");
+    if !link && !open_to_all(request.method(), path) && !guard.authenticated(headers) {
         return bare(StatusCode::UNAUTHORIZED);
     }
     if request.method() == Method::POST {
@@ -190,24 +258,94 @@ mod tests {
     }
 
     #[test]
-    fn the_cookie_or_bearer_must_hold_the_token() {
+    fn only_a_bearer_header_holds_the_token_never_a_cookie() {
         let guard = guard();
         let mut headers = HeaderMap::new();
         assert!(!guard.authenticated(&headers));
-        let cookie = format!("a=b; oneworks_serve_4000={}", guard.token());
+        let cookie = format!("oneworks_serve_4000={0}; token={0}", guard.token());
         headers.insert(header::COOKIE, HeaderValue::from_str(&cookie).expect("v"));
-        assert!(guard.authenticated(&headers));
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::COOKIE,
-            HeaderValue::from_static("oneworks_serve_4000=x"),
+        assert!(!guard.authenticated(&headers), "a cookie was taken");
+        for (given, ok) in [
+            (format!("Bearer {}", guard.token()), true),
+            (format!("bearer {}", guard.token()), true),
+            (format!("Bearer {}x", guard.token()), false),
+            (format!("Basic {}", guard.token()), false),
+            (guard.token().to_owned(), false),
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::AUTHORIZATION,
+                HeaderValue::from_str(&given).expect("v"),
+            );
+            assert_eq!(guard.authenticated(&headers), ok, "{given}");
+        }
+    }
+
+    #[test]
+    fn the_printed_url_carries_the_token_in_the_fragment_only() {
+        let guard = guard();
+        let url = url::Url::parse(&guard.page_url()).expect("url");
+        assert_eq!(url.path(), "/");
+        assert_eq!(url.query(), None);
+        assert_eq!(url.fragment(), Some(&*format!("token={}", guard.token())));
+    }
+
+    #[test]
+    fn an_open_code_is_traded_once_and_dies_after_its_lifetime() {
+        let guard = guard();
+        let url = url::Url::parse(&guard.open_url().expect("url")).expect("url");
+        let code = url
+            .fragment()
+            .and_then(|f| f.strip_prefix("code="))
+            .expect("code");
+        assert_eq!(code.len(), 64);
+        assert_ne!(code, guard.token());
+        assert!(!url.as_str().contains(guard.token()));
+        assert_eq!(guard.exchange("00"), Err(Refused::UnknownCode));
+        assert_eq!(guard.exchange(code), Ok(guard.token()));
+        assert_eq!(guard.exchange(code), Err(Refused::UnknownCode), "twice");
+
+        let now = Instant::now();
+        let late = guard.issue_code(now).expect("code");
+        let just_in_time = guard.issue_code(now).expect("code");
+        let almost = now + CODE_LIFETIME - Duration::from_millis(1);
+        assert_eq!(guard.exchange_at(&just_in_time, almost), Ok(guard.token()));
+        assert_eq!(
+            guard.exchange_at(&late, now + CODE_LIFETIME),
+            Err(Refused::UnknownCode),
+            "expired"
         );
-        assert!(!guard.authenticated(&headers));
-        let bearer = format!("Bearer {}", guard.token());
-        headers.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_str(&bearer).expect("v"),
-        );
-        assert!(guard.authenticated(&headers));
+    }
+
+    #[test]
+    fn only_the_shell_its_assets_and_the_exchange_are_open() {
+        for (method, path, open) in [
+            (Method::GET, "/", true),
+            (Method::HEAD, "/", true),
+            (Method::GET, "/assets/serve.js", true),
+            (Method::GET, "/assets/serve.css", true),
+            (Method::POST, "/api/exchange", true),
+            (Method::GET, "/api/exchange", false),
+            (Method::POST, "/", false),
+            (Method::GET, "/view", false),
+            (Method::GET, "/events", false),
+            (Method::GET, "/api/cards", false),
+            (Method::GET, "//evil.example/x", false),
+            (Method::GET, "/assets/other.js", false),
+        ] {
+            assert_eq!(open_to_all(&method, path), open, "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn the_log_withholds_queries_and_link_capabilities() {
+        for (uri, shown) in [
+            ("/view", "/view"),
+            ("/?token=abc", "/?… (query withheld)"),
+            ("/a/card-1/f00d", "/a/card-1/…"),
+        ] {
+            let uri: axum::http::Uri = uri.parse().expect("uri");
+            assert_eq!(logged_path(&uri), shown);
+        }
     }
 }

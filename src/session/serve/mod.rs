@@ -4,8 +4,9 @@
 //! approvals sockets and `cards.jsonl`, and answers through the socket's
 //! `answer` op, like `session answer`.
 //!
-//! - [`auth`]: the token, its cookie, the `Host`/`Origin` checks and the
-//!   security headers every response carries.
+//! - [`auth`]: the token (a bearer header, never a cookie), the `--open`
+//!   codes, the `Host`/`Origin` checks and the security headers every
+//!   response carries.
 //! - [`sources`]: the sessions, their cards and panes, read on demand.
 //! - [`events`]: one `watch` per running supervisor, fanned out to the
 //!   page's Server-Sent Events.
@@ -41,7 +42,7 @@ pub struct Options {
 pub struct Bound {
     listener: tokio::net::TcpListener,
     app: Arc<App>,
-    /// The URL to print: it carries the token once.
+    /// The URL to print: it carries the token once, in its fragment.
     pub url: String,
 }
 
@@ -50,7 +51,7 @@ pub async fn bind(options: Options, sources: Sources) -> std::io::Result<Bound> 
     let listener = tokio::net::TcpListener::bind(options.listen).await?;
     let address = listener.local_addr()?;
     let guard = Guard::new(address, options.public_url.as_ref())?;
-    let url = format!("http://{address}/?token={}", guard.token());
+    let url = guard.page_url();
     let sources = Arc::new(sources);
     let links = match &options.public_url {
         Some(public) => Some(links::Links::publish(
@@ -75,6 +76,11 @@ pub async fn bind(options: Options, sources: Sources) -> std::io::Result<Bound> 
 }
 
 impl Bound {
+    /// A URL for `--open`: a single-use code, never the token.
+    pub fn open_url(&self) -> std::io::Result<String> {
+        self.app.guard.open_url()
+    }
+
     /// Serves until `stop` completes (Ctrl-C); the sessions are untouched.
     pub async fn serve(self, stop: impl std::future::Future<Output = ()> + Send + 'static) {
         let app = Arc::clone(&self.app);

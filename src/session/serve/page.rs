@@ -1,8 +1,12 @@
 //! The HTML (maud: checked at compile time, every value escaped). No inline
-//! script or style: the CSP forbids them; the look is `assets/serve.css`,
-//! the live updates `assets/serve.js`. Plain forms work without script.
-//! Persistent trust is never offered: the buttons are the three verdicts,
-//! and a card not shown whole (SPEC §8.6) has no Accept.
+//! script or style: the CSP forbids them; the look is `assets/serve.css`.
+//! The page is a shell with no data ([`shell_page`], open to all); its
+//! script (`assets/serve.js`) holds the token and fetches the sessions'
+//! markup ([`view`], authenticated) to insert it, so the page needs
+//! JavaScript. Answer links' pages ([`confirm`], [`message`]) carry no
+//! script: plain forms. Persistent trust is never offered: the buttons are
+//! the three verdicts, and a card not shown whole (SPEC §8.6) has no
+//! Accept.
 
 use maud::{html, Markup, DOCTYPE};
 
@@ -18,7 +22,14 @@ const VERDICTS: [(&str, &str); 3] = [
     ("cancel", "Cancel"),
 ];
 
-fn shell(title: &str, body: Markup) -> Markup {
+/// Whether a page loads the script.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Yes,
+    No,
+}
+
+fn shell(title: &str, script: Script, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -27,35 +38,56 @@ fn shell(title: &str, body: Markup) -> Markup {
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) }
                 link rel="stylesheet" href="/assets/serve.css";
-                script src="/assets/serve.js" defer {}
+                @if script == Script::Yes { script src="/assets/serve.js" defer {} }
             }
             body { (body) }
         }
     }
 }
 
-/// The page: every session, those needing a person first.
-pub fn index(sessions: &[SessionView]) -> Markup {
+/// `GET /`: the page's shell, the same for everyone, holding no data. The
+/// script fills `#status` and `#sessions` from [`view`].
+pub fn shell_page() -> Markup {
+    shell(
+        "oneworks approvals",
+        Script::Yes,
+        html! {
+            header {
+                h1 { "Approvals" }
+                p #status .status { "Loading…" }
+                button #notify .notify type="button" hidden { "Notify me" }
+            }
+            noscript {
+                p .error { "This page needs JavaScript: it keeps the page's key out of cookies and sends it only to this server. Answer links work without it." }
+            }
+            p #notice .error role="alert" hidden {}
+            main #sessions {}
+            section #screen .screen hidden {
+                h2 .screen-title {}
+                p { button #screen-close type="button" { "Hide the screen" } }
+                pre .pane {}
+            }
+        },
+    )
+}
+
+/// `GET /view` (authenticated): the markup of every session, those needing
+/// a person first, for the script to put in place of `#status` and
+/// `#sessions`.
+pub fn view(sessions: &[SessionView]) -> Markup {
     let waiting = sessions
         .iter()
         .filter(|s| s.state == Liveness::WaitingForApproval)
         .count();
-    shell(
-        "oneworks approvals",
-        html! {
-            header {
-                h1 { "Approvals" }
-                p #status .status { @if waiting == 0 { "Nothing waits for you." } @else { (waiting) " session(s) wait for you." } }
-                button #notify .notify type="button" hidden { "Notify me" }
+    html! {
+        p #status .status { @if waiting == 0 { "Nothing waits for you." } @else { (waiting) " session(s) wait for you." } }
+        main #sessions {
+            @if sessions.is_empty() {
+                p .empty { "No session in this project yet: start one with " code { "oneworks session start" } "." }
             }
-            main #sessions {
-                @if sessions.is_empty() {
-                    p .empty { "No session in this project yet: start one with " code { "oneworks session start" } "." }
-                }
-                @for session in sessions { (session_block(session)) }
-            }
-        },
-    )
+            @for session in sessions { (session_block(session)) }
+        }
+    }
 }
 
 fn session_block(session: &SessionView) -> Markup {
@@ -80,7 +112,7 @@ fn session_block(session: &SessionView) -> Markup {
             }
             @for card in &pending { (pending_card(card, running)) }
             @if running {
-                p { a .pane href=(format!("/sessions/{}/pane", session.name)) { "Show the screen" } }
+                p { button .pane type="button" data-session=(session.name) { "Show the screen" } }
             }
             @if !resolved.is_empty() {
                 details .resolved open[pending.is_empty() && resolved.len() <= 3] {
@@ -151,26 +183,11 @@ fn resolved_card(card: &Card) -> Markup {
     }
 }
 
-/// A session's screen, as text.
-pub fn pane(name: &str, text: Option<&str>) -> Markup {
-    shell(
-        &format!("{name}: screen"),
-        html! {
-            header { h1 { "Screen of " (name) } p { a href="/" { "Back to the approvals" } } }
-            main {
-                @match text {
-                    Some(text) => pre .pane { (text) },
-                    None => p { "This session is not running." },
-                }
-            }
-        },
-    )
-}
-
 /// An answer link's confirm form: a link preview (GET) never answers.
 pub fn confirm(session: &str, card: &Card) -> Markup {
     shell(
         "Answer an approval",
+        Script::No,
         html! {
             header { h1 { "Approval in " (session) } }
             main {
@@ -189,6 +206,7 @@ pub fn confirm(session: &str, card: &Card) -> Markup {
 pub fn message(text: &str) -> Markup {
     shell(
         "oneworks approvals",
-        html! { main { p .error { (text) } p { a href="/" { "Back to the approvals" } } } },
+        Script::No,
+        html! { main { p .error { (text) } } },
     )
 }

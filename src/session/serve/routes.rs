@@ -3,24 +3,27 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /` | the page |
-//! | `POST /cards/{id}/answer` | a page form: answer, then back to `/` |
-//! | `GET /sessions/{name}/pane` | the session's screen as text |
+//! | `GET /` | the page's shell: no data, open to all |
+//! | `GET /assets/…` | the CSS and the script, built into the binary, open to all |
+//! | `POST /api/exchange` | `{"code":…}` (from `--open`) → `{"token":…}`, once |
+//! | `GET /view` | the sessions' markup, for the page's script |
+//! | `GET /api/sessions/{name}/pane` | the session's screen as text (JSON) |
 //! | `GET /events` | Server-Sent Events: every card change |
 //! | `GET /api/sessions`, `GET /api/cards` | JSON |
 //! | `POST /api/cards/{id}/answer` | `{"action":…}` → 200 card, 409 no longer pending (`{"card":…}`) or accept of a card not shown whole (`{"error":…}`) |
 //! | `GET`/`POST /a/{card}/{capability}` | answer links: a confirm form, then the answer |
-//! | `GET /assets/…` | the CSS and the script, built into the binary |
+//!
+//! Every route but the first three needs `Authorization: Bearer` ([`super::auth`]).
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Form, Json, Router};
+use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -34,9 +37,14 @@ const SCRIPT: &str = include_str!("assets/serve.js");
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
-        .route("/", get(index))
-        .route("/cards/{id}/answer", post(form_answer))
-        .route("/sessions/{name}/pane", get(pane))
+        .route("/", get(shell))
+        .route(
+            "/api/exchange",
+            // A code is 64 characters: nothing bigger is read.
+            post(exchange).layer(DefaultBodyLimit::max(1024)),
+        )
+        .route("/view", get(view))
+        .route("/api/sessions/{name}/pane", get(pane))
         .route("/events", get(events))
         .route("/api/sessions", get(api_sessions))
         .route("/api/cards", get(api_cards))
@@ -66,21 +74,48 @@ async fn blocking<T: Send + 'static>(
         .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)
 }
 
-async fn index(State(app): State<Arc<App>>) -> Result<Html<String>, StatusCode> {
-    let views = blocking(&app, Sources::sessions).await?;
-    Ok(Html(page::index(&views).into_string()))
+async fn shell() -> Html<String> {
+    Html(page::shell_page().into_string())
 }
 
-async fn pane(
-    State(app): State<Arc<App>>,
-    Path(name): Path<String>,
-) -> Result<Html<String>, StatusCode> {
-    if crate::launch::profile::layout::parse_session_name(&name).is_err() {
-        return Err(StatusCode::NOT_FOUND);
+#[derive(Deserialize)]
+struct Code {
+    code: String,
+}
+
+/// Trades an `--open` code for the token, once. A refused code is said on
+/// stderr: if the person's own browser was refused, someone else (who read
+/// the opener's argv) may have traded it first.
+async fn exchange(State(app): State<Arc<App>>, Json(body): Json<Code>) -> Response {
+    match app.guard.exchange(&body.code) {
+        Ok(token) => Json(json!({"token": token})).into_response(),
+        Err(super::auth::Refused::UnknownCode) => {
+            crate::output::human(
+                "warning: the page was handed an unknown, used or expired `--open` code; if that was your browser, stop serve (Ctrl-C) and start it again",
+            );
+            (StatusCode::UNAUTHORIZED, "Unauthorized").into_response()
+        }
     }
-    let shown = name.clone();
-    let text = blocking(&app, move |sources| sources.pane(&name)).await?;
-    Ok(Html(page::pane(&shown, text.as_deref()).into_string()))
+}
+
+async fn view(State(app): State<Arc<App>>) -> Result<Html<String>, StatusCode> {
+    let views = blocking(&app, Sources::sessions).await?;
+    Ok(Html(page::view(&views).into_string()))
+}
+
+async fn pane(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
+    if crate::launch::profile::layout::parse_session_name(&name).is_err() {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no such session"})),
+        )
+            .into_response();
+    }
+    let session = name.clone();
+    match blocking(&app, move |sources| sources.pane(&name)).await {
+        Ok(text) => Json(json!({"session": session, "text": text})).into_response(),
+        Err(status) => status.into_response(),
+    }
 }
 
 async fn events(
@@ -166,20 +201,6 @@ async fn api_answer(
     match answer(&app, id, &body.action, "page").await {
         Ok(card) => Json(json!({"card": card})).into_response(),
         Err((status, body)) => (status, Json(body)).into_response(),
-    }
-}
-
-async fn form_answer(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-    Form(body): Form<Action>,
-) -> Response {
-    match answer(&app, id, &body.action, "page").await {
-        Ok(_) | Err((StatusCode::CONFLICT, _)) => Redirect::to("/").into_response(),
-        Err((status, body)) => {
-            let message = body["error"].as_str().unwrap_or("refused").to_owned();
-            (status, Html(page::message(&message).into_string())).into_response()
-        }
     }
 }
 
