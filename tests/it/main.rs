@@ -16,6 +16,7 @@ mod bounds;
 mod completions;
 mod concurrency;
 mod config;
+mod config_trust;
 mod gemini_real;
 mod gemini_trust;
 mod gemini_tui;
