@@ -204,6 +204,11 @@ pub enum ConfigCommand {
     )]
     Trust,
     /// Forget that the project's config file (or --config FILE) was trusted
+    #[command(
+        long_about = "Forget that the project's `.oneworks/config.yaml` (or the file named by \
+            --config) was trusted: its record is removed from oneworks' data folder, and its \
+            keys that run code or move credentials are ignored again."
+    )]
     Untrust,
     /// Write (or with --dry-run print) the agent world a session gets
     Render {
