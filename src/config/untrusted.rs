@@ -166,13 +166,18 @@ fn strip_adapter(
 }
 
 /// Removes every key of `map` (at any depth) that is, or has a dotted
-/// segment that is, one of [`GATED_AGENT_KEYS`].
+/// segment that is, one of [`GATED_AGENT_KEYS`], and every value that is a
+/// `file://` URI (an agent file's `prompt` may load a file into the model's
+/// context: `file:///home/me/.aws/credentials`).
 fn strip_gated_keys(map: &mut Mapping, base: &str, cut: &mut impl FnMut(String, &'static str)) {
     map.retain(|key, value| {
         let name = key.as_str().unwrap_or_default();
         let gated = name
             .split('.')
-            .any(|segment| GATED_AGENT_KEYS.contains(&segment));
+            .any(|segment| GATED_AGENT_KEYS.contains(&segment))
+            || value
+                .as_str()
+                .is_some_and(|text| text.trim_start().to_ascii_lowercase().starts_with("file:"));
         if gated {
             cut(format!("{base}.{name}"), NAMES_TOOLS);
             return false;
