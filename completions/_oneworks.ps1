@@ -155,7 +155,9 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration and print where it came from')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration, print where it came from and which keys of an untrusted project config were ignored')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Trust the project''s config file (or --config FILE): its hooks, MCP commands, passEnv and other keys that run code or move credentials apply until the file changes')
+            [CompletionResult]::new('untrust', 'untrust', [CompletionResultType]::ParameterValue, 'Forget that the project''s config file (or --config FILE) was trusted')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the agent world a session gets')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -169,6 +171,28 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'oneworks;config;trust' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'oneworks;config;untrust' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'oneworks;config;render' {
@@ -185,12 +209,20 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;config;help' {
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration and print where it came from')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration, print where it came from and which keys of an untrusted project config were ignored')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Trust the project''s config file (or --config FILE): its hooks, MCP commands, passEnv and other keys that run code or move credentials apply until the file changes')
+            [CompletionResult]::new('untrust', 'untrust', [CompletionResultType]::ParameterValue, 'Forget that the project''s config file (or --config FILE) was trusted')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the agent world a session gets')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'oneworks;config;help;check' {
+            break
+        }
+        'oneworks;config;help;trust' {
+            break
+        }
+        'oneworks;config;help;untrust' {
             break
         }
         'oneworks;config;help;render' {
@@ -406,11 +438,19 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;help;config' {
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration and print where it came from')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate the layered configuration, print where it came from and which keys of an untrusted project config were ignored')
+            [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Trust the project''s config file (or --config FILE): its hooks, MCP commands, passEnv and other keys that run code or move credentials apply until the file changes')
+            [CompletionResult]::new('untrust', 'untrust', [CompletionResultType]::ParameterValue, 'Forget that the project''s config file (or --config FILE) was trusted')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Write (or with --dry-run print) the agent world a session gets')
             break
         }
         'oneworks;help;config;check' {
+            break
+        }
+        'oneworks;help;config;trust' {
+            break
+        }
+        'oneworks;help;config;untrust' {
             break
         }
         'oneworks;help;config;render' {

@@ -79,6 +79,12 @@ _oneworks() {
             oneworks__subcmd__config,render)
                 cmd="oneworks__subcmd__config__subcmd__render"
                 ;;
+            oneworks__subcmd__config,trust)
+                cmd="oneworks__subcmd__config__subcmd__trust"
+                ;;
+            oneworks__subcmd__config,untrust)
+                cmd="oneworks__subcmd__config__subcmd__untrust"
+                ;;
             oneworks__subcmd__config__subcmd__help,check)
                 cmd="oneworks__subcmd__config__subcmd__help__subcmd__check"
                 ;;
@@ -87,6 +93,12 @@ _oneworks() {
                 ;;
             oneworks__subcmd__config__subcmd__help,render)
                 cmd="oneworks__subcmd__config__subcmd__help__subcmd__render"
+                ;;
+            oneworks__subcmd__config__subcmd__help,trust)
+                cmd="oneworks__subcmd__config__subcmd__help__subcmd__trust"
+                ;;
+            oneworks__subcmd__config__subcmd__help,untrust)
+                cmd="oneworks__subcmd__config__subcmd__help__subcmd__untrust"
                 ;;
             oneworks__subcmd__help,adapter)
                 cmd="oneworks__subcmd__help__subcmd__adapter"
@@ -126,6 +138,12 @@ _oneworks() {
                 ;;
             oneworks__subcmd__help__subcmd__config,render)
                 cmd="oneworks__subcmd__help__subcmd__config__subcmd__render"
+                ;;
+            oneworks__subcmd__help__subcmd__config,trust)
+                cmd="oneworks__subcmd__help__subcmd__config__subcmd__trust"
+                ;;
+            oneworks__subcmd__help__subcmd__config,untrust)
+                cmd="oneworks__subcmd__help__subcmd__config__subcmd__untrust"
                 ;;
             oneworks__subcmd__help__subcmd__session,answer)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__answer"
@@ -453,7 +471,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__config)
-            opts="-q -v -h --config --quiet --verbose --no-progress --help check render help"
+            opts="-q -v -h --config --quiet --verbose --no-progress --help check trust untrust render help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,7 +507,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__config__subcmd__help)
-            opts="check render help"
+            opts="check trust untrust render help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -544,6 +562,34 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        oneworks__subcmd__config__subcmd__help__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__config__subcmd__help__subcmd__untrust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         oneworks__subcmd__config__subcmd__render)
             opts="-q -v -h --session --dry-run --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -555,6 +601,42 @@ _oneworks() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__config__subcmd__trust)
+            opts="-q -v -h --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__config__subcmd__untrust)
+            opts="-q -v -h --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -679,7 +761,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__config)
-            opts="check render"
+            opts="check trust untrust render"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -707,6 +789,34 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__config__subcmd__render)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__config__subcmd__trust)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__config__subcmd__untrust)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -138,7 +138,9 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --no-progress 'Never draw progress bars'
             cand -h 'Print help'
             cand --help 'Print help'
-            cand check 'Validate the layered configuration and print where it came from'
+            cand check 'Validate the layered configuration, print where it came from and which keys of an untrusted project config were ignored'
+            cand trust 'Trust the project''s config file (or --config FILE): its hooks, MCP commands, passEnv and other keys that run code or move credentials apply until the file changes'
+            cand untrust 'Forget that the project''s config file (or --config FILE) was trusted'
             cand render 'Write (or with --dry-run print) the agent world a session gets'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -151,6 +153,26 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --no-progress 'Never draw progress bars'
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'oneworks;config;trust'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'oneworks;config;untrust'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'oneworks;config;render'= {
             cand --session 'Session name'
@@ -165,11 +187,17 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;config;help'= {
-            cand check 'Validate the layered configuration and print where it came from'
+            cand check 'Validate the layered configuration, print where it came from and which keys of an untrusted project config were ignored'
+            cand trust 'Trust the project''s config file (or --config FILE): its hooks, MCP commands, passEnv and other keys that run code or move credentials apply until the file changes'
+            cand untrust 'Forget that the project''s config file (or --config FILE) was trusted'
             cand render 'Write (or with --dry-run print) the agent world a session gets'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;config;help;check'= {
+        }
+        &'oneworks;config;help;trust'= {
+        }
+        &'oneworks;config;help;untrust'= {
         }
         &'oneworks;config;help;render'= {
         }
@@ -356,10 +384,16 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;adapter;prune'= {
         }
         &'oneworks;help;config'= {
-            cand check 'Validate the layered configuration and print where it came from'
+            cand check 'Validate the layered configuration, print where it came from and which keys of an untrusted project config were ignored'
+            cand trust 'Trust the project''s config file (or --config FILE): its hooks, MCP commands, passEnv and other keys that run code or move credentials apply until the file changes'
+            cand untrust 'Forget that the project''s config file (or --config FILE) was trusted'
             cand render 'Write (or with --dry-run print) the agent world a session gets'
         }
         &'oneworks;help;config;check'= {
+        }
+        &'oneworks;help;config;trust'= {
+        }
+        &'oneworks;help;config;untrust'= {
         }
         &'oneworks;help;config;render'= {
         }

@@ -189,8 +189,27 @@ pub struct RunArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
-    /// Validate the layered configuration and print where it came from
+    /// Validate the layered configuration, print where it came from and which keys of an untrusted project config were ignored
     Check,
+    /// Trust the project's config file (or --config FILE): its hooks, MCP commands, passEnv and other keys that run code or move credentials apply until the file changes
+    #[command(
+        long_about = "Trust the project's `.oneworks/config.yaml` (or the file named by --config).\n\n\
+            A project's config arrives with a clone, so until you trust it oneworks ignores \
+            its keys that run code or move credentials (hooks, MCP servers with a command, \
+            passEnv, cli.path, paths outside the project, webhooks, agentConfig tools). \
+            Read the file first. oneworks records its real path and the sha256 of its bytes \
+            in its own data folder (never in the project); editing the file untrusts it \
+            until you trust it again. Your own config and --config files outside the \
+            project are trusted without asking."
+    )]
+    Trust,
+    /// Forget that the project's config file (or --config FILE) was trusted
+    #[command(
+        long_about = "Forget that the project's `.oneworks/config.yaml` (or the file named by \
+            --config) was trusted: its record is removed from oneworks' data folder, and its \
+            keys that run code or move credentials are ignored again."
+    )]
+    Untrust,
     /// Write (or with --dry-run print) the agent world a session gets
     Render {
         /// The adapter (`adapter list` shows them all)

@@ -3,7 +3,7 @@
 use crate::cli::{AdapterCommand, Cli, Command, ConfigCommand};
 use crate::commands;
 use crate::error::Error;
-use crate::settings::Settings;
+use crate::settings::{Settings, TrustSettings};
 
 /// Until a command knows its adapter (and `Settings::adapter` installs that
 /// adapter's scrubber), everything printed is scrubbed of the credential
@@ -39,8 +39,12 @@ pub fn install_startup_scrubber() {
     });
 }
 
+/// The settings of a command, and the one note naming what an untrusted
+/// project config had ignored (SPEC §2.1).
 fn settings(global: &crate::cli::GlobalArgs) -> Result<Settings, Error> {
-    Settings::resolve(global)
+    let settings = Settings::resolve(global)?;
+    commands::config::note_untrusted(&settings);
+    Ok(settings)
 }
 
 pub fn run(cli: Cli) -> Result<(), Error> {
@@ -77,19 +81,23 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Session(command) => {
             commands::session::run(&settings(&cli.global)?, &cli.global, command)
         }
-        Command::Config(command) => {
-            let settings = settings(&cli.global)?;
-            match command {
-                ConfigCommand::Check => commands::config::check(&settings),
-                ConfigCommand::Render {
-                    adapter,
-                    session,
-                    dry_run,
-                } => {
-                    let adapter = settings.adapter(adapter.as_str())?;
-                    commands::config::render(&settings, &adapter, &session, dry_run)
-                }
+        // `check` lists what was ignored itself; `trust` and `untrust`
+        // judge one file and load no config.
+        Command::Config(command) => match command {
+            ConfigCommand::Check => commands::config::check(&Settings::resolve(&cli.global)?),
+            ConfigCommand::Trust => commands::config::trust(&TrustSettings::resolve(&cli.global)?),
+            ConfigCommand::Untrust => {
+                commands::config::untrust(&TrustSettings::resolve(&cli.global)?)
             }
-        }
+            ConfigCommand::Render {
+                adapter,
+                session,
+                dry_run,
+            } => {
+                let settings = settings(&cli.global)?;
+                let adapter = settings.adapter(adapter.as_str())?;
+                commands::config::render(&settings, &adapter, &session, dry_run)
+            }
+        },
     }
 }

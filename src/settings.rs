@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::adapter::data::AdapterData;
 use crate::adapter::registry::{self, Registry, RegistryError};
 use crate::cli::GlobalArgs;
+use crate::config::trust_store::TrustStore;
 use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
 use crate::install::download::{Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
@@ -30,6 +31,46 @@ pub struct Settings {
     pub config: LoadedConfig,
     pub quiet: bool,
     pub progress: bool,
+}
+
+/// What `config trust`/`config untrust` act on, resolved without loading
+/// the config (a file is trusted or untrusted whatever the others hold).
+pub struct TrustSettings {
+    /// `--config`/`ONEWORKS_CONFIG`, else the project's `.oneworks/config.yaml`.
+    pub file: PathBuf,
+    /// Whether `file` came from `--config`/`ONEWORKS_CONFIG`.
+    pub explicit: bool,
+    /// The project's `.oneworks/` (never read through a link).
+    pub dot_dir: PathBuf,
+    pub store: TrustStore,
+    pub registry: Registry,
+    pub quiet: bool,
+}
+
+impl TrustSettings {
+    pub fn resolve(global: &GlobalArgs) -> Result<Self, Error> {
+        let env = Environment::from_process();
+        let cwd =
+            std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+        let locations =
+            Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
+        let project = Project::discover(&cwd);
+        let registry = Registry::discover(env.path("ONEWORKS_ADAPTERS_DIR").as_deref(), |name| {
+            env.path(&registry::variable(name, "ADAPTER_FILE"))
+        })
+        .map_err(|error| Error::new(ErrorKind::Config, error))?;
+        Ok(Self {
+            file: global
+                .config
+                .clone()
+                .unwrap_or_else(|| project.config_file()),
+            explicit: global.config.is_some(),
+            dot_dir: project.dot_dir(),
+            store: TrustStore::new(&locations.data_home),
+            registry,
+            quiet: global.quiet,
+        })
+    }
 }
 
 /// One adapter, resolved: its data file, its `adapters.<name>` config and
@@ -68,6 +109,7 @@ impl Settings {
             user: locations.user_config.clone(),
             project: Some(project.config_file()),
             explicit: global.config.clone(),
+            trust: Some(TrustStore::new(&locations.data_home)),
         };
         let config = config::load(&sources, &registry)?;
         Ok(Self {

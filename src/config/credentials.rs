@@ -208,10 +208,12 @@ mod tests {
         let temp = tempfile::tempdir().expect("tempdir");
         let path = temp.path().join("config.yaml");
         std::fs::write(&path, text).expect("write");
+        // Named with `--config` outside any project: trusted (SPEC §2.1).
         let sources = ConfigSources {
             user: None,
-            project: Some(path),
-            explicit: None,
+            project: None,
+            explicit: Some(path),
+            trust: None,
         };
         load(&sources, &crate::adapter::registry::Registry::builtin())
     }

@@ -36,6 +36,8 @@ pub enum ConfigError {
     Invalid { key: String, message: String },
     #[error("credential in config at `{key}`: {reason}")]
     Credential { key: String, reason: String },
+    #[error("config file `{path}` changed while it was read (its real path no longer names the file that was read)")]
+    Changed { path: PathBuf },
     #[error(transparent)]
     Unsafe(#[from] UnsafePath),
 }

@@ -14,7 +14,12 @@ pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 /// The text of config file `path`: a regular file of at most 4 MiB (links
 /// followed). `None` when it does not exist and is not `required`; a
 /// dangling link, a folder, FIFO or device is an error, never "no config".
-pub(super) fn read_config_file(path: &Path, required: bool) -> Result<Option<String>, ConfigError> {
+/// With the metadata of the file that was read (taken from the open file:
+/// it describes the inode whose bytes these are).
+pub(super) fn read_config_file_with_metadata(
+    path: &Path,
+    required: bool,
+) -> Result<Option<(String, std::fs::Metadata)>, ConfigError> {
     match fs_err::symlink_metadata(path).map_err(crate::fs_error::os_cause) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return if required {
@@ -33,24 +38,37 @@ pub(super) fn read_config_file(path: &Path, required: bool) -> Result<Option<Str
         }
         Ok(_) => {}
     }
-    let bytes = fs_safety::read_regular_file(path, MAX_CONFIG_BYTES, true).map_err(|refusal| {
-        let path = path.to_owned();
-        match refusal {
-            ReadRefusal::Missing | ReadRefusal::Symlink => ConfigError::Dangling { path },
-            ReadRefusal::NotRegular(found) => ConfigError::NotRegular { path, found },
-            ReadRefusal::TooLarge => ConfigError::TooLarge {
-                path,
-                limit: MAX_CONFIG_BYTES,
+    let (bytes, metadata) =
+        fs_safety::read_regular_file_with_metadata(path, MAX_CONFIG_BYTES, true).map_err(
+            |refusal| {
+                let path = path.to_owned();
+                match refusal {
+                    ReadRefusal::Missing | ReadRefusal::Symlink => ConfigError::Dangling { path },
+                    ReadRefusal::NotRegular(found) => ConfigError::NotRegular { path, found },
+                    ReadRefusal::TooLarge => ConfigError::TooLarge {
+                        path,
+                        limit: MAX_CONFIG_BYTES,
+                    },
+                    ReadRefusal::Io(source) => ConfigError::Read { path, source },
+                }
             },
-            ReadRefusal::Io(source) => ConfigError::Read { path, source },
-        }
-    })?;
+        )?;
     String::from_utf8(bytes)
-        .map(Some)
+        .map(|text| Some((text, metadata)))
         .map_err(|_| ConfigError::ParseNoPosition {
             path: path.to_owned(),
             message: "the file is not UTF-8 text".to_owned(),
         })
+}
+
+/// The real path (links resolved) of `path`, if it still names the inode
+/// `read` describes: a link swapped after the read gives `None`, so what is
+/// judged is always the file whose bytes were parsed.
+pub(super) fn real_path_of(path: &Path, read: &std::fs::Metadata) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let real = fs_err::canonicalize(path).ok()?;
+    let found = fs_err::symlink_metadata(&real).ok()?;
+    (found.dev() == read.dev() && found.ino() == read.ino()).then_some(real)
 }
 
 /// `message` made safe to print: credential-shaped text masked (parser

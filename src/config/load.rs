@@ -1,7 +1,11 @@
 //! Layered loading: the user file `$XDG_CONFIG_HOME/oneworks/config.yaml`,
 //! then the project file (or `--config`/`ONEWORKS_CONFIG`) over it. Maps
 //! merge key by key; lists and scalars are replaced. Each file is first
-//! checked on its own so errors carry its name, line and column.
+//! checked on its own so errors carry its name, line and column. The
+//! project's own file (or a `--config` inside its `.oneworks/`) is
+//! untrusted until the person trusts its exact bytes (SPEC §2.1): until
+//! then its keys that run code or move a credential are cut out of its
+//! layer before the merge ([`super::untrusted::strip_untrusted`]).
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +13,12 @@ use serde_yaml_ng::Value;
 
 use super::credentials::check_no_credentials;
 use super::error::ConfigError;
-use super::file::{mask_credentials, mask_error, position_of, read_config_file};
+use super::file::{
+    mask_credentials, mask_error, position_of, read_config_file_with_metadata, real_path_of,
+};
 use super::schema::{ConfigFile, SourceKind};
+use super::trust_store::{sha256_hex, TrustStore};
+use super::untrusted::{strip_untrusted, Ignored};
 use crate::adapter::data::{AdapterData, CredentialRules};
 use crate::adapter::registry::{Registry, RegistryError};
 use crate::fs_safety;
@@ -24,6 +32,8 @@ pub struct ConfigSources {
     pub project: Option<PathBuf>,
     /// `--config`/`ONEWORKS_CONFIG`: replaces the project file and must exist.
     pub explicit: Option<PathBuf>,
+    /// The person's trusted config files; `None` trusts no project file.
+    pub trust: Option<TrustStore>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -31,6 +41,70 @@ pub struct LoadedConfig {
     pub config: ConfigFile,
     /// The files that were read, lowest layer first.
     pub files: Vec<PathBuf>,
+    /// The project's own layer, when one was read: whether it was trusted
+    /// and what was ignored because it was not.
+    pub project_layer: Option<ProjectLayer>,
+}
+
+/// How the project's own config file was judged (SPEC §2.1).
+#[derive(Debug, Clone)]
+pub struct ProjectLayer {
+    /// The path as given (the project's `.oneworks/config.yaml`, or `--config`).
+    pub path: PathBuf,
+    /// Whether it came from `--config`/`ONEWORKS_CONFIG`.
+    pub explicit: bool,
+    /// Its real path, when it could be told for the bytes that were read.
+    pub real: Option<PathBuf>,
+    /// The sha256 (hex) of the bytes that were read and parsed.
+    pub sha256: String,
+    pub trusted: bool,
+    /// What was cut out because it was not trusted (empty when trusted).
+    pub ignored: Vec<Ignored>,
+}
+
+/// A config file read for `config trust`: checked like a layer, with the
+/// real path and hash of the very bytes that were checked.
+#[derive(Debug, Clone)]
+pub struct InspectedFile {
+    pub real: PathBuf,
+    pub sha256: String,
+}
+
+/// Reads and checks config file `path` (it must exist) and tells its real
+/// path and the sha256 of the bytes read.
+pub fn inspect(path: &Path, registry: &Registry) -> Result<InspectedFile, ConfigError> {
+    let all: Vec<AdapterData> = registry
+        .names()
+        .iter()
+        .filter_map(|name| registry.load(name).ok())
+        .collect();
+    let rules = &CredentialRules::union(all.iter().map(|data| &data.credentials));
+    let Some((text, metadata)) = read_config_file_with_metadata(path, true)? else {
+        return Err(ConfigError::Missing {
+            path: path.to_owned(),
+        });
+    };
+    read_layer(path, &text, rules)?;
+    let real = real_path_of(path, &metadata).ok_or_else(|| ConfigError::Changed {
+        path: path.to_owned(),
+    })?;
+    Ok(InspectedFile {
+        real,
+        sha256: sha256_hex(text.as_bytes()),
+    })
+}
+
+/// Whether `path` (`--config`) is the project's own: inside the project's
+/// `.oneworks/`, as written or by its real path.
+fn inside_dot_dir(path: &Path, dot_dir: &Path) -> bool {
+    let written = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    if written.starts_with(dot_dir) {
+        return true;
+    }
+    match (fs_err::canonicalize(path), fs_err::canonicalize(dot_dir)) {
+        (Ok(real), Ok(real_dot_dir)) => real.starts_with(real_dot_dir),
+        _ => false,
+    }
 }
 
 /// Loads the layered config; every `adapters.<name>` must be a known
@@ -53,21 +127,55 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
     let mut merged = Value::Mapping(Default::default());
     let mut skills_dirs: std::collections::BTreeMap<String, PathBuf> = Default::default();
     let mut user_trust: std::collections::BTreeMap<String, bool> = Default::default();
+    let dot_dir = sources.project.as_deref().and_then(Path::parent);
+    // (path, required, the project's own)
     let upper = match &sources.explicit {
-        Some(explicit) => Some((explicit.as_path(), true)),
-        None => sources.project.as_deref().map(|project| (project, false)),
+        Some(explicit) => Some((
+            explicit.as_path(),
+            true,
+            dot_dir.is_some_and(|dot_dir| inside_dot_dir(explicit, dot_dir)),
+        )),
+        None => sources
+            .project
+            .as_deref()
+            .map(|project| (project, false, true)),
     };
     let layers = sources
         .user
         .as_deref()
-        .map(|user| (user, false))
+        .map(|user| (user, false, false))
         .into_iter()
         .chain(upper);
-    for (path, required) in layers {
-        let Some(text) = read_config_file(path, required)? else {
+    let mut project_layer = None;
+    for (path, required, projects_own) in layers {
+        let Some((text, metadata)) = read_config_file_with_metadata(path, required)? else {
             continue;
         };
-        let layer = read_layer(path, &text, rules)?;
+        let mut layer = read_layer(path, &text, rules)?;
+        if projects_own {
+            // Judged by the bytes just parsed and the real path of the file
+            // they came from (a link is judged by its target).
+            let real = real_path_of(path, &metadata);
+            let sha256 = sha256_hex(text.as_bytes());
+            let trusted = match (&sources.trust, &real) {
+                (Some(store), Some(real)) => store.is_trusted(real, &sha256),
+                _ => false,
+            };
+            let ignored = if trusted {
+                Vec::new()
+            } else {
+                let root = dot_dir.and_then(Path::parent).unwrap_or(Path::new("/"));
+                strip_untrusted(&mut layer, &folder_of(path), &folder_of_dir(root))
+            };
+            project_layer = Some(ProjectLayer {
+                path: path.to_owned(),
+                explicit: sources.explicit.is_some(),
+                real,
+                sha256,
+                trusted,
+                ignored,
+            });
+        }
         for adapter in skill_setters(&layer) {
             skills_dirs.insert(adapter, folder_of(path));
         }
@@ -116,7 +224,16 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
         };
         check_semantics(name, entry, &data).map_err(|error| mask_error(error, rules))?;
     }
-    Ok(LoadedConfig { config, files })
+    Ok(LoadedConfig {
+        config,
+        files,
+        project_layer,
+    })
+}
+
+/// `dir` made absolute (the project root, for the outside-the-project test).
+fn folder_of_dir(dir: &Path) -> PathBuf {
+    std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned())
 }
 
 /// The absolute folder of a config file.

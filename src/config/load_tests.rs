@@ -7,10 +7,12 @@ fn load_text(text: &str) -> Result<LoadedConfig, ConfigError> {
     let temp = tempfile::tempdir().expect("tempdir");
     let path = temp.path().join("config.yaml");
     std::fs::write(&path, text).expect("write");
+    // Named with `--config` outside any project: trusted (SPEC §2.1).
     let sources = ConfigSources {
         user: None,
-        project: Some(path),
-        explicit: None,
+        project: None,
+        explicit: Some(path),
+        trust: None,
     };
     load(&sources, &crate::adapter::registry::Registry::builtin())
 }
@@ -172,8 +174,9 @@ fn layers_merge_maps_and_replace_lists() {
     .expect("write");
     let sources = ConfigSources {
         user: Some(user),
-        project: Some(project),
-        explicit: None,
+        project: None,
+        explicit: Some(project),
+        trust: None,
     };
     let loaded = load(&sources, &crate::adapter::registry::Registry::builtin()).expect("loads");
     let kiro = &loaded.config.adapters["kiro"];
@@ -202,8 +205,9 @@ fn null_in_the_upper_layer_keeps_the_lower_one() {
     .expect("write");
     let sources = ConfigSources {
         user: Some(user),
-        project: Some(project.clone()),
-        explicit: None,
+        project: None,
+        explicit: Some(project.clone()),
+        trust: None,
     };
     let data = crate::adapter::registry::Registry::builtin();
     let loaded = load(&sources, &data).expect("loads");
@@ -245,6 +249,7 @@ fn relative_skill_paths_follow_the_file_that_set_them() {
         user: Some(user),
         project: Some(project.clone()),
         explicit: None,
+        trust: None,
     };
     let data = crate::adapter::registry::Registry::builtin();
     let loaded = load(&sources, &data).expect("loads");

@@ -17,6 +17,7 @@ mod card_text;
 mod completions;
 mod concurrency;
 mod config;
+mod config_trust;
 mod gemini_real;
 mod gemini_trust;
 mod gemini_tui;

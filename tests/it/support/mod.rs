@@ -178,7 +178,32 @@ impl TestEnv {
         self.project.join(".oneworks").join("config.yaml")
     }
 
+    /// Writes the project's config as a file the person trusted (SPEC
+    /// §2.1): the trust record `oneworks config trust` would make is
+    /// written beside it, so every key applies.
     pub fn write_config(&self, yaml: &str) {
+        self.write_untrusted_config(yaml);
+        let real = self.config_path().canonicalize().expect("real config path");
+        let record = serde_json::json!({
+            "version": 1,
+            "path": real,
+            "sha256": manifest::sha256_hex(yaml.as_bytes()),
+            "trustedAt": "2026-01-01T00:00:00Z",
+        });
+        let dir = self.oneworks_home.join("trusted-configs");
+        std::fs::create_dir_all(&dir).expect("create trust folder");
+        std::fs::write(
+            dir.join(format!(
+                "{}.json",
+                manifest::sha256_hex(real.as_os_str().as_encoded_bytes())
+            )),
+            record.to_string(),
+        )
+        .expect("write trust record");
+    }
+
+    /// Writes the project's config as it arrives with a clone: untrusted.
+    pub fn write_untrusted_config(&self, yaml: &str) {
         std::fs::write(self.config_path(), yaml).expect("write config");
     }
 

@@ -1,0 +1,263 @@
+//! What an untrusted project config may not do (SPEC §2.1). A project's
+//! `.oneworks/config.yaml` arrives with a clone: until the person trusts
+//! that exact file, every key that runs code or moves a credential is cut
+//! out of its parsed layer before the layers merge, and the rest applies.
+//! The rules are data in one place ([`strip_untrusted`]); the loader calls
+//! it once per untrusted layer and reports what it removed.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde_yaml_ng::{Mapping, Value};
+
+use super::references::references_in;
+
+/// Keys of `agentConfig` and `configContent` that name tools, hooks, MCP
+/// servers or files for the agent to read (an agent file's `tools`,
+/// `allowedTools`, `toolsSettings`, `resources`, …; a settings file's
+/// `mcpServers`, `hooks`, `tools.*`, folder trust). They are matched at any
+/// depth, in nested maps and as a segment of a flat dotted key
+/// (`tools.discoveryCommand`), so an adapter's settings cannot smuggle one in.
+pub const GATED_AGENT_KEYS: &[&str] = &[
+    "tools",
+    "allowedTools",
+    "toolAliases",
+    "toolsSettings",
+    "hooks",
+    "mcpServers",
+    "mcp",
+    "includeMcpJson",
+    "useLegacyMcpJson",
+    "resources",
+    "folderTrust",
+    "trustedFolders",
+];
+
+/// One key cut out of an untrusted layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    /// Where it was, as a key path: `adapters.kiro.hooks.preToolUse`,
+    /// `adapters.kiro.skills[1]`.
+    pub key: String,
+    /// Why it needs trust, for `config check`.
+    pub reason: &'static str,
+}
+
+const RUNS_A_COMMAND: &str = "runs a command";
+const STARTS_A_PROGRAM: &str = "starts a local program (an MCP server with `command`)";
+const SENDS_VARIABLES: &str = "sends environment variables to a server";
+const PASSES_VARIABLES: &str = "passes environment variables to the agent";
+const CHOOSES_EXECUTABLE: &str = "chooses the agent executable";
+const OUTSIDE_PROJECT: &str = "reaches files outside the project";
+const NAMES_TOOLS: &str = "names tools, hooks, MCP servers or files for the agent";
+const SENDS_CARDS: &str = "sends approval cards (and a token) to a server";
+const TRUST_KEY: &str = "trusts the folder for the agent (only your own config may)";
+
+/// Cuts out of `layer` (one config file's YAML tree, already checked
+/// against the schema) every key that runs code or moves a credential,
+/// and returns what it cut (key paths, in a fixed order). `config_dir` is the folder of
+/// the file (relative skill paths resolve against it); `project_root` is
+/// the project whose files stay allowed.
+pub fn strip_untrusted(layer: &mut Value, config_dir: &Path, project_root: &Path) -> Vec<Ignored> {
+    let mut ignored = Vec::new();
+    let Some(Value::Mapping(adapters)) = layer.get_mut("adapters") else {
+        return ignored;
+    };
+    for (name, entry) in adapters.iter_mut() {
+        let Some(name) = name.as_str() else { continue };
+        let Value::Mapping(entry) = entry else {
+            continue;
+        };
+        let base = format!("adapters.{name}");
+        strip_adapter(entry, &base, config_dir, project_root, &mut ignored);
+    }
+    ignored
+}
+
+fn strip_adapter(
+    entry: &mut Mapping,
+    base: &str,
+    config_dir: &Path,
+    project_root: &Path,
+    ignored: &mut Vec<Ignored>,
+) {
+    let mut cut = |key: String, reason| ignored.push(Ignored { key, reason });
+    // `cli.source: path` and `cli.path` go together: one without the
+    // other is a schema error.
+    if let Some(Value::Mapping(cli)) = entry.get_mut("cli") {
+        let path_source = cli.get("source").and_then(Value::as_str) == Some("path");
+        if path_source {
+            cli.remove("source");
+            cut(format!("{base}.cli.source"), CHOOSES_EXECUTABLE);
+        }
+        if cli.remove("path").is_some() {
+            cut(format!("{base}.cli.path"), CHOOSES_EXECUTABLE);
+        }
+    }
+    // Paths outside the project, entry by entry; an emptied list goes
+    // away so the user's own list still applies.
+    if let Some(Value::Sequence(dirs)) = entry.get_mut("additionalDirs") {
+        let mut index = 0;
+        dirs.retain(|dir| {
+            let keep = dir
+                .as_str()
+                .is_some_and(|dir| inside(&config_dir.join(dir), project_root));
+            if !keep {
+                cut(format!("{base}.additionalDirs[{index}]"), OUTSIDE_PROJECT);
+            }
+            index += 1;
+            keep
+        });
+    }
+    remove_if_empty(entry, "additionalDirs");
+    if let Some(Value::Sequence(skills)) = entry.get_mut("skills") {
+        let mut index = 0;
+        skills.retain(|skill| {
+            let keep = skill
+                .get("path")
+                .and_then(Value::as_str)
+                .is_some_and(|path| inside(&config_dir.join(path), project_root));
+            if !keep {
+                cut(format!("{base}.skills[{index}]"), OUTSIDE_PROJECT);
+            }
+            index += 1;
+            keep
+        });
+    }
+    remove_if_empty(entry, "skills");
+    if let Some(Value::Mapping(hooks)) = entry.remove("hooks") {
+        for (trigger, _) in hooks {
+            let trigger = trigger.as_str().unwrap_or("?");
+            cut(format!("{base}.hooks.{trigger}"), RUNS_A_COMMAND);
+        }
+    }
+    if let Some(Value::Mapping(servers)) = entry.get_mut("mcpServers") {
+        servers.retain(|name, server| {
+            let name = name.as_str().unwrap_or("?");
+            let reason = if server.get("command").is_some() {
+                STARTS_A_PROGRAM
+            } else if names_a_variable(server) {
+                SENDS_VARIABLES
+            } else {
+                return true;
+            };
+            cut(format!("{base}.mcpServers.{name}"), reason);
+            false
+        });
+    }
+    remove_if_empty(entry, "mcpServers");
+    if entry.remove("passEnv").is_some() {
+        cut(format!("{base}.passEnv"), PASSES_VARIABLES);
+    }
+    if let Some(Value::Mapping(approvals)) = entry.get_mut("approvals") {
+        for key in ["webhook", "webhookAuthEnv"] {
+            if approvals.remove(key).is_some() {
+                cut(format!("{base}.approvals.{key}"), SENDS_CARDS);
+            }
+        }
+    }
+    if entry.remove("trustWorkspace").is_some() {
+        cut(format!("{base}.trustWorkspace"), TRUST_KEY);
+    }
+    for section in ["agentConfig", "configContent"] {
+        if let Some(Value::Mapping(map)) = entry.get_mut(section) {
+            strip_gated_keys(map, &format!("{base}.{section}"), &mut cut);
+        }
+    }
+}
+
+/// Removes every key of `map` (at any depth) that is, or has a dotted
+/// segment that is, one of [`GATED_AGENT_KEYS`], and every value that is a
+/// `file://` URI (an agent file's `prompt` may load a file into the model's
+/// context: `file:///home/me/.aws/credentials`).
+fn strip_gated_keys(map: &mut Mapping, base: &str, cut: &mut impl FnMut(String, &'static str)) {
+    map.retain(|key, value| {
+        let name = key.as_str().unwrap_or_default();
+        let gated = name
+            .split('.')
+            .any(|segment| GATED_AGENT_KEYS.contains(&segment))
+            || value
+                .as_str()
+                .is_some_and(|text| text.trim_start().to_ascii_lowercase().starts_with("file:"));
+        if gated {
+            cut(format!("{base}.{name}"), NAMES_TOOLS);
+            return false;
+        }
+        if let Value::Mapping(inner) = value {
+            strip_gated_keys(inner, &format!("{base}.{name}"), cut);
+        }
+        true
+    });
+}
+
+fn remove_if_empty(entry: &mut Mapping, key: &str) {
+    let empty = match entry.get(key) {
+        Some(Value::Sequence(items)) => items.is_empty(),
+        Some(Value::Mapping(items)) => items.is_empty(),
+        _ => false,
+    };
+    if empty {
+        entry.remove(key);
+    }
+}
+
+/// Whether a remote MCP server's URL or headers name a `${VAR}` (its
+/// value would be sent to the server).
+fn names_a_variable(server: &Value) -> bool {
+    let mut names = std::collections::BTreeSet::new();
+    if let Some(url) = server.get("url").and_then(Value::as_str) {
+        references_in(url, &mut names);
+    }
+    if let Some(Value::Mapping(headers)) = server.get("headers") {
+        for value in headers.values().filter_map(Value::as_str) {
+            references_in(value, &mut names);
+        }
+    }
+    !names.is_empty()
+}
+
+/// Whether `path` lies inside `root`: lexically (`..` resolved) and by
+/// the real path of its longest existing part (a link inside the project
+/// that points out is outside).
+fn inside(path: &Path, root: &Path) -> bool {
+    let lexical = normalize(path);
+    if !lexical.starts_with(normalize(root)) {
+        return false;
+    }
+    let Ok(real_root) = fs_err::canonicalize(root) else {
+        return false;
+    };
+    let mut existing = lexical.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = fs_err::canonicalize(existing) {
+            let real: PathBuf = real.join(rest.iter().rev().collect::<PathBuf>());
+            return real.starts_with(&real_root);
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// `path` with `.` dropped and `..` applied, without touching the disk.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "untrusted_tests.rs"]
+mod tests;
