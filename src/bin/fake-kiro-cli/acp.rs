@@ -461,6 +461,11 @@ impl Agent<'_> {
                 let _ = sink.flush();
             }
             Step::Stderr(text) => eprintln!("{text}"),
+            Step::InterruptParent => {
+                if let Some(parent) = rustix::process::getppid() {
+                    let _ = rustix::process::kill_process(parent, rustix::process::Signal::INT);
+                }
+            }
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => {
                 // Bounded, so a test that forgets the file leaks nothing.

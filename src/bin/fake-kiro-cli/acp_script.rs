@@ -176,4 +176,8 @@ pub enum Step {
     },
     /// One line on stderr.
     Stderr(String),
+    /// Sends SIGINT to the fake's parent (oneworks) right after the steps
+    /// before it wrote their lines: a Ctrl-C that arrives together with
+    /// them, as tight as a test can make it.
+    InterruptParent,
 }
