@@ -70,10 +70,14 @@ impl Turn<'_> {
         hint: &str,
     ) -> Result<(), AcpError> {
         self.answer(id, None).await?;
-        self.resolved(key, None, ResolvedBy::Policy)?;
-        self.diagnostic(format!("permission `{key}` refused: {reason}"))?;
-        self.fail(reason, hint);
-        self.begin_cancel(Cause::Refused).await
+        // The events after the cancel is on the wire, for the reason
+        // `begin_cancel` gives.
+        self.fail(reason.clone(), hint);
+        let cancelled = self.begin_cancel(Cause::Refused).await;
+        let shown = self
+            .resolved(key, None, ResolvedBy::Policy)
+            .and_then(|()| self.diagnostic(format!("permission `{key}` refused: {reason}")));
+        cancelled.and(shown)
     }
 
     pub(super) async fn on_permission(

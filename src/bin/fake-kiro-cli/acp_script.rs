@@ -176,8 +176,11 @@ pub enum Step {
     },
     /// One line on stderr.
     Stderr(String),
-    /// Sends SIGINT to the fake's parent (oneworks) right after the steps
-    /// before it wrote their lines: a Ctrl-C that arrives together with
-    /// them, as tight as a test can make it.
+    /// Stops the fake's parent (oneworks) with SIGSTOP and waits (bounded)
+    /// until it is stopped: what the next steps write waits unread.
+    FreezeParent,
+    /// Sends SIGINT to the fake's parent (oneworks), then SIGCONT. After
+    /// `freezeParent` and a question, oneworks wakes to find the question
+    /// and the Ctrl-C both waiting: the two arrive together, every time.
     InterruptParent,
 }
