@@ -11,7 +11,7 @@
 //! the reader thread and the run holds at most [`QUEUE`] inputs (the
 //! reader waits while it is full).
 
-use std::io::IsTerminal;
+use std::io::{ErrorKind, IsTerminal};
 
 use serde_json::Value;
 use tokio::sync::mpsc::{Receiver, Sender};
@@ -123,7 +123,8 @@ pub fn spawn_json_reader(sender: InputSender) {
 }
 
 /// Asks on the terminal; the answer (an ordinal) or a cancel arrives on
-/// `sender`. Escape or Ctrl-C in the prompt cancels the run.
+/// `sender`. Escape in the prompt cancels the run; Ctrl-C there is the
+/// SIGINT the prompt library raises, handled as any interrupt.
 /// `agent` is the adapter's display name, from its data.
 pub fn spawn_terminal_prompt(
     id: String,
@@ -159,6 +160,13 @@ pub fn spawn_terminal_prompt(
                 },
                 None => Input::Cancel,
             },
+            // Ctrl-C read as a key: the prompt library has already raised
+            // SIGINT for it (console's `read_key`), and that signal is the
+            // run's interrupt. Sending a cancel as well made one key press
+            // two — whichever came second counted as the "second Ctrl-C"
+            // and killed the agent before it read the `cancelled` answer
+            // and `session/cancel` already written to it.
+            Err(dialoguer::Error::IO(error)) if error.kind() == ErrorKind::Interrupted => return,
             Ok(None) | Err(_) => Input::Cancel,
         };
         let _ = sender.blocking_send(input);

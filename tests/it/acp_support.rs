@@ -256,6 +256,20 @@ impl Live {
         }
     }
 
+    /// Waits for the next event of any kind (kept in `seen` too).
+    #[track_caller]
+    pub fn next_event(&mut self) -> Value {
+        match self.lines.recv_timeout(EVENT_DEADLINE) {
+            Ok(line) => {
+                let event: Value =
+                    serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+                self.seen.push(event.clone());
+                event
+            }
+            Err(_) => panic!("no further event; seen: {:#?}", self.seen),
+        }
+    }
+
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin

@@ -39,6 +39,7 @@ mod reuse;
 mod review;
 mod review12;
 mod run;
+mod run_permissions;
 mod run_review;
 mod secrets_stream;
 mod serve;

@@ -228,7 +228,7 @@ fn a_permission_in_the_first_turn_is_answered_over_json_stdin() {
 }
 
 #[test]
-fn an_ambiguous_reply_is_refused_and_asked_again() {
+fn an_ambiguous_reply_is_refused_and_the_question_stays_open() {
     let acp = AcpEnv::new(json!({
         "turn": [{"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}}]
     }));
@@ -242,22 +242,29 @@ fn an_ambiguous_reply_is_refused_and_asked_again() {
         message.contains("Allow once") && message.contains("Always allow"),
         "{message}"
     );
-    // Asked again, and nothing was sent to the agent meanwhile.
-    live.expect("permission_request");
+    // Still open, and nothing was sent to the agent meanwhile.
     assert!(acp.received().iter().all(|message| message["id"] != "p1"));
     live.send(r#"{"id":"p1","reply":"nonsense"}"#);
     assert!(live.expect("diagnostic")["message"]
         .as_str()
         .expect("m")
         .contains("matches no option"));
-    live.expect("permission_request");
     live.send(r#"{"id":"p1","reply":"Allow once"}"#);
     assert_eq!(
         live.expect("permission_resolved")["optionId"],
         "proceed_once"
     );
-    let (code, _, stderr) = live.finish();
+    let (code, seen, stderr) = live.finish();
     assert_eq!(code, Some(0), "{stderr}");
+    // The diagnostics asked again; the event was not repeated (SPEC §8.6).
+    assert_eq!(
+        types(&seen)
+            .iter()
+            .filter(|kind| *kind == "permission_request")
+            .count(),
+        1,
+        "{seen:#?}"
+    );
 }
 
 /// The index on the wire of our answer to request `id`, and of the first

@@ -7,21 +7,22 @@
 //! Cancel sequence (Zed's order): answer every pending permission request
 //! `cancelled`, then send `session/cancel`, then wait — bounded — for the
 //! prompt to answer `stopReason: cancelled`. A second interrupt ends the
-//! wait at once; the owner then kills the agent.
+//! wait at once; the owner then kills the agent. The cancel itself, and
+//! the races it once lost, are in [`cancel`].
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use agent_client_protocol_schema::v1::{
-    CancelNotification, ContentBlock, PromptRequest, PromptResponse, TextContent,
-    AGENT_METHOD_NAMES, CLIENT_METHOD_NAMES,
+    ContentBlock, PromptRequest, PromptResponse, TextContent, AGENT_METHOD_NAMES,
+    CLIENT_METHOD_NAMES,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, ChildStdout};
 
-use super::channel::{self, ChannelKind, InputReceiver, InputSender};
-use super::events::{Event, ResolvedBy, Sink};
+use super::channel::{self, ChannelKind, Input, InputReceiver, InputSender};
+use super::events::{Event, Sink};
 use super::lines::{Line, LineReader};
 use super::permissions::policy::Mode;
 use super::permissions::rules::Rules;
@@ -33,7 +34,10 @@ use crate::adapter::acp_data::AcpData;
 use crate::process::signals::Interrupts;
 use crate::redact::Scrubber;
 
+mod cancel;
 mod questions;
+
+use cancel::Trigger;
 
 pub type Reader = LineReader<ChildStdout>;
 
@@ -176,23 +180,16 @@ impl<'a> Turn<'a> {
         self.send(&line).await?;
         loop {
             let cancel_deadline = self.cancel.map(|(_, at)| at);
-            tokio::select! {
+            let trigger = tokio::select! {
                 line = self.reader.next_line() => match line {
                     Ok(Some(Line::TooLong(length))) => {
                         tracing::warn!("skipped a line of {length} bytes from the agent (over the bound of {})", self.data.max_message_bytes);
+                        continue;
                     }
-                    Ok(Some(Line::Text(bytes))) => {
-                        if let Some(outcome) = self.on_line(&bytes, id).await? {
-                            return outcome.map_err(|error| {
-                                let message = crate::output::clean(&error.message);
-                                if error.code == rpc::AUTH_REQUIRED {
-                                    AcpError::AuthRequired { message }
-                                } else {
-                                    AcpError::Rejected { method: method.to_owned(), message }
-                                }
-                            });
-                        }
-                    }
+                    Ok(Some(Line::Text(bytes))) => match self.on_line(&bytes, id).await? {
+                        Some(outcome) => return answered(method, outcome),
+                        None => continue,
+                    },
                     Ok(None) => {
                         return Err(AcpError::AgentGone {
                             when: if self.in_prompt { "mid-turn".to_owned() } else { format!("while oneworks waited for `{method}`") },
@@ -201,13 +198,22 @@ impl<'a> Turn<'a> {
                     }
                     Err(error) => return Err(AcpError::Io(error)),
                 },
-                Some(input) = self.inputs.recv() => self.on_input(input).await?,
-                _ = self.interrupts.recv() => self.on_interrupt().await?,
+                Some(input) = self.inputs.recv() => match input {
+                    Input::Cancel => Trigger::Cancel(Cause::User),
+                    other => {
+                        self.on_input(other).await?;
+                        continue;
+                    }
+                },
+                _ = self.interrupts.recv() => Trigger::Interrupt,
                 _ = sleep_until(self.deadline) => {
                     self.deadline = None;
-                    self.begin_cancel(Cause::Timeout).await?;
+                    Trigger::Cancel(Cause::Timeout)
                 }
                 _ = sleep_until(cancel_deadline) => return Err(self.cancel_error()),
+            };
+            if let Some(outcome) = self.on_trigger(trigger, id).await? {
+                return answered(method, outcome);
             }
         }
     }
@@ -295,49 +301,6 @@ impl<'a> Turn<'a> {
         crate::process::terminal::restore();
         self.sink.emit(&event)?;
         self.sink.finish()
-    }
-
-    fn cancel_error(&mut self) -> AcpError {
-        match self.cancel.map(|(cause, _)| cause) {
-            Some(Cause::Timeout) => AcpError::Timeout(self.timeout_text.clone()),
-            Some(Cause::Refused) => self.failure.take().unwrap_or(AcpError::Interrupted),
-            _ => AcpError::Interrupted,
-        }
-    }
-
-    /// The first interrupt cancels; one during a cancel already under way
-    /// (the second Ctrl-C, or one after `{"cancel":true}` or a timeout)
-    /// stops the agent at once.
-    async fn on_interrupt(&mut self) -> Result<(), AcpError> {
-        if self.interrupts.received() >= 2 || self.cancel.is_some() {
-            self.kill_now = true;
-            return Err(AcpError::Interrupted);
-        }
-        self.begin_cancel(Cause::User).await
-    }
-
-    /// Answers every pending question `cancelled`, then `session/cancel`.
-    async fn begin_cancel(&mut self, cause: Cause) -> Result<(), AcpError> {
-        if self.cancel.is_some() {
-            return Ok(());
-        }
-        for pending in std::mem::take(&mut self.pending) {
-            self.answer(&pending.id, None).await?;
-            self.resolved(&pending.key, None, ResolvedBy::Cancel)?;
-        }
-        self.prompting = None;
-        crate::process::terminal::restore();
-        let grace = Duration::from_secs(self.data.cancel_grace_seconds);
-        self.cancel = Some((cause, Instant::now() + grace));
-        match (&self.session_id, self.in_prompt) {
-            (Some(session_id), true) => {
-                let params = CancelNotification::new(session_id.clone());
-                self.notify(AGENT_METHOD_NAMES.session_cancel, &params)
-                    .await
-            }
-            // No turn to cancel yet: stop here.
-            _ => Err(self.cancel_error()),
-        }
     }
 
     fn emit(&mut self, event: &Event) -> Result<(), AcpError> {
@@ -462,6 +425,21 @@ impl<'a> Turn<'a> {
             None => Ok(()),
         }
     }
+}
+
+/// The agent's answer to our `method`: its result, or its error as ours.
+fn answered(method: &str, outcome: Result<Value, rpc::RpcError>) -> Result<Value, AcpError> {
+    outcome.map_err(|error| {
+        let message = crate::output::clean(&error.message);
+        if error.code == rpc::AUTH_REQUIRED {
+            AcpError::AuthRequired { message }
+        } else {
+            AcpError::Rejected {
+                method: method.to_owned(),
+                message,
+            }
+        }
+    })
 }
 
 async fn sleep_until(at: Option<Instant>) {

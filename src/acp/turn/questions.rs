@@ -70,10 +70,14 @@ impl Turn<'_> {
         hint: &str,
     ) -> Result<(), AcpError> {
         self.answer(id, None).await?;
-        self.resolved(key, None, ResolvedBy::Policy)?;
-        self.diagnostic(format!("permission `{key}` refused: {reason}"))?;
-        self.fail(reason, hint);
-        self.begin_cancel(Cause::Refused).await
+        // The events after the cancel is on the wire, for the reason
+        // `begin_cancel` gives.
+        self.fail(reason.clone(), hint);
+        let cancelled = self.begin_cancel(Cause::Refused).await;
+        let shown = self
+            .resolved(key, None, ResolvedBy::Policy)
+            .and_then(|()| self.diagnostic(format!("permission `{key}` refused: {reason}")));
+        cancelled.and(shown)
     }
 
     pub(super) async fn on_permission(
@@ -152,14 +156,21 @@ impl Turn<'_> {
             .unwrap_or(base)
     }
 
-    /// Shows a pending question (again): an event with `--json`, the
-    /// terminal prompt otherwise (one at a time).
+    /// A question has just become pending: with `--json` its one
+    /// `permission_request` event; on a terminal its prompt, once no other
+    /// prompt is open.
+    ///
+    /// The event is printed here and nowhere else (SPEC §8.6): not again
+    /// when an earlier question resolves, nor after a reply that matched no
+    /// option (the diagnostic says so). A client that answers every event
+    /// therefore answers each request once, and one that always sends the
+    /// same unusable reply does not loop.
     fn ask(&mut self, key: &str) -> Result<(), AcpError> {
-        let Some(pending) = self.pending.iter().find(|pending| pending.key == key) else {
-            return Ok(());
-        };
         match self.channel {
             ChannelKind::Json => {
+                let Some(pending) = self.pending.iter().find(|pending| pending.key == key) else {
+                    return Ok(());
+                };
                 let event = pending.request.shown.event(
                     pending.key.clone(),
                     pending
@@ -170,23 +181,32 @@ impl Turn<'_> {
                 );
                 self.emit(&event)
             }
-            ChannelKind::Terminal => {
-                if self.prompting.is_none() {
-                    // Agent text held back by the scrubber comes before the prompt.
-                    self.sink.release_held().map_err(AcpError::Output)?;
-                    self.prompting = Some(pending.key.clone());
-                    channel::spawn_terminal_prompt(
-                        pending.key.clone(),
-                        &self.agent,
-                        pending.request.shown.one_line(),
-                        &pending.choices,
-                        self.input_sender.clone(),
-                    );
-                }
-                Ok(())
-            }
+            ChannelKind::Terminal => self.prompt_next(),
             ChannelKind::None => Ok(()),
         }
+    }
+
+    /// On a terminal, the prompt of the oldest pending question when no
+    /// prompt is open (one at a time: the next one once it resolves). The
+    /// JSON channel prints nothing here: its event went out on arrival.
+    fn prompt_next(&mut self) -> Result<(), AcpError> {
+        if self.channel != ChannelKind::Terminal || self.prompting.is_some() || self.finished {
+            return Ok(());
+        }
+        let Some(pending) = self.pending.first() else {
+            return Ok(());
+        };
+        // Agent text held back by the scrubber comes before the prompt.
+        self.sink.release_held().map_err(AcpError::Output)?;
+        self.prompting = Some(pending.key.clone());
+        channel::spawn_terminal_prompt(
+            pending.key.clone(),
+            &self.agent,
+            pending.request.shown.one_line(),
+            &pending.choices,
+            self.input_sender.clone(),
+        );
+        Ok(())
     }
 
     pub(super) async fn on_input(&mut self, input: Input) -> Result<(), AcpError> {
@@ -219,7 +239,7 @@ impl Turn<'_> {
                     "no permission request `{key}` is waiting for a reply"
                 ))?;
             }
-            return Ok(());
+            return self.prompt_next();
         };
         let listed = |pending: &Pending| {
             pending
@@ -246,22 +266,19 @@ impl Turn<'_> {
                     }
                 }
                 self.resolved(&pending.key, Some(native), ResolvedBy::User)?;
-                if let Some(next) = self.pending.first().map(|next| next.key.clone()) {
-                    self.ask(&next)?;
-                }
-                Ok(())
+                self.prompt_next()
             }
             Matched::Ambiguous(candidates) => {
                 self.diagnostic(format!(
                     "reply `{reply}` to `{key}` is ambiguous; it fits: {}. Answer again",
                     candidates.join("; ")
                 ))?;
-                self.ask(key)
+                self.prompt_next()
             }
             Matched::NoMatch => {
                 let options = listed(&self.pending[index]);
                 self.diagnostic(format!("reply `{reply}` to `{key}` matches no option; the options are: {options}. Answer again"))?;
-                self.ask(key)
+                self.prompt_next()
             }
         }
     }

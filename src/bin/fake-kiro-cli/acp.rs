@@ -461,6 +461,31 @@ impl Agent<'_> {
                 let _ = sink.flush();
             }
             Step::Stderr(text) => eprintln!("{text}"),
+            Step::FreezeParent => {
+                if let Some(parent) = rustix::process::getppid() {
+                    let _ = rustix::process::kill_process(parent, rustix::process::Signal::STOP);
+                    let stat = format!("/proc/{}/stat", parent.as_raw_nonzero());
+                    let stopped = || {
+                        // The state follows the parenthesised command name.
+                        fs_err::read_to_string(&stat).is_ok_and(|text| {
+                            text.rsplit_once(')')
+                                .and_then(|(_, rest)| rest.split_whitespace().next())
+                                .is_some_and(|state| state == "T")
+                        })
+                    };
+                    // Bounded, so a failed test leaks nothing for long.
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                    while !stopped() && std::time::Instant::now() < deadline {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                }
+            }
+            Step::InterruptParent => {
+                if let Some(parent) = rustix::process::getppid() {
+                    let _ = rustix::process::kill_process(parent, rustix::process::Signal::INT);
+                    let _ = rustix::process::kill_process(parent, rustix::process::Signal::CONT);
+                }
+            }
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => {
                 // Bounded, so a test that forgets the file leaks nothing.

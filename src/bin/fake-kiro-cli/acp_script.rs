@@ -176,4 +176,11 @@ pub enum Step {
     },
     /// One line on stderr.
     Stderr(String),
+    /// Stops the fake's parent (oneworks) with SIGSTOP and waits (bounded)
+    /// until it is stopped: what the next steps write waits unread.
+    FreezeParent,
+    /// Sends SIGINT to the fake's parent (oneworks), then SIGCONT. After
+    /// `freezeParent` and a question, oneworks wakes to find the question
+    /// and the Ctrl-C both waiting: the two arrive together, every time.
+    InterruptParent,
 }
