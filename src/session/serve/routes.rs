@@ -84,8 +84,8 @@ struct Code {
 }
 
 /// Trades an `--open` code for the token, once. A refused code is said on
-/// stderr (the first time): if the person's own browser was refused, someone else (who read
-/// the opener's argv) may have traded it first.
+/// stderr (the first time): if the person's own browser was refused,
+/// someone else (who read the opener's argv) may have traded it first.
 async fn exchange(State(app): State<Arc<App>>, Json(body): Json<Code>) -> Response {
     match app.guard.exchange(&body.code) {
         Ok(token) => Json(json!({"token": token})).into_response(),
