@@ -332,25 +332,11 @@ impl Other {
                 if stopping.load(Ordering::SeqCst) {
                     return;
                 }
-                let Ok(mut stream) = stream else { continue };
-                let _ = stream.set_read_timeout(Some(DEADLINE));
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && head.len() < 64 * 1024 {
-                    match stream.read(&mut byte) {
-                        Ok(1) => head.push(byte[0]),
-                        _ => break,
-                    }
-                }
-                seen.lock()
-                    .expect("heads")
-                    .push(String::from_utf8_lossy(&head).into_owned());
-                let body = "<!doctype html><title>other</title><p id=other>another program</p>";
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
+                let Ok(stream) = stream else { continue };
+                // Its own thread: Chromium opens connections it may never
+                // send on (preconnects), which must not hold up the rest.
+                let seen = Arc::clone(&seen);
+                std::thread::spawn(move || answer_other(stream, &seen));
             }
         });
         Other {
@@ -364,6 +350,32 @@ impl Other {
     fn heads(&self) -> Vec<String> {
         self.heads.lock().expect("heads").clone()
     }
+}
+
+/// One connection to [`Other`]: its head recorded (if any came), a small
+/// page answered.
+fn answer_other(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < 64 * 1024 {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    if head.is_empty() {
+        return;
+    }
+    seen.lock()
+        .expect("heads")
+        .push(String::from_utf8_lossy(&head).into_owned());
+    let body = "<!doctype html><title>other</title><p id=other>another program</p>";
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
 }
 
 impl Drop for Other {
@@ -509,6 +521,32 @@ fn the_open_code_works_once_in_chromium() {
             .await,
             Value::Null
         );
+
+        // Hostile and wrong fragments: refused, nothing made, nothing kept.
+        for fragment in [
+            "token=%3Cimg%20src%3Dx%20onerror%3Ddocument.title%3D'pwned'%3E%0A".to_owned(),
+            format!("token={}", "0".repeat(64)),
+            "code=%0D%0AX-Evil:%201".to_owned(),
+        ] {
+            let tab = browser.new_window(true).await.expect("new tab").handle;
+            browser.switch_to_window(tab).await.expect("switch");
+            browser
+                .goto(&format!("{page}#{fragment}"))
+                .await
+                .expect("open");
+            wait_for(&browser, "body[data-auth='refused']").await;
+            assert_eq!(script(&browser, "return location.href;").await, json!(page));
+            assert!(
+                browser.find(Locator::Css("img")).await.is_err(),
+                "{fragment}"
+            );
+            assert_ne!(browser.title().await.expect("title"), "pwned");
+            assert_eq!(
+                script(&browser, "return sessionStorage.length;").await,
+                json!(0),
+                "{fragment}"
+            );
+        }
         browser.close().await.expect("close");
     });
 }

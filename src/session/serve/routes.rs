@@ -84,15 +84,19 @@ struct Code {
 }
 
 /// Trades an `--open` code for the token, once. A refused code is said on
-/// stderr: if the person's own browser was refused, someone else (who read
-/// the opener's argv) may have traded it first.
+/// stderr (the first time): if the person's own browser was refused,
+/// someone else (who read the opener's argv) may have traded it first.
 async fn exchange(State(app): State<Arc<App>>, Json(body): Json<Code>) -> Response {
     match app.guard.exchange(&body.code) {
         Ok(token) => Json(json!({"token": token})).into_response(),
         Err(super::auth::Refused::UnknownCode) => {
-            crate::output::human(
-                "warning: the page was handed an unknown, used or expired `--open` code; if that was your browser, stop serve (Ctrl-C) and start it again",
-            );
+            // Said once: anyone may POST here, and stderr is the person's.
+            static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                crate::output::human(
+                    "warning: the page was handed an unknown, used or expired `--open` code; if that was your browser, stop serve (Ctrl-C) and start it again",
+                );
+            }
             (StatusCode::UNAUTHORIZED, "Unauthorized").into_response()
         }
     }

@@ -233,8 +233,15 @@
   if (location.hash || location.search) {
     history.replaceState(null, "", location.pathname);
   }
+  // Serve's keys and codes are 64 hex digits: anything else is refused
+  // here, never sent.
+  var shape = /^[0-9a-f]{64}$/;
   var given = fragment.get("token"), code = fragment.get("code");
-  if (given) {
+  if (given !== null && !shape.test(given)) given = "";
+  if (code !== null && !shape.test(code)) code = "";
+  if (given === "" || code === "") {
+    unauthorized();
+  } else if (given) {
     keep(given);
     start();
   } else if (code) {
@@ -258,7 +265,7 @@
         setStatus("");
         say("This link's one-time code was used already or has expired. If you did not open it before, someone else may have: stop `oneworks session serve` and start it again. Otherwise open the URL it printed.");
       });
-  } else if (stored()) {
+  } else if (stored() && shape.test(stored())) {
     token = stored();
     start();
   } else {
