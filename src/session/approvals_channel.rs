@@ -5,6 +5,15 @@
 //! → `{"card":…}` once its delivery ended, or `{"error":…}`;
 //! `{"op":"stop"}` → `{"stopping":true}`. Peers of another user are refused.
 //!
+//! Who answered (`by` on the card) is what the request can prove, never
+//! what it claims: a socket client answers as `cli`; `page` needs the
+//! supervisor's proof key, which it writes beside the socket
+//! (`approvals.key`, 0600, in the 0700 runtime folder: `session serve`
+//! reads it, a plain client does not have it); `link` needs the card's
+//! answer-link capability and the serve instance it was minted for
+//! (`{"op":"link",…}` checks one without spending it, for the confirm
+//! form); `webhook` and `terminal` are never claimed over the socket.
+//!
 //! A supervisor that does not answer must not hang its clients: while an
 //! answer is being delivered or a watch is open, the server writes
 //! `{"alive":true}` every [`HEARTBEAT`], and a client gives up after
@@ -24,6 +33,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 
 use super::cards::{Card, Verdict};
+use super::serve::links::LinkRefusal;
 use super::state::SessionState;
 use super::{io_error, SessionError};
 use crate::process::lines::{BlockingLines, Line};
@@ -46,14 +56,116 @@ const ALIVE: &str = "{\"alive\":true}\n";
 enum Request {
     List {},
     Watch {},
-    /// `by`: who answers, `cli` (the default), `page` or `link`.
+    /// `by`: who answers, `cli` (the default), `page` (with `proof`) or
+    /// `link` (with `capability` and `serve`).
     Answer {
         card: String,
         action: String,
         #[serde(default)]
         by: Option<String>,
+        #[serde(default)]
+        proof: Option<String>,
+        #[serde(default)]
+        capability: Option<String>,
+        #[serde(default)]
+        serve: Option<String>,
+    },
+    /// Whether `capability` (forwarded by serve instance `serve`) is card
+    /// `card`'s answer link: `{"card":…}`, or `{"error":…,"link":"unknown"|"used"}`.
+    Link {
+        card: String,
+        capability: String,
+        serve: String,
     },
     Stop {},
+}
+
+/// The proof key's file beside the socket at `socket`.
+pub fn proof_file(socket: &Path) -> std::path::PathBuf {
+    socket.with_file_name("approvals.key")
+}
+
+/// The supervisor's proof key: drawn when it starts serving, written
+/// beside the socket, removed when serving stops.
+struct ProofKey {
+    key: Option<String>,
+    file: Option<std::path::PathBuf>,
+}
+
+impl ProofKey {
+    fn write(listener: &UnixListener) -> ProofKey {
+        let file = listener
+            .local_addr()
+            .ok()
+            .and_then(|address| address.as_pathname().map(proof_file));
+        let key = file.as_ref().and_then(|file| {
+            let key = super::serve::secret::random_hex().ok()?;
+            match crate::fs_safety::atomic_write(file, key.as_bytes(), 0o600) {
+                Ok(()) => Some(key),
+                Err(error) => {
+                    tracing::warn!("cannot write `{}`: {error}", file.display());
+                    None
+                }
+            }
+        });
+        ProofKey { key, file }
+    }
+
+    fn proves(&self, given: Option<&str>) -> bool {
+        match (&self.key, given) {
+            (Some(key), Some(given)) => super::serve::secret::same_secret(given, key),
+            _ => false,
+        }
+    }
+}
+
+impl Drop for ProofKey {
+    fn drop(&mut self) {
+        if let Some(file) = &self.file {
+            let _ = fs_err::remove_file(file);
+        }
+    }
+}
+
+/// Who answers, from what the request proves (see the module doc).
+fn answerer(
+    state: &SessionState,
+    proof: &ProofKey,
+    card: &str,
+    claim: &AnswerClaim<'_>,
+) -> Result<&'static str, Value> {
+    match claim.by {
+        None | Some("cli") => Ok("cli"),
+        Some("page") if proof.proves(claim.proof) => Ok("page"),
+        Some("page") => Err(json!({"error": "only `oneworks session serve` answers as `page`"})),
+        Some("link") => {
+            let (Some(capability), Some(serve)) = (claim.capability, claim.serve) else {
+                return Err(link_refusal(LinkRefusal::Unknown));
+            };
+            state
+                .links
+                .spend(card, capability, serve)
+                .map(|()| "link")
+                .map_err(link_refusal)
+        }
+        Some(_) => Err(json!({"error": "unknown answerer: a socket client answers as `cli`"})),
+    }
+}
+
+/// The `by` claim of an answer and what backs it.
+struct AnswerClaim<'a> {
+    by: Option<&'a str>,
+    proof: Option<&'a str>,
+    capability: Option<&'a str>,
+    serve: Option<&'a str>,
+}
+
+fn link_refusal(refusal: LinkRefusal) -> Value {
+    let code = match refusal {
+        LinkRefusal::Unknown => "unknown",
+        LinkRefusal::Used => "used",
+    };
+    json!({"error": refusal.to_string(), "link": code})
 }
 
 /// Binds the socket (replacing a stale one) and makes it 0600.
@@ -94,6 +206,7 @@ impl SocketLike for std::fs::FileType {
 /// 1 s) instead of spinning, and is logged once per streak.
 pub async fn serve(listener: UnixListener, state: Arc<SessionState>) {
     let uid = crate::fs_safety::current_uid();
+    let proof = Arc::new(ProofKey::write(&listener));
     let mut backoff: Option<Duration> = None;
     loop {
         let stream = match listener.accept().await {
@@ -124,7 +237,7 @@ pub async fn serve(listener: UnixListener, state: Arc<SessionState>) {
             tracing::warn!("refused an approvals client of another user");
             continue;
         }
-        tokio::spawn(connection(stream, Arc::clone(&state)));
+        tokio::spawn(connection(stream, Arc::clone(&state), Arc::clone(&proof)));
     }
 }
 
@@ -140,7 +253,11 @@ fn client_gone(stream: &tokio::net::UnixStream) -> bool {
     )
 }
 
-async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
+async fn connection(
+    stream: tokio::net::UnixStream,
+    state: Arc<SessionState>,
+    proof: Arc<ProofKey>,
+) {
     let (reader, mut writer) = stream.into_split();
     let mut reader = tokio::io::BufReader::new(reader.take(MAX_REQUEST));
     let mut line = Vec::new();
@@ -199,16 +316,41 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
                 }
             }
         }
-        Ok(Request::Answer { card, action, by }) => {
-            let by = by.as_deref().unwrap_or("cli");
-            let document = match Verdict::parse(&action) {
+        Ok(Request::Link {
+            card,
+            capability,
+            serve,
+        }) => {
+            let found = state.lock().book.card(&card);
+            let document = match state.links.check(&card, &capability, &serve) {
+                Ok(()) => json!({"card": found}),
+                Err(LinkRefusal::Used) => json!({"card": found, "link": "used"}),
+                Err(refusal) => link_refusal(refusal),
+            };
+            let _ = writer.write_all(reply(document).as_bytes()).await;
+        }
+        Ok(Request::Answer {
+            card,
+            action,
+            by,
+            proof: given,
+            capability,
+            serve,
+        }) => {
+            let claim = AnswerClaim {
+                by: by.as_deref(),
+                proof: given.as_deref(),
+                capability: capability.as_deref(),
+                serve: serve.as_deref(),
+            };
+            let document = match Verdict::parse(&action)
+                .map(|verdict| answerer(&state, &proof, &card, &claim).map(|by| (verdict, by)))
+            {
                 None => {
                     json!({"error": format!("unknown action `{action}`: use accept, decline or cancel")})
                 }
-                Some(_) if !["cli", "page", "link"].contains(&by) => {
-                    json!({"error": "unknown answerer: use cli, page or link"})
-                }
-                Some(verdict) => {
+                Some(Err(refusal)) => refusal,
+                Some(Ok((verdict, by))) => {
                     let updates = state.subscribe();
                     match state.answer_by(&card, verdict, Some(by)) {
                         Err(refusal) => json!({"error": refusal.to_string()}),
