@@ -135,18 +135,18 @@ impl Webhook {
 /// Answers `card` with the webhook's verdict, if it gave one.
 fn webhook_verdict(weak: &Weak<SessionState>, card: &Card, asked: Result<Option<Verdict>, String>) {
     match asked {
-                Ok(Some(verdict)) => {
-                    if let Some(state) = weak.upgrade() {
-                        if let Err(refusal) = state.answer_by(&card.id, verdict, Some("webhook")) {
-                            tracing::info!("webhook verdict for `{}` not used: {refusal}", card.id);
-                        }
-                    }
+        Ok(Some(verdict)) => {
+            if let Some(state) = weak.upgrade() {
+                if let Err(refusal) = state.answer_by(&card.id, verdict, Some("webhook")) {
+                    tracing::info!("webhook verdict for `{}` not used: {refusal}", card.id);
                 }
-                Ok(None) => tracing::info!("the webhook gave no verdict for `{}`", card.id),
-                Err(message) => tracing::warn!(
-                    "card `{}` stays pending: {}",
-                    card.id,
-                    crate::output::clean(&message)
-                ),
+            }
+        }
+        Ok(None) => tracing::info!("the webhook gave no verdict for `{}`", card.id),
+        Err(message) => tracing::warn!(
+            "card `{}` stays pending: {}",
+            card.id,
+            crate::output::clean(&message)
+        ),
     }
 }

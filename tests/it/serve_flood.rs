@@ -85,13 +85,11 @@ impl LimitedServe {
             .expect("read the URL");
         let printed: Value = serde_json::from_str(&line).expect("one JSON line");
         let url = url::Url::parse(printed["url"].as_str().expect("url")).expect("a URL");
-        let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id()))
-            .expect("limits");
+        let limits =
+            std::fs::read_to_string(format!("/proc/{}/limits", child.id())).expect("limits");
         assert!(
-            limits
-                .lines()
-                .any(|line| line.starts_with("Max open files")
-                    && line.contains(&format!(" {descriptors} "))),
+            limits.lines().any(|line| line.starts_with("Max open files")
+                && line.contains(&format!(" {descriptors} "))),
             "{limits}"
         );
         LimitedServe {
@@ -114,7 +112,11 @@ impl LimitedServe {
         assert!(status.success());
         let mut code = None;
         wait_until("serve stopped", Duration::from_secs(30), || {
-            code = self.child.try_wait().expect("wait").map(|status| status.code());
+            code = self
+                .child
+                .try_wait()
+                .expect("wait")
+                .map(|status| status.code());
             code.is_some()
         });
         assert_eq!(code, Some(Some(0)));
@@ -122,8 +124,8 @@ impl LimitedServe {
 
     /// Serve's peak resident set (VmHWM), KiB.
     pub fn peak_rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .expect("status");
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("status");
         status
             .lines()
             .find_map(|line| line.strip_prefix("VmHWM:"))
@@ -277,7 +279,11 @@ fn a_held_body_flood_reads_no_body_before_the_capability_and_stays_small() {
     let mut flood = Vec::new();
     for index in 0..100 {
         let mut socket = TcpStream::connect(serve.address()).expect("connect");
-        let path = if index % 2 == 0 { "/a/x/y" } else { &well_formed };
+        let path = if index % 2 == 0 {
+            "/a/x/y"
+        } else {
+            &well_formed
+        };
         let framing = if index % 4 == 3 {
             // Chunked: no length to check, bounded while read.
             "Transfer-Encoding: chunked\r\n".to_owned()

@@ -136,7 +136,9 @@ fn a_link_dies_when_its_card_is_answered_elsewhere_and_when_serve_restarts() {
     session.start();
     let first = posted(&hook, 1);
     // Answered from the terminal's side (the CLI) before the link is used.
-    session.answer(&session.pending_card(), "accept").assert_success();
+    session
+        .answer(&session.pending_card(), "accept")
+        .assert_success();
     session.wait_card("accepted", |card| card["state"] == "accepted");
     let (status, page) = preview(&serve, &first.path());
     assert_eq!(status, 409, "{page}");
@@ -217,10 +219,7 @@ fn two_serves_of_one_project_each_keep_their_links() {
     assert_eq!(answer(&first_serve, &third.path(), "accept").0, 200);
     session.assert_keys(&["Enter", "Enter", "Enter"]);
     let cards = session.cards();
-    assert!(
-        cards.iter().all(|card| card["by"] == "link"),
-        "{cards:?}"
-    );
+    assert!(cards.iter().all(|card| card["by"] == "link"), "{cards:?}");
     session.stop_and_check();
 }
 
@@ -273,10 +272,16 @@ fn a_plain_socket_client_cannot_claim_to_be_the_page_a_link_or_the_webhook() {
     assert!(session.keys().is_empty(), "a forged claim typed keys");
 
     // Without a claim the socket answers as the CLI does.
-    let reply = socket_request(&session, &json!({"op": "answer", "card": id, "action": "accept"}));
+    let reply = socket_request(
+        &session,
+        &json!({"op": "answer", "card": id, "action": "accept"}),
+    );
     assert_eq!(reply["card"]["by"], "cli", "{reply}");
     session.assert_keys(&["Enter"]);
     let runtime = session.runtime();
     session.stop_and_check();
-    assert!(!runtime.join("approvals.key").exists(), "the proof key left behind");
+    assert!(
+        !runtime.join("approvals.key").exists(),
+        "the proof key left behind"
+    );
 }

@@ -225,7 +225,9 @@ impl AsyncWrite for Watched {
 /// layer sits inside the guard). Answer links carry a capability, not the
 /// token: they stay unauthenticated.
 pub async fn mark_authenticated(request: Request, next: Next) -> Response {
-    let credential = request.headers().contains_key(axum::http::header::AUTHORIZATION)
+    let credential = request
+        .headers()
+        .contains_key(axum::http::header::AUTHORIZATION)
         || request.headers().contains_key(axum::http::header::COOKIE);
     if credential && !request.uri().path().starts_with("/a/") {
         if let Some(connection) = request.extensions().get::<Arc<Connection>>() {

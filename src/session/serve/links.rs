@@ -75,7 +75,8 @@ fn published_files(prefix: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
 /// still runs (holds the lock).
 fn live(path: &Path) -> Option<Published> {
     use std::os::unix::fs::MetadataExt;
-    let (bytes, meta) = crate::fs_safety::read_regular_file_with_metadata(path, 4096, false).ok()?;
+    let (bytes, meta) =
+        crate::fs_safety::read_regular_file_with_metadata(path, 4096, false).ok()?;
     let ours = meta.uid() == crate::fs_safety::current_uid() && meta.mode() & 0o077 == 0;
     if !ours {
         return None;
@@ -93,7 +94,7 @@ fn live(path: &Path) -> Option<Published> {
 /// `book` for this card and that serve.
 pub fn answer_url(prefix: &Path, card: &str, book: &LinkBook) -> Option<String> {
     let mut files = published_files(prefix);
-    files.sort_by(|a, b| b.1.cmp(&a.1));
+    files.sort_by_key(|file| std::cmp::Reverse(file.1));
     let published = files.iter().find_map(|(path, _)| live(path))?;
     let url = url::Url::parse(&published.url).ok()?;
     let capability = book.mint(card, &published.instance)?;

@@ -155,8 +155,8 @@ async fn answer(
         };
         sources.answer(&id, &action, answerer)
     })
-        .await
-        .map_err(|status| (status, json!({"error": "internal error"})))?;
+    .await
+    .map_err(|status| (status, json!({"error": "internal error"})))?;
     result.map_err(|error| match error {
         AnswerError::NoSuchCard => (StatusCode::NOT_FOUND, json!({"error": "no such card"})),
         AnswerError::NotPending(card) => (StatusCode::CONFLICT, json!({"card": card})),
@@ -229,7 +229,11 @@ fn already_answered(card: &Card) -> Response {
         "Already answered by {by}: {}.",
         card.state.as_str().replace('_', " ")
     );
-    (StatusCode::CONFLICT, Html(page::message(&text).into_string())).into_response()
+    (
+        StatusCode::CONFLICT,
+        Html(page::message(&text).into_string()),
+    )
+        .into_response()
 }
 
 async fn link_form(
@@ -260,14 +264,18 @@ async fn link_answer(
 ) -> Response {
     use super::bounds::{HEAD, UNAUTHENTICATED_BODY};
     let (parts, body) = request.into_parts();
-    let declared = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .map(|value| value.to_str().ok().and_then(|text| text.parse::<u64>().ok()));
+    let declared = parts.headers.get(header::CONTENT_LENGTH).map(|value| {
+        value
+            .to_str()
+            .ok()
+            .and_then(|text| text.parse::<u64>().ok())
+    });
     match declared {
         Some(Some(length)) if length <= UNAUTHENTICATED_BODY as u64 => {}
         Some(None) => return (StatusCode::BAD_REQUEST, "Bad Request").into_response(),
-        Some(Some(_)) => return (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response(),
+        Some(Some(_)) => {
+            return (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response()
+        }
         // Chunked: bounded while it is read.
         None => {}
     }

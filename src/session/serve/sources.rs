@@ -73,9 +73,14 @@ pub enum Answerer<'a> {
 #[derive(Debug)]
 pub enum LinkCheck {
     /// The link of `card`, of session `session`, not used yet.
-    Valid { session: String, card: Box<Card> },
+    Valid {
+        session: String,
+        card: Box<Card>,
+    },
     /// Used already (it answers no more).
-    Used { card: Box<Card> },
+    Used {
+        card: Box<Card>,
+    },
     Unknown,
 }
 
