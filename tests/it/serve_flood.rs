@@ -1,7 +1,7 @@
 //! `session serve` under floods (SPEC §8.5 "Bounds"), through the real
 //! binary with `ulimit -n 256`: idle sockets that send nothing, slow-loris
 //! heads dribbled a byte at a time, and POSTs that announce a large body
-//! and hold it. Each leaves serve answering an authenticated request
+//! (sending nearly all of it) and hold the rest. Each leaves serve answering an authenticated request
 //! within seconds, closes the flood's connections by itself, and keeps its
 //! peak RSS (VmHWM) under 64 MiB. Loopback only, bounded in count and time.
 
@@ -274,11 +274,16 @@ fn a_held_body_flood_reads_no_body_before_the_capability_and_stays_small() {
     );
     let announced = 1_900_000;
     let well_formed = format!("/a/kiro_default_0123456789abcdef/{}", "ab".repeat(32));
-    let chunk = vec![b'a'; 64 * 1024];
+    // Nearly all of it: a serve that read bodies before checking would
+    // hold 100 × 1.8 MB.
+    let chunk = vec![b'a'; 1_800_000];
     let mut statuses = std::collections::BTreeMap::<String, usize>::new();
     let mut flood = Vec::new();
     for index in 0..100 {
         let mut socket = TcpStream::connect(serve.address()).expect("connect");
+        socket
+            .set_write_timeout(Some(Duration::from_secs(2)))
+            .expect("timeout");
         let path = if index % 2 == 0 {
             "/a/x/y"
         } else {

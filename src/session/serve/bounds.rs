@@ -111,6 +111,8 @@ pub struct Connections {
 pub struct Admitted {
     connections: Arc<Connections>,
     connection: Arc<Connection>,
+    /// Another connection was shed to make room.
+    shed: bool,
 }
 
 impl Drop for Admitted {
@@ -156,11 +158,12 @@ impl Connections {
         }
     }
 
-    /// A place for a new connection, shedding one when at the cap; `None`
-    /// when every open connection is authenticated.
+    /// A place for a new connection, shedding one when at the cap (then
+    /// `shed` is set); `None` when every open connection is authenticated.
     pub fn admit(self: &Arc<Self>) -> Option<Admitted> {
         let mut table = self.table();
-        if table.len() >= self.cap && !Self::shed_one(&mut table) {
+        let shed = table.len() >= self.cap;
+        if shed && !Self::shed_one(&mut table) {
             return None;
         }
         let connection = Arc::new(Connection {
@@ -174,6 +177,7 @@ impl Connections {
         Some(Admitted {
             connections: Arc::clone(self),
             connection,
+            shed,
         })
     }
 }
@@ -298,6 +302,7 @@ pub async fn run(
             connection: Arc::clone(&connection),
         });
         let served = graceful.watch(builder.serve_connection(io, service));
+        let shed = admitted.shed;
         tokio::spawn(async move {
             tokio::select! {
                 _ = served => {}
@@ -306,6 +311,11 @@ pub async fn run(
             }
             drop(admitted);
         });
+        if shed {
+            // Let the shed connection close (free its descriptor) before
+            // the next accept: a burst must not outrun the closing.
+            tokio::task::yield_now().await;
+        }
     }
     drop(listener);
     let _ = tokio::time::timeout(Duration::from_secs(5), graceful.shutdown()).await;
