@@ -234,7 +234,7 @@ impl Sources {
             Answerer::Page => {
                 let (_, paths) = self.paths(&name);
                 let proof = crate::fs_safety::read_regular_file(
-                    &crate::session::approvals_channel::proof_file(&paths.approvals),
+                    &crate::session::answerer::proof_file(&paths.approvals),
                     256,
                     false,
                 )
