@@ -336,6 +336,31 @@ mod tests {
     }
 
     #[test]
+    fn a_connection_is_idle_after_a_minute_without_a_byte() {
+        let connection = |quiet: Duration| Connection {
+            id: 0,
+            opened: Instant::now()
+                .checked_sub(quiet)
+                .expect("an earlier instant"),
+            authenticated: AtomicBool::new(false),
+            active: AtomicU64::new(0),
+            shed: Notify::new(),
+        };
+        let runtime = crate::process::runtime().expect("runtime");
+        runtime.block_on(async {
+            let idle = connection(IDLE + Duration::from_secs(1));
+            assert!(futures_util::FutureExt::now_or_never(idle.idle()).is_some());
+            // A byte just now: not idle.
+            idle.touch();
+            assert!(idle.quiet_for() < Duration::from_secs(1));
+            assert!(futures_util::FutureExt::now_or_never(idle.idle()).is_none());
+            let recent = connection(Duration::from_secs(30));
+            assert!(recent.quiet_for() >= Duration::from_secs(30));
+            assert!(futures_util::FutureExt::now_or_never(recent.idle()).is_none());
+        });
+    }
+
+    #[test]
     fn at_the_cap_the_oldest_unauthenticated_connection_is_shed() {
         let connections = Connections::new(3);
         let first = connections.admit().expect("first");

@@ -359,4 +359,39 @@ mod tests {
         assert_eq!(published_files(&prefix).len(), 1, "the stale file is gone");
         c.withdraw();
     }
+
+    #[test]
+    fn a_links_file_open_to_others_or_a_link_to_one_is_not_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let temp = tempfile::tempdir().expect("temp");
+        let base = temp.path().join("run");
+        let project = Path::new("/srv/project");
+        let prefix = links_prefix(&base, project);
+        let links = Links::publish(
+            &url::Url::parse("https://a.example/").expect("url"),
+            &base,
+            project,
+        )
+        .expect("published");
+        let book = LinkBook::default();
+        assert!(answer_url(&prefix, "card", &book).is_some());
+        let own = published_files(&prefix).remove(0).0;
+        fs_err::set_permissions(&own, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        assert_eq!(
+            answer_url(&prefix, "card", &book),
+            None,
+            "readable by others"
+        );
+        fs_err::set_permissions(&own, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        // Only a symbolic link under a links name, to the live file.
+        let elsewhere = base.join("elsewhere.json");
+        fs_err::rename(&own, &elsewhere).expect("rename");
+        let planted = PathBuf::from(format!("{}-planted.json", prefix.display()));
+        std::os::unix::fs::symlink(&elsewhere, &planted).expect("symlink");
+        assert_eq!(answer_url(&prefix, "card", &book), None, "followed a link");
+        fs_err::remove_file(&planted).expect("remove");
+        fs_err::rename(&elsewhere, &own).expect("rename back");
+        assert!(answer_url(&prefix, "card", &book).is_some(), "the control");
+        links.withdraw();
+    }
 }
