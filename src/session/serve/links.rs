@@ -387,7 +387,7 @@ mod tests {
         let elsewhere = base.join("elsewhere.json");
         fs_err::rename(&own, &elsewhere).expect("rename");
         let planted = PathBuf::from(format!("{}-planted.json", prefix.display()));
-        std::os::unix::fs::symlink(&elsewhere, &planted).expect("symlink");
+        fs_err::os::unix::fs::symlink(&elsewhere, &planted).expect("symlink");
         assert_eq!(answer_url(&prefix, "card", &book), None, "followed a link");
         fs_err::remove_file(&planted).expect("remove");
         fs_err::rename(&elsewhere, &own).expect("rename back");
