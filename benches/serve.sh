@@ -8,11 +8,16 @@
 # `session serve`, opens STREAMS `GET /events` streams, and measures (see
 # benches/serve/drive.py): serve's idle CPU and RSS with every stream open,
 # then recorder line → card element in headless Chromium's DOM (Debian's
-# chromium + chromium-driver, installed when missing). Prints a markdown
-# table; BENCHMARKS.md's serve section is written by hand from it.
+# chromium + chromium-driver, installed when missing), then the floods of
+# SPEC §8.5 against a second serve under `ulimit -n 256` (idle sockets,
+# slow-loris heads, held link bodies: the slowest authenticated answer
+# during each, when serve closed every flood socket, serve's peak RSS).
+# Prints markdown tables; BENCHMARKS.md's serve section is written by hand
+# from them.
 #
 # Knobs (environment): BENCH_SESSIONS (10), BENCH_STREAMS (50),
-# BENCH_REQUESTS (100), BENCH_IDLE_SECONDS (60), BENCH_KEEP=1.
+# BENCH_REQUESTS (100), BENCH_IDLE_SECONDS (60), BENCH_FLOODS (1; 0 skips
+# them), BENCH_KEEP=1.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,5 +54,6 @@ log "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(gi
 python3 "$HERE/drive.py" --oneworks "$BIN" --env0 "$WORK/env0" --project "$WORK/project" \
     --sessions "${BENCH_SESSIONS:-10}" --streams "${BENCH_STREAMS:-50}" \
     --requests "${BENCH_REQUESTS:-100}" --idle-seconds "${BENCH_IDLE_SECONDS:-60}" \
+    --floods "${BENCH_FLOODS:-1}" \
     --out "$WORK/results.json"
 log "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

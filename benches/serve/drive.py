@@ -8,16 +8,23 @@ one `oneworks session serve`, STREAMS open `GET /events` streams, then:
            element in headless Chromium's DOM (a MutationObserver stamps
            Date.now() when `article[data-card=ID]` first appears), over
            REQUESTS requests spread over the sessions, each resolved by a
-           response line before the next.
+           response line before the next;
+  floods   a second serve of the same project under `ulimit -n 256`
+           (SPEC §8.5 bounds), one flood at a time: 300 idle sockets, 500
+           slow-loris heads (a byte per socket every 0.5 s for 12 s), 100
+           POSTs to answer links announcing 1.9 MB each, 1.8 MB sent, held.
+           For each: the slowest authenticated GET /api/sessions during the
+           flood, how long until serve closed every flood socket, serve's
+           peak RSS (VmHWM). `--floods 0` skips them.
 
 Usage: drive.py --oneworks BIN --env0 FILE --project DIR --sessions N
-                --streams N --requests N --idle-seconds N --out FILE
+                --streams N --requests N --idle-seconds N --floods 0|1 --out FILE
 """
 
 import argparse
-import hashlib
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -59,10 +66,6 @@ def response_line(request_id):
     return (json.dumps({"ts": rfc3339(), "dir": "out", "msg": json.dumps(msg)}) + "\n").encode()
 
 
-def card_id(session, request_id):
-    return f"kiro_{session}_{hashlib.sha256(request_id.encode()).hexdigest()[:16]}"
-
-
 def ticks(pid):
     with open(f"/proc/{pid}/stat") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
@@ -86,6 +89,108 @@ def wait(what, check):
         if time.monotonic() > deadline:
             fail(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+def token_of(url):
+    """The printed URL's token: in its fragment (`#token=`) or its query."""
+    for sep in ("#token=", "?token="):
+        if sep in url:
+            base, token = url.split(sep, 1)
+            return base.rstrip("/"), token.split("&")[0]
+    fail(f"no token in {url}")
+
+
+def authenticated_get(base, token, path="/api/sessions", timeout=DEADLINE):
+    """Seconds until an authenticated GET on a fresh connection answered 200."""
+    start = time.monotonic()
+    request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        response.read()
+        if response.status != 200:
+            fail(f"{path} answered {response.status}")
+    return time.monotonic() - start
+
+
+def closed(sock):
+    sock.setblocking(False)  # also drops a send timeout
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def flood_figures(oneworks, env, project, public_url):
+    """Each flood against its own serve under `ulimit -n 256`."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    figures = {}
+    for kind in ("idle", "slow-loris", "held-body"):
+        serve = subprocess.Popen(["sh", "-c", 'ulimit -n 256 && exec "$0" "$@"', oneworks,
+                                  "session", "serve", "--json", "--public-url", public_url],
+                                 env=env, cwd=project, stdout=subprocess.PIPE)
+        try:
+            base, token = token_of(json.loads(serve.stdout.readline())["url"])
+            host = base.split("//", 1)[1]
+            address = (host.rsplit(":", 1)[0], int(host.rsplit(":", 1)[1]))
+            authenticated_get(base, token)
+            sockets, worst = [], 0.0
+            started = time.monotonic()
+            if kind == "idle":
+                sockets = [socket.create_connection(address) for _ in range(300)]
+                worst = authenticated_get(base, token, timeout=10)
+            elif kind == "slow-loris":
+                head = f"GET /api/sessions HTTP/1.1\r\nHost: {host}\r\nX-Padding: {'a' * 64}".encode()
+                for _ in range(500):
+                    sock = socket.create_connection(address)
+                    sock.sendall(head[:1])
+                    sockets.append(sock)
+                sent = 1
+                while time.monotonic() - started < 12:
+                    for sock in sockets:
+                        try:
+                            sock.sendall(head[sent:sent + 1])
+                        except OSError:
+                            pass
+                    sent = min(sent + 1, len(head) - 1)
+                    worst = max(worst, authenticated_get(base, token, timeout=10))
+                    time.sleep(0.5)
+            else:
+                chunk = b"a" * 1800000
+                for index in range(100):
+                    sock = socket.create_connection(address)
+                    sock.settimeout(2)
+                    path = "/a/x/y" if index % 2 == 0 else f"/a/kiro_s0_0123456789abcdef/{'ab' * 32}"
+                    sock.sendall((f"POST {path} HTTP/1.1\r\nHost: {host}\r\n"
+                                  "Content-Type: application/x-www-form-urlencoded\r\n"
+                                  "Content-Length: 1900000\r\n\r\n").encode())
+                    try:
+                        sock.sendall(chunk)
+                    except OSError:
+                        pass
+                    sockets.append(sock)
+                worst = authenticated_get(base, token, timeout=10)
+            wait_closed = time.monotonic() + DEADLINE
+            while not all(closed(sock) for sock in sockets):
+                if time.monotonic() > wait_closed:
+                    fail(f"{kind}: serve kept flood sockets open")
+                time.sleep(0.1)
+            all_closed = time.monotonic() - started
+            after = authenticated_get(base, token)
+            figures[kind] = {"worst_answer_s": round(worst, 3), "after_s": round(after, 3),
+                             "all_closed_s": round(all_closed, 1),
+                             "peak_rss_kib": status_kib(serve.pid, "VmHWM")}
+            log(f"flood {kind}: {figures[kind]}")
+            for sock in sockets:
+                sock.close()
+        finally:
+            serve.terminate()
+            serve.wait(timeout=DEADLINE)
+    return figures
 
 
 class WebDriver:
@@ -120,12 +225,15 @@ class WebDriver:
             self.call("DELETE", f"/session/{self.session}")
 
 
+# Card ids carry a random part per card instance, so a pending card is
+# found by its title (each request's title is unique in the run).
 OBSERVER = """
 window.__seen = {};
 function stamp() {
   document.querySelectorAll('article[data-card]').forEach(function (a) {
-    var id = a.getAttribute('data-card');
-    if (!(id in window.__seen)) window.__seen[id] = Date.now();
+    var title = a.querySelector('.title');
+    var key = title ? title.textContent : '';
+    if (!(key in window.__seen)) window.__seen[key] = Date.now();
   });
 }
 new MutationObserver(stamp).observe(document.body, {childList: true, subtree: true});
@@ -137,7 +245,7 @@ def main():
     parser = argparse.ArgumentParser()
     for flag in ("--oneworks", "--env0", "--project", "--out"):
         parser.add_argument(flag, required=True)
-    for flag in ("--sessions", "--streams", "--requests", "--idle-seconds"):
+    for flag in ("--sessions", "--streams", "--requests", "--idle-seconds", "--floods"):
         parser.add_argument(flag, type=int, required=True)
     args = parser.parse_args()
     with open(args.env0, "rb") as handle:
@@ -156,7 +264,7 @@ def main():
     driver = None
     try:
         url = json.loads(serve.stdout.readline())["url"]
-        base, token = url.split("/#token=")
+        base, token = token_of(url)
         port = int(base.rsplit(":", 1)[1])
         bearer = f"Bearer {token}"
 
@@ -214,21 +322,26 @@ def main():
         for index in range(WARMUP + args.requests):
             name = names[index % len(names)]
             request_id = f"web-{index}"
-            card = card_id(name, request_id)
+            card = f"Running: echo {index}"
             fd = os.open(recorders[name], os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
             start = time.time() * 1000
-            os.write(fd, request_line(request_id, f"Running: echo {index}"))
+            os.write(fd, request_line(request_id, card))
             seen = wait(f"card {card} in the DOM",
                         lambda: web.run("return window.__seen[arguments[0]] || null;", card))
             os.write(fd, response_line(request_id))
             os.close(fd)
             wait(f"card {card} resolved", lambda: web.run(
-                "return !document.querySelector('article[data-card=\"' + arguments[0] + '\"]');", card))
+                "var want = arguments[0];"
+                " return !Array.prototype.some.call(document.querySelectorAll('article[data-card] .title'),"
+                " function (t) { return t.textContent === want; });", card))
             if index >= WARMUP:
                 latencies.append(seen - start)
         web.quit()
         result["browser_ms"] = latencies
         result["rss_hwm_kib"] = status_kib(serve.pid, "VmHWM")
+        if args.floods:
+            result["floods"] = flood_figures(args.oneworks, env, args.project,
+                                             "https://phone.example/ow")
     finally:
         if driver:
             driver.kill()
@@ -249,6 +362,17 @@ def main():
           f"| {result['rss_kib'] / 1024:.1f} / {result['rss_hwm_kib'] / 1024:.1f} MiB | ≤ 20 MiB |")
     print(f"| serve idle CPU over {result['idle_seconds']} s ({args.streams} streams open) "
           f"| {result['idle_cpu_percent']:.3f} % of a core | ≤ 0.1 % |")
+    if "floods" in result:
+        print("\n| flood (serve under `ulimit -n 256`) | slowest authenticated answer during | "
+              "every flood socket closed after | authenticated answer after | serve peak RSS | goal |")
+        print("|---|---|---|---|---|---|")
+        what = {"idle": "300 idle sockets, no bytes",
+                "slow-loris": "500 slow-loris heads, a byte each per 0.5 s",
+                "held-body": "100 link POSTs announcing 1.9 MB, 1.8 MB sent, held"}
+        for kind, figure in result["floods"].items():
+            print(f"| {what[kind]} | {figure['worst_answer_s'] * 1000:.0f} ms | {figure['all_closed_s']:.1f} s "
+                  f"| {figure['after_s'] * 1000:.0f} ms | {figure['peak_rss_kib'] / 1024:.1f} MiB | "
+                  "answered within seconds, < 64 MiB |")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@
 //! refused it);
 //! `{"op":"stop"}` → `{"stopping":true}`. Peers of another user are refused.
 //!
+//! Who answered (`by` on the card) is what the request can prove, never
+//! what it claims ([`super::answerer`]); `{"op":"link",…}` checks an
+//! answer link without spending it, for the confirm form.
+//!
 //! A supervisor that does not answer must not hang its clients: while an
 //! answer is being delivered or a watch is open, the server writes
 //! `{"alive":true}` every [`HEARTBEAT`], and a client gives up after
@@ -25,7 +29,9 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 
+use super::answerer::{answerer, link_refusal, AnswerClaim, ProofKey};
 use super::cards::{Card, Verdict};
+use super::serve::links::LinkRefusal;
 use super::state::SessionState;
 use super::{io_error, SessionError};
 use crate::process::lines::{BlockingLines, Line};
@@ -48,12 +54,26 @@ const ALIVE: &str = "{\"alive\":true}\n";
 enum Request {
     List {},
     Watch {},
-    /// `by`: who answers, `cli` (the default), `page` or `link`.
+    /// `by`: who answers, `cli` (the default), `page` (with `proof`) or
+    /// `link` (with `capability` and `serve`).
     Answer {
         card: String,
         action: String,
         #[serde(default)]
         by: Option<String>,
+        #[serde(default)]
+        proof: Option<String>,
+        #[serde(default)]
+        capability: Option<String>,
+        #[serde(default)]
+        serve: Option<String>,
+    },
+    /// Whether `capability` (forwarded by serve instance `serve`) is card
+    /// `card`'s answer link: `{"card":…}`, or `{"error":…,"link":"unknown"|"used"}`.
+    Link {
+        card: String,
+        capability: String,
+        serve: String,
     },
     Stop {},
 }
@@ -96,6 +116,7 @@ impl SocketLike for std::fs::FileType {
 /// 1 s) instead of spinning, and is logged once per streak.
 pub async fn serve(listener: UnixListener, state: Arc<SessionState>) {
     let uid = crate::fs_safety::current_uid();
+    let proof = Arc::new(ProofKey::write(&listener));
     let mut backoff: Option<Duration> = None;
     loop {
         let stream = match listener.accept().await {
@@ -126,7 +147,7 @@ pub async fn serve(listener: UnixListener, state: Arc<SessionState>) {
             tracing::warn!("refused an approvals client of another user");
             continue;
         }
-        tokio::spawn(connection(stream, Arc::clone(&state)));
+        tokio::spawn(connection(stream, Arc::clone(&state), Arc::clone(&proof)));
     }
 }
 
@@ -142,7 +163,11 @@ fn client_gone(stream: &tokio::net::UnixStream) -> bool {
     )
 }
 
-async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
+async fn connection(
+    stream: tokio::net::UnixStream,
+    state: Arc<SessionState>,
+    proof: Arc<ProofKey>,
+) {
     let (reader, mut writer) = stream.into_split();
     let mut reader = tokio::io::BufReader::new(reader.take(MAX_REQUEST));
     let mut line = Vec::new();
@@ -201,16 +226,41 @@ async fn connection(stream: tokio::net::UnixStream, state: Arc<SessionState>) {
                 }
             }
         }
-        Ok(Request::Answer { card, action, by }) => {
-            let by = by.as_deref().unwrap_or("cli");
-            let document = match Verdict::parse(&action) {
+        Ok(Request::Link {
+            card,
+            capability,
+            serve,
+        }) => {
+            let found = state.lock().book.card(&card);
+            let document = match state.links.check(&card, &capability, &serve) {
+                Ok(()) => json!({"card": found}),
+                Err(LinkRefusal::Used) => json!({"card": found, "link": "used"}),
+                Err(refusal) => link_refusal(refusal),
+            };
+            let _ = writer.write_all(reply(document).as_bytes()).await;
+        }
+        Ok(Request::Answer {
+            card,
+            action,
+            by,
+            proof: given,
+            capability,
+            serve,
+        }) => {
+            let claim = AnswerClaim {
+                by: by.as_deref(),
+                proof: given.as_deref(),
+                capability: capability.as_deref(),
+                serve: serve.as_deref(),
+            };
+            let document = match Verdict::parse(&action)
+                .map(|verdict| answerer(&state, &proof, &card, &claim).map(|by| (verdict, by)))
+            {
                 None => {
                     json!({"error": format!("unknown action `{action}`: use accept, decline or cancel")})
                 }
-                Some(_) if !["cli", "page", "link"].contains(&by) => {
-                    json!({"error": "unknown answerer: use cli, page or link"})
-                }
-                Some(verdict) => {
+                Some(Err(refusal)) => refusal,
+                Some(Ok((verdict, by))) => {
                     let updates = state.subscribe();
                     match state.answer_by(&card, verdict, Some(by)) {
                         // `refusal` names it for clients (serve maps it to

@@ -108,7 +108,7 @@ fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Er
         token,
         timeout: webhook::http_timeout(inputs.env.get("ONEWORKS_HTTP_TIMEOUT")),
         session: name.to_owned(),
-        answer_links: super::serve::links::links_file(
+        answer_links: super::serve::links::links_prefix(
             &inputs.locations.runtime_dir,
             &inputs.project.root,
         ),

@@ -11,6 +11,7 @@
 //! - [`pane_fallback`]: the generic approval detector for agent versions
 //!   without the recorder and other TUIs.
 
+pub mod answerer;
 pub mod approvals_channel;
 pub mod cards;
 pub mod history;

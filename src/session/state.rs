@@ -52,6 +52,8 @@ pub struct SessionState {
     pane: PaneFactory,
     /// Called with every new pending card (the webhook).
     on_park: Mutex<Option<ParkCallback>>,
+    /// The answer links minted for the webhook's cards (SPEC §8.5).
+    pub links: super::serve::links::LinkBook,
 }
 
 impl SessionState {
@@ -68,6 +70,7 @@ impl SessionState {
             tui,
             pane,
             on_park: Mutex::new(None),
+            links: super::serve::links::LinkBook::default(),
         })
     }
 

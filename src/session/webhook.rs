@@ -54,7 +54,8 @@ const ANSWER_BOUND: u64 = 64 * 1024;
 impl Webhook {
     /// POSTs `card` and reads the verdict. `Ok(None)`: the endpoint gave
     /// no verdict (the card stays pending).
-    pub fn ask(&self, card: &Card) -> Result<Option<Verdict>, String> {
+    /// `answer_url`: the card's answer link, when one was minted.
+    pub fn ask(&self, card: &Card, answer_url: Option<&str>) -> Result<Option<Verdict>, String> {
         let client = reqwest::blocking::Client::builder()
             .timeout(self.timeout)
             .build()
@@ -62,7 +63,7 @@ impl Webhook {
         let mut request = client
             .post(self.url.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(self.body(card).to_string());
+            .body(self.body(card, answer_url).to_string());
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }
@@ -102,12 +103,18 @@ impl Webhook {
 
     /// The POST body: the session, the card and, while a serve process
     /// with `--public-url` runs, the card's one-time `answer_url`.
-    fn body(&self, card: &Card) -> serde_json::Value {
+    fn body(&self, card: &Card, answer_url: Option<&str>) -> serde_json::Value {
         let mut body = json!({"session": self.session, "card": card});
-        if let Some(url) = super::serve::links::answer_url(&self.answer_links, &card.id) {
+        if let Some(url) = answer_url {
             body["answer_url"] = json!(url);
         }
         body
+    }
+
+    /// Card `card`'s answer link: a capability drawn now for this card
+    /// instance and kept in `state`'s link book (SPEC §8.5).
+    fn answer_url(&self, state: &SessionState, card: &Card) -> Option<String> {
+        super::serve::links::answer_url(&self.answer_links, &card.id, &state.links)
     }
 
     /// Wires the webhook to `state`: every new card is sent on its own
@@ -117,29 +124,38 @@ impl Webhook {
         state.on_park(move |card| {
             let webhook = self.clone();
             let weak = weak.clone();
-            std::thread::spawn(move || match webhook.ask(&card) {
-                Ok(Some(verdict)) => {
-                    if let Some(state) = weak.upgrade() {
-                        match state.answer_by(&card.id, verdict, Some("webhook")) {
-                            // The card stays pending for the terminal (SPEC §8.6).
-                            Err(refusal @ Refusal::Incomplete(_)) => {
-                                tracing::warn!("webhook verdict refused: {refusal}")
-                            }
-                            Err(refusal) => tracing::info!(
-                                "webhook verdict for `{}` not used: {refusal}",
-                                card.id
-                            ),
-                            Ok(_) => {}
-                        }
-                    }
-                }
-                Ok(None) => tracing::info!("the webhook gave no verdict for `{}`", card.id),
-                Err(message) => tracing::warn!(
-                    "card `{}` stays pending: {}",
-                    card.id,
-                    crate::output::clean(&message)
-                ),
+            std::thread::spawn(move || {
+                let link = weak
+                    .upgrade()
+                    .and_then(|state| webhook.answer_url(&state, &card));
+                webhook_verdict(&weak, &card, webhook.ask(&card, link.as_deref()));
             });
         });
+    }
+}
+
+/// Answers `card` with the webhook's verdict, if it gave one.
+fn webhook_verdict(weak: &Weak<SessionState>, card: &Card, asked: Result<Option<Verdict>, String>) {
+    match asked {
+        Ok(Some(verdict)) => {
+            if let Some(state) = weak.upgrade() {
+                match state.answer_by(&card.id, verdict, Some("webhook")) {
+                    // The card stays pending for the terminal (SPEC §8.6).
+                    Err(refusal @ Refusal::Incomplete(_)) => {
+                        tracing::warn!("webhook verdict refused: {refusal}")
+                    }
+                    Err(refusal) => {
+                        tracing::info!("webhook verdict for `{}` not used: {refusal}", card.id)
+                    }
+                    Ok(_) => {}
+                }
+            }
+        }
+        Ok(None) => tracing::info!("the webhook gave no verdict for `{}`", card.id),
+        Err(message) => tracing::warn!(
+            "card `{}` stays pending: {}",
+            card.id,
+            crate::output::clean(&message)
+        ),
     }
 }

@@ -44,6 +44,8 @@ mod run_review;
 mod secrets_stream;
 mod serve;
 mod serve_browser;
+mod serve_flood;
+mod serve_links;
 mod shutdown;
 mod sources;
 mod supervisor;

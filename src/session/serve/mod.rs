@@ -13,9 +13,12 @@
 //! - [`routes`]: the HTTP routes; [`page`]: the HTML (maud, escaped).
 //! - [`links`]: answer links for the webhook (`--public-url`); [`secret`]:
 //!   random tokens and their constant-time compare.
+//! - [`bounds`]: the accept loop and what bounds a connection (head and
+//!   idle timeouts, the connection cap, body limits).
 
 pub mod app;
 pub mod auth;
+pub mod bounds;
 pub mod events;
 pub mod links;
 pub mod page;
@@ -69,6 +72,7 @@ pub async fn bind(options: Options, sources: Sources) -> std::io::Result<Bound> 
             sources,
             hub,
             links,
+            link_checks: tokio::sync::Semaphore::new(routes::LINK_CHECKS),
             stopping: tokio::sync::watch::Sender::new(false),
         }),
         url,
@@ -89,12 +93,7 @@ impl Bound {
             stop.await;
             app.stopping.send_replace(true);
         };
-        if let Err(error) = axum::serve(self.listener, router)
-            .with_graceful_shutdown(stop)
-            .await
-        {
-            tracing::warn!("the server stopped: {error}");
-        }
+        bounds::run(self.listener, router, stop).await;
         if let Some(links) = &self.app.links {
             links.withdraw();
         }

@@ -29,8 +29,8 @@ use serde_json::json;
 
 use super::app::App;
 use super::page;
-use super::sources::{AnswerError, Sources};
-use crate::session::cards::{Card, Verdict};
+use super::sources::{AnswerError, Answerer, LinkCheck, Sources};
+use crate::session::cards::{Card, CardState, Verdict};
 
 const CSS: &str = include_str!("assets/serve.css");
 const SCRIPT: &str = include_str!("assets/serve.js");
@@ -52,6 +52,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/a/{card}/{capability}", get(link_form).post(link_answer))
         .route("/assets/serve.css", get(|| asset(CSS, "text/css")))
         .route("/assets/serve.js", get(|| asset(SCRIPT, "text/javascript")))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            super::bounds::AUTHENTICATED_BODY,
+        ))
+        .layer(axum::middleware::from_fn(super::bounds::mark_authenticated))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app.guard),
             super::auth::guard,
@@ -176,16 +180,22 @@ async fn answer(
     app: &App,
     id: String,
     action: &str,
-    by: &'static str,
+    link: Option<(String, String)>,
 ) -> Result<Card, (StatusCode, Value)> {
     if Verdict::parse(action).is_none() {
         let message = "the action is accept, decline or cancel";
         return Err((StatusCode::BAD_REQUEST, json!({"error": message})));
     }
     let action = action.to_owned();
-    let result = blocking(app, move |sources| sources.answer(&id, &action, by))
-        .await
-        .map_err(|status| (status, json!({"error": "internal error"})))?;
+    let result = blocking(app, move |sources| {
+        let answerer = match &link {
+            Some((capability, serve)) => Answerer::Link { capability, serve },
+            None => Answerer::Page,
+        };
+        sources.answer(&id, &action, answerer)
+    })
+    .await
+    .map_err(|status| (status, json!({"error": "internal error"})))?;
     result.map_err(|error| match error {
         AnswerError::NoSuchCard => (StatusCode::NOT_FOUND, json!({"error": "no such card"})),
         AnswerError::NotPending(card) => (StatusCode::CONFLICT, json!({"card": card})),
@@ -202,44 +212,118 @@ async fn api_answer(
     Path(id): Path<String>,
     Json(body): Json<Action>,
 ) -> Response {
-    match answer(&app, id, &body.action, "page").await {
+    match answer(&app, id, &body.action, None).await {
         Ok(card) => Json(json!({"card": card})).into_response(),
         Err((status, body)) => (status, Json(body)).into_response(),
     }
+}
+
+fn not_found() -> Response {
+    (StatusCode::NOT_FOUND, "Not Found").into_response()
+}
+
+/// What an answer link's capability opens, asked of the supervisors
+/// before any body is read; at most [`LINK_CHECKS`] at a time (a flood of
+/// guessed links gets 503, not a queue of socket round trips).
+async fn check_link(app: &App, card: &str, capability: &str) -> Result<LinkCheck, Response> {
+    let Some(links) = app.links.as_ref() else {
+        return Err(not_found());
+    };
+    if !super::links::well_formed(card, capability) {
+        return Err(not_found());
+    }
+    let Ok(_permit) = app.link_checks.try_acquire() else {
+        return Err((StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable").into_response());
+    };
+    let (card, capability, serve) = (
+        card.to_owned(),
+        capability.to_owned(),
+        links.instance.clone(),
+    );
+    blocking(app, move |sources| sources.link(&card, &capability, &serve))
+        .await
+        .map_err(IntoResponse::into_response)
+}
+
+/// The most answer-link checks in flight at once.
+pub const LINK_CHECKS: usize = 8;
+
+/// "Already answered by …": what a link shows for a card that is no
+/// longer pending.
+fn already_answered(card: &Card) -> Response {
+    let by = card.by.as_deref().unwrap_or("someone else");
+    let text = format!(
+        "Already answered by {by}: {}.",
+        card.state.as_str().replace('_', " ")
+    );
+    (
+        StatusCode::CONFLICT,
+        Html(page::message(&text).into_string()),
+    )
+        .into_response()
 }
 
 async fn link_form(
     State(app): State<Arc<App>>,
     Path((card, capability)): Path<(String, String)>,
 ) -> Response {
-    let Some(links) = app.links.as_ref().filter(|l| l.valid(&card, &capability)) else {
-        return (StatusCode::NOT_FOUND, "Not Found").into_response();
-    };
-    let _ = links;
-    let id = card.clone();
-    let found = blocking(&app, move |sources| sources.find(&id))
-        .await
-        .ok()
-        .flatten();
-    match found {
-        Some((session, card)) => Html(page::confirm(&session, &card).into_string()).into_response(),
-        None => (StatusCode::NOT_FOUND, "Not Found").into_response(),
+    match check_link(&app, &card, &capability).await {
+        Err(response) => response,
+        Ok(LinkCheck::Unknown) => not_found(),
+        Ok(LinkCheck::Used { card }) => already_answered(&card),
+        Ok(LinkCheck::Valid { card, .. }) if card.state != CardState::Pending => {
+            already_answered(&card)
+        }
+        Ok(LinkCheck::Valid { session, card }) => {
+            Html(page::confirm(&session, &card).into_string()).into_response()
+        }
     }
 }
 
+/// An answer link's POST. Unauthenticated until its capability is
+/// checked: `Content-Length` is looked at first, then the capability, and
+/// only then at most [`UNAUTHENTICATED_BODY`](super::bounds::UNAUTHENTICATED_BODY)
+/// of the body is read, within [`HEAD`](super::bounds::HEAD).
 async fn link_answer(
     State(app): State<Arc<App>>,
     Path((card, capability)): Path<(String, String)>,
-    headers: axum::http::HeaderMap,
-    body: axum::body::Bytes,
+    request: axum::extract::Request,
 ) -> Response {
+    use super::bounds::{HEAD, UNAUTHENTICATED_BODY};
+    let (parts, body) = request.into_parts();
+    let declared = parts.headers.get(header::CONTENT_LENGTH).map(|value| {
+        value
+            .to_str()
+            .ok()
+            .and_then(|text| text.parse::<u64>().ok())
+    });
+    match declared {
+        Some(Some(length)) if length <= UNAUTHENTICATED_BODY as u64 => {}
+        Some(None) => return (StatusCode::BAD_REQUEST, "Bad Request").into_response(),
+        Some(Some(_)) => {
+            return (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response()
+        }
+        // Chunked: bounded while it is read.
+        None => {}
+    }
+    let found = match check_link(&app, &card, &capability).await {
+        Err(response) => return response,
+        Ok(LinkCheck::Unknown) => return not_found(),
+        Ok(LinkCheck::Used { card }) => return already_answered(&card),
+        Ok(LinkCheck::Valid { card, .. }) => card,
+    };
     // The confirm form gets a page back; a script gets JSON.
-    let from_form = headers
+    let from_form = parts
+        .headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("application/x-www-form-urlencoded"));
-    let Some(links) = app.links.as_ref().filter(|l| l.valid(&card, &capability)) else {
-        return (StatusCode::NOT_FOUND, "Not Found").into_response();
+    let body = match tokio::time::timeout(HEAD, axum::body::to_bytes(body, UNAUTHENTICATED_BODY))
+        .await
+    {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => return (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response(),
+        Err(_) => return (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response(),
     };
     // A form (`action=accept`) or JSON (`{"action":"accept"}`).
     let action = serde_json::from_slice::<Action>(&body)
@@ -251,19 +335,31 @@ async fn link_answer(
     if Verdict::parse(&action).is_none() {
         return (StatusCode::BAD_REQUEST, "Bad Request").into_response();
     }
-    if !links.spend(&card) {
-        return (
-            StatusCode::CONFLICT,
-            Json(json!({"error": "this link was used"})),
-        )
-            .into_response();
+    if found.state != CardState::Pending && from_form {
+        return already_answered(&found);
     }
-    match answer(&app, card, &action, "link").await {
+    let serve = app
+        .links
+        .as_ref()
+        .map(|links| links.instance.clone())
+        .unwrap_or_default();
+    match answer(&app, card, &action, Some((capability, serve))).await {
         Ok(card) if from_form => {
             let text = format!("Answered: {}.", card.state.as_str().replace('_', " "));
             Html(page::message(&text).into_string()).into_response()
         }
         Ok(card) => Json(json!({"card": card})).into_response(),
+        // Lost a race to another channel (or the link was used).
+        Err((StatusCode::CONFLICT, body)) if from_form => {
+            match serde_json::from_value::<Card>(body["card"].clone()) {
+                Ok(card) => already_answered(&card),
+                Err(_) => (
+                    StatusCode::CONFLICT,
+                    Html(page::message("Already answered.").into_string()),
+                )
+                    .into_response(),
+            }
+        }
         Err((status, body)) => (status, Json(body)).into_response(),
     }
 }

@@ -62,6 +62,30 @@ pub enum AnswerError {
     Failed(String),
 }
 
+/// Who answers through serve, and what proves it to the supervisor.
+#[derive(Debug, Clone, Copy)]
+pub enum Answerer<'a> {
+    /// The page (the supervisor's proof key, read from its runtime folder).
+    Page,
+    /// An answer link: its capability and this serve's instance.
+    Link { capability: &'a str, serve: &'a str },
+}
+
+/// What a supervisor says of an answer link.
+#[derive(Debug)]
+pub enum LinkCheck {
+    /// The link of `card`, of session `session`, not used yet.
+    Valid {
+        session: String,
+        card: Box<Card>,
+    },
+    /// Used already (it answers no more).
+    Used {
+        card: Box<Card>,
+    },
+    Unknown,
+}
+
 pub struct Sources {
     pub project: Project,
     pub locations: Locations,
@@ -168,17 +192,68 @@ impl Sources {
         })
     }
 
+    /// Which supervisor, if any, minted `capability` as card `id`'s answer
+    /// link for this serve instance `serve`.
+    pub fn link(&self, id: &str, capability: &str, serve: &str) -> LinkCheck {
+        let request = json!({"op": "link", "card": id, "capability": capability, "serve": serve});
+        for name in self.names() {
+            let Some(mut client) = self.client(&name) else {
+                continue;
+            };
+            let Ok(reply) = client.request(&request) else {
+                continue;
+            };
+            let Some(card) = card_of(&reply["card"]).map(|card| Box::new(clean_card(card))) else {
+                continue;
+            };
+            return if reply["link"] == "used" {
+                LinkCheck::Used { card }
+            } else {
+                LinkCheck::Valid {
+                    session: name,
+                    card,
+                }
+            };
+        }
+        LinkCheck::Unknown
+    }
+
     /// Answers card `id` through its supervisor and waits until delivery
-    /// ended, like `session answer`.
-    /// `by`: `page` or `link` (on the card).
-    pub fn answer(&self, id: &str, action: &str, by: &str) -> Result<Card, AnswerError> {
+    /// ended, like `session answer`; `answerer` is proven to the
+    /// supervisor, which records it as `by`.
+    pub fn answer(
+        &self,
+        id: &str,
+        action: &str,
+        answerer: Answerer<'_>,
+    ) -> Result<Card, AnswerError> {
         let (name, card) = self.find(id).ok_or(AnswerError::NoSuchCard)?;
         if card.state != CardState::Pending {
             return Err(AnswerError::NotPending(Box::new(clean_card(card))));
         }
+        let mut request = json!({"op": "answer", "card": id, "action": action});
+        match answerer {
+            Answerer::Page => {
+                let (_, paths) = self.paths(&name);
+                let proof = crate::fs_safety::read_regular_file(
+                    &crate::session::answerer::proof_file(&paths.approvals),
+                    256,
+                    false,
+                )
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok());
+                request["by"] = json!("page");
+                request["proof"] = json!(proof);
+            }
+            Answerer::Link { capability, serve } => {
+                request["by"] = json!("link");
+                request["capability"] = json!(capability);
+                request["serve"] = json!(serve);
+            }
+        }
         let mut client = self.client(&name).ok_or(AnswerError::NoSuchCard)?;
         let reply = client
-            .request(&json!({"op": "answer", "card": id, "action": action, "by": by}))
+            .request(&request)
             .map_err(|error| AnswerError::Failed(error.to_string()))?;
         if let Some(card) = card_of(&reply["card"]) {
             return Ok(clean_card(card));
@@ -188,6 +263,9 @@ impl Sources {
                 .as_str()
                 .unwrap_or("the card is not shown whole");
             return Err(AnswerError::Incomplete(super::text::web_text(reason)));
+        }
+        if reply["link"] == "unknown" {
+            return Err(AnswerError::NoSuchCard);
         }
         // Refused: someone else answered first.
         match self.find(id) {
