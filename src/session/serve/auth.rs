@@ -213,22 +213,33 @@ fn logged_path(uri: &axum::http::Uri) -> String {
     shown
 }
 
-async fn check(guard: &Guard, request: Request, next: Next) -> Response {
+/// Put on a request whose Bearer token the guard verified: the one thing
+/// the connection bounds count as "authenticated" (a header merely present,
+/// on an open route, proves nothing).
+#[derive(Clone, Copy, Debug)]
+pub struct TokenVerified;
+
+async fn check(guard: &Guard, mut request: Request, next: Next) -> Response {
     let headers = request.headers();
     if !guard.host_allowed(headers) {
         return bare(StatusCode::MISDIRECTED_REQUEST);
     }
     let path = request.uri().path();
     let link = path.starts_with("/a/");
-    if !link && !open_to_all(request.method(), path) && !guard.authenticated(headers) {
+    let verified = !link && guard.authenticated(headers);
+    if !link && !open_to_all(request.method(), path) && !verified {
         return bare(StatusCode::UNAUTHORIZED);
     }
+    let headers = request.headers();
     if request.method() == Method::POST {
         match guard.origin_ours(headers) {
             Some(true) => {}
             None if link => {}
             _ => return bare(StatusCode::FORBIDDEN),
         }
+    }
+    if verified {
+        request.extensions_mut().insert(TokenVerified);
     }
     next.run(request).await
 }

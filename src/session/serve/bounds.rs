@@ -33,6 +33,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
+use super::auth::TokenVerified;
+
 /// A request head must arrive within this.
 pub const HEAD: Duration = Duration::from_secs(10);
 /// A connection that moves no byte for this long is closed.
@@ -225,15 +227,12 @@ impl AsyncWrite for Watched {
     }
 }
 
-/// Marks the connection of a request that passed the token check (the
-/// layer sits inside the guard). Answer links carry a capability, not the
-/// token: they stay unauthenticated.
+/// Marks the connection of a request whose token the guard verified (the
+/// layer sits inside the guard, which puts [`TokenVerified`] on it). A
+/// header merely sent — to the open shell, say — marks nothing; answer
+/// links carry a capability, not the token: they stay unauthenticated.
 pub async fn mark_authenticated(request: Request, next: Next) -> Response {
-    let credential = request
-        .headers()
-        .contains_key(axum::http::header::AUTHORIZATION)
-        || request.headers().contains_key(axum::http::header::COOKIE);
-    if credential && !request.uri().path().starts_with("/a/") {
+    if request.extensions().get::<TokenVerified>().is_some() {
         if let Some(connection) = request.extensions().get::<Arc<Connection>>() {
             connection.authenticated();
         }
