@@ -77,9 +77,12 @@ pub fn answerer(
             let (Some(capability), Some(serve)) = (claim.capability, claim.serve) else {
                 return Err(link_refusal(LinkRefusal::Unknown));
             };
+            // Checked here, spent by the caller only once the answer is
+            // taken: a refused answer (an `accept` of a card not shown
+            // whole) leaves the link able to decline.
             state
                 .links
-                .spend(card, capability, serve)
+                .check(card, capability, serve)
                 .map(|()| "link")
                 .map_err(link_refusal)
         }

@@ -269,6 +269,12 @@ async fn connection(
                             json!({"error": refusal.to_string(), "refusal": refusal.code()})
                         }
                         Ok(_) => {
+                            if let (Some(capability), Some(serve), "link") =
+                                (claim.capability, claim.serve, by)
+                            {
+                                // The first verdict won: its link answers once.
+                                let _ = state.links.spend(&card, capability, serve);
+                            }
                             let end = state.delivery_end(&card, updates);
                             tokio::pin!(end);
                             let mut beat = tokio::time::interval(HEARTBEAT);

@@ -101,7 +101,7 @@ fn padded_and_tagged_commands_show_their_tails_on_every_session_surface() {
     );
     let api = serve.wait_card("padded", |other| other["id"] == card["id"]);
     assert_eq!(api["command"], PADDED_SHOWN);
-    let page = serve.get("/").text().expect("page");
+    let page = serve.get("/view").text().expect("page");
     assert!(page.contains(PADDED_SHOWN), "{page}");
 
     // A person answers it at the terminal; the next one is the tagged one.
@@ -123,7 +123,7 @@ fn padded_and_tagged_commands_show_their_tails_on_every_session_surface() {
     assert_nothing_invisible(&human.stdout);
     let api = serve.wait_card("tagged", |other| other["id"] == tagged_card["id"]);
     assert_eq!(api["command"], TAGGED_SHOWN);
-    let page = serve.get("/").text().expect("page");
+    let page = serve.get("/view").text().expect("page");
     assert!(page.contains(TAGGED_SHOWN), "{page}");
     assert_nothing_invisible(&page);
 
@@ -210,7 +210,7 @@ fn an_incomplete_card_is_declined_anywhere_and_accepted_only_in_the_terminal() {
         "{body}"
     );
     // The page: no Accept button for it, a line saying why.
-    let page = serve.get("/").text().expect("page");
+    let page = serve.get("/view").text().expect("page");
     assert!(page.contains("Too long to show whole"), "{page}");
     assert!(
         !page.contains("value=\"accept\""),

@@ -161,6 +161,43 @@ fn a_link_dies_when_its_card_is_answered_elsewhere_and_when_serve_restarts() {
     session.stop_and_check();
 }
 
+/// SPEC §8.6: a card not shown whole is never accepted through its link,
+/// and the refused accept does not spend the link, so it can still decline.
+#[test]
+fn a_links_accept_of_an_incomplete_card_is_refused_and_the_link_still_declines() {
+    let hook = Hook::start(Some("{}"));
+    let mut asked = request("r1", "Running: pwd");
+    asked["toolCall"] = json!({
+        "kind": "execute",
+        "rawInput": {"command": format!("echo hi; {}", "x".repeat(20 * 1024))},
+    });
+    let mut session = Session::new(|_| json!({"requests": [asked]}));
+    with_webhook(&mut session, &hook);
+    let serve = LimitedServe::start(&session.env, &["--public-url", PUBLIC], DESCRIPTORS);
+    session.start();
+    let link = posted(&hook, 1);
+    let card = session.wait_card("pending", |card| card["state"] == "pending");
+    assert_eq!(card["complete"], false, "{card}");
+
+    let (status, page) = answer(&serve, &link.path(), "accept");
+    assert_eq!(status, 409, "{page}");
+    assert!(page.contains("accept it in the terminal"), "{page}");
+    assert!(pending(&session, &link.card));
+    assert!(
+        session.keys().is_empty(),
+        "an incomplete card got keys: {:?}",
+        session.keys()
+    );
+
+    let (status, page) = answer(&serve, &link.path(), "decline");
+    assert_eq!(status, 200, "{page}");
+    let declined = session.wait_card("declined", |card| card["state"] == "declined");
+    assert_eq!(declined["by"], "link");
+    // Spent by the answer that was taken: it answers nothing more.
+    assert_ne!(answer(&serve, &link.path(), "cancel").0, 200);
+    session.stop_and_check();
+}
+
 #[test]
 fn two_serves_of_one_project_each_keep_their_links() {
     let hook = Hook::start(Some("{}"));

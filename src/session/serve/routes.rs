@@ -353,11 +353,16 @@ async fn link_answer(
         Err((StatusCode::CONFLICT, body)) if from_form => {
             match serde_json::from_value::<Card>(body["card"].clone()) {
                 Ok(card) => already_answered(&card),
-                Err(_) => (
-                    StatusCode::CONFLICT,
-                    Html(page::message("Already answered.").into_string()),
-                )
-                    .into_response(),
+                // Still pending but refused (an `accept` of a card not
+                // shown whole): the reason, not "already answered".
+                Err(_) => {
+                    let text = body["error"].as_str().unwrap_or("Already answered.");
+                    (
+                        StatusCode::CONFLICT,
+                        Html(page::message(text).into_string()),
+                    )
+                        .into_response()
+                }
             }
         }
         Err((status, body)) => (status, Json(body)).into_response(),
