@@ -62,6 +62,7 @@ fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate 
         probes,
         usable,
         reason,
+        cause_hint: None,
     }
 }
 
@@ -94,6 +95,7 @@ pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), 
                     "{error}; `oneworks adapter prepare {} --force` reinstalls it",
                     data.id
                 )),
+                cause_hint: None,
             }),
         }
     }

@@ -198,6 +198,8 @@ pub enum InstallError {
         name: String,
         version: String,
         problem: String,
+        /// What the probe's output says to do (a cause it recognised).
+        cause_hint: Option<String>,
     },
     #[error("the installed `{name}` {version} at `{path}` is broken: {change}, and it fails its probe: {problem}")]
     Broken {
@@ -318,6 +320,10 @@ impl InstallError {
                 "use `source: system` with {display}'s own installer, or set {} to a format the manifest offers",
                 names.variable("FORMATS")
             )),
+            InstallError::ProbeFailed {
+                cause_hint: Some(cause),
+                ..
+            } => Some(format!("nothing was installed: {cause}")),
             InstallError::NoBinary { .. } | InstallError::ProbeFailed { .. } => Some(format!(
                 "nothing was installed: the archive does not hold a working {binary} for this host; check the mirror, or use `source: system`"
             )),

@@ -20,6 +20,7 @@ pub mod pipeline;
 pub mod platform;
 pub mod policy;
 pub mod probe;
+pub mod probe_cause;
 mod publish;
 pub mod retry;
 pub mod reuse;

@@ -11,6 +11,7 @@ use std::time::Duration;
 use regex::Regex;
 use wait_timeout::ChildExt;
 
+pub use super::probe_cause::ProbeCause;
 use crate::adapter::data::AdapterData;
 use crate::process::spec::ChildSpec;
 
@@ -70,8 +71,84 @@ pub struct ProbeReport {
     pub version_ran: bool,
     pub acp_ran: bool,
     pub identifies_as_adapter: bool,
-    /// Why a probe failed, for messages.
+    /// Why a probe failed, for messages (one line).
     pub problem: Option<String>,
+    /// The last lines the failed probe wrote to stderr (bounded, scrubbed,
+    /// control characters replaced): what says why, when the last line
+    /// alone does not (`Node.js v24.19.0`).
+    pub stderr_tail: Vec<String>,
+    /// What the failed probe's output says went wrong, when it is a cause
+    /// a person can act on.
+    pub cause: Option<ProbeCause>,
+}
+
+/// The most stderr lines a failed probe shows, and their total size.
+const TAIL_LINES: usize = 20;
+const TAIL_BYTES: usize = 4 * 1024;
+/// One shown line is cut at this many characters.
+const TAIL_LINE_CHARS: usize = 300;
+
+/// The last non-blank lines of `stderr`, at most [`TAIL_LINES`] and
+/// [`TAIL_BYTES`], each scrubbed and made one safe line.
+pub fn stderr_tail(stderr: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut bytes = 0;
+    for line in stderr.lines().rev() {
+        let line = line.trim_end();
+        if line.trim().is_empty() {
+            continue;
+        }
+        let scrubbed = crate::output::scrub(line);
+        let mut shown = crate::output::sanitize::sanitize_line(&scrubbed).into_owned();
+        if shown.chars().count() > TAIL_LINE_CHARS {
+            shown = shown.chars().take(TAIL_LINE_CHARS).collect::<String>() + "…";
+        }
+        if lines.len() == TAIL_LINES || bytes + shown.len() > TAIL_BYTES {
+            break;
+        }
+        bytes += shown.len() + 1;
+        lines.push(shown);
+    }
+    lines.reverse();
+    lines
+}
+
+impl ProbeReport {
+    /// The problem and, when they say more than its one line, the stderr
+    /// lines behind it (indented, one per line).
+    pub fn explained(&self) -> Option<String> {
+        let problem = self.problem.as_deref()?;
+        let problem = crate::output::sanitize::sanitize_line(problem);
+        if self.stderr_tail.len() < 2 {
+            return Some(problem.into_owned());
+        }
+        let mut text = format!("{problem}\n  its stderr ended with:");
+        for line in &self.stderr_tail {
+            text.push_str("\n    ");
+            text.push_str(line);
+        }
+        Some(text)
+    }
+
+    /// The hint for the recognised cause, if any.
+    pub fn cause_hint(&self) -> Option<String> {
+        self.cause
+            .map(|cause| format!("{} ({})", cause.hint(), cause.label()))
+    }
+}
+
+/// What a failed command printed and why it failed: its tail and cause.
+fn diagnose(outcome: &CommandOutcome) -> (Vec<String>, Option<ProbeCause>) {
+    let text = format!(
+        "{}\n{}\n{}",
+        outcome.stderr,
+        outcome.stdout,
+        outcome.failure.as_deref().unwrap_or_default()
+    );
+    (
+        stderr_tail(&outcome.stderr),
+        super::probe_cause::recognise(&text),
+    )
 }
 
 pub(super) fn run(
@@ -180,10 +257,8 @@ fn run_command_with(
             success: status.success(),
             failure: (!status.success()).then(|| {
                 // Outside text: it ends up in messages on the terminal.
-                let tail = crate::output::sanitize::sanitize_line(
-                    stderr.trim().lines().last().unwrap_or_default(),
-                )
-                .into_owned();
+                // (scrubbed, one line, cut when it runs away).
+                let tail = stderr_tail(&stderr).pop().unwrap_or_default();
                 let ended = crate::process::exit_description(status);
                 if tail.is_empty() {
                     ended
@@ -217,6 +292,8 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
                 acp_ran: false,
                 identifies_as_adapter: false,
                 problem: Some(format!("could not create a probe HOME: {error}")),
+                stderr_tail: Vec::new(),
+                cause: None,
             }
         }
     };
@@ -236,6 +313,11 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         .map(|found| found.as_str().to_owned());
     let identifies_as_adapter = settings.identifies.is_match(&version_output);
     let version_ok = version.success && parsed.is_some();
+    let (mut stderr_tail, mut cause) = if version.success {
+        (Vec::new(), None)
+    } else {
+        diagnose(&version)
+    };
     let mut problem = if !version.success {
         Some(format!(
             "`{}` {}",
@@ -258,6 +340,7 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
             Some(acp_args) => {
                 let acp = run(executable, acp_args, settings, home.path());
                 if !acp.success && problem.is_none() {
+                    (stderr_tail, cause) = diagnose(&acp);
                     problem = Some(format!(
                         "`{}` {}",
                         acp_args.join(" "),
@@ -276,5 +359,7 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         acp_ran,
         identifies_as_adapter,
         problem,
+        stderr_tail,
+        cause,
     }
 }

@@ -34,10 +34,10 @@ impl Installer<'_> {
             return Err(InstallError::ProbeFailed {
                 name: self.data.binary.name.clone(),
                 version: version.to_string(),
-                problem: crate::output::sanitize::sanitize_line(
-                    report.problem.as_deref().unwrap_or("no usable output"),
-                )
-                .into_owned(),
+                problem: report
+                    .explained()
+                    .unwrap_or_else(|| "no usable output".to_owned()),
+                cause_hint: report.cause_hint(),
             });
         }
         let fingerprint = fingerprint

@@ -73,10 +73,9 @@ pub fn verify(
             version: installed.version.to_string(),
             path: installed.executable.clone(),
             change,
-            problem: crate::output::sanitize::sanitize_line(
-                report.problem.as_deref().unwrap_or("no usable output"),
-            )
-            .into_owned(),
+            problem: report
+                .explained()
+                .unwrap_or_else(|| "no usable output".to_owned()),
         }),
     }
 }

@@ -28,6 +28,9 @@ pub struct Candidate {
     pub usable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// What to do about a failed probe whose output names its cause.
+    #[serde(skip)]
+    pub cause_hint: Option<String>,
 }
 
 /// Which probes passed: `true`/`false` for a probe that ran, `None` (JSON
@@ -96,16 +99,32 @@ impl Classify for SourceError {
         ErrorKind::NoUsableCli
     }
     fn hint(&self) -> Option<String> {
-        Some(match self {
-            SourceError::NoSystemCli(cli, _) => format!(
-                "install {}, or use `source: managed` to let oneworks install it",
-                cli.display_name
+        let (general, candidates) = match self {
+            SourceError::NoSystemCli(cli, candidates) => (
+                format!(
+                    "install {}, or use `source: managed` to let oneworks install it",
+                    cli.display_name
+                ),
+                candidates.as_slice(),
             ),
-            SourceError::BadPath(cli, _) => format!(
-                "fix `adapters.{}.cli.path` or use `source: managed`",
-                cli.adapter
+            SourceError::BadPath(cli, candidate) => (
+                format!(
+                    "fix `adapters.{}.cli.path` or use `source: managed`",
+                    cli.adapter
+                ),
+                std::slice::from_ref(candidate.as_ref()),
             ),
-        })
+        };
+        // A cause read from a probe's output comes first: it says what to
+        // do about that CLI, the general hint what to do instead.
+        let mut causes: Vec<&str> = Vec::new();
+        for hint in candidates.iter().filter_map(|c| c.cause_hint.as_deref()) {
+            if !causes.contains(&hint) {
+                causes.push(hint);
+            }
+        }
+        causes.push(&general);
+        Some(causes.join("\nhint: "))
     }
 }
 
@@ -139,10 +158,11 @@ fn probed(
             report.version_output, data.display_name
         ))
     } else {
-        report.problem.clone()
+        report.explained()
     };
     let usable = report.version_ok && report.acp_ok && (!alias || report.identifies_as_adapter);
     let probes = Probes::from_report(&report);
+    let cause_hint = (!usable).then(|| report.cause_hint()).flatten();
     Candidate {
         source,
         path: path.to_owned(),
@@ -156,6 +176,7 @@ fn probed(
         } else {
             reason.or_else(|| Some("probe failed".to_owned()))
         },
+        cause_hint,
     }
 }
 
@@ -194,6 +215,7 @@ pub fn path_candidate(path: &Path, data: &AdapterData, settings: &ProbeSettings)
         probes: Probes::default(),
         usable: false,
         reason: Some(reason),
+        cause_hint: None,
     };
     if !path.is_absolute() {
         return refuse("the path is not absolute".to_owned());

@@ -33,6 +33,7 @@ mod npm_install;
 mod output;
 mod outside;
 mod prepare;
+mod probe_errors;
 mod profile;
 mod protocol_hardening;
 mod reuse;
