@@ -35,10 +35,51 @@ pub struct RunPlan<'a> {
     pub timeout: Option<super::RunTimeout>,
 }
 
-pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
+pub async fn run(mut plan: RunPlan<'_>) -> Result<(), AcpError> {
     // Whatever way the run ends, a terminal prompt's raw mode ends with it.
     let _terminal = crate::process::terminal::RestoreOnDrop;
     let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
+    let rules = std::mem::take(&mut plan.rules);
+    let rule_notes = std::mem::take(&mut plan.rule_notes);
+    let (result, rules) = attempt(&plan, rules, &rule_notes, &mut interrupts).await;
+    match result {
+        // An agent that exits instead of answering `session/load` (current
+        // Kiro, for a session it no longer has) has nothing to resume:
+        // `--resume` means "resume when possible", so start it again
+        // without it, once, and say so.
+        Err(AcpError::GoneOnLoad { when }) if plan.session.resume => {
+            plan.session.resume = false;
+            Sink::new(plan.json)
+                .diagnostic(format!(
+                    "--resume: the agent ended {when} instead of answering it (it cannot load the cached session); starting it again with a new session"
+                ))
+                .map_err(AcpError::Output)?;
+            attempt(&plan, rules, &[], &mut interrupts).await.0
+        }
+        other => other,
+    }
+}
+
+/// One start of the agent: setup and the turn, then the agent stopped.
+/// The permission rules come back for a second start.
+async fn attempt(
+    plan: &RunPlan<'_>,
+    rules: Rules,
+    rule_notes: &[String],
+    interrupts: &mut Interrupts,
+) -> (Result<(), AcpError>, Rules) {
+    match attempt_inner(plan, rules, rule_notes, interrupts).await {
+        Ok(outcome) => outcome,
+        Err(error) => (Err(error), Rules::default()),
+    }
+}
+
+async fn attempt_inner(
+    plan: &RunPlan<'_>,
+    rules: Rules,
+    rule_notes: &[String],
+    interrupts: &mut Interrupts,
+) -> Result<(Result<(), AcpError>, Rules), AcpError> {
     let quirks = match super::quirks::by_name(&plan.session.data.quirks) {
         Ok(quirks) => quirks,
         Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error.into())),
@@ -65,24 +106,25 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
         stdout,
         Sink::new(plan.json),
         channel,
-        &mut interrupts,
+        interrupts,
         plan.mode,
-        plan.rules,
+        rules,
         plan.session.scrubber,
         plan.session.data,
         quirks,
         plan.display_name.clone(),
-        plan.timeout,
+        plan.timeout.clone(),
     );
     let mut in_setup = true;
     let result = drive(
         &mut turn,
         &plan.session,
-        &plan.rule_notes,
+        rule_notes,
         &plan.prompt,
         &mut in_setup,
     )
     .await;
+    let rules = turn.take_rules();
     let kill_now = turn.kill_now;
     let mut sink = std::mem::replace(&mut turn.sink, Sink::new(plan.json));
     let (stdin, reader) = turn.into_parts();
@@ -111,6 +153,15 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
                 tail: stderr_tail(&mut child).await,
             })
         }
+        Err(AcpError::GoneOnLoad { when }) => {
+            let status = match stopped {
+                Ok(stopped) => format!(" ({})", stopped.status()),
+                Err(_) => String::new(),
+            };
+            Err(AcpError::GoneOnLoad {
+                when: format!("{when}{status}"),
+            })
+        }
         Err(AcpError::HandshakeTimeout { step, limit, .. }) => Err(AcpError::HandshakeTimeout {
             step,
             limit,
@@ -118,10 +169,13 @@ pub async fn run(plan: RunPlan<'_>) -> Result<(), AcpError> {
         }),
         other => other,
     };
-    match result {
+    let result = match result {
+        // Not a failure yet: the run starts the agent again.
+        Err(error @ AcpError::GoneOnLoad { .. }) if plan.session.resume => Err(error),
         Err(error) if in_setup => Err(setup_failed(&mut sink, error)),
         other => other,
-    }
+    };
+    Ok((result, rules))
 }
 
 /// The agent's stderr tail as the end of a message (empty when silent).

@@ -84,6 +84,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         paths: Vec<String>,
         complete: bool,
+        /// The asking session, when it is a subagent's (not ours).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        subagent: Option<String>,
         options: Vec<ShownOption>,
     },
     PermissionResolved {

@@ -63,6 +63,9 @@ pub enum AcpError {
     Capability(#[from] capabilities::CapabilityError),
     #[error("the agent ended {when}{tail}")]
     AgentGone { when: String, tail: String },
+    /// The agent exited while loading a session instead of answering.
+    #[error("the agent ended {when} while loading the cached session")]
+    GoneOnLoad { when: String },
     #[error("the agent answered `{method}` with an error: {message}")]
     Rejected { method: String, message: String },
     #[error("the agent needs a login: {message}")]

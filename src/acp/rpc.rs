@@ -85,6 +85,55 @@ pub struct RpcError {
     pub data: Option<Value>,
 }
 
+/// The most of an error's `data` shown in a message.
+const MAX_DATA_CHARS: usize = 1024;
+
+impl RpcError {
+    /// The agent's message and, when it sent any, its `data` details, as
+    /// one text for a person: scrubbed and with control characters
+    /// replaced, the details bounded (`Internal error: KIRO_API_KEY is not
+    /// set`). A string `data` or the `details`/`detail`/`message`/`reason`
+    /// strings of an object `data` are the details; any other `data` is
+    /// shown as compact JSON.
+    pub fn describe(&self) -> String {
+        let message = crate::output::clean(&self.message);
+        let message = crate::output::sanitize::sanitize_line(message.trim()).into_owned();
+        let Some(details) = self.details() else {
+            return message;
+        };
+        let details = crate::output::clean(&details);
+        let mut details = crate::output::sanitize::sanitize_line(details.trim()).into_owned();
+        if details.chars().count() > MAX_DATA_CHARS {
+            details = details.chars().take(MAX_DATA_CHARS).collect::<String>() + "…";
+        }
+        if details.is_empty() || details == message {
+            message
+        } else {
+            format!("{message}: {details}")
+        }
+    }
+
+    fn details(&self) -> Option<String> {
+        match self.data.as_ref()? {
+            Value::Null => None,
+            Value::String(text) => Some(text.clone()),
+            Value::Object(object) => {
+                let named: Vec<&str> = ["details", "detail", "message", "reason"]
+                    .iter()
+                    .filter_map(|key| object.get(*key).and_then(Value::as_str))
+                    .filter(|text| !text.trim().is_empty())
+                    .collect();
+                if named.is_empty() {
+                    Some(Value::Object(object.clone()).to_string())
+                } else {
+                    Some(named.join("; "))
+                }
+            }
+            other => Some(other.to_string()),
+        }
+    }
+}
+
 /// Why a line was not a message. The line is skipped, never fatal.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
@@ -257,6 +306,45 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    fn error_with(message: &str, data: Option<Value>) -> RpcError {
+        RpcError {
+            code: -32603,
+            message: message.to_owned(),
+            data,
+        }
+    }
+
+    #[test]
+    fn an_error_shows_its_data_details() {
+        let error = error_with(
+            "Internal error",
+            Some(serde_json::json!({"details": "KIRO_API_KEY is not set"})),
+        );
+        assert_eq!(error.describe(), "Internal error: KIRO_API_KEY is not set");
+        let error = error_with("Internal error", Some(Value::String("no token".into())));
+        assert_eq!(error.describe(), "Internal error: no token");
+        let error = error_with("Bad", Some(serde_json::json!({"code": 7})));
+        assert_eq!(error.describe(), r#"Bad: {"code":7}"#);
+        assert_eq!(error_with("Bad", None).describe(), "Bad");
+        assert_eq!(error_with("Bad", Some(Value::Null)).describe(), "Bad");
+        assert_eq!(
+            error_with("Same", Some(Value::String("Same".into()))).describe(),
+            "Same"
+        );
+    }
+
+    #[test]
+    fn error_details_are_one_bounded_safe_line() {
+        let error = error_with(
+            "Internal\nerror",
+            Some(Value::String(format!("a\u{1b}[2Jb\n{}", "x".repeat(5000)))),
+        );
+        let text = error.describe();
+        assert!(!text.contains('\u{1b}') && !text.contains('\n'), "{text:?}");
+        assert!(text.chars().count() < 1100, "{}", text.len());
+        assert!(text.ends_with('…'), "{text}");
+    }
 
     fn parse(text: &str) -> Incoming {
         parse_line(text.as_bytes())

@@ -237,6 +237,9 @@ pub async fn open_session(
                             ))
                             .map_err(AcpError::Output)?;
                     }
+                    Err(AcpError::AgentGone { when, .. }) => {
+                        return Err(AcpError::GoneOnLoad { when })
+                    }
                     Err(error) => return Err(error),
                 }
             }

@@ -19,6 +19,9 @@ pub struct ShownRequest {
     pub cwd: Option<String>,
     pub paths: Vec<String>,
     pub complete: bool,
+    /// The session that asks, when it is not the one oneworks opened (a
+    /// subagent's): card text of its id.
+    pub subagent: Option<String>,
 }
 
 impl ShownRequest {
@@ -44,7 +47,16 @@ impl ShownRequest {
             cwd,
             paths,
             complete: complete && paths_complete,
+            subagent: None,
         }
+    }
+
+    /// Marks the request as asked by another session than ours (a
+    /// subagent the agent started), named by that session's id.
+    pub fn asked_by_subagent(&mut self, session_id: &str) {
+        let shown = visible(&output::scrub(session_id));
+        self.complete &= shown.complete;
+        self.subagent = Some(shown.text);
     }
 
     /// The `permission_request` event of the question `id`.
@@ -56,6 +68,7 @@ impl ShownRequest {
             cwd: self.cwd.clone(),
             paths: self.paths.clone(),
             complete: self.complete,
+            subagent: self.subagent.clone(),
             options,
         }
     }
@@ -63,7 +76,10 @@ impl ShownRequest {
     /// One line for the terminal prompt: the title, then the command, the
     /// paths and the folder when the request carries them.
     pub fn one_line(&self) -> String {
-        let mut line = self.title.clone();
+        let mut line = match &self.subagent {
+            Some(session) => format!("subagent `{session}` asks: {}", self.title),
+            None => self.title.clone(),
+        };
         if let Some(command) = &self.command {
             line.push_str(&format!(" · command: {command}"));
         }

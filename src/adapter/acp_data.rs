@@ -68,6 +68,11 @@ pub struct VersionedArgv {
     /// The first version that takes `args`; none for "every version".
     #[serde(default)]
     pub since: Option<String>,
+    /// Another executable of the same install to run instead of the
+    /// adapter's binary (a bare file name, looked up in the binary's
+    /// folder): the entry is skipped when that folder has none.
+    #[serde(default)]
+    pub program: Option<String>,
     pub args: Vec<String>,
 }
 
@@ -95,15 +100,50 @@ impl AcpData {
                     .unwrap_or_default()
             }
         };
-        args.iter()
-            .map(|arg| {
-                if arg == AGENT_NAME {
-                    agent_name.to_owned()
-                } else {
-                    arg.clone()
-                }
-            })
-            .collect()
+        substitute(args, agent_name)
+    }
+
+    /// The program and arguments for an agent of `version` whose binary is
+    /// `binary`: like [`AcpData::argv_for`], but an entry naming a
+    /// `program` is taken only when that program is an executable file
+    /// beside `binary` (else the next entry that fits the version).
+    pub fn command_for(
+        &self,
+        version: &str,
+        agent_name: &str,
+        binary: &std::path::Path,
+    ) -> (std::path::PathBuf, Vec<String>) {
+        let AcpArgv::ByVersion(entries) = &self.command else {
+            return (binary.to_owned(), self.argv_for(version, agent_name));
+        };
+        let parsed = parse_version(version);
+        let fits = |entry: &&VersionedArgv| match (&entry.since, &parsed) {
+            (None, _) | (_, None) => true,
+            (Some(since), Some(version)) => {
+                parse_version(since).is_none_or(|since| *version >= since)
+            }
+        };
+        let beside = |program: &str| {
+            let valid =
+                !program.is_empty() && !program.contains('/') && program != "." && program != "..";
+            let path = binary.parent()?.join(program);
+            let executable = fs_err::metadata(&path).is_ok_and(|metadata| {
+                use std::os::unix::fs::PermissionsExt;
+                metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+            });
+            (valid && executable).then_some(path)
+        };
+        for entry in entries.iter().filter(fits) {
+            let program = match &entry.program {
+                None => binary.to_owned(),
+                Some(program) => match beside(program) {
+                    Some(path) => path,
+                    None => continue,
+                },
+            };
+            return (program, substitute(&entry.args, agent_name));
+        }
+        (binary.to_owned(), Vec::new())
     }
 
     /// The extra environment of the agent's ACP child.
@@ -118,6 +158,19 @@ impl AcpData {
             .iter()
             .any(|known| known == method)
     }
+}
+
+/// `args` with [`AGENT_NAME`] replaced by `agent_name`.
+fn substitute(args: &[String], agent_name: &str) -> Vec<String> {
+    args.iter()
+        .map(|arg| {
+            if arg == AGENT_NAME {
+                agent_name.to_owned()
+            } else {
+                arg.clone()
+            }
+        })
+        .collect()
 }
 
 /// `0.33.0`, `v0.33.0` or `0.33.0-nightly.1` as a version; anything else

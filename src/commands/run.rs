@@ -124,10 +124,10 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
         Purpose::Acp,
     )?;
     let data = &adapter.data;
-    let spec = world
-        .child(&cli.path)
-        .args(data.acp.argv_for(&cli.version, &data.session.agent_name))
-        .envs(data.acp.env());
+    let (program, acp_args) =
+        data.acp
+            .command_for(&cli.version, &data.session.agent_name, &cli.path);
+    let spec = world.child(&program).args(acp_args).envs(data.acp.env());
     let config = &adapter.config;
     let dot_dir = settings
         .project

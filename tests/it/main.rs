@@ -25,6 +25,7 @@ mod gemini_tui_fake;
 mod gemini_world;
 mod harness;
 mod hostile;
+mod kiro_field;
 mod launch;
 mod login;
 mod messages;

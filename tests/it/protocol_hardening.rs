@@ -504,8 +504,8 @@ fn an_interactive_only_auth_method_is_never_sent_over_acp() {
     let mut acp = AcpEnv::new(json!({"authMethods": auth_methods()}));
     with_acp_data(&mut acp, |data| {
         data.replace(
-            "  quirks: kiro\n",
-            "  quirks: kiro\n  interactiveAuthMethods: [browser-login]\n",
+            "  interactiveAuthMethods: [kiro-login]\n",
+            "  interactiveAuthMethods: [kiro-login, browser-login]\n",
         )
     });
     acp.env.write_config(

@@ -149,6 +149,11 @@ impl<'a> Turn<'a> {
 
     /// Gives up the connection: stdin (closing it asks the agent to exit) and
     /// the reader (drained and ignored by the owner).
+    /// The permission rules, for another start of the agent.
+    pub fn take_rules(&mut self) -> Rules {
+        std::mem::take(&mut self.rules)
+    }
+
     pub fn into_parts(self) -> (Option<ChildStdin>, Reader) {
         (self.writer, self.reader)
     }
@@ -430,7 +435,9 @@ impl<'a> Turn<'a> {
 /// The agent's answer to our `method`: its result, or its error as ours.
 fn answered(method: &str, outcome: Result<Value, rpc::RpcError>) -> Result<Value, AcpError> {
     outcome.map_err(|error| {
-        let message = crate::output::clean(&error.message);
+        // With the agent's `data` details: "Internal error" alone says
+        // nothing a person can act on.
+        let message = error.describe();
         if error.code == rpc::AUTH_REQUIRED {
             AcpError::AuthRequired { message }
         } else {

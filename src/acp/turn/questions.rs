@@ -96,7 +96,19 @@ impl Turn<'_> {
         }
         let key = self.key_for(&id);
         self.quirks.permission_request(&mut params);
-        let request = PermissionRequest::parse(&params);
+        let mut request = PermissionRequest::parse(&params);
+        // A question under a session oneworks never opened comes from a
+        // subagent the agent started (Kiro does this). It is answered like
+        // any other — by the same mode and rules, never dropped: the agent
+        // waits for the answer — and the person is told who asks.
+        if let (Some(theirs), Some(ours)) = (
+            params.get("sessionId").and_then(Value::as_str),
+            self.session_id.as_deref(),
+        ) {
+            if theirs != ours {
+                request.shown.asked_by_subagent(theirs);
+            }
+        }
         let remembered = self.rules.lookup(&request.tool);
         match decide(self.mode, &request, remembered) {
             Decision::Answer { option_id, by } => {

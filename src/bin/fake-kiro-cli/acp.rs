@@ -70,6 +70,19 @@ pub fn run(script: &AcpScript) -> i32 {
                     "authMethods": script.auth_methods,
                 }))
             }
+            "authenticate" if script.auth_error.is_some() => {
+                let error = script.auth_error.clone().unwrap_or_default();
+                agent.send(&json!({"jsonrpc":"2.0","id":id,"error":error}));
+                continue;
+            }
+            "session/load"
+                if script.exit_on_unknown_load
+                    && params.get("sessionId").and_then(Value::as_str)
+                        != Some(script.session_id.as_str()) =>
+            {
+                eprintln!("fake-kiro-cli: no session to load; exiting");
+                return 0;
+            }
             "authenticate" => {
                 let wanted = params.get("methodId");
                 let known = script

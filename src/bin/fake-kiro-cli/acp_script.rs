@@ -20,6 +20,12 @@ pub struct AcpScript {
     pub session_id: String,
     /// `session/new` answers "authentication required" (-32000).
     pub auth_required: bool,
+    /// `authenticate` is answered with this JSON-RPC error object (its
+    /// `data` included), whatever the method.
+    pub auth_error: Option<Value>,
+    /// `session/load` of a session id other than `sessionId` makes the
+    /// agent exit with status 0 without answering (current Kiro).
+    pub exit_on_unknown_load: bool,
     /// `session/load` fails with this message.
     pub load_error: Option<String>,
     /// Sent on `session/load` before its answer (Kiro replays history).
@@ -70,6 +76,8 @@ impl Default for AcpScript {
             stderr: String::new(),
             session_id: "fake-session-1".to_owned(),
             load_error: None,
+            auth_error: None,
+            exit_on_unknown_load: false,
             load_replay: Vec::new(),
             auth_required: false,
             session_result: Map::new(),
