@@ -48,6 +48,11 @@ pub struct AcpData {
     pub max_message_bytes: usize,
 }
 
+/// The quirk sets oneworks ships (`src/acp/quirks/`): an adapter file
+/// naming another is refused when it is loaded. A test of the quirk
+/// modules keeps this list and theirs the same.
+pub const QUIRK_SETS: &[&str] = &["none", "kiro", "gemini"];
+
 fn no_quirks() -> String {
     "none".to_owned()
 }

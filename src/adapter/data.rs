@@ -27,12 +27,45 @@ pub enum DataError {
     },
     #[error("refusing to read adapter data file `{path}`: {reason}")]
     Refused { path: PathBuf, reason: String },
-    #[error("adapter data file `{path}` is invalid")]
+    #[error("adapter data file `{}{}` is invalid", .path.display(), parse_at(.source))]
     Parse {
         path: PathBuf,
         #[source]
         source: serde_yaml_ng::Error,
     },
+    /// A value the shape allows but oneworks cannot use: where it is
+    /// (`file:line:column`, when the key is found in the text) and why.
+    #[error("adapter data file `{}{}` is invalid: `{key}`: {reason}", .path.display(), at(.location))]
+    Invalid {
+        path: PathBuf,
+        location: Option<(usize, usize)>,
+        key: String,
+        reason: String,
+    },
+}
+
+/// Where a parse error is, as `:line:column`.
+fn parse_at(source: &serde_yaml_ng::Error) -> String {
+    at(&source
+        .location()
+        .map(|location| (location.line(), location.column())))
+}
+
+/// `:line:column`, or nothing.
+fn at(location: &Option<(usize, usize)>) -> String {
+    location.map_or_else(String::new, |(line, column)| format!(":{line}:{column}"))
+}
+
+impl DataError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            DataError::Read { path, .. }
+            | DataError::Refused { path, .. }
+            | DataError::Parse { path, .. }
+            | DataError::Invalid { path, .. } => path,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -165,6 +198,12 @@ impl AdapterData {
     /// The data file at `path` (refused when it is not a regular file of
     /// at most 1 MiB of UTF-8 text).
     pub fn load(path: &Path) -> Result<Self, DataError> {
+        Self::parse(&Self::read_text(path)?, path)
+    }
+
+    /// The text of the data file at `path`, refused as [`AdapterData::load`]
+    /// says (the registry parses and validates it).
+    pub fn read_text(path: &Path) -> Result<String, DataError> {
         {
             {
                 // Like a config file: a FIFO is not waited on, a device not
@@ -192,9 +231,7 @@ impl AdapterData {
                             },
                         },
                     )?;
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| refused("it is not UTF-8 text".to_owned()))?;
-                Self::parse(&text, path)
+                String::from_utf8(bytes).map_err(|_| refused("it is not UTF-8 text".to_owned()))
             }
         }
     }

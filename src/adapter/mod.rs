@@ -8,3 +8,4 @@ pub mod file_type;
 pub mod registry;
 pub mod session_data;
 pub mod tui_data;
+pub mod validate;

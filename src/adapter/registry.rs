@@ -115,11 +115,11 @@ impl Registry {
                 known: self.names(),
             })?;
         let data = match origin {
-            Origin::Builtin(text) => AdapterData::parse_named(
+            Origin::Builtin(text) => parse_checked(
                 text,
                 Path::new(&format!("<built-in manifests/{name}.yaml>")),
             )?,
-            Origin::File(path) => AdapterData::load(path)?,
+            Origin::File(path) => parse_checked(&AdapterData::read_text(path)?, path)?,
         };
         if data.id != name {
             return Err(DataError::Refused {
@@ -136,6 +136,19 @@ impl Registry {
         }
         Ok(data)
     }
+}
+
+/// Parses one data file and checks what its shape cannot say (versions,
+/// paths, quirk names): a problem names the file, line, column and key.
+fn parse_checked(text: &str, path: &Path) -> Result<AdapterData, DataError> {
+    let data = AdapterData::parse_named(text, path)?;
+    super::validate::check(&data).map_err(|problem| DataError::Invalid {
+        path: path.to_owned(),
+        location: super::validate::locate(text, &problem.key),
+        key: problem.key,
+        reason: problem.reason,
+    })?;
+    Ok(data)
 }
 
 /// The `*.yaml`/`*.yml` files of `dir` by adapter name (the file's stem).

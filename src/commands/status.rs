@@ -239,16 +239,23 @@ fn nothing_selected_advice(data: &crate::adapter::data::AdapterData, source: Sou
 }
 
 /// `adapter list`: every known adapter, its configured source and its
-/// managed versions. A broken adapter data file fails the command (exit 3)
-/// before anything is printed, naming the file.
+/// managed versions. A broken adapter data file is skipped with a warning
+/// naming the file, where in it and why (`skipped` with `--json`); the
+/// others are listed, and a command naming the broken one fails.
 pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     let mut adapters = Vec::new();
+    let mut skipped = Vec::new();
     for name in settings.registry.names() {
-        let data = settings
-            .registry
-            .load(&name)
-            .map_err(|error| Error::new(crate::error::ErrorKind::Config, error))?;
-        adapters.push(data);
+        match settings.registry.load(&name) {
+            Ok(data) => adapters.push(data),
+            Err(error) => {
+                let problem = format!("{:#}", anyhow::Error::from(error));
+                output::human(format_args!(
+                    "warning: skipped the adapter `{name}`: {problem}"
+                ));
+                skipped.push(json!({ "adapter": name, "problem": output::clean(&problem) }));
+            }
+        }
     }
     let mut documents = Vec::new();
     for data in &adapters {
@@ -290,7 +297,11 @@ pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
         }
     }
     if json {
-        return output::print_json(&json!({ "adapters": documents }));
+        let mut document = json!({ "adapters": documents });
+        if !skipped.is_empty() {
+            document["skipped"] = serde_json::Value::Array(skipped);
+        }
+        return output::print_json(&document);
     }
     Ok(())
 }

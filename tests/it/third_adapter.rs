@@ -160,9 +160,16 @@ fn a_broken_adapters_dir_is_a_config_error() {
     let outcome = env.run(&["adapter", "prepare", "acme", "--json"]);
     let message = outcome.assert_error(3, "config");
     assert!(message.contains("acme.yaml"), "{message}");
-    // `adapter list` reads every file: it fails naming the broken one.
+    // `adapter list` skips it with a warning naming it, and lists the rest
+    // (tests/it/adapter_files.rs).
     let listed = env.run(&["adapter", "list", "--json"]);
-    listed.assert_error(3, "config");
+    listed.assert_success();
+    assert_eq!(
+        listed.json()["skipped"][0]["adapter"],
+        "acme",
+        "{}",
+        listed.describe()
+    );
     let missing = env.base().join("missing");
     env.set_env("ONEWORKS_ADAPTERS_DIR", &missing.to_string_lossy());
     env.run(&["adapter", "list", "--json"])

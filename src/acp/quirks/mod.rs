@@ -157,6 +157,14 @@ mod tests {
     }
 
     #[test]
+    fn the_data_layers_list_of_quirk_sets_is_this_one() {
+        // Adapter files are checked against `QUIRK_SETS` when loaded (the
+        // data layer cannot see this module): the two lists are one.
+        let shipped: Vec<&str> = ALL.iter().map(|quirks| quirks.name()).collect();
+        assert_eq!(shipped, crate::adapter::acp_data::QUIRK_SETS);
+    }
+
+    #[test]
     fn the_standard_set_rewrites_nothing() {
         let quirks = by_name("none").expect("none");
         let mut update = serde_json::json!({"AgentMessageChunk": {"content": "hi"}});
