@@ -145,8 +145,21 @@ impl Classify for AcpError {
                  for a slow agent, or check that it starts"
                     .to_owned(),
             ),
-            AcpError::Spawn { adapter, .. } => {
-                Some(format!("check `oneworks adapter status {adapter}`"))
+            AcpError::Spawn {
+                adapter, source, ..
+            } => {
+                let general = format!("check `oneworks adapter status {adapter}`");
+                Some(
+                    match crate::install::probe_cause::recognise(&source.to_string()) {
+                        Some(cause) => format!("{}\nhint: {general}", cause.hint()),
+                        None => general,
+                    },
+                )
+            }
+            // What its stderr said, when it names a cause a person can
+            // act on (the same table as a failed probe's).
+            AcpError::AgentGone { tail, .. } => {
+                crate::install::probe_cause::recognise(tail).map(|cause| cause.hint().to_owned())
             }
             _ => None,
         }

@@ -100,9 +100,9 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
         return Err(problem(
             "acp.quirks",
             format!(
-                "unknown quirk set `{}`; known: {}",
+                "unknown quirk set `{}`; known: `{}`",
                 crate::output::sanitize::sanitize_line(&acp.quirks),
-                QUIRK_SETS.join(", ")
+                QUIRK_SETS.join("`, `")
             ),
         ));
     }

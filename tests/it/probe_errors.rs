@@ -191,3 +191,24 @@ fn status_json_keeps_the_stderr_lines_in_the_reason() {
         outcome.describe()
     );
 }
+
+#[test]
+fn an_agent_that_dies_at_start_gets_the_hint_its_stderr_names() {
+    use crate::acp_support::{events, AcpEnv};
+    let acp = AcpEnv::new(serde_json::json!({
+        "onInitialize": [{"crash": {
+            "stderr": "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'minimatch' imported from /opt/agent/dist/index.js\n\nNode.js v24.19.0",
+            "code": 1
+        }}]
+    }));
+    let outcome = acp.run(&["--prompt", "hi", "--json"]);
+    assert_eq!(outcome.code, Some(9), "{}", outcome.describe());
+    let document = events(&outcome).last().cloned().expect("a document");
+    let message = document["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Cannot find package 'minimatch'"),
+        "{message}"
+    );
+    let hint = document["error"]["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("`dependencies`"), "{}", outcome.describe());
+}

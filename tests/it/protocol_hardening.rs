@@ -535,9 +535,10 @@ fn an_unknown_quirk_set_is_a_config_error_before_the_agent_starts() {
     with_acp_data(&mut acp, |data| {
         data.replace("  quirks: kiro\n", "  quirks: acme\n")
     });
+    // Refused when the adapter file is loaded (tests/it/adapter_files.rs),
+    // before the run begins.
     let outcome = acp.run(&args(&["--json"]));
-    let errors = error_events(&outcome, 3, "config");
-    let message = errors[0]["message"].as_str().expect("a message");
+    let message = outcome.assert_error(3, "config");
     assert!(message.contains("`acme`"), "{message}");
     assert!(message.contains("`kiro`"), "{message}");
     assert!(acp.acp_invocations().is_empty(), "no agent was started");

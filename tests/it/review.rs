@@ -465,19 +465,25 @@ fn special_files_named_by_the_environment_are_refused_not_read() {
     assert!(made.success(), "mkfifo");
 
     env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", "/dev/zero");
+    let refusal =
+        "refusing to read adapter data file `/dev/zero`: it is a device, not a regular file";
+    // `adapter list` skips it with the refusal (tests/it/adapter_files.rs);
+    // a command naming the adapter fails with it.
     let outcome = env.run(&["adapter", "list", "--json"]);
+    outcome.assert_success();
+    assert_eq!(outcome.json()["skipped"][0]["problem"], refusal);
+    let outcome = env.run(&["adapter", "status", "kiro", "--json"]);
     let message = outcome.assert_error(3, "config");
-    assert_eq!(
-        message,
-        "refusing to read adapter data file `/dev/zero`: it is a device, not a regular file"
-    );
+    assert_eq!(message, refusal);
 
     env.set_env(
         "ONEWORKS_KIRO_ADAPTER_FILE",
         fifo.to_str().expect("utf-8 path"),
     );
     let outcome = env.run(&["adapter", "list", "--json"]);
-    outcome.assert_error(3, "config");
+    outcome.assert_success();
+    env.run(&["adapter", "status", "kiro", "--json"])
+        .assert_error(3, "config");
 
     env.env.remove("ONEWORKS_KIRO_ADAPTER_FILE");
     env.set_env("ONEWORKS_TEST_BACKOFF_MS", "0");
