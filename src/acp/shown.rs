@@ -125,3 +125,24 @@ mod tests {
         assert!(line.ends_with("… and 44 more · in: /w⟨U+200B⟩") && !line.contains('\n'));
     }
 }
+
+#[cfg(test)]
+mod subagent_tests {
+    use super::*;
+    use crate::acp_wire::permission::ToolDetail;
+
+    #[test]
+    fn a_subagents_question_names_it_as_card_text() {
+        let mut shown = ShownRequest::of("touch a", &ToolDetail::default());
+        assert_eq!(shown.one_line(), "touch a");
+        shown.asked_by_subagent("sub\u{1b}[2J-7");
+        let line = shown.one_line();
+        assert!(line.starts_with("subagent `sub"), "{line}");
+        assert!(line.ends_with("-7` asks: touch a"), "{line}");
+        assert!(!line.contains('\u{1b}'), "{line:?}");
+        let Event::PermissionRequest { subagent, .. } = shown.event("q1".into(), Vec::new()) else {
+            panic!("a permission request event");
+        };
+        assert_eq!(subagent, shown.subagent);
+    }
+}
