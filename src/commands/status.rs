@@ -44,12 +44,13 @@ fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate 
         (true, _) => None,
         (false, Some(change)) => Some(format!(
             "{change}, and {}",
-            report.problem.as_deref().unwrap_or("it fails its probes")
+            report
+                .explained()
+                .unwrap_or_else(|| "it fails its probes".to_owned())
         )),
         (false, None) => Some(
             report
-                .problem
-                .clone()
+                .explained()
                 .unwrap_or_else(|| "it fails its probes".to_owned()),
         ),
     };

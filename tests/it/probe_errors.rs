@@ -212,3 +212,52 @@ fn an_agent_that_dies_at_start_gets_the_hint_its_stderr_names() {
     let hint = document["error"]["hint"].as_str().unwrap_or_default();
     assert!(hint.contains("`dependencies`"), "{}", outcome.describe());
 }
+
+/// A package from the loopback npm registry whose bin fails as a package
+/// without its dependencies does: the install's probe shows why, the hint
+/// says what to do, and nothing is published.
+#[test]
+fn an_npm_package_missing_a_dependency_fails_its_install_probe_with_the_cause() {
+    use crate::support::archive::Entry;
+    use crate::support::npm_registry::{self, Published};
+    let mut env = TestEnv::new();
+    let data = env.base().join("npm-adapter.yaml");
+    std::fs::write(&data, npm_registry::adapter_data()).expect("write adapter data");
+    npm_registry::install_node(&env.bin, "v22.3.0");
+    let registry = env.server.url("/");
+    let bin = env.bin.to_string_lossy().into_owned();
+    env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", &data.to_string_lossy());
+    env.set_env("ONEWORKS_NPM_REGISTRY", &registry);
+    env.set_env("PATH", &bin);
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "1");
+    // Only the fake `node` is on PATH: the script uses `echo`, a builtin.
+    let script = "#!/usr/bin/env node\n\
+        echo 'node:internal/modules/package_json_reader:268' >&2\n\
+        echo '  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);' >&2\n\
+        echo \"Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'minimatch' imported from /x/bundle/gemini.js\" >&2\n\
+        echo 'Node.js v22.3.0' >&2\n\
+        exit 1\n";
+    let mut entries = npm_registry::package_entries("1.0.0");
+    for entry in &mut entries {
+        if entry.path() == format!("package/{}", npm_registry::BIN) {
+            *entry = Entry::file(&format!("package/{}", npm_registry::BIN), 0o644, script);
+        }
+    }
+    let published = Published::with_entries(&env.server, "1.0.0", &entries);
+    npm_registry::publish(&env.server, "1.0.0", &[&published]);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(
+        message.contains("Cannot find package 'minimatch'"),
+        "{message}"
+    );
+    assert!(message.contains("Node.js v22.3.0"), "{message}");
+    let hint = outcome.json()["error"]["hint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(hint.starts_with("nothing was installed"), "{hint}");
+    assert!(hint.contains("`dependencies`"), "{hint}");
+    env.assert_nothing_published("1.0.0");
+    env.assert_no_leftovers();
+}
