@@ -43,8 +43,8 @@ pub async fn run(mut plan: RunPlan<'_>) -> Result<(), AcpError> {
     let rule_notes = std::mem::take(&mut plan.rule_notes);
     let (result, rules) = attempt(&plan, rules, &rule_notes, &mut interrupts).await;
     match result {
-        // An agent that exits instead of answering `session/load` (current
-        // Kiro, for a session it no longer has) has nothing to resume:
+        // An agent that exits instead of answering `session/load` (some do,
+        // for a session they no longer have) has nothing to resume:
         // `--resume` means "resume when possible", so start it again
         // without it, once, and say so.
         Err(AcpError::GoneOnLoad { when }) if plan.session.resume => {

@@ -91,7 +91,7 @@ const MAX_DATA_CHARS: usize = 1024;
 impl RpcError {
     /// The agent's message and, when it sent any, its `data` details, as
     /// one text for a person: scrubbed and with control characters
-    /// replaced, the details bounded (`Internal error: KIRO_API_KEY is not
+    /// replaced, the details bounded (`Internal error: ACME_API_KEY is not
     /// set`). A string `data` or the `details`/`detail`/`message`/`reason`
     /// strings of an object `data` are the details; any other `data` is
     /// shown as compact JSON.
@@ -319,9 +319,9 @@ mod tests {
     fn an_error_shows_its_data_details() {
         let error = error_with(
             "Internal error",
-            Some(serde_json::json!({"details": "KIRO_API_KEY is not set"})),
+            Some(serde_json::json!({"details": "ACME_API_KEY is not set"})),
         );
-        assert_eq!(error.describe(), "Internal error: KIRO_API_KEY is not set");
+        assert_eq!(error.describe(), "Internal error: ACME_API_KEY is not set");
         let error = error_with("Internal error", Some(Value::String("no token".into())));
         assert_eq!(error.describe(), "Internal error: no token");
         let error = error_with("Bad", Some(serde_json::json!({"code": 7})));

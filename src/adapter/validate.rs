@@ -355,7 +355,7 @@ acp:
     - since: \"0.33.0\"
       args: [\"--acp\"]
     - args: [\"--experimental-acp\"]
-  quirks: gemini
+  quirks: none
 tui:
   recorderSince: \"2.4.0\"
 ";
@@ -388,7 +388,7 @@ tui:
         assert!(semver("k", "2.4").is_err());
         assert!(dotted_version("k", "2.34").is_ok());
         assert!(dotted_version("k", "2.x").is_err());
-        assert!(bare_name("k", "kiro-cli-chat").is_ok());
+        assert!(bare_name("k", "acme-cli-chat").is_ok());
         assert!(bare_name("k", "../bin/sh").is_err());
         assert!(bare_name("k", "").is_err());
     }

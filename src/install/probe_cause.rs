@@ -179,7 +179,7 @@ mod tests {
                 Some(ProbeCause::DependencyMissing),
             ),
             (
-                "bash: ./kiro-cli: cannot execute binary file",
+                "bash: ./agent: cannot execute binary file",
                 Some(ProbeCause::BadDownload),
             ),
             ("error: unrecognized subcommand 'acp'", None),

@@ -98,7 +98,7 @@ impl Turn<'_> {
         self.quirks.permission_request(&mut params);
         let mut request = PermissionRequest::parse(&params);
         // A question under a session oneworks never opened comes from a
-        // subagent the agent started (Kiro does this). It is answered like
+        // subagent the agent started. It is answered like
         // any other — by the same mode and rules, never dropped: the agent
         // waits for the answer — and the person is told who asks.
         if let (Some(theirs), Some(ours)) = (
