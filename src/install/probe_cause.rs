@@ -101,7 +101,7 @@ impl ProbeCause {
     pub fn hint(self) -> &'static str {
         match self {
             ProbeCause::NodeTooOld => {
-                "the package needs a newer Node.js than the one that ran it: install a Node.js that meets the package's `engines.node` (or let oneworks manage Node), then try again"
+                "the package needs a newer Node.js than the one that ran it (or found none): install a Node.js that meets the package's `engines.node` (or let oneworks manage Node), then try again"
             }
             ProbeCause::PlatformPackageMissing => {
                 "the binary for this platform is missing: it ships in a per-platform package (an `optionalDependencies` entry matching this host's os and cpu) that was not installed; check that the registry serves one for this host, then reinstall with `--force`"
@@ -118,7 +118,7 @@ impl ProbeCause {
     /// A short name for messages (`node too old`).
     pub fn label(self) -> &'static str {
         match self {
-            ProbeCause::NodeTooOld => "Node.js too old",
+            ProbeCause::NodeTooOld => "Node.js missing or too old",
             ProbeCause::PlatformPackageMissing => "platform package missing",
             ProbeCause::DependencyMissing => "dependency missing",
             ProbeCause::BadDownload => "broken download",
