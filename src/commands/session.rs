@@ -56,6 +56,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             adapter,
             cli_path,
             cli_version,
+            runtime_path,
             cwd,
             trust_workspace,
         } => {
@@ -66,6 +67,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
                 &name,
                 cli_path,
                 &cli_version,
+                runtime_path,
                 cwd,
             )
         }
@@ -144,6 +146,9 @@ fn start(
         ])
         .arg("--cli-path")
         .arg(&cli.path);
+    if let Some(runtime_path) = &cli.runtime_path {
+        command.arg("--runtime-path").arg(runtime_path);
+    }
     if adapter.config.trust_workspace {
         command.arg("--trust-workspace");
     }

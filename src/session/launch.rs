@@ -20,10 +20,12 @@ pub fn supervise(
     name: &str,
     cli_path: PathBuf,
     cli_version: &str,
+    runtime_path: Option<PathBuf>,
     cwd: Option<PathBuf>,
 ) -> Result<(), Error> {
     let tmux_program = tmux::find(inputs.env.get("PATH"))?;
     let mut world = world::enter(inputs, name, cli_version, Purpose::Interactive)?;
+    world.use_runtime(runtime_path.as_deref());
     for diagnostic in &world.diagnostics {
         tracing::warn!("{}", output::clean(diagnostic));
     }

@@ -29,6 +29,7 @@ mod launch;
 mod login;
 mod messages;
 mod network;
+mod node_runtime;
 mod npm_install;
 mod output;
 mod outside;

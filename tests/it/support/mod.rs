@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod fake;
 pub mod manifest;
+pub mod node_mirror;
 pub mod npm_registry;
 pub mod server;
 
