@@ -61,7 +61,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Er
 fn prune_node(settings: &Settings) -> Result<(), Error> {
     let home = &settings.locations.data_home;
     let store = crate::install::node_runtime::store(home);
-    if std::fs::symlink_metadata(store.versions_dir()).is_err() {
+    if fs_err::symlink_metadata(store.versions_dir()).is_err() {
         return Ok(());
     }
     let _lock = crate::install::lock::acquire_announced(

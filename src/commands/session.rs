@@ -145,10 +145,8 @@ fn start(
             &cli.version,
         ])
         .arg("--cli-path")
-        .arg(&cli.path);
-    if let Some(runtime_path) = &cli.runtime_path {
-        command.arg("--runtime-path").arg(runtime_path);
-    }
+        .arg(&cli.path)
+        .args(crate::session::launch::runtime_args(&cli.runtime_path));
     if adapter.config.trust_workspace {
         command.arg("--trust-workspace");
     }

@@ -44,7 +44,7 @@ pub struct NpmPin {
     /// The managed Node.js the package runs on (version and sha256), when
     /// it does not run on the system's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<super::node_runtime::NodeUse>,
+    pub node: Option<super::node_runtime::node_use::NodeUse>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -37,7 +37,7 @@ pub struct InstallRecord {
     /// npm installs: the managed Node.js the package runs on, when it does
     /// not run on the system's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<super::node_runtime::NodeUse>,
+    pub node: Option<super::node_runtime::node_use::NodeUse>,
 }
 
 /// An installed, checked version.

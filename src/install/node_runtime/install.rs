@@ -27,6 +27,16 @@ const MAX_EXPANSION: u64 = 10;
 /// The largest `index.json` read (the official one is ~300 kB).
 const INDEX_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// A failed request to the mirror, named as the mirror's (its hint points
+/// at `ONEWORKS_NODE_MIRROR`, not at the npm registry).
+fn mirror_error(url: &Url, error: &NetworkError) -> InstallError {
+    NodeError::Index {
+        url: shown(url),
+        problem: error.to_string(),
+    }
+    .into()
+}
+
 impl Installer<'_> {
     fn mirror_url(&self, relative: &str) -> Result<Url, InstallError> {
         let mirror = &self.node.mirror;
@@ -77,7 +87,10 @@ impl Installer<'_> {
             None => self.choose_release(range, &platform)?,
         };
         let shasums_url = self.mirror_url(&chosen.shasums())?;
-        let shasums = self.fetcher.get_small(&shasums_url)?;
+        let shasums = self
+            .fetcher
+            .get_small(&shasums_url)
+            .map_err(|error| mirror_error(&shasums_url, &error))?;
         let file = format!("{}.tar.xz", chosen.stem(&platform));
         let sha256 =
             release::sha256_for(&String::from_utf8_lossy(&shasums), &file).ok_or_else(|| {
@@ -163,7 +176,8 @@ impl Installer<'_> {
         let index_url = self.mirror_url("index.json")?;
         let index = self
             .fetcher
-            .get_document(&index_url, Some("application/json"), INDEX_LIMIT)?;
+            .get_document(&index_url, Some("application/json"), INDEX_LIMIT)
+            .map_err(|error| mirror_error(&index_url, &error))?;
         let releases = release::releases(&index, platform).map_err(|error| NodeError::Index {
             url: shown(&index_url),
             problem: error.to_string(),

@@ -11,14 +11,15 @@
 //! runs on; that Node's `bin/` goes first on the agent's PATH.
 
 mod install;
+pub mod node_use;
 pub mod release;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use url::Url;
 
+pub use self::node_use::NodeUse;
 use super::error::InstallError;
 use super::npm::node::{self, NodeError};
 use super::probe::ProbeSettings;
@@ -47,16 +48,6 @@ pub fn store(home: &Path) -> Store {
         home: home.to_owned(),
         root: home.join("runtimes").join("node"),
     }
-}
-
-/// The managed Node an agent runs on, as its install record and pin keep it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NodeUse {
-    /// `X.Y.Z`, without the `v`.
-    pub version: String,
-    /// The sha256 of the `node-vX-linux-<arch>.tar.xz` that was verified.
-    pub sha256: String,
 }
 
 /// A managed Node, checked and ready.
@@ -241,14 +232,23 @@ impl Installer<'_> {
             // Installed to run on the system's Node: it still does when it
             // fits; otherwise (or when `managed` is asked for) an installed
             // managed Node that fits runs it. Nothing is downloaded here.
-            (mode, None) => {
-                match (mode, system()) {
-                    (None, Ok(_)) => return Ok(None),
-                    (_, Err(error @ NodeError::Range { .. })) => return Err(error.into()),
-                    _ => {}
+            (mode, None) => match (mode, system()) {
+                (None, Ok(_)) => return Ok(None),
+                (_, Err(error @ NodeError::Range { .. })) => return Err(error.into()),
+                (mode, outcome) => {
+                    let system_error = outcome.err().filter(|_| mode.is_none());
+                    match (self.managed_node(range, None, Fetch::Offline), system_error) {
+                        (Ok(managed), _) => managed,
+                        // Nothing managed fits either: the system's Node is
+                        // what this install was made for, so its problem
+                        // is the one to show.
+                        (Err(InstallError::Node(NodeError::Offline { .. })), Some(error)) => {
+                            return Err(error.into())
+                        }
+                        (Err(error), _) => return Err(error),
+                    }
                 }
-                self.managed_node(range, None, Fetch::Offline)?
-            }
+            },
         };
         node::check(
             name,

@@ -42,7 +42,7 @@ pub enum NodeError {
     },
     #[error("Node.js publishes no official build for this host ({host})")]
     NoBuild { host: String },
-    #[error("the Node.js release list `{url}` cannot be read: {problem}")]
+    #[error("the Node.js mirror's `{url}` cannot be read: {problem}")]
     Index { url: String, problem: String },
     #[error("refusing to install Node.js: `{url}` lists no sha256 for `{file}`")]
     NoChecksum { file: String, url: String },
