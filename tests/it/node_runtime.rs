@@ -378,3 +378,109 @@ fn a_hostile_node_archive_is_refused_and_nothing_is_published() {
     assert!(escaped.is_empty(), "the entry escaped: {escaped:?}");
     assert_nothing_installed(&env);
 }
+
+#[test]
+fn runtime_managed_forces_a_managed_node_even_when_the_system_one_fits() {
+    let env = node_env();
+    // The system's Node fits the range now.
+    install_node(&env.bin, "v22.3.0");
+    let release = NodeRelease::real();
+    node_mirror::serve(&env.server, &[&release], &[]);
+    env.write_config(&format!(
+        "adapters:\n  {ADAPTER}:\n    cli: {{ runtime: managed }}\n"
+    ));
+    prepare(&env, &[]).assert_success();
+    assert_eq!(env.server.hits(&release.tarball_path()), 1);
+    let status = env.run(&["adapter", "status", ADAPTER, "--json"]);
+    assert_eq!(
+        status.json()["node"]["source"],
+        "managed",
+        "{}",
+        status.describe()
+    );
+    assert_eq!(status.json()["node"]["version"], format!("v{VERSION}"));
+
+    // `runtime: system`: the fake system v22 fits the range, so the
+    // install (it names a managed Node) is not the artifact any more and
+    // is redone on it, and the fake, which cannot run JavaScript, fails
+    // the probe: the system's Node is the one that ran it.
+    env.write_config(&format!(
+        "adapters:\n  {ADAPTER}:\n    cli: {{ runtime: system }}\n"
+    ));
+    let outcome = prepare(&env, &[]);
+    let message = outcome.assert_error(7, "no_usable_cli");
+    assert!(message.contains("failed its probe"), "{message}");
+}
+
+#[test]
+fn locked_refuses_a_node_digest_other_than_the_pinned_one() {
+    let env = node_env();
+    let release = NodeRelease::real();
+    node_mirror::serve(&env.server, &[&release], &[]);
+    prepare(&env, &[]).assert_success();
+    let lock_path = env
+        .project
+        .join(".oneworks")
+        .join(format!("{ADAPTER}.lock"));
+    let mut lock: Value =
+        serde_json::from_slice(&std::fs::read(&lock_path).expect("lock")).expect("lock json");
+    let other = "cd".repeat(32);
+    lock["npm"]["node"]["sha256"] = json!(other);
+    std::fs::write(&lock_path, serde_json::to_vec(&lock).expect("json")).expect("write lock");
+    std::fs::remove_dir_all(node_root(&env)).expect("remove the Node store");
+
+    let outcome = prepare(&env, &["--locked", "--force"]);
+    let message = outcome.assert_error(5, "checksum_mismatch");
+    assert!(
+        message.starts_with(&format!(
+            "failed to verify Node.js v{VERSION} (as the lock file records it): expected sha256 {other}, computed {}",
+            release.listed_sha256
+        )),
+        "{message}"
+    );
+    // Refused before the tarball was asked for again.
+    assert_eq!(env.server.hits(&release.tarball_path()), 1);
+    assert_empty_or_missing(&node_root(&env).join("versions"), "the Node versions");
+}
+
+#[test]
+fn prune_removes_a_node_that_no_installed_agent_runs_on() {
+    let env = node_env();
+    let release = NodeRelease::real();
+    node_mirror::serve(&env.server, &[&release], &[]);
+    prepare(&env, &[]).assert_success();
+    let node_version = node_root(&env).join("versions").join(VERSION);
+    assert!(node_version.exists());
+    // Without the pin, `--keep 0` removes the agent, then the Node it ran on.
+    std::fs::remove_file(
+        env.project
+            .join(".oneworks")
+            .join(format!("{ADAPTER}.lock")),
+    )
+    .expect("remove the pin");
+    let outcome = env.run(&["adapter", "prune", ADAPTER, "--keep", "0"]);
+    outcome.assert_success();
+    assert!(
+        outcome
+            .stderr
+            .contains(&format!("removed Node.js v{VERSION}")),
+        "{}",
+        outcome.describe()
+    );
+    assert!(!node_version.exists(), "the unused Node was kept");
+    assert_empty_or_missing(&node_root(&env).join(".staging"), "the Node staging");
+}
+
+#[test]
+fn a_mirror_that_is_not_a_url_is_a_config_error() {
+    let mut env = node_env();
+    env.set_env("ONEWORKS_NODE_MIRROR", "ftp://mirror.test/node/");
+    let outcome = prepare(&env, &[]);
+    let message = outcome.assert_error(3, "config");
+    assert_eq!(
+        message,
+        "ONEWORKS_NODE_MIRROR `ftp://mirror.test/node/` is not an http(s) URL of a folder"
+    );
+    assert_eq!(env.server.total_hits(), 0);
+    assert_nothing_installed(&env);
+}
