@@ -310,6 +310,9 @@ pub enum SessionCommand {
         cli_path: PathBuf,
         #[arg(long)]
         cli_version: String,
+        /// A folder first on the agent's PATH (its managed Node.js)
+        #[arg(long)]
+        runtime_path: Option<PathBuf>,
         #[arg(long)]
         trust_workspace: bool,
         #[arg(long)]

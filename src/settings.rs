@@ -280,6 +280,39 @@ impl Settings {
             progress: self.progress,
             quiet: self.quiet,
             scrubber: Arc::clone(&adapter.scrubber),
+            node: crate::install::node_runtime::NodeSettings {
+                mode: adapter.config.cli.runtime,
+                mirror: self.node_mirror()?,
+                store: crate::install::node_runtime::store(&self.locations.data_home),
+            },
         })
+    }
+
+    /// `ONEWORKS_NODE_MIRROR`: where managed Node.js releases come from (a
+    /// folder laid out like https://nodejs.org/dist/).
+    pub fn node_mirror(&self) -> Result<url::Url, Error> {
+        let text = self
+            .env
+            .get("ONEWORKS_NODE_MIRROR")
+            .filter(|text| !text.is_empty())
+            .unwrap_or(crate::install::node_runtime::DEFAULT_MIRROR);
+        let with_slash = if text.ends_with('/') {
+            text.to_owned()
+        } else {
+            format!("{text}/")
+        };
+        url::Url::parse(&with_slash)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https") && url.query().is_none())
+            .ok_or_else(|| {
+                Error::msg(
+                    ErrorKind::Config,
+                    format!(
+                        "ONEWORKS_NODE_MIRROR `{}` is not an http(s) URL of a folder",
+                        crate::output::sanitize::sanitize_line(&crate::redact::redact_url(text))
+                    ),
+                )
+                .with_hint("set ONEWORKS_NODE_MIRROR to a mirror of https://nodejs.org/dist/ (e.g. `https://mirror.example/node/`), or unset it")
+            })
     }
 }

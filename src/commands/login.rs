@@ -32,12 +32,13 @@ pub fn run(settings: &Settings, adapter: &Adapter, name: &str) -> Result<(), Err
         });
     }
     let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
-    let world = world::enter(
+    let mut world = world::enter(
         &settings.world(adapter),
         name,
         &cli.version,
         Purpose::Interactive,
     )?;
+    world.use_runtime(cli.runtime_path.as_deref());
     for diagnostic in &world.diagnostics {
         output::human(format_args!("note: {diagnostic}"));
     }

@@ -51,5 +51,38 @@ pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Er
             installed.len() - removed
         ),
     );
+    drop(_lock);
+    prune_node(settings)
+}
+
+/// Removes the managed Node.js versions no installed agent runs on (SPEC
+/// §11.2: prune keeps the Node versions in use), under the Node store's
+/// lock.
+fn prune_node(settings: &Settings) -> Result<(), Error> {
+    let home = &settings.locations.data_home;
+    let store = crate::install::node_runtime::store(home);
+    if fs_err::symlink_metadata(store.versions_dir()).is_err() {
+        return Ok(());
+    }
+    let _lock = crate::install::lock::acquire_announced(
+        &store.lock_path(),
+        settings.lock_timeout()?,
+        settings.quiet,
+    )?;
+    let in_use = crate::install::node_runtime::versions_in_use(home);
+    for version in store.versions()? {
+        if in_use.contains(&version.to_string()) {
+            continue;
+        }
+        store.remove(&version).map_err(|source| InstallError::Io {
+            action: "remove",
+            path: store.version_dir(&version),
+            source,
+        })?;
+        output::say(
+            settings.quiet,
+            format!("removed Node.js v{version} (no installed agent runs on it)"),
+        );
+    }
     Ok(())
 }

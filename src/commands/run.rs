@@ -117,12 +117,13 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
     }
     refuse_interactive_login_setting(adapter)?;
     let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
-    let world = world::enter(
+    let mut world = world::enter(
         &settings.world(adapter),
         &args.session,
         &cli.version,
         Purpose::Acp,
     )?;
+    world.use_runtime(cli.runtime_path.as_deref());
     let data = &adapter.data;
     let (program, acp_args) =
         data.acp

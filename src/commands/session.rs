@@ -56,6 +56,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             adapter,
             cli_path,
             cli_version,
+            runtime_path,
             cwd,
             trust_workspace,
         } => {
@@ -66,6 +67,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
                 &name,
                 cli_path,
                 &cli_version,
+                runtime_path,
                 cwd,
             )
         }
@@ -143,7 +145,8 @@ fn start(
             &cli.version,
         ])
         .arg("--cli-path")
-        .arg(&cli.path);
+        .arg(&cli.path)
+        .args(crate::session::launch::runtime_args(&cli.runtime_path));
     if adapter.config.trust_workspace {
         command.arg("--trust-workspace");
     }

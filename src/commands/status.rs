@@ -22,6 +22,68 @@ struct StatusReport {
     configured: Configured,
     selected: Option<Candidate>,
     candidates: Vec<Candidate>,
+    /// The Node.js that runs the selected npm package (SPEC §11.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node: Option<NodeStatus>,
+}
+
+/// Which Node.js runs the agent: the managed one its install record names,
+/// or the system's.
+#[derive(Debug, Serialize)]
+struct NodeStatus {
+    source: SourceKind,
+    version: Option<String>,
+    path: Option<std::path::PathBuf>,
+    /// `engines.node` of the selected version.
+    range: Option<String>,
+    /// Why it cannot run the agent, when it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
+}
+
+/// The Node.js that runs `installed` (an npm package).
+fn node_status(
+    settings: &Settings,
+    name: &str,
+    installed: &Installed,
+    probe: &ProbeSettings,
+) -> NodeStatus {
+    use crate::install::node_runtime;
+    use crate::install::npm::node;
+    let range = installed.record.engines_node.clone();
+    if let Some(used) = &installed.record.node {
+        let store = node_runtime::store(&settings.locations.data_home);
+        return match node_runtime::installed_node(&store, used) {
+            Ok(managed) => NodeStatus {
+                source: SourceKind::Managed,
+                version: Some(format!("v{}", used.version)),
+                path: Some(managed.bin_dir.join("node")),
+                range,
+                problem: None,
+            },
+            Err(error) => NodeStatus {
+                source: SourceKind::Managed,
+                version: Some(format!("v{}", used.version)),
+                path: None,
+                range,
+                problem: Some(error.to_string()),
+            },
+        };
+    }
+    let path = node::find_node(probe.path_var.as_deref());
+    let checked = node::check(
+        name,
+        range.as_deref(),
+        probe.path_var.as_deref(),
+        probe.timeout,
+    );
+    NodeStatus {
+        source: SourceKind::System,
+        version: checked.as_ref().ok().map(|version| format!("v{version}")),
+        path,
+        range,
+        problem: checked.err().map(|error| error.to_string()),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -32,8 +94,16 @@ struct Configured {
 
 /// A managed install as status reports it: probed now, like every other
 /// candidate, and compared with its install record.
-fn managed_candidate(installed: &Installed, probe: &ProbeSettings) -> Candidate {
-    let report = crate::install::probe::probe(&installed.executable, probe);
+fn managed_candidate(
+    installed: &Installed,
+    probe: &ProbeSettings,
+    home: &std::path::Path,
+) -> Candidate {
+    // An npm package on a managed Node.js is probed with that Node first
+    // on PATH, as it is launched.
+    let store = crate::install::node_runtime::store(home);
+    let probe = crate::install::node_runtime::probe_for(probe, &store, &installed.record);
+    let report = crate::install::probe::probe(&installed.executable, &probe);
     let usable = report.version_ok && report.acp_ok;
     let probes = Probes::from_report(&report);
     let change = match installed.integrity() {
@@ -113,14 +183,19 @@ pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), 
         policy::choose_installed(&versions, &cli.version, pinned.as_ref(), Selection::Launch);
     let mut managed: Vec<Candidate> = installed
         .iter()
-        .map(|found| managed_candidate(found, &probe))
+        .map(|found| managed_candidate(found, &probe, &settings.locations.data_home))
         .collect();
+    let mut node = None;
     let selected = match cli.source {
         SourceKind::Managed => {
             let index = match &choice {
                 Choice::Use(chosen) => versions.iter().position(|found| found == chosen),
                 Choice::Missing { .. } => None,
             };
+            node = index
+                .and_then(|index| installed.get(index))
+                .filter(|found| found.record.integrity.is_some())
+                .map(|found| node_status(settings, &data.binary.name, found, &probe));
             for (position, candidate) in managed.iter_mut().enumerate() {
                 if Some(position) != index && candidate.reason.is_none() {
                     candidate.reason = Some(match &choice {
@@ -157,6 +232,7 @@ pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), 
         },
         selected,
         candidates,
+        node,
     };
     if json {
         return output::print_json(&report);
@@ -182,6 +258,21 @@ pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), 
             "selected: none ({})",
             nothing_selected_advice(data, cli.source)
         )),
+    }
+    if let Some(node) = &report.node {
+        output::human(format_args!(
+            "node: {} {} ({}, engines.node {}){}",
+            node.path
+                .as_deref()
+                .map_or_else(|| "(none)".to_owned(), |path| path.display().to_string()),
+            node.version.as_deref().unwrap_or("?"),
+            node.source,
+            sanitize_line(node.range.as_deref().unwrap_or("any")),
+            node.problem
+                .as_deref()
+                .map(|problem| format!(" — {}", sanitize_line(problem)))
+                .unwrap_or_default()
+        ));
     }
     for candidate in &report.candidates {
         let state = if candidate.usable {

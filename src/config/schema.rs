@@ -74,6 +74,21 @@ pub struct CliConfig {
     #[serde(default)]
     pub version: VersionRequest,
     pub path: Option<PathBuf>,
+    /// The Node.js an npm package runs on (SPEC §11.2 "Runtime"); unset:
+    /// the system's when it fits the package's `engines.node`, else a
+    /// managed one.
+    #[serde(default)]
+    pub runtime: Option<NodeRuntime>,
+}
+
+/// `adapters.<name>.cli.runtime`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeRuntime {
+    /// Only the system's `node` (missing or too old: exit 7).
+    System,
+    /// Always a Node installed by oneworks from `ONEWORKS_NODE_MIRROR`.
+    Managed,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]

@@ -14,6 +14,7 @@ pub mod format;
 pub mod lock;
 pub mod manifest;
 pub mod network_error;
+pub mod node_runtime;
 pub mod npm;
 pub mod pin;
 pub mod pipeline;
@@ -61,6 +62,8 @@ pub struct Installer<'a> {
     /// The command's one scrubber: the install record and the lock file
     /// pass through it (a mirror URL may carry a credential).
     pub scrubber: std::sync::Arc<crate::redact::Scrubber>,
+    /// The Node.js an npm package runs on (SPEC §11.2 "Runtime").
+    pub node: node_runtime::NodeSettings,
 }
 
 /// What `prepare` was asked for.
@@ -81,6 +84,8 @@ pub struct Prepared {
     pub executable: PathBuf,
     pub sha256: String,
     pub reused: bool,
+    /// The managed Node.js's `bin/`, first on the agent's PATH.
+    pub runtime_path: Option<PathBuf>,
 }
 
 impl From<Installed> for Prepared {
@@ -90,6 +95,7 @@ impl From<Installed> for Prepared {
             executable: installed.executable,
             sha256: installed.record.sha256,
             reused: true,
+            runtime_path: None,
         }
     }
 }
@@ -284,26 +290,29 @@ impl Installer<'_> {
     /// Reuses `installed` after checking it against its install record
     /// and, for an npm package, that its Node.js runtime is there.
     fn reuse(&self, installed: Installed) -> Result<Prepared, InstallError> {
-        self.check_runtime(&installed)?;
-        reuse::verify(&installed, &self.probe, &self.data.binary.name)?;
-        Ok(installed.into())
+        let runtime_path = self.check_runtime(&installed)?;
+        reuse::verify(
+            &installed,
+            &self.probe_for(&installed.record),
+            &self.data.binary.name,
+        )?;
+        Ok(Prepared {
+            runtime_path,
+            ..installed.into()
+        })
     }
 
     /// What an installed version needs at run time besides itself: for an
-    /// npm package, a `node` on PATH that satisfies its `engines.node`
-    /// (SPEC §11.2). Launch code calls it before every launch (through
-    /// [`Installer::installed_for_launch`]).
-    pub fn check_runtime(&self, installed: &Installed) -> Result<(), InstallError> {
+    /// npm package, a Node.js that satisfies its `engines.node`, the
+    /// system's or the managed one its record names (SPEC §11.2); returns
+    /// the managed Node's `bin/`. Launch code calls it before every launch
+    /// (through [`Installer::installed_for_launch`]).
+    pub fn check_runtime(&self, installed: &Installed) -> Result<Option<PathBuf>, InstallError> {
         if matches!(self.source, ManagedSource::Npm { .. }) || installed.record.integrity.is_some()
         {
-            npm::node::check(
-                &self.data.binary.name,
-                installed.record.engines_node.as_deref(),
-                self.probe.path_var.as_deref(),
-                self.probe.timeout,
-            )?;
+            return self.node_for_launch(installed);
         }
-        Ok(())
+        Ok(None)
     }
 
     fn lock(&self) -> Result<lock::InstallLock, InstallError> {
@@ -376,7 +385,7 @@ impl Installer<'_> {
             );
             return Ok(None);
         }
-        match reuse::check(&installed, &self.probe) {
+        match reuse::check(&installed, &self.probe_for(&installed.record)) {
             Verdict::Intact => Ok(Some(installed)),
             Verdict::Reprobed { change, .. } => {
                 tracing::warn!(

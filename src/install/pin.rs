@@ -41,6 +41,10 @@ pub struct NpmPin {
     /// `engines.node` of that version, checked before install and launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engines_node: Option<String>,
+    /// The managed Node.js the package runs on (version and sha256), when
+    /// it does not run on the system's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<super::node_runtime::node_use::NodeUse>,
 }
 
 #[derive(Debug, thiserror::Error)]

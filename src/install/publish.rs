@@ -27,7 +27,7 @@ impl Installer<'_> {
                 .data
                 .probes
                 .at_install
-                .then(|| probe::probe(&executable, &self.probe));
+                .then(|| probe::probe(&executable, &self.probe_for(&staged.record)));
             (report, fingerprint.join())
         });
         if let Some(report) = report.filter(|report| !(report.version_ok && report.acp_ok)) {
@@ -69,7 +69,7 @@ impl Installer<'_> {
     }
 }
 
-fn write_record(dir: &Path, record: &InstallRecord) -> Result<(), InstallError> {
+pub(super) fn write_record(dir: &Path, record: &InstallRecord) -> Result<(), InstallError> {
     let path = dir.join(store::RECORD_FILE);
     let json = serde_json::to_string_pretty(record).map_err(|error| InstallError::Io {
         action: "encode",

@@ -34,6 +34,10 @@ pub struct InstallRecord {
     /// npm installs: the package's `engines.node`, checked before launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engines_node: Option<String>,
+    /// npm installs: the managed Node.js the package runs on, when it does
+    /// not run on the system's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<super::node_runtime::node_use::NodeUse>,
 }
 
 /// An installed, checked version.

@@ -109,6 +109,7 @@ impl Installer<'_> {
                     binary_fingerprint: None,
                     integrity: None,
                     engines_node: None,
+                    node: None,
                 },
                 binary,
             })

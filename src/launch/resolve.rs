@@ -55,6 +55,9 @@ pub struct ResolvedCli {
     pub sha256: Option<String>,
     /// Whether an existing install was used (always for system and path).
     pub reused: bool,
+    /// A folder to put first on the agent's PATH: the `bin/` of the
+    /// managed Node.js an npm package runs on (SPEC §11.2 "Runtime").
+    pub runtime_path: Option<PathBuf>,
 }
 
 impl From<Prepared> for ResolvedCli {
@@ -65,6 +68,7 @@ impl From<Prepared> for ResolvedCli {
             path: prepared.executable,
             sha256: Some(prepared.sha256),
             reused: prepared.reused,
+            runtime_path: prepared.runtime_path,
         }
     }
 }
@@ -139,5 +143,6 @@ fn probe_unmanaged(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {
         path: candidate.path,
         sha256: None,
         reused: true,
+        runtime_path: None,
     })
 }

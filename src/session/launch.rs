@@ -15,15 +15,26 @@ use crate::error::{Error, ErrorKind};
 use crate::launch::profile::world::{self, Purpose};
 use crate::output;
 
+/// The `session supervise` arguments that hand the agent's runtime (the
+/// managed Node.js's `bin/`, SPEC §11.2) to the supervisor.
+pub fn runtime_args(runtime_path: &Option<PathBuf>) -> Vec<std::ffi::OsString> {
+    runtime_path
+        .as_ref()
+        .map(|path| vec!["--runtime-path".into(), path.as_os_str().to_owned()])
+        .unwrap_or_default()
+}
+
 pub fn supervise(
     inputs: &world::Inputs<'_>,
     name: &str,
     cli_path: PathBuf,
     cli_version: &str,
+    runtime_path: Option<PathBuf>,
     cwd: Option<PathBuf>,
 ) -> Result<(), Error> {
     let tmux_program = tmux::find(inputs.env.get("PATH"))?;
     let mut world = world::enter(inputs, name, cli_version, Purpose::Interactive)?;
+    world.use_runtime(runtime_path.as_deref());
     for diagnostic in &world.diagnostics {
         tracing::warn!("{}", output::clean(diagnostic));
     }

@@ -43,6 +43,7 @@ fn installed(env: &TestEnv, version: &str) -> ResolvedCli {
         path: env.managed_binary(version),
         sha256: Some(release.gnu(Format::TarGz).sha256.clone()),
         reused: document["reused"].as_bool() == Some(true),
+        runtime_path: None,
     }
 }
 
@@ -56,6 +57,7 @@ fn an_installed_version_is_used_without_any_request() {
         resolved,
         ResolvedCli {
             reused: true,
+            runtime_path: None,
             ..expected
         }
     );
@@ -75,6 +77,7 @@ fn with_nothing_installed_launch_prepares_first() {
             path: env.managed_binary("2.15.1"),
             sha256: Some(release.gnu(Format::TarGz).sha256.clone()),
             reused: false,
+            runtime_path: None,
         }
     );
     assert_eq!(env.manifest_hits(), 1);
@@ -158,6 +161,7 @@ fn the_system_source_is_probed_like_prepare_without_any_request() {
             path: kiro,
             sha256: None,
             reused: true,
+            runtime_path: None,
         }
     );
     assert_eq!(env.server.total_hits(), 0);

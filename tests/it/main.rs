@@ -31,6 +31,7 @@ mod launch;
 mod login;
 mod messages;
 mod network;
+mod node_runtime;
 mod npm_install;
 mod output;
 mod outside;

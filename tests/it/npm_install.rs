@@ -259,8 +259,10 @@ fn npm_a_stalled_tarball_hits_the_idle_timeout() {
 
 #[test]
 fn npm_node_missing_or_too_old_is_exit_7_before_download() {
-    // No node at all on PATH.
+    // No node at all on PATH, and `runtime: system`: oneworks installs no
+    // Node (tests/it/node_runtime.rs covers the managed default).
     let mut env = npm_env();
+    env.write_config("adapters:\n  kiro:\n    cli: { runtime: system }\n");
     let empty = env.base().join("empty-path");
     std::fs::create_dir_all(&empty).expect("empty folder");
     env.set_env("PATH", &empty.to_string_lossy());
@@ -272,12 +274,13 @@ fn npm_node_missing_or_too_old_is_exit_7_before_download() {
         message,
         "`gemini` needs Node.js `>=20`, but no `node` was found on PATH"
     );
-    assert!(outcome.all_text().contains("never installs Node"));
+    assert!(outcome.all_text().contains("or set `cli.runtime: managed`"));
     assert_eq!(env.server.hits(&published.path), 0);
     env.assert_nothing_published("1.0.0");
 
     // A node that is too old.
     let env = npm_env();
+    env.write_config("adapters:\n  kiro:\n    cli: { runtime: system }\n");
     npm_registry::install_node(&env.bin, "v18.19.1");
     let published = Published::new(&env.server, "1.0.0");
     npm_registry::publish(&env.server, "1.0.0", &[&published]);

@@ -47,6 +47,8 @@ struct NpmArtifact {
     /// The executable, relative to the package folder.
     bin: String,
     engines_node: Option<String>,
+    /// The managed Node.js it runs on (`None`: the system's).
+    node: Option<super::node_runtime::ManagedNode>,
 }
 
 /// `<registry>/<name with / as %2f>`, as npm asks for a package.
@@ -96,7 +98,7 @@ impl Installer<'_> {
                     newest => format!("{} (newest first)", newest.join(", ")),
                 },
             })?;
-        let artifact = self.npm_artifact(&doc, registry)?;
+        let artifact = self.npm_artifact(&doc, registry, None)?;
         let prepared = self.install_npm_artifact(&artifact, request.force)?;
         if let Some(path) = &request.pin_path {
             let pin = Pin {
@@ -110,6 +112,7 @@ impl Installer<'_> {
                     integrity: artifact.integrity.to_sri(),
                     bin: artifact.bin.clone(),
                     engines_node: artifact.engines_node.clone(),
+                    node: artifact.node.as_ref().map(|node| node.used.clone()),
                 }),
             };
             pin.write(path, self.scrubber())?;
@@ -140,7 +143,7 @@ impl Installer<'_> {
             bin: Some(pin.bin.clone()),
             engines_node: pin.engines_node.clone(),
         };
-        let artifact = self.npm_artifact(&doc, registry)?;
+        let artifact = self.npm_artifact(&doc, registry, pin.node.as_ref())?;
         // The pin comes from the project (possibly a hostile clone): it may
         // name a version, never another host. A registry stays a registry.
         if !artifact.tarball.as_str().starts_with(registry.as_str()) {
@@ -155,7 +158,12 @@ impl Installer<'_> {
     /// Checks what a version document says before anything is downloaded:
     /// a usable sha512 `integrity`, a `bin` inside the package, a tarball
     /// URL, and a Node.js that satisfies `engines.node`.
-    fn npm_artifact(&self, doc: &VersionDoc, registry: &Url) -> Result<NpmArtifact, InstallError> {
+    fn npm_artifact(
+        &self,
+        doc: &VersionDoc,
+        registry: &Url,
+        pinned_node: Option<&super::node_runtime::NodeUse>,
+    ) -> Result<NpmArtifact, InstallError> {
         let name = &self.data.binary.name;
         let (_, package, bin_command) = self.npm_source()?;
         let integrity = Sha512Integrity::parse(doc.integrity.as_deref()).map_err(|unusable| {
@@ -181,11 +189,10 @@ impl Installer<'_> {
                 },
             })?;
         let tarball = tarball_url(&doc.tarball, registry)?;
-        node::check(
-            name,
+        let node = self.node_for_install(
             doc.engines_node.as_deref(),
-            self.probe.path_var.as_deref(),
-            self.probe.timeout,
+            pinned_node,
+            super::node_runtime::Fetch::Online,
         )?;
         Ok(NpmArtifact {
             version: doc.version.clone(),
@@ -193,6 +200,7 @@ impl Installer<'_> {
             integrity,
             bin,
             engines_node: doc.engines_node.clone(),
+            node,
         })
     }
 
@@ -202,8 +210,11 @@ impl Installer<'_> {
         force: bool,
     ) -> Result<Prepared, InstallError> {
         let sri = artifact.integrity.to_sri();
-        let same = |record: &InstallRecord| record.integrity.as_deref() == Some(sri.as_str());
-        self.install_with(&artifact.version, force, &same, &mut |staging_dir| {
+        let node = artifact.node.as_ref().map(|node| node.used.clone());
+        let same = |record: &InstallRecord| {
+            record.integrity.as_deref() == Some(sri.as_str()) && record.node == node
+        };
+        let prepared = self.install_with(&artifact.version, force, &same, &mut |staging_dir| {
             let (sha256, size) = self.download_npm(artifact, staging_dir)?;
             let binary = format!("{PACKAGE_DIR}/{}", artifact.bin);
             Ok(Staged {
@@ -222,9 +233,14 @@ impl Installer<'_> {
                     binary_fingerprint: None,
                     integrity: Some(sri.clone()),
                     engines_node: artifact.engines_node.clone(),
+                    node: node.clone(),
                 },
                 binary,
             })
+        })?;
+        Ok(Prepared {
+            runtime_path: artifact.node.as_ref().map(|node| node.bin_dir.clone()),
+            ..prepared
         })
     }
 

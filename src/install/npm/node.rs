@@ -1,7 +1,8 @@
 //! The Node.js runtime an npm package needs (SPEC §11.2): its
 //! `engines.node` range (npm's range syntax) checked against
 //! `node --version` on the PATH given to the probes, before install and
-//! before every launch. oneworks never installs Node.
+//! before every launch, and the errors of the Node that runs a package,
+//! the system's or a managed one (`install::node_runtime`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,6 +32,30 @@ pub enum NodeError {
     },
     #[error("`{name}` declares `engines.node` `{}`, which is not an npm version range", sanitize_line(.range))]
     Range { name: String, range: String },
+    #[error("`{name}` needs Node.js {}, but `{url}` lists no {platform} release that fits (newest: {newest})", shown_range(.range))]
+    NoRelease {
+        name: String,
+        range: Option<String>,
+        platform: String,
+        url: String,
+        newest: String,
+    },
+    #[error("Node.js publishes no official build for this host ({host})")]
+    NoBuild { host: String },
+    #[error("the Node.js mirror's `{url}` cannot be read: {problem}")]
+    Index { url: String, problem: String },
+    #[error("refusing to install Node.js: `{url}` lists no sha256 for `{file}`")]
+    NoChecksum { file: String, url: String },
+    #[error("--offline: no installed Node.js {} for `{name}` under `{}`", shown_range(.range), .root.display())]
+    Offline {
+        name: String,
+        range: Option<String>,
+        root: PathBuf,
+    },
+    #[error("the managed Node.js v{version} is not installed under `{}`", .root.display())]
+    ManagedMissing { version: String, root: PathBuf },
+    #[error("the managed Node.js v{version} changed since it was installed: {change}")]
+    ManagedChanged { version: String, change: String },
 }
 
 fn shown_range(range: &Option<String>) -> String {
@@ -42,18 +67,37 @@ fn shown_range(range: &Option<String>) -> String {
 
 impl Classify for NodeError {
     fn kind(&self) -> ErrorKind {
-        ErrorKind::NoUsableCli
+        match self {
+            NodeError::Index { .. } => ErrorKind::Network,
+            NodeError::NoChecksum { .. } => ErrorKind::ChecksumMismatch,
+            _ => ErrorKind::NoUsableCli,
+        }
     }
     fn hint(&self) -> Option<String> {
         Some(match self {
             NodeError::Missing { range, .. }
             | NodeError::TooOld { range, .. }
             | NodeError::Unusable { range, .. } => format!(
-                "install Node.js {} and put it on PATH (oneworks never installs Node), or use `source: system`",
+                "install Node.js {} and put it on PATH, or set `cli.runtime: managed` (or leave it unset) so oneworks installs a matching Node.js",
                 shown_range(range)
             ),
             NodeError::Range { .. } => {
                 "the package's own `engines.node` cannot be read: use another version, or `source: system`".to_owned()
+            }
+            NodeError::NoRelease { .. } | NodeError::Index { .. } => {
+                "check that ONEWORKS_NODE_MIRROR points at Node.js's distribution (https://nodejs.org/dist/) or a faithful mirror, or set `cli.runtime: system` and install Node.js yourself".to_owned()
+            }
+            NodeError::NoBuild { .. } => {
+                "install Node.js yourself and set `cli.runtime: system`".to_owned()
+            }
+            NodeError::NoChecksum { .. } => {
+                "nothing was installed: the mirror's SHASUMS256.txt must list the tarball; check ONEWORKS_NODE_MIRROR".to_owned()
+            }
+            NodeError::Offline { .. } => {
+                "run `oneworks adapter prepare` without --offline first, so the Node.js it needs is installed".to_owned()
+            }
+            NodeError::ManagedMissing { .. } | NodeError::ManagedChanged { .. } => {
+                "run `oneworks adapter prepare` (with --force if the agent's version is installed) to install the Node.js it runs on".to_owned()
             }
         })
     }

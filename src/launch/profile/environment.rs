@@ -98,6 +98,12 @@ impl ChildEnvironment {
         self.vars.insert(name.into(), value.into());
     }
 
+    /// Puts `dir` first on PATH (the managed Node.js an agent runs on).
+    pub fn prepend_path(&mut self, dir: &Path) {
+        let path = crate::install::node_runtime::prepend_path(dir, self.get("PATH"));
+        self.set("PATH", path);
+    }
+
     /// Removes a variable (an inherited value oneworks must not pass on).
     pub fn remove(&mut self, name: &str) {
         self.vars.remove(name);

@@ -56,6 +56,14 @@ pub struct World {
 }
 
 impl World {
+    /// Puts the runtime the agent runs on (the managed Node.js's `bin/`,
+    /// SPEC §11.2) first on its PATH: its bins are `#!/usr/bin/env node`.
+    pub fn use_runtime(&mut self, runtime_path: Option<&Path>) {
+        if let Some(dir) = runtime_path {
+            self.environment.prepend_path(dir);
+        }
+    }
+
     /// A [`ChildSpec`] for `program` with this world's environment, run
     /// from the project folder unless the caller sets another.
     pub fn child(&self, program: &Path) -> ChildSpec {

@@ -75,6 +75,8 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     ("config", VendorData),
     // install
     ("install", Install),
+    // Node.js as a managed runtime of npm packages (SPEC §11.2)
+    ("install/node_runtime", Install),
     // launch: finding a CLI, the resolver, the profile world (the probe
     // itself is install's: `install/probe`, used by install and launch)
     ("launch", Launch),

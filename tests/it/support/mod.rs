@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod fake;
 pub mod manifest;
+pub mod node_mirror;
 pub mod npm_registry;
 pub mod server;
 
@@ -122,6 +123,8 @@ impl TestEnv {
             .env("ONEWORKS_HOME", &self.oneworks_home)
             .env("ONEWORKS_CACHE_DIR", &self.cache)
             .env("ONEWORKS_KIRO_MANIFEST_URL", self.manifest_url())
+            // No test reaches nodejs.org: a managed Node comes from here.
+            .env("ONEWORKS_NODE_MIRROR", self.server.url(node_mirror::PREFIX))
             .env("ONEWORKS_LOCK_TIMEOUT", "120")
             .envs(&self.env)
             .current_dir(&self.project)
