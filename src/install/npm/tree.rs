@@ -1,10 +1,11 @@
 //! A package's whole tree (SPEC §11.2), resolved from the registry's
 //! documents: `dependencies` (and the `peerDependencies` the adapter's data
 //! names) by npm range, the highest matching version (`dist-tags.latest`
-//! when it matches); among `optionalDependencies`, the platform packages
-//! (those declaring `os`/`cpu`/`libc`) that fit this host — exactly one
-//! per package, none of the others; other optional dependencies are not
-//! installed (they are native add-ons built by install scripts, which never
+//! when it matches); for the packages the adapter's data names
+//! (`platformPackages`), among their `optionalDependencies` the platform
+//! packages (those declaring `os`/`cpu`/`libc`) that fit this host —
+//! exactly one per package, none of the others; other optional
+//! dependencies are not installed (they are native add-ons built by install scripts, which never
 //! run). The layout is Node's: `node_modules/` beneath the main package,
 //! each package placed as high as it can be (deduplicated where a placed
 //! version satisfies the range), nested beneath its dependent where it
@@ -143,6 +144,8 @@ pub type Fetch<'a, E> = dyn Fn(&str) -> Result<Option<PackageDocument>, E> + Syn
 /// What the adapter's data says about resolving.
 pub struct Options<'a> {
     pub host: &'a NpmHost,
+    /// The packages whose platform packages are installed.
+    pub platform_of: &'a [String],
     pub prefer: &'a [String],
     pub peers: &'a [String],
 }
@@ -325,7 +328,10 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
     fn prefetch(&mut self, level: &[usize]) -> Result<(), E> {
         let mut names: Vec<String> = Vec::new();
         for &index in level {
-            let (required, optional) = self.edges(index);
+            let (required, mut optional) = self.edges(index);
+            if !self.options.platform_of.contains(&self.nodes[index].name) {
+                optional.clear();
+            }
             for (alias, spec) in required.iter().chain(&optional) {
                 if let Some((name, _)) = parse_spec(alias, spec) {
                     if !self.documents.contains_key(&name) && !names.contains(&name) {
@@ -374,6 +380,8 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         let (required, optional) = self.edges(index);
         let package = self.nodes[index].name.clone();
         let mut placed = Vec::new();
+        let wants_platform = self.options.platform_of.contains(&package);
+        let optional: EdgeList = if wants_platform { optional } else { Vec::new() };
         if let Some(platform) = self.platform(index, &optional)? {
             let (alias, name, doc) = platform;
             if let Some(new) = self.place(index, &alias, &name, doc)? {
@@ -652,8 +660,10 @@ mod tests {
                 .get(name)
                 .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
         };
+        let platform_of = ["root".to_owned()];
         let options = Options {
             host,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
@@ -814,8 +824,10 @@ mod tests {
                 .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
         };
         let host = glibc();
+        let platform_of = ["root".to_owned()];
         let options = Options {
             host: &host,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
@@ -832,6 +844,7 @@ mod tests {
         };
         let options = Options {
             host: &arm,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
@@ -844,15 +857,26 @@ mod tests {
         };
         let options = Options {
             host: &mac,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
-        let error = resolve("root", root, &fetch, &options).expect_err("no platform");
+        let error = resolve("root", root.clone(), &fetch, &options).expect_err("no platform");
         let TestError::Tree(error) = error;
         assert_eq!(
             error.to_string(),
             "no platform package of `root` fits this host (darwin/arm64); it offers: p-arm (linux/arm64), p-musl (linux/x64 (musl)), root-linux-x64 (linux/x64 (glibc))"
         );
+        // A package the data does not name: its optional packages are not
+        // installed, and none is even asked for.
+        let options = Options {
+            host: &mac,
+            platform_of: &[],
+            prefer: &[],
+            peers: &[],
+        };
+        let tree = resolve("root", root, &fetch, &options).expect("resolves");
+        assert!(tree.packages().is_empty());
     }
 
     #[test]
