@@ -96,7 +96,8 @@ pub struct NpmData {
     #[serde(default)]
     pub platform_bin: Option<String>,
     /// Files that need their exec bit, relative to the main package folder
-    /// (a dependency's: `node_modules/<name>/<path>`).
+    /// (a dependency's: `node_modules/<name>/<path>`); `{os}`, `{cpu}` and
+    /// `{libc}` as in `platformPrefer` (also in `platformBin`).
     #[serde(default)]
     pub executables: Vec<String>,
     /// `peerDependencies` installed like dependencies, by name (npm's

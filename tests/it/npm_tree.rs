@@ -499,13 +499,14 @@ fn npm_tree_a_hostile_entry_in_a_dependency_is_refused() {
 /// under its own name; `executables` sets the exec bit.
 #[test]
 fn npm_tree_locked_offline_aliases_and_executables() {
-    let env = tree_env("executables: [node_modules/tools/vendor/rg]");
+    let env = tree_env("executables: ['node_modules/tools/vendor/{cpu}-{os}/rg']");
+    let rg_path = format!("vendor/{}-linux/rg", npm_cpu());
     let tools = Published::package(
         &env.server,
         "@fake/tools",
         "2.0.0",
         json!({}),
-        &[("vendor/rg", 0o644, "#!/bin/sh\necho rg\n")],
+        &[(&rg_path, 0o644, "#!/bin/sh\necho rg\n")],
     );
     npm_registry::publish_package(&env.server, &[&tools]);
     let main = main_package(
@@ -516,7 +517,7 @@ fn npm_tree_locked_offline_aliases_and_executables() {
     npm_registry::publish(&env.server, "1.0.0", &[&main]);
     assert_prepared(&env.prepare(&[]), "managed", "1.0.0");
     let root = package_dir(&env, "1.0.0");
-    let rg = root.join("node_modules/tools/vendor/rg");
+    let rg = root.join("node_modules/tools").join(&rg_path);
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&rg).expect("rg").permissions());
     assert_eq!(mode & 0o111, 0o111, "executables: the exec bit is set");

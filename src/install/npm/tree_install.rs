@@ -231,7 +231,11 @@ impl Installer<'_> {
             return Ok(());
         };
         let package_dir = staging_dir.join(PACKAGE_DIR);
+        // `{os}`, `{cpu}`, `{libc}`: the host's npm values (a bundled
+        // `vendor/ripgrep/{cpu}-{os}/rg`).
+        let host = super::host::NpmHost::of(&self.host);
         if let Some(file) = &npm.platform_bin {
+            let file = host.expand(file);
             let platform =
                 deps.iter()
                     .find(|dep| dep.platform)
@@ -266,7 +270,7 @@ impl Installer<'_> {
             }
         }
         for file in &npm.executables {
-            let path = self.regular_file(&package_dir, file, "made executable")?;
+            let path = self.regular_file(&package_dir, &host.expand(file), "made executable")?;
             set_executable(&path)?;
         }
         Ok(())
