@@ -33,6 +33,7 @@ mod messages;
 mod network;
 mod node_runtime;
 mod npm_install;
+mod npm_tree;
 mod output;
 mod outside;
 mod prepare;
