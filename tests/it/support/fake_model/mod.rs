@@ -114,6 +114,13 @@ impl Request {
         String::from_utf8_lossy(&self.raw).into_owned()
     }
 
+    /// The last message or input item, cut to 160 characters (for
+    /// failure messages).
+    pub fn last_message(&self) -> String {
+        let last = last_item(&self.body, self.wire.unwrap_or(Wire::ChatCompletions));
+        last.to_string().chars().take(160).collect()
+    }
+
     /// The names of the tools the request offered.
     pub fn tool_names(&self) -> Vec<String> {
         tools(&self.body)
@@ -126,6 +133,7 @@ impl Request {
 struct State {
     shell: Regex,
     command: String,
+    trigger: Option<String>,
     model: String,
     requests: Vec<Request>,
     calls: usize,
@@ -161,6 +169,7 @@ impl FakeModel {
             state: Mutex::new(State {
                 shell,
                 command: command.to_owned(),
+                trigger: None,
                 model: "fake-model".to_owned(),
                 requests: Vec::new(),
                 calls: 0,
@@ -195,6 +204,15 @@ impl FakeModel {
         command.clone_into(&mut self.shared.lock().command);
     }
 
+    /// Only a person's message holding `trigger` asks for the tool (the
+    /// test's prompt, or a word of it): the agent's background requests
+    /// (memory extraction, next-prompt suggestions) that also offer the
+    /// shell tool get plain text. `None` (the default): every person's
+    /// message with the tool offered does.
+    pub fn set_trigger(&self, trigger: Option<&str>) {
+        self.shared.lock().trigger = trigger.map(str::to_owned);
+    }
+
     /// The model name in answers and model lists (default `fake-model`).
     pub fn set_model(&self, model: &str) {
         model.clone_into(&mut self.shared.lock().model);
@@ -219,7 +237,7 @@ impl FakeModel {
             .iter()
             .map(|r| {
                 format!(
-                    "{} {}{} stream={} tools={:?} -> {:?}\n",
+                    "{} {}{} stream={} last={} tools={:?} -> {:?}\n",
                     r.method,
                     r.path,
                     r.query
@@ -227,6 +245,7 @@ impl FakeModel {
                         .map(|q| format!("?{q}"))
                         .unwrap_or_default(),
                     r.streamed,
+                    r.last_message(),
                     r.tool_names(),
                     r.answer
                 )
@@ -403,6 +422,13 @@ fn plan(state: &mut State, body: &Value, wire: Wire) -> Answer {
     match last_turn(body, wire) {
         Last::ToolResult => Answer::Done,
         Last::Person => {
+            let wanted = match &state.trigger {
+                Some(trigger) => last_item(body, wire).to_string().contains(trigger.as_str()),
+                None => true,
+            };
+            if !wanted {
+                return Answer::Other;
+            }
             let shell = tools(body)
                 .into_iter()
                 .find(|(name, _)| state.shell.is_match(name));
@@ -416,6 +442,22 @@ fn plan(state: &mut State, body: &Value, wire: Wire) -> Answer {
             }
         }
         Last::Other => Answer::Other,
+    }
+}
+
+/// The last message (input item) of a request.
+fn last_item(body: &Value, wire: Wire) -> Value {
+    match wire {
+        Wire::Responses => body["input"]
+            .as_array()
+            .and_then(|items| items.last())
+            .cloned()
+            .unwrap_or_else(|| body["input"].clone()),
+        _ => body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or(Value::Null),
     }
 }
 

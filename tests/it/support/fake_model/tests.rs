@@ -174,6 +174,27 @@ fn chat_completions_non_streamed_and_requests_without_the_tool_get_plain_text() 
     assert_eq!(arguments, expected_arguments());
     assert_eq!(answer["choices"][0]["finish_reason"], "tool_calls");
 
+    // With a trigger, only the person's message holding it asks for the
+    // tool; a background request offering the tool gets text.
+    model.set_trigger(Some("probe.txt"));
+    let (_, text) = post(
+        &model,
+        "/v1/chat/completions",
+        &json!({"model": "m", "tools": chat_tools(),
+            "messages": [{"role": "user", "content": "[SUGGESTION MODE] what next?"}]}),
+    );
+    let answer: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(answer["choices"][0]["message"]["content"], OTHER_TEXT);
+    let (_, text) = post(
+        &model,
+        "/v1/chat/completions",
+        &json!({"model": "m", "tools": chat_tools(),
+            "messages": [{"role": "user", "content": "please create probe.txt"}]}),
+    );
+    let answer: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(answer["choices"][0]["finish_reason"], "tool_calls");
+    model.set_trigger(None);
+
     // A classifier or title request: no shell tool offered.
     let (_, text) = post(
         &model,
@@ -183,7 +204,8 @@ fn chat_completions_non_streamed_and_requests_without_the_tool_get_plain_text() 
     let answer: Value = serde_json::from_str(&text).expect("json");
     assert_eq!(answer["choices"][0]["message"]["content"], OTHER_TEXT);
     assert_eq!(answer["choices"][0]["finish_reason"], "stop");
-    assert_eq!(model.requests()[1].answer, Answer::Other);
+    assert_eq!(model.requests()[3].answer, Answer::Other);
+    assert!(model.requests()[1].last_message().contains("SUGGESTION"));
 }
 
 #[test]
