@@ -3,10 +3,10 @@
 //! `copilot --acp --stdio`, BYOK through `COPILOT_PROVIDER_*`,
 //! `COPILOT_OFFLINE=true` (no GitHub login, no telemetry, no update).
 //!
-//! Path taken: `source: path` — the native binary of the verified platform
-//! package, extracted by the test (what `npm-loader.js` would run).
-//! `adapter prepare copilot` from the loopback registry replaces it once
-//! platform packages and dependency trees (helper "npmtree") land.
+//! Path taken: `oneworks adapter prepare copilot` from the loopback
+//! registry: the main package, its dependency `detect-libc`, and the one
+//! platform package of this host, each verified; the platform binary is
+//! placed as the bin (`platformBin`), as `npm-loader.js` would run it.
 
 use super::{RealAgent, Snapshot, SECRET, SERIAL};
 
@@ -22,13 +22,27 @@ fn the_real_copilot_asks_before_its_shell_tool_runs_allow_once_then_reject_once(
     assert_eq!(snapshot.root.name, "@github/copilot");
     assert_eq!(snapshot.root.version, VERSION);
     let copilot = RealAgent::new("copilot", "bash");
-    let install = snapshot.extract(PLATFORM, &copilot.env.base().join("installs"));
-    let binary = install.join("copilot");
-    crate::support::set_mode(&binary, 0o755);
-    copilot.write_user_config(&format!(
-        "adapters:\n  copilot:\n    cli:\n      source: path\n      path: {}\n",
-        binary.display()
-    ));
+    copilot.write_user_config(
+        "adapters:\n  copilot:\n    cli:\n      source: managed\n      version: 1.0.102\n",
+    );
+    let prepared = copilot.prepare();
+    assert_eq!(prepared["adapter"], "copilot", "{prepared}");
+    assert_eq!(prepared["version"], VERSION, "{prepared}");
+    for path in [
+        "/@github/copilot/-/copilot-1.0.102.tgz",
+        "/@github/copilot-linux-x64/-/copilot-linux-x64-1.0.102.tgz",
+        "/detect-libc/-/detect-libc-2.1.2.tgz",
+    ] {
+        assert_eq!(copilot.registry.hits(path), 1, "{path}");
+    }
+    // No other platform's package was fetched.
+    assert_eq!(
+        copilot
+            .registry
+            .hits("/@github/copilot-linuxmusl-x64/-/copilot-linuxmusl-x64-1.0.102.tgz"),
+        0
+    );
+    assert!(snapshot.package(PLATFORM).tarball.is_some());
     let mut copilot = copilot;
     copilot
         .env
