@@ -301,6 +301,9 @@ pub struct RealAgent {
 pub struct Turn {
     /// From spawning `oneworks run` to its exit.
     pub elapsed: Duration,
+    /// From the `turn_end` event to the exit of `oneworks run` (how long
+    /// stopping the agent took).
+    pub stopping: Option<Duration>,
     pub events: Vec<Value>,
     pub requests: Vec<Value>,
     pub stderr: String,
@@ -408,6 +411,7 @@ impl RealAgent {
         let deadline = Instant::now() + TURN_DEADLINE;
         let mut events = Vec::new();
         let mut requests = Vec::new();
+        let mut ended = None;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match lines_rx.recv_timeout(left) {
@@ -418,6 +422,9 @@ impl RealAgent {
                         let answer = json!({"id": event["id"], "reply": reply});
                         writeln!(stdin, "{answer}").expect("reply");
                         requests.push(event.clone());
+                    }
+                    if event["type"] == "turn_end" {
+                        ended = Some(Instant::now());
                     }
                     events.push(event);
                 }
@@ -438,6 +445,7 @@ impl RealAgent {
         let stderr = stderr_reader.join().unwrap_or_default();
         let turn = Turn {
             elapsed: started.elapsed(),
+            stopping: ended.map(|at| at.elapsed()),
             events,
             requests,
             stderr,
@@ -493,7 +501,7 @@ impl RealAgent {
             self.model.describe()
         );
 
-        let first = turn.elapsed;
+        let first = (turn.elapsed, turn.stopping);
         let rejected = "probe-rejected.txt";
         let turn = self.turn(rejected, "Reject once");
         assert_eq!(turn.requests.len(), 1, "{}", describe(&turn));
@@ -516,9 +524,9 @@ impl RealAgent {
         );
         self.assert_no_file_holds_the_secret();
         eprintln!(
-            "{}: allow-once turn {first:?}, reject-once turn {:?}; the model saw\n{}",
+            "{}: allow-once turn (whole, stopping) {first:?}, reject-once turn {:?}; the model saw\n{}",
             self.agent,
-            turn.elapsed,
+            (turn.elapsed, turn.stopping),
             self.model.describe()
         );
     }
