@@ -99,6 +99,11 @@ impl Snapshot {
     }
 
     fn load(agent: &str) -> Snapshot {
+        Snapshot::load_from(agent, &cache_dir())
+    }
+
+    /// The snapshot of `agent` in the cache folder `cache`.
+    fn load_from(agent: &str, cache: &Path) -> Snapshot {
         let lock_path = repo()
             .join("tests/fixtures/agents")
             .join(agent)
@@ -107,7 +112,7 @@ impl Snapshot {
             &std::fs::read(&lock_path).unwrap_or_else(|e| panic!("{}: {e}", lock_path.display())),
         )
         .expect("lock json");
-        let npm = cache_dir().join("npm");
+        let npm = cache.join("npm");
         let complete = npm.join(format!("{agent}.complete"));
         assert!(
             complete.is_file(),
@@ -273,6 +278,45 @@ impl Snapshot {
         }
         target
     }
+}
+
+/// The files (path, text) named `name` under `dir`, for assertions on
+/// what oneworks materialized.
+pub fn files_named(dir: &Path, name: &str) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => stack.push(path),
+                Ok(kind) if kind.is_file() && entry.file_name() == name => {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    found.push((path, text));
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_missing_cache_fails_with_the_command_that_fetches_it() {
+    let empty = tempfile::tempdir().expect("temp dir");
+    let failed = std::panic::catch_unwind(|| Snapshot::load_from("qwen", empty.path()).agent);
+    let message = failed.expect_err("an empty cache must fail");
+    let text = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        text.contains("tests/fixtures/agents/fetch.sh") && text.contains("not in"),
+        "{text}"
+    );
 }
 
 /// The cached real Node ≥ 22 (`fetch.sh` puts it there) for agents whose
