@@ -252,6 +252,11 @@ pub fn parent_path(path: &str) -> &str {
     }
 }
 
+/// `(alias, specifier)` edges of one package.
+type EdgeList = Vec<(String, String)>;
+/// Documents fetched by one worker.
+type Fetched<E> = Result<Vec<(String, Option<PackageDocument>)>, E>;
+
 struct Resolver<'a, 'f, E> {
     fetch: &'f Fetch<'f, E>,
     options: &'a Options<'a>,
@@ -296,7 +301,7 @@ pub fn resolve<E: Send + From<TreeError>>(
 impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
     /// The edges of a node to resolve: `(alias, spec)` of its
     /// dependencies and named peers, then its optional ones.
-    fn edges(&self, index: usize) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    fn edges(&self, index: usize) -> (EdgeList, EdgeList) {
         let edges = &self.nodes[index].doc.edges;
         let wanted = |(name, _): &&(String, String)| !edges.bundled.contains(name);
         let mut required: Vec<(String, String)> =
@@ -331,28 +336,27 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         }
         let fetch = self.fetch;
         let chunk = names.len().div_ceil(DOCUMENT_THREADS).max(1);
-        let fetched: Vec<Result<Vec<(String, Option<PackageDocument>)>, E>> =
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = names
-                    .chunks(chunk)
-                    .map(|group| {
-                        scope.spawn(move || {
-                            group
-                                .iter()
-                                .map(|name| Ok((name.clone(), fetch(name)?)))
-                                .collect::<Result<Vec<_>, E>>()
-                        })
+        let fetched: Vec<Fetched<E>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = names
+                .chunks(chunk)
+                .map(|group| {
+                    scope.spawn(move || {
+                        group
+                            .iter()
+                            .map(|name| Ok((name.clone(), fetch(name)?)))
+                            .collect::<Result<Vec<_>, E>>()
                     })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| {
-                        handle
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
-            });
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
         for group in fetched {
             for (name, document) in group? {
                 self.documents.insert(name, document.map(Arc::new));

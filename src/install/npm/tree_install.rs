@@ -252,7 +252,7 @@ impl Installer<'_> {
             }
             // A hard link inside the install (one copy of a large binary);
             // a copy where the file system refuses links.
-            if std::fs::hard_link(&source, &target).is_err() {
+            if fs_err::hard_link(&source, &target).is_err() {
                 fs_err::copy(&source, &target).map_err(io("copy", &target))?;
             }
         }
