@@ -52,6 +52,16 @@ fn the_real_copilot_asks_before_its_shell_tool_runs_allow_once_then_reject_once(
     copilot.env.set_env("COPILOT_MODEL", "fake-model");
     copilot.env.set_env("COPILOT_OFFLINE", "true");
     copilot.allow_then_reject();
+    // The session's settings keep Copilot asking and not updating itself.
+    let settings = super::files_named(&copilot.env.base(), "settings.json");
+    assert!(
+        settings.iter().any(|(_, text)| {
+            serde_json::from_str::<serde_json::Value>(text).is_ok_and(|json| {
+                json["defaultPermissionMode"] == "manual" && json["autoUpdate"] == false
+            })
+        }),
+        "{settings:#?}"
+    );
     assert!(
         !copilot.model.tool_calls().is_empty(),
         "{}",

@@ -48,6 +48,17 @@ fn the_real_qwen_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
     assert!(forced
         .iter()
         .all(|json| json["general"]["enableAutoUpdate"] == false));
+    // The bundled ripgrep ships 0644; the install made it executable.
+    use std::os::unix::fs::PermissionsExt as _;
+    let rg: Vec<_> = files_named(&qwen.env.oneworks_home, "rg")
+        .into_iter()
+        .filter(|(path, _)| path.to_string_lossy().contains("x64-linux"))
+        .collect();
+    assert!(!rg.is_empty(), "no vendor/ripgrep/x64-linux/rg installed");
+    for (path, _) in rg {
+        let mode = std::fs::metadata(&path).expect("rg").permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "{} is {mode:o}", path.display());
+    }
     // Qwen spoke chat completions and offered its own shell tool.
     let calls = qwen.model.tool_calls();
     assert!(!calls.is_empty(), "{}", qwen.model.describe());
