@@ -1,6 +1,8 @@
 //! GitHub Copilot CLI 1.0.102 (`@github/copilot` + `@github/copilot-linux-x64`,
-//! SPEC §11.4) over ACP against the fake model's OpenAI chat completions:
-//! `copilot --acp --stdio`, BYOK through `COPILOT_PROVIDER_*`,
+//! SPEC §11.4) over ACP against the fake model — in each of the three wire
+//! formats Copilot speaks (OpenAI chat completions, OpenAI responses,
+//! Anthropic messages), which also proves the fake model against a real
+//! client: `copilot --acp --stdio`, BYOK through `COPILOT_PROVIDER_*`,
 //! `COPILOT_OFFLINE=true` (no GitHub login, no telemetry, no update).
 //!
 //! Path taken: `oneworks adapter prepare copilot` from the loopback
@@ -15,6 +17,31 @@ const VERSION: &str = "1.0.102";
 
 #[test]
 fn the_real_copilot_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
+    copilot_turns(Provider::Completions);
+}
+
+/// The same turns with Copilot speaking OpenAI responses
+/// (`COPILOT_PROVIDER_WIRE_API=responses`).
+#[test]
+fn the_real_copilot_over_openai_responses() {
+    copilot_turns(Provider::Responses);
+}
+
+/// The same turns with Copilot speaking Anthropic messages
+/// (`COPILOT_PROVIDER_TYPE=anthropic`, the base URL without `/v1`).
+#[test]
+fn the_real_copilot_over_anthropic_messages() {
+    copilot_turns(Provider::Anthropic);
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    Completions,
+    Responses,
+    Anthropic,
+}
+
+fn copilot_turns(provider: Provider) {
     let _serial = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -44,10 +71,19 @@ fn the_real_copilot_asks_before_its_shell_tool_runs_allow_once_then_reject_once(
     );
     assert!(snapshot.package(PLATFORM).tarball.is_some());
     let mut copilot = copilot;
-    copilot
-        .env
-        .set_env("COPILOT_PROVIDER_BASE_URL", &copilot.model.url("/v1"));
-    copilot.env.set_env("COPILOT_PROVIDER_TYPE", "openai");
+    let (base, kind, path) = match provider {
+        Provider::Completions => ("/v1", "openai", "/v1/chat/completions"),
+        Provider::Responses => ("/v1", "openai", "/v1/responses"),
+        Provider::Anthropic => ("", "anthropic", "/v1/messages"),
+    };
+    let url = copilot.model.url(base);
+    copilot.env.set_env("COPILOT_PROVIDER_BASE_URL", &url);
+    copilot.env.set_env("COPILOT_PROVIDER_TYPE", kind);
+    if provider == Provider::Responses {
+        copilot
+            .env
+            .set_env("COPILOT_PROVIDER_WIRE_API", "responses");
+    }
     copilot.env.set_env("COPILOT_PROVIDER_API_KEY", SECRET);
     copilot.env.set_env("COPILOT_MODEL", "fake-model");
     copilot.env.set_env("COPILOT_OFFLINE", "true");
@@ -62,8 +98,10 @@ fn the_real_copilot_asks_before_its_shell_tool_runs_allow_once_then_reject_once(
         }),
         "{settings:#?}"
     );
+    let calls = copilot.model.tool_calls();
+    assert!(!calls.is_empty(), "{}", copilot.model.describe());
     assert!(
-        !copilot.model.tool_calls().is_empty(),
+        calls.iter().all(|call| call.path == path),
         "{}",
         copilot.model.describe()
     );
