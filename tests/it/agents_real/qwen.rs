@@ -48,6 +48,13 @@ fn the_real_qwen_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
     assert!(forced
         .iter()
         .all(|json| json["general"]["enableAutoUpdate"] == false));
+    // OPENAI_API_KEY implies the method (the id, never the key).
+    assert!(
+        forced
+            .iter()
+            .all(|json| json["security"]["auth"]["selectedType"] == "openai"),
+        "{settings:#?}"
+    );
     // The bundled ripgrep ships 0644; the install made it executable.
     use std::os::unix::fs::PermissionsExt as _;
     let rg: Vec<_> = files_named(&qwen.env.oneworks_home, "rg")
