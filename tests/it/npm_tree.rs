@@ -132,7 +132,7 @@ fn real_node() -> PathBuf {
 /// downloaded; its file is placed as the main package's bin.
 #[test]
 fn npm_tree_installs_the_one_platform_package_for_this_host() {
-    let env = tree_env("platformBin: bin/real");
+    let env = tree_env("platformPackages: ['@fake/gemini-cli'], platformBin: bin/real");
     let cpu = npm_cpu();
     let platform = |name: &str, os: &str, cpu: &str, libc: Option<&str>| {
         let mut fields = json!({ "os": [os], "cpu": [cpu] });
@@ -166,6 +166,24 @@ fn npm_tree_installs_the_one_platform_package_for_this_host() {
     let mac = platform("fake-darwin-arm64", "darwin", "arm64", None);
     let keytar = Published::package(&env.server, "keytar", "7.9.0", json!({}), &[]);
     npm_registry::publish_package(&env.server, &[&keytar]);
+    // A dependency with platform packages of its own that the data does
+    // not name: they are not installed, not even asked for.
+    let helper_platform = Published::package(
+        &env.server,
+        &format!("helper-linux-{cpu}"),
+        "1.0.0",
+        json!({ "os": ["linux"], "cpu": [cpu] }),
+        &[],
+    );
+    npm_registry::publish_package(&env.server, &[&helper_platform]);
+    let helper = Published::package(
+        &env.server,
+        "helper",
+        "1.0.0",
+        json!({ "optionalDependencies": { helper_platform.name.clone(): "1.0.0" } }),
+        &[],
+    );
+    npm_registry::publish_package(&env.server, &[&helper]);
     let mut optional = serde_json::Map::new();
     for published in [&ours, &other_libc, &other_cpu, &mac, &keytar] {
         optional.insert(published.name.clone(), json!(published.version));
@@ -185,7 +203,8 @@ fn npm_tree_installs_the_one_platform_package_for_this_host() {
         ),
     ];
     let main = Published::with_entries(&env.server, "1.0.0", &placeholder)
-        .field("optionalDependencies", Value::Object(optional));
+        .field("optionalDependencies", Value::Object(optional))
+        .field("dependencies", json!({ "helper": "^1.0.0" }));
     npm_registry::publish(&env.server, "1.0.0", &[&main]);
 
     let outcome = env.prepare(&[]);
@@ -205,6 +224,9 @@ fn npm_tree_installs_the_one_platform_package_for_this_host() {
     assert!(root
         .join(format!("node_modules/fake-linux-{cpu}/bin/real"))
         .is_file());
+    assert_eq!(env.server.hits(&helper.path), 1);
+    assert_eq!(env.server.hits(&helper_platform.path), 0);
+    assert_eq!(env.server.hits(&document_path(&helper_platform.name)), 0);
     // platformBin: the platform package's file is the bin now, executable.
     let bin = std::fs::read_to_string(root.join(npm_registry::BIN)).expect("bin");
     assert!(bin.contains(&format!("# fake-linux-{cpu}")), "{bin}");
@@ -212,7 +234,9 @@ fn npm_tree_installs_the_one_platform_package_for_this_host() {
     assert_eq!((code, out.trim()), (Some(0), "1.0.0"));
     let lock = lock_json(&env);
     let packages = lock["npm"]["packages"].as_array().expect("packages");
-    assert_eq!(packages.len(), 1, "{packages:?}");
+    assert_eq!(packages.len(), 2, "{packages:?}");
+    assert_eq!(packages[1]["path"], "node_modules/helper");
+    assert!(packages[1].get("platform").is_none());
     assert_eq!(
         packages[0]["path"],
         format!("node_modules/fake-linux-{cpu}")
@@ -226,7 +250,7 @@ fn npm_tree_installs_the_one_platform_package_for_this_host() {
 /// downloaded, published or pinned.
 #[test]
 fn npm_tree_without_a_platform_for_this_host_is_exit_4() {
-    let env = tree_env("");
+    let env = tree_env("platformPackages: ['@fake/gemini-cli']");
     let mut optional = serde_json::Map::new();
     let mut tarballs = Vec::new();
     for (name, os, cpu) in [
@@ -475,13 +499,14 @@ fn npm_tree_a_hostile_entry_in_a_dependency_is_refused() {
 /// under its own name; `executables` sets the exec bit.
 #[test]
 fn npm_tree_locked_offline_aliases_and_executables() {
-    let env = tree_env("executables: [node_modules/tools/vendor/rg]");
+    let env = tree_env("executables: ['node_modules/tools/vendor/{cpu}-{os}/rg']");
+    let rg_path = format!("vendor/{}-linux/rg", npm_cpu());
     let tools = Published::package(
         &env.server,
         "@fake/tools",
         "2.0.0",
         json!({}),
-        &[("vendor/rg", 0o644, "#!/bin/sh\necho rg\n")],
+        &[(&rg_path, 0o644, "#!/bin/sh\necho rg\n")],
     );
     npm_registry::publish_package(&env.server, &[&tools]);
     let main = main_package(
@@ -492,7 +517,7 @@ fn npm_tree_locked_offline_aliases_and_executables() {
     npm_registry::publish(&env.server, "1.0.0", &[&main]);
     assert_prepared(&env.prepare(&[]), "managed", "1.0.0");
     let root = package_dir(&env, "1.0.0");
-    let rg = root.join("node_modules/tools/vendor/rg");
+    let rg = root.join("node_modules/tools").join(&rg_path);
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&rg).expect("rg").permissions());
     assert_eq!(mode & 0o111, 0o111, "executables: the exec bit is set");

@@ -1,10 +1,11 @@
 //! A package's whole tree (SPEC §11.2), resolved from the registry's
 //! documents: `dependencies` (and the `peerDependencies` the adapter's data
 //! names) by npm range, the highest matching version (`dist-tags.latest`
-//! when it matches); among `optionalDependencies`, the platform packages
-//! (those declaring `os`/`cpu`/`libc`) that fit this host — exactly one
-//! per package, none of the others; other optional dependencies are not
-//! installed (they are native add-ons built by install scripts, which never
+//! when it matches); for the packages the adapter's data names
+//! (`platformPackages`), among their `optionalDependencies` the platform
+//! packages (those declaring `os`/`cpu`/`libc`) that fit this host —
+//! exactly one per package, none of the others; other optional
+//! dependencies are not installed (they are native add-ons built by install scripts, which never
 //! run). The layout is Node's: `node_modules/` beneath the main package,
 //! each package placed as high as it can be (deduplicated where a placed
 //! version satisfies the range), nested beneath its dependent where it
@@ -15,7 +16,9 @@ use std::sync::Arc;
 
 use super::document::{PackageDocument, VersionDoc};
 use super::host::{describe, NpmHost};
-use crate::error::{Classify, ErrorKind};
+use super::spec::{child_path, parse_spec, valid_name};
+pub use super::spec::{parent_path, valid_path};
+pub use super::tree_error::TreeError;
 use crate::output::sanitize::sanitize_line;
 
 /// At most this many packages in one tree (a large real one holds a few
@@ -25,85 +28,6 @@ pub const MAX_PACKAGES: usize = 2000;
 pub const MAX_DEPTH: usize = 32;
 /// Documents fetched at once.
 pub const DOCUMENT_THREADS: usize = 6;
-
-#[derive(Debug, thiserror::Error)]
-pub enum TreeError {
-    #[error("no platform package of `{package}` fits this host ({host}); it offers: {offered}")]
-    NoPlatform {
-        package: String,
-        host: String,
-        offered: String,
-    },
-    #[error("`{package}` needs `{dependency}` `{range}`, which the registry does not have")]
-    Missing {
-        package: String,
-        dependency: String,
-        range: String,
-    },
-    #[error("`{package}` needs `{dependency}` `{range}`, but the registry lists no such version (newest: {newest})")]
-    NoVersion {
-        package: String,
-        dependency: String,
-        range: String,
-        newest: String,
-    },
-    #[error("`{package}` needs `{dependency}` as `{spec}`, which oneworks does not install (only registry versions, ranges, tags and `npm:` aliases)")]
-    Specifier {
-        package: String,
-        dependency: String,
-        spec: String,
-    },
-    #[error("the dependency tree of `{package}` {reason}")]
-    Bounds { package: String, reason: String },
-    #[error(
-        "the adapter data's `platformBin` needs a platform package of `{package}`, and it has none"
-    )]
-    NoPlatformBin { package: String },
-    #[error("`{path}` in the installed package cannot be {action}: {reason}")]
-    File {
-        path: String,
-        action: &'static str,
-        reason: String,
-    },
-    #[error("the lock file records a malformed package `{}`: {reason}", sanitize_line(.path))]
-    PinEntry { path: String, reason: String },
-    #[error("the registry's document of `{package}` is malformed")]
-    Document {
-        package: String,
-        #[source]
-        source: super::document::PackageError,
-    },
-    #[error("the installed tree at `{dir}` is incomplete: {reason}")]
-    Incomplete { dir: String, reason: String },
-}
-
-impl Classify for TreeError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            TreeError::NoPlatform { .. }
-            | TreeError::Document { .. }
-            | TreeError::Missing { .. }
-            | TreeError::NoVersion { .. } => ErrorKind::Network,
-            TreeError::Bounds { .. } => ErrorKind::UnsafeArchive,
-            TreeError::PinEntry { .. } => ErrorKind::Config,
-            TreeError::Specifier { .. }
-            | TreeError::NoPlatformBin { .. }
-            | TreeError::File { .. }
-            | TreeError::Incomplete { .. } => ErrorKind::NoUsableCli,
-        }
-    }
-    fn hint(&self) -> Option<String> {
-        Some(match self {
-            TreeError::NoPlatform { .. } => "nothing was installed: the package ships no build for this host; use `source: system` with an agent installed another way".to_owned(),
-            TreeError::Missing { .. } | TreeError::NoVersion { .. } | TreeError::Document { .. } => "nothing was installed: check that ONEWORKS_NPM_REGISTRY (or npm's `registry` setting) points at a registry or a complete mirror".to_owned(),
-            TreeError::Specifier { .. } => "nothing was installed: use another version of the package, or `source: system`".to_owned(),
-            TreeError::Bounds { .. } => "nothing was installed: the registry's documents describe a tree too large to be this package's".to_owned(),
-            TreeError::NoPlatformBin { .. } | TreeError::File { .. } => "nothing was installed: the adapter data does not fit this version of the package; check its `npm` section".to_owned(),
-            TreeError::PinEntry { .. } => "fix or delete the lock file; `oneworks adapter prepare <adapter>` writes it again".to_owned(),
-            TreeError::Incomplete { .. } => "reinstall it with `oneworks adapter prepare <adapter> --force` (without --offline)".to_owned(),
-        })
-    }
-}
 
 /// One package of the tree; the root (index 0) is the main package.
 #[derive(Debug, Clone)]
@@ -143,113 +67,10 @@ pub type Fetch<'a, E> = dyn Fn(&str) -> Result<Option<PackageDocument>, E> + Syn
 /// What the adapter's data says about resolving.
 pub struct Options<'a> {
     pub host: &'a NpmHost,
+    /// The packages whose platform packages are installed.
+    pub platform_of: &'a [String],
     pub prefer: &'a [String],
     pub peers: &'a [String],
-}
-
-/// A dependency specifier: the registry name and the range or tag.
-fn parse_spec(alias: &str, spec: &str) -> Option<(String, String)> {
-    let spec = spec.trim();
-    if let Some(aliased) = spec.strip_prefix("npm:") {
-        // `npm:@scope/name@range`, `npm:name@range`, `npm:name`.
-        let (name, range) = match aliased.strip_prefix('@') {
-            Some(scoped) => match scoped.split_once('@') {
-                Some((name, range)) => (format!("@{name}"), range.to_owned()),
-                None => (aliased.to_owned(), "*".to_owned()),
-            },
-            None => match aliased.split_once('@') {
-                Some((name, range)) => (name.to_owned(), range.to_owned()),
-                None => (aliased.to_owned(), "*".to_owned()),
-            },
-        };
-        return valid_name(&name).then_some((name, range));
-    }
-    let foreign = [
-        "file:",
-        "link:",
-        "git",
-        "http:",
-        "https:",
-        "github:",
-        "workspace:",
-        "portal:",
-    ];
-    if foreign.iter().any(|prefix| spec.starts_with(prefix)) || spec.contains('/') {
-        return None;
-    }
-    Some((alias.to_owned(), spec.to_owned()))
-}
-
-/// An npm package name (`name` or `@scope/name`) safe as a folder name.
-pub fn valid_name(name: &str) -> bool {
-    let part = |part: &str| {
-        !part.is_empty()
-            && !part.starts_with('.')
-            && part.len() <= 214
-            && part
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
-    };
-    match name.strip_prefix('@') {
-        Some(scoped) => scoped
-            .split_once('/')
-            .is_some_and(|(scope, rest)| part(scope) && part(rest)),
-        None => part(name),
-    }
-}
-
-/// The path of a child `alias` of a package at `parent`.
-fn child_path(parent: &str, alias: &str) -> String {
-    if parent.is_empty() {
-        format!("node_modules/{alias}")
-    } else {
-        format!("{parent}/node_modules/{alias}")
-    }
-}
-
-/// Whether a pin's `path` is a well-formed place in a tree: one or more
-/// `node_modules/<name>` steps.
-pub fn valid_path(path: &str) -> bool {
-    let mut rest = path;
-    let mut steps = 0;
-    while let Some(after) = rest.strip_prefix("node_modules/") {
-        let (name, next) = match after.strip_prefix('@') {
-            Some(_) => {
-                let mut parts = after.splitn(3, '/');
-                let scope = parts.next().unwrap_or_default();
-                let name = parts.next().unwrap_or_default();
-                let consumed = scope.len() + 1 + name.len();
-                (
-                    &after[..consumed.min(after.len())],
-                    &after[consumed.min(after.len())..],
-                )
-            }
-            None => match after.split_once('/') {
-                Some((name, _)) => (name, &after[name.len()..]),
-                None => (after, ""),
-            },
-        };
-        if !valid_name(name) {
-            return false;
-        }
-        steps += 1;
-        if next.is_empty() {
-            return steps > 0;
-        }
-        match next.strip_prefix('/') {
-            Some(next) => rest = next,
-            None => return false,
-        }
-    }
-    false
-}
-
-/// The parent path of a pin path (`""` for a top-level package).
-pub fn parent_path(path: &str) -> &str {
-    match path.rfind("/node_modules/") {
-        Some(index) => &path[..index],
-        None => "",
-    }
 }
 
 /// `(alias, specifier)` edges of one package.
@@ -325,7 +146,10 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
     fn prefetch(&mut self, level: &[usize]) -> Result<(), E> {
         let mut names: Vec<String> = Vec::new();
         for &index in level {
-            let (required, optional) = self.edges(index);
+            let (required, mut optional) = self.edges(index);
+            if !self.options.platform_of.contains(&self.nodes[index].name) {
+                optional.clear();
+            }
             for (alias, spec) in required.iter().chain(&optional) {
                 if let Some((name, _)) = parse_spec(alias, spec) {
                     if !self.documents.contains_key(&name) && !names.contains(&name) {
@@ -374,6 +198,8 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         let (required, optional) = self.edges(index);
         let package = self.nodes[index].name.clone();
         let mut placed = Vec::new();
+        let wants_platform = self.options.platform_of.contains(&package);
+        let optional: EdgeList = if wants_platform { optional } else { Vec::new() };
         if let Some(platform) = self.platform(index, &optional)? {
             let (alias, name, doc) = platform;
             if let Some(new) = self.place(index, &alias, &name, doc)? {
@@ -604,276 +430,5 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Debug)]
-    enum TestError {
-        Tree(TreeError),
-    }
-    impl From<TreeError> for TestError {
-        fn from(error: TreeError) -> Self {
-            TestError::Tree(error)
-        }
-    }
-
-    /// A registry of `name → [(version, dependencies json)]`.
-    fn registry(packages: &[(&str, &[(&str, &str)])]) -> HashMap<String, Vec<u8>> {
-        packages
-            .iter()
-            .map(|(name, versions)| {
-                let mut map = serde_json::Map::new();
-                let mut latest = String::new();
-                for (version, extra) in *versions {
-                    let mut doc: serde_json::Value = serde_json::from_str(extra).expect("json");
-                    doc["dist"] = serde_json::json!({"tarball": format!("http://r.test/{name}-{version}.tgz"), "integrity": "sha512-x"});
-                    map.insert((*version).to_owned(), doc);
-                    latest = (*version).to_owned();
-                }
-                let document = serde_json::json!({"dist-tags": {"latest": latest}, "versions": map});
-                ((*name).to_owned(), serde_json::to_vec(&document).expect("json"))
-            })
-            .collect()
-    }
-
-    fn run(
-        packages: &[(&str, &[(&str, &str)])],
-        root: &str,
-        host: &NpmHost,
-    ) -> Result<Vec<(String, String)>, TestError> {
-        let documents = registry(packages);
-        let root = PackageDocument::parse(&documents[root])
-            .expect("root")
-            .pick(&crate::config::VersionRequest::Latest, root, "")
-            .expect("pick")
-            .expect("latest");
-        let fetch = |name: &str| -> Result<Option<PackageDocument>, TestError> {
-            Ok(documents
-                .get(name)
-                .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
-        };
-        let options = Options {
-            host,
-            prefer: &[],
-            peers: &[],
-        };
-        let tree = resolve("root", root, &fetch, &options)?;
-        let mut placed: Vec<(String, String)> = tree
-            .packages()
-            .iter()
-            .map(|node| (node.path.clone(), node.doc.version.to_string()))
-            .collect();
-        placed.sort();
-        Ok(placed)
-    }
-
-    fn glibc() -> NpmHost {
-        NpmHost {
-            os: "linux".to_owned(),
-            cpu: "x64".to_owned(),
-            libc: Some("glibc".to_owned()),
-        }
-    }
-
-    #[test]
-    fn hoists_dedupes_and_nests_conflicts() {
-        let placed = run(
-            &[
-                (
-                    "root",
-                    &[("1.0.0", r#"{"dependencies": {"a": "^1.0.0", "b": "1.x"}}"#)],
-                ),
-                (
-                    "a",
-                    &[
-                        ("1.0.0", "{}"),
-                        ("1.2.0", r#"{"dependencies": {"c": "^2"}}"#),
-                        ("2.0.0", "{}"),
-                    ],
-                ),
-                (
-                    "b",
-                    &[(
-                        "1.0.0",
-                        r#"{"dependencies": {"c": "^1.1", "a": ">=1.1.0 <2"}}"#,
-                    )],
-                ),
-                (
-                    "c",
-                    &[
-                        ("1.1.0", "{}"),
-                        ("1.5.0", "{}"),
-                        ("2.3.0", "{}"),
-                        ("3.0.0-rc.1", "{}"),
-                    ],
-                ),
-            ],
-            "root",
-            &glibc(),
-        )
-        .expect("resolves");
-        // a hoisted once (b's range is met by the hoisted 1.2.0); c@2 hoisted
-        // for a, c@1 nested beneath b.
-        assert_eq!(
-            placed,
-            [
-                ("node_modules/a".to_owned(), "1.2.0".to_owned()),
-                ("node_modules/b".to_owned(), "1.0.0".to_owned()),
-                (
-                    "node_modules/b/node_modules/c".to_owned(),
-                    "1.5.0".to_owned()
-                ),
-                ("node_modules/c".to_owned(), "2.3.0".to_owned()),
-            ]
-        );
-    }
-
-    #[test]
-    fn cycles_end_and_specifiers_are_checked() {
-        let placed = run(
-            &[
-                ("root", &[("1.0.0", r#"{"dependencies": {"a": "*"}}"#)]),
-                (
-                    "a",
-                    &[("1.0.0", r#"{"dependencies": {"b": "*", "root": "^1"}}"#)],
-                ),
-                ("b", &[("1.0.0", r#"{"dependencies": {"a": "^1"}}"#)]),
-            ],
-            "root",
-            &glibc(),
-        )
-        .expect("a cycle resolves");
-        assert_eq!(placed.len(), 2, "{placed:?}");
-        let error = run(
-            &[(
-                "root",
-                &[(
-                    "1.0.0",
-                    r#"{"dependencies": {"a": "git+https://x.test/a.git"}}"#,
-                )],
-            )],
-            "root",
-            &glibc(),
-        )
-        .expect_err("git");
-        assert!(
-            matches!(error, TestError::Tree(TreeError::Specifier { .. })),
-            "{error:?}"
-        );
-        let error = run(
-            &[("root", &[("1.0.0", r#"{"dependencies": {"gone": "^1"}}"#)])],
-            "root",
-            &glibc(),
-        )
-        .expect_err("missing");
-        assert!(
-            matches!(error, TestError::Tree(TreeError::Missing { .. })),
-            "{error:?}"
-        );
-    }
-
-    #[test]
-    fn one_platform_package_and_aliases() {
-        let packages: &[(&str, &[(&str, &str)])] = &[
-            (
-                "root",
-                &[
-                    (
-                        "1.0.0",
-                        r#"{"optionalDependencies": {"root-linux-x64": "npm:root@1.0.0-linux-x64", "p-musl": "1.0.0", "p-arm": "1.0.0", "keytar": "^7"}}"#,
-                    ),
-                    (
-                        "1.0.0-linux-x64",
-                        r#"{"os": ["linux"], "cpu": ["x64"], "libc": ["glibc"]}"#,
-                    ),
-                ],
-            ),
-            (
-                "p-musl",
-                &[(
-                    "1.0.0",
-                    r#"{"os": ["linux"], "cpu": ["x64"], "libc": ["musl"]}"#,
-                )],
-            ),
-            (
-                "p-arm",
-                &[("1.0.0", r#"{"os": ["linux"], "cpu": ["arm64"]}"#)],
-            ),
-            ("keytar", &[("7.0.0", "{}")]),
-        ];
-        // `latest` of root is its platform build here: pin the root instead.
-        let documents = registry(packages);
-        let root = PackageDocument::parse(&documents["root"])
-            .expect("root")
-            .version("1.0.0", "root", "")
-            .expect("ok")
-            .expect("1.0.0");
-        let fetch = |name: &str| -> Result<Option<PackageDocument>, TestError> {
-            Ok(documents
-                .get(name)
-                .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
-        };
-        let host = glibc();
-        let options = Options {
-            host: &host,
-            prefer: &[],
-            peers: &[],
-        };
-        let tree = resolve("root", root.clone(), &fetch, &options).expect("resolves");
-        let packages: Vec<(&str, &str, bool)> = tree
-            .packages()
-            .iter()
-            .map(|node| (node.path.as_str(), node.name.as_str(), node.platform))
-            .collect();
-        assert_eq!(packages, [("node_modules/root-linux-x64", "root", true)]);
-        let arm = NpmHost {
-            cpu: "arm64".to_owned(),
-            ..glibc()
-        };
-        let options = Options {
-            host: &arm,
-            prefer: &[],
-            peers: &[],
-        };
-        let tree = resolve("root", root.clone(), &fetch, &options).expect("resolves");
-        assert_eq!(tree.packages()[0].path, "node_modules/p-arm");
-        let mac = NpmHost {
-            os: "darwin".to_owned(),
-            cpu: "arm64".to_owned(),
-            libc: None,
-        };
-        let options = Options {
-            host: &mac,
-            prefer: &[],
-            peers: &[],
-        };
-        let error = resolve("root", root, &fetch, &options).expect_err("no platform");
-        let TestError::Tree(error) = error;
-        assert_eq!(
-            error.to_string(),
-            "no platform package of `root` fits this host (darwin/arm64); it offers: p-arm (linux/arm64), p-musl (linux/x64 (musl)), root-linux-x64 (linux/x64 (glibc))"
-        );
-    }
-
-    #[test]
-    fn pin_paths_are_checked() {
-        assert!(valid_path("node_modules/a"));
-        assert!(valid_path("node_modules/@s/a/node_modules/b"));
-        assert!(!valid_path("node_modules/../x"));
-        assert!(!valid_path("node_modules/a/../../x"));
-        assert!(!valid_path("x/node_modules/a"));
-        assert!(!valid_path("node_modules/"));
-        assert!(!valid_path("node_modules/@s"));
-        assert!(!valid_path(""));
-        assert_eq!(
-            parent_path("node_modules/a/node_modules/b"),
-            "node_modules/a"
-        );
-        assert_eq!(parent_path("node_modules/a"), "");
-        assert_eq!(
-            parse_spec("x", "npm:@openai/codex@0.1.0-linux-x64"),
-            Some(("@openai/codex".to_owned(), "0.1.0-linux-x64".to_owned()))
-        );
-        assert_eq!(parse_spec("x", "user/repo"), None);
-    }
-}
+#[path = "tree_tests.rs"]
+mod tests;
