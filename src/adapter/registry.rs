@@ -13,6 +13,8 @@ use super::data::{AdapterData, DataError};
 pub const BUILTIN: &[(&str, &str)] = &[
     ("kiro", include_str!("../../manifests/kiro.yaml")),
     ("gemini", include_str!("../../manifests/gemini.yaml")),
+    ("qwen", include_str!("../../manifests/qwen.yaml")),
+    ("copilot", include_str!("../../manifests/copilot.yaml")),
 ];
 
 /// The most files `ONEWORKS_ADAPTERS_DIR` may hold (a folder of thousands
