@@ -34,8 +34,12 @@ fn the_real_qwen_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
     let managed = qwen
         .env
         .oneworks_home
-        .join("runtimes/node/versions/24.19.0/bin/node");
-    assert!(managed.is_file(), "no managed Node at {}", managed.display());
+        .join("runtimes/node/versions/24.19.0/node-v24.19.0-linux-x64/bin/node");
+    assert!(
+        managed.is_file(),
+        "no managed Node at {}: {prepared}",
+        managed.display()
+    );
     let tarball = format!("/{PACKAGE}/-/qwen-code-{VERSION}.tgz");
     assert_eq!(qwen.registry.hits(&tarball), 1);
     qwen.env.set_env("OPENAI_API_KEY", SECRET);
