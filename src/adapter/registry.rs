@@ -13,6 +13,9 @@ use super::data::{AdapterData, DataError};
 pub const BUILTIN: &[(&str, &str)] = &[
     ("kiro", include_str!("../../manifests/kiro.yaml")),
     ("gemini", include_str!("../../manifests/gemini.yaml")),
+    ("opencode", include_str!("../../manifests/opencode.yaml")),
+    ("codex", include_str!("../../manifests/codex.yaml")),
+    ("claude", include_str!("../../manifests/claude.yaml")),
 ];
 
 /// The most files `ONEWORKS_ADAPTERS_DIR` may hold (a folder of thousands

@@ -11,6 +11,7 @@ mod support;
 mod acp_conformance;
 mod acp_support;
 mod acp_terminal;
+mod agent_shapes;
 mod architecture;
 mod bounds;
 mod card_text;
