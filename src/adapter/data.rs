@@ -77,6 +77,26 @@ pub struct NpmData {
     pub package: String,
     /// The executable: `bin.<binCommand>` of the version document.
     pub bin_command: String,
+    /// When several of a package's platform packages (`optionalDependencies`
+    /// with `os`/`cpu`/`libc`) fit the host, the first of these names that
+    /// is one of them wins; `{os}`, `{cpu}` and `{libc}` are the host's
+    /// npm values (`linux`, `x64`, `glibc`). Without a match: the one that
+    /// declares the host's `libc`, then the shortest name.
+    #[serde(default)]
+    pub platform_prefer: Vec<String>,
+    /// What the package's install script would do, said as data: this
+    /// file of the platform package chosen for the main package becomes the
+    /// main package's `bin.<binCommand>` (a hard link inside the install).
+    #[serde(default)]
+    pub platform_bin: Option<String>,
+    /// Files that need their exec bit, relative to the main package folder
+    /// (a dependency's: `node_modules/<name>/<path>`).
+    #[serde(default)]
+    pub executables: Vec<String>,
+    /// `peerDependencies` installed like dependencies, by name (npm's
+    /// peers are installed only when named here).
+    #[serde(default)]
+    pub peer_dependencies: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -104,6 +104,8 @@ pub enum InstallError {
     Registry(#[from] RegistryError),
     #[error(transparent)]
     Node(#[from] NodeError),
+    #[error(transparent)]
+    Tree(#[from] super::npm::tree::TreeError),
     #[error("the download `{download}` leaves the download base `{base}`")]
     OutsideBase { download: String, base: String },
     #[error(transparent)]
@@ -267,6 +269,7 @@ impl InstallError {
             InstallError::Network(error) => error.hint_with(&names.primary_variable(), &sources),
             InstallError::Registry(error) => error.hint(),
             InstallError::Node(error) => error.hint(),
+            InstallError::Tree(error) => error.hint().map(|hint| hint.replace("<adapter>", id)),
             InstallError::Unsafe(error) => error.hint(),
             InstallError::Lock(error) => error.hint(),
             InstallError::Pin(error) => error.hint(),
@@ -336,6 +339,7 @@ impl Classify for InstallError {
             InstallError::Network(error) => error.kind(),
             InstallError::Registry(error) => error.kind(),
             InstallError::Node(error) => error.kind(),
+            InstallError::Tree(error) => error.kind(),
             InstallError::Manifest { .. }
             | InstallError::Package { .. }
             | InstallError::OutsideBase { .. } => ErrorKind::Network,

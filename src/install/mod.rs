@@ -164,7 +164,11 @@ impl Installer<'_> {
             Route::Offline => {
                 let _lock = self.lock()?;
                 match self.choose(&request.version, pinned, Selection::Offline)? {
-                    Ok(installed) => self.reuse(installed),
+                    Ok(installed) => {
+                        let pinned_tree = pin.as_ref().and_then(|read| read.pin.npm.as_ref());
+                        self.check_npm_tree(&installed, pinned_tree)?;
+                        self.reuse(installed)
+                    }
                     Err(wanted) => Err(InstallError::Offline {
                         name,
                         wanted: wanted.map_or_else(
@@ -284,6 +288,7 @@ impl Installer<'_> {
     /// and, for an npm package, that its Node.js runtime is there.
     fn reuse(&self, installed: Installed) -> Result<Prepared, InstallError> {
         self.check_runtime(&installed)?;
+        self.check_npm_tree(&installed, None)?;
         reuse::verify(&installed, &self.probe, &self.data.binary.name)?;
         Ok(installed.into())
     }

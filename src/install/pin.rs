@@ -2,7 +2,8 @@
 //! lock). It records the version and, for a vendor manifest, each archive
 //! entry of that version (platform keys, `download`, `sha256`, `size`); for
 //! an npm package, its tarball URL, `integrity`, executable and
-//! `engines.node`.
+//! `engines.node`, and every other package of its tree (path, name,
+//! version, tarball, integrity).
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,32 @@ pub struct NpmPin {
     /// `engines.node` of that version, checked before install and launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engines_node: Option<String>,
+    /// Every other package of the installed tree (dependencies, the
+    /// platform package), where it lies below the main package. A pin
+    /// written before package trees has none and still reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<NpmPinPackage>,
+}
+
+/// One package of an installed npm tree, as the pin and the install's
+/// `npm-tree.json` record it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NpmPinPackage {
+    /// Below the main package folder: `node_modules/<name>` (nested:
+    /// `node_modules/<a>/node_modules/<b>`); the last name is the one
+    /// it is required by (an npm alias's own name).
+    pub path: String,
+    /// The registry's package name (differs from the path's under an
+    /// `npm:` alias).
+    pub name: String,
+    pub version: String,
+    pub tarball: String,
+    pub integrity: String,
+    /// The platform package chosen for the main package (its files feed
+    /// the adapter's `platformBin`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub platform: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -211,6 +238,9 @@ impl Pin {
         }
         if let Some(npm) = &mut pin.npm {
             npm.tarball = scrubber.scrub_str(&npm.tarball).into_owned();
+            for package in &mut npm.packages {
+                package.tarball = scrubber.scrub_str(&package.tarball).into_owned();
+            }
         }
         let mut text = serde_json::to_string_pretty(&pin).map_err(|source| PinError::Invalid {
             path: path.to_owned(),

@@ -42,12 +42,70 @@ struct RawVersion {
     bin: Option<serde_json::Value>,
     #[serde(default)]
     engines: Option<serde_json::Value>,
+    #[serde(default)]
+    dependencies: Option<serde_json::Value>,
+    #[serde(default, rename = "optionalDependencies")]
+    optional_dependencies: Option<serde_json::Value>,
+    #[serde(default, rename = "peerDependencies")]
+    peer_dependencies: Option<serde_json::Value>,
+    #[serde(default, rename = "bundleDependencies")]
+    bundle_dependencies: Option<serde_json::Value>,
+    #[serde(default, rename = "bundledDependencies")]
+    bundled_dependencies: Option<serde_json::Value>,
+    #[serde(default)]
+    os: Option<serde_json::Value>,
+    #[serde(default)]
+    cpu: Option<serde_json::Value>,
+    #[serde(default)]
+    libc: Option<serde_json::Value>,
 }
 
 /// The package document, parsed.
 pub struct PackageDocument {
     latest: Option<String>,
+    tags: HashMap<String, String>,
     versions: HashMap<String, RawVersion>,
+}
+
+/// What a version needs besides itself: its edges to other packages
+/// (`name → specifier`, sorted) and the platform it declares.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Edges {
+    pub dependencies: Vec<(String, String)>,
+    pub optional: Vec<(String, String)>,
+    pub peers: Vec<(String, String)>,
+    /// Dependencies shipped inside the tarball (`bundleDependencies`).
+    pub bundled: Bundled,
+    pub os: Vec<String>,
+    pub cpu: Vec<String>,
+    pub libc: Vec<String>,
+}
+
+/// `bundleDependencies`: none, all (`true`), or these names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Bundled {
+    #[default]
+    None,
+    All,
+    Names(Vec<String>),
+}
+
+impl Bundled {
+    pub fn contains(&self, name: &str) -> bool {
+        match self {
+            Bundled::None => false,
+            Bundled::All => true,
+            Bundled::Names(names) => names.iter().any(|bundled| bundled == name),
+        }
+    }
+}
+
+impl Edges {
+    /// Whether the version declares a platform (`os`, `cpu` or `libc`):
+    /// such an optional dependency is a platform package.
+    pub fn is_platform(&self) -> bool {
+        !(self.os.is_empty() && self.cpu.is_empty() && self.libc.is_empty())
+    }
 }
 
 /// A version as the installer uses it.
@@ -62,19 +120,62 @@ pub struct VersionDoc {
     /// The `bin` entry for the command, as the document says it.
     pub bin: Option<String>,
     pub engines_node: Option<String>,
+    pub edges: Edges,
 }
 
 impl PackageDocument {
     pub fn parse(bytes: &[u8]) -> Result<Self, PackageError> {
         let raw: RawDocument = serde_json::from_slice(bytes).map_err(PackageError::Json)?;
+        let tags: HashMap<String, String> = raw
+            .dist_tags
+            .iter()
+            .filter_map(|(tag, value)| Some((tag.clone(), value.as_str()?.to_owned())))
+            .collect();
         Ok(Self {
-            latest: raw
-                .dist_tags
-                .get("latest")
-                .and_then(|latest| latest.as_str())
-                .map(str::to_owned),
+            latest: tags.get("latest").cloned(),
+            tags,
             versions: raw.versions,
         })
+    }
+
+    /// The version a dependency's npm range (or dist-tag) picks, as npm
+    /// does: `dist-tags.latest` when it satisfies the range, else the
+    /// highest version that does. `Ok(None)` when none does; `Err` when the
+    /// range is not one oneworks reads.
+    pub fn best(&self, range: &str) -> Result<Option<String>, String> {
+        let range = range.trim();
+        if let Some(tagged) = self.tags.get(range) {
+            return Ok(self.versions.contains_key(tagged).then(|| tagged.clone()));
+        }
+        let requirement = super::node::translate_range(if range.is_empty() { "*" } else { range })?;
+        let fits = |version: &semver::Version| requirement.iter().any(|alt| alt.matches(version));
+        if let Some(latest) = &self.latest {
+            if let Ok(version) = semver::Version::parse(latest) {
+                if self.versions.contains_key(latest) && fits(&version) {
+                    return Ok(Some(latest.clone()));
+                }
+            }
+        }
+        Ok(self
+            .versions
+            .keys()
+            .filter_map(|key| Some((semver::Version::parse(key).ok()?, key)))
+            .filter(|(version, _)| fits(version))
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, key)| key.clone()))
+    }
+
+    /// The version document of `key` (a key of `versions`).
+    pub fn version(
+        &self,
+        key: &str,
+        package: &str,
+        command: &str,
+    ) -> Result<Option<VersionDoc>, PackageError> {
+        match self.versions.get(key) {
+            Some(raw) => version_doc(key, raw, package, command).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The version `request` names: `latest` is `dist-tags.latest`, an
@@ -177,6 +278,64 @@ fn version_doc(
         shasum,
         bin,
         engines_node,
+        edges: edges(raw).map_err(|field| problem(&format!("`{field}` is malformed")))?,
+    })
+}
+
+/// The edges and platform of a version; `Err` names a malformed field.
+fn edges(raw: &RawVersion) -> Result<Edges, &'static str> {
+    fn map(
+        value: Option<&serde_json::Value>,
+        field: &'static str,
+    ) -> Result<Vec<(String, String)>, &'static str> {
+        let Some(value) = value.filter(|value| !value.is_null()) else {
+            return Ok(Vec::new());
+        };
+        let object = value.as_object().ok_or(field)?;
+        let mut edges = Vec::new();
+        for (name, spec) in object {
+            let spec = spec.as_str().ok_or(field)?;
+            if name.chars().chain(spec.chars()).any(char::is_control) {
+                return Err(field);
+            }
+            edges.push((name.clone(), spec.to_owned()));
+        }
+        edges.sort();
+        Ok(edges)
+    }
+    fn list(
+        value: Option<&serde_json::Value>,
+        field: &'static str,
+    ) -> Result<Vec<String>, &'static str> {
+        match value {
+            None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+            Some(serde_json::Value::String(one)) => Ok(vec![one.clone()]),
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned).ok_or(field))
+                .collect(),
+            Some(_) => Err(field),
+        }
+    }
+    let bundled = match raw
+        .bundle_dependencies
+        .as_ref()
+        .or(raw.bundled_dependencies.as_ref())
+    {
+        None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => {
+            Bundled::None
+        }
+        Some(serde_json::Value::Bool(true)) => Bundled::All,
+        value => Bundled::Names(list(value, "bundleDependencies")?),
+    };
+    Ok(Edges {
+        dependencies: map(raw.dependencies.as_ref(), "dependencies")?,
+        optional: map(raw.optional_dependencies.as_ref(), "optionalDependencies")?,
+        peers: map(raw.peer_dependencies.as_ref(), "peerDependencies")?,
+        bundled,
+        os: list(raw.os.as_ref(), "os")?,
+        cpu: list(raw.cpu.as_ref(), "cpu")?,
+        libc: list(raw.libc.as_ref(), "libc")?,
     })
 }
 

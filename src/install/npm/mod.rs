@@ -4,13 +4,19 @@
 //! network → sha256 + sha512 → gunzip → the same guarded tar extraction as
 //! the vendor archives → `integrity` verified → the `bin` made executable →
 //! probe → publish, under the install lock, pinned in `<adapter>.lock`.
-//! Install scripts are never run: nothing in the package runs but its
-//! probe.
+//! A package with a tree (dependencies, a platform package) has it
+//! resolved by [`tree`] and installed by `tree_install`, every tarball
+//! verified by its own integrity. Install scripts are never run: nothing in
+//! the package runs but its probe; what a script would have placed, the
+//! adapter's data says (`platformBin`, `executables`).
 
 pub mod document;
+pub mod host;
 pub mod integrity;
 pub mod node;
 pub mod registry;
+pub mod tree;
+mod tree_install;
 
 use std::path::Path;
 
@@ -21,7 +27,7 @@ use self::integrity::{sri_of, Sha512Integrity};
 use super::download::{self, parse_url, shown, NetworkError};
 use super::error::{io, InstallError};
 use super::extract::{guard::Staging, Compression};
-use super::pin::{NpmPin, Pin};
+use super::pin::{NpmPin, NpmPinPackage, Pin};
 use super::store::InstallRecord;
 use super::{FileType, Installer, ManagedSource, Prepared, Request, Staged};
 
@@ -49,6 +55,31 @@ struct NpmArtifact {
     engines_node: Option<String>,
 }
 
+/// One package of the tree below the main one, checked like it.
+#[derive(Debug, Clone)]
+struct DepArtifact {
+    /// Below the main package folder (`node_modules/<name>`).
+    path: String,
+    name: String,
+    version: String,
+    tarball: Url,
+    integrity: Sha512Integrity,
+    platform: bool,
+}
+
+impl DepArtifact {
+    fn pin(&self) -> NpmPinPackage {
+        NpmPinPackage {
+            path: self.path.clone(),
+            name: self.name.clone(),
+            version: self.version.clone(),
+            tarball: shown(&self.tarball),
+            integrity: self.integrity.to_sri(),
+            platform: self.platform,
+        }
+    }
+}
+
 /// `<registry>/<name with / as %2f>`, as npm asks for a package.
 pub fn package_url(registry: &Url, package: &str) -> Result<Url, NetworkError> {
     let encoded = package.replace('/', "%2f");
@@ -71,7 +102,7 @@ impl Installer<'_> {
     }
 
     /// `prepare` from the registry: resolve the version in the package
-    /// document, install it, pin it.
+    /// document and its tree, install them, pin them.
     pub(super) fn install_npm_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
         let (registry, package, bin_command) = self.npm_source()?;
         let url = package_url(registry, package)?;
@@ -97,7 +128,9 @@ impl Installer<'_> {
                 },
             })?;
         let artifact = self.npm_artifact(&doc, registry)?;
-        let prepared = self.install_npm_artifact(&artifact, request.force)?;
+        let tree = self.resolve_tree(registry, package, doc)?;
+        let deps = self.dep_artifacts(&tree, registry)?;
+        let prepared = self.install_npm_artifact(&artifact, &deps, request.force)?;
         if let Some(path) = &request.pin_path {
             let pin = Pin {
                 version: artifact.version.to_string(),
@@ -110,6 +143,7 @@ impl Installer<'_> {
                     integrity: artifact.integrity.to_sri(),
                     bin: artifact.bin.clone(),
                     engines_node: artifact.engines_node.clone(),
+                    packages: deps.iter().map(DepArtifact::pin).collect(),
                 }),
             };
             pin.write(path, self.scrubber())?;
@@ -117,8 +151,74 @@ impl Installer<'_> {
         Ok(prepared)
     }
 
+    /// The tree below the chosen version, from the registry's documents.
+    fn resolve_tree(
+        &self,
+        registry: &Url,
+        package: &str,
+        root: VersionDoc,
+    ) -> Result<tree::Tree, InstallError> {
+        let npm = self.data.npm.as_ref();
+        let host = host::NpmHost::of(&self.host);
+        let options = tree::Options {
+            host: &host,
+            prefer: npm.map_or(&[][..], |npm| &npm.platform_prefer),
+            peers: npm.map_or(&[][..], |npm| &npm.peer_dependencies),
+        };
+        let fetch = |name: &str| -> Result<Option<PackageDocument>, InstallError> {
+            let url = package_url(registry, name)?;
+            match self
+                .fetcher
+                .get_document(&url, Some(ACCEPT), DOCUMENT_LIMIT)
+            {
+                Ok(bytes) => PackageDocument::parse(&bytes).map(Some).map_err(|source| {
+                    InstallError::Package {
+                        url: shown(&url),
+                        source,
+                    }
+                }),
+                Err(NetworkError::Status { status: 404, .. }) => Ok(None),
+                Err(error) => Err(error.into()),
+            }
+        };
+        tree::resolve(package, root, &fetch, &options)
+    }
+
+    /// Each package below the root, with a usable integrity and tarball.
+    fn dep_artifacts(
+        &self,
+        tree: &tree::Tree,
+        registry: &Url,
+    ) -> Result<Vec<DepArtifact>, InstallError> {
+        let mut deps: Vec<DepArtifact> = tree
+            .packages()
+            .iter()
+            .map(|node| {
+                let doc = &node.doc;
+                let integrity =
+                    Sha512Integrity::parse(doc.integrity.as_deref()).map_err(|unusable| {
+                        InstallError::Unverifiable {
+                            name: crate::output::sanitize::sanitize_line(&node.name).into_owned(),
+                            version: doc.version.to_string(),
+                            reason: unusable.reason(doc.shasum),
+                        }
+                    })?;
+                Ok(DepArtifact {
+                    path: node.path.clone(),
+                    name: node.name.clone(),
+                    version: doc.version.to_string(),
+                    tarball: tarball_url(&doc.tarball, registry)?,
+                    integrity,
+                    platform: node.platform,
+                })
+            })
+            .collect::<Result<_, InstallError>>()?;
+        deps.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(deps)
+    }
+
     /// `prepare --locked` (or a pinned exact version): install what the
-    /// pin records, without asking for the package document.
+    /// pin records, without asking for any package document.
     pub(super) fn install_npm_pin(
         &self,
         pin: &NpmPin,
@@ -139,17 +239,86 @@ impl Installer<'_> {
             shasum: false,
             bin: Some(pin.bin.clone()),
             engines_node: pin.engines_node.clone(),
+            edges: document::Edges::default(),
         };
         let artifact = self.npm_artifact(&doc, registry)?;
         // The pin comes from the project (possibly a hostile clone): it may
         // name a version, never another host. A registry stays a registry.
-        if !artifact.tarball.as_str().starts_with(registry.as_str()) {
-            return Err(InstallError::OutsideBase {
-                download: shown(&artifact.tarball),
-                base: shown(registry),
+        let on_registry = |tarball: &Url| {
+            if tarball.as_str().starts_with(registry.as_str()) {
+                Ok(())
+            } else {
+                Err(InstallError::OutsideBase {
+                    download: shown(tarball),
+                    base: shown(registry),
+                })
+            }
+        };
+        on_registry(&artifact.tarball)?;
+        let deps = self.pinned_deps(&pin.packages, registry)?;
+        for dep in &deps {
+            on_registry(&dep.tarball)?;
+        }
+        self.install_npm_artifact(&artifact, &deps, force)
+    }
+
+    /// The pin's packages, each checked: a well-formed place in the tree
+    /// below a recorded parent, a package name, a version, a tarball URL
+    /// and a sha512 integrity.
+    fn pinned_deps(
+        &self,
+        packages: &[NpmPinPackage],
+        registry: &Url,
+    ) -> Result<Vec<DepArtifact>, InstallError> {
+        if packages.len() > tree::MAX_PACKAGES {
+            return Err(tree::TreeError::PinEntry {
+                path: format!("({} packages)", packages.len()),
+                reason: format!("more than {} packages", tree::MAX_PACKAGES),
+            }
+            .into());
+        }
+        let mut paths = std::collections::BTreeSet::new();
+        let mut deps = Vec::new();
+        for entry in packages {
+            let refuse = |reason: &str| tree::TreeError::PinEntry {
+                path: entry.path.clone(),
+                reason: reason.to_owned(),
+            };
+            if !tree::valid_path(&entry.path) {
+                return Err(refuse("not a `node_modules/<name>` path").into());
+            }
+            if !tree::valid_name(&entry.name) {
+                return Err(refuse("not an npm package name").into());
+            }
+            if semver::Version::parse(&entry.version).is_err() {
+                return Err(refuse("its version is not a semantic version").into());
+            }
+            if !paths.insert(entry.path.clone()) {
+                return Err(refuse("recorded twice").into());
+            }
+            let integrity = Sha512Integrity::parse(Some(&entry.integrity))
+                .map_err(|_| refuse("its integrity is not a sha512 SRI string"))?;
+            deps.push(DepArtifact {
+                path: entry.path.clone(),
+                name: entry.name.clone(),
+                version: entry.version.clone(),
+                tarball: tarball_url(&entry.tarball, registry)?,
+                integrity,
+                platform: entry.platform,
             });
         }
-        self.install_npm_artifact(&artifact, force)
+        for dep in &deps {
+            let parent = tree::parent_path(&dep.path);
+            if !parent.is_empty() && !paths.contains(parent) {
+                return Err(tree::TreeError::PinEntry {
+                    path: dep.path.clone(),
+                    reason: "its parent package is not recorded".to_owned(),
+                }
+                .into());
+            }
+        }
+        deps.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(deps)
     }
 
     /// Checks what a version document says before anything is downloaded:
@@ -199,12 +368,21 @@ impl Installer<'_> {
     fn install_npm_artifact(
         &self,
         artifact: &NpmArtifact,
+        deps: &[DepArtifact],
         force: bool,
     ) -> Result<Prepared, InstallError> {
         let sri = artifact.integrity.to_sri();
-        let same = |record: &InstallRecord| record.integrity.as_deref() == Some(sri.as_str());
+        let listing: Vec<NpmPinPackage> = deps.iter().map(DepArtifact::pin).collect();
+        let same = |record: &InstallRecord| {
+            record.integrity.as_deref() == Some(sri.as_str())
+                && self.same_tree(&artifact.version, &listing)
+        };
         self.install_with(&artifact.version, force, &same, &mut |staging_dir| {
             let (sha256, size) = self.download_npm(artifact, staging_dir)?;
+            self.install_deps(deps, staging_dir)?;
+            self.finish_tree(artifact, deps, staging_dir)?;
+            self.make_bin_executable(artifact, staging_dir)?;
+            tree_install::write_listing(staging_dir, &listing)?;
             let binary = format!("{PACKAGE_DIR}/{}", artifact.bin);
             Ok(Staged {
                 record: InstallRecord {
@@ -235,8 +413,17 @@ impl Installer<'_> {
         artifact: &NpmArtifact,
         staging_dir: &Path,
     ) -> Result<(String, u64), InstallError> {
+        let subject = format!("`{}` {}", self.data.binary.name, artifact.version);
+        let tarball = Tarball {
+            subject: &subject,
+            name: &self.data.binary.name,
+            version: &artifact.version.to_string(),
+            url: &artifact.tarball,
+            integrity: &artifact.integrity,
+        };
         self.with_retries(&artifact.tarball, staging_dir, |body| {
-            self.fetch_npm_into(body, artifact, staging_dir)
+            let bar = self.progress_bar(body.length);
+            self.fetch_npm_into(body, &tarball, staging_dir, &bar)
         })
     }
 
@@ -245,10 +432,11 @@ impl Installer<'_> {
     fn fetch_npm_into(
         &self,
         body: download::Body,
-        artifact: &NpmArtifact,
+        tarball: &Tarball<'_>,
         staging_dir: &Path,
+        bar: &indicatif::ProgressBar,
     ) -> Result<(String, u64), InstallError> {
-        let url = &artifact.tarball;
+        let url = tarball.url;
         let cap = match body.length {
             Some(length) if length > TARBALL_LIMIT => {
                 return Err(NetworkError::TooLarge {
@@ -261,7 +449,6 @@ impl Installer<'_> {
             None => TARBALL_LIMIT,
         };
         let limit = cap.saturating_mul(MAX_EXPANSION).max(1 << 20);
-        let bar = self.progress_bar(body.length);
         let mut staging = Staging::new(staging_dir.to_owned(), limit);
         let reader = Box::new(std::io::Read::take(body.reader, cap.saturating_add(1)));
         let (digest, extracted) = super::fetch::hash_and_extract(
@@ -270,7 +457,7 @@ impl Installer<'_> {
             Compression::Gzip,
             &mut staging,
             (url, self.fetcher.idle_timeout),
-            &bar,
+            bar,
         )?;
         bar.finish_and_clear();
         if digest.bytes > cap {
@@ -295,22 +482,21 @@ impl Installer<'_> {
             .into());
         }
         let computed = digest.sha512.unwrap_or_default();
-        if computed != artifact.integrity.digest {
+        if computed != tarball.integrity.digest {
             return Err(InstallError::Checksum {
-                subject: format!("`{}` {}", self.data.binary.name, artifact.version),
+                subject: tarball.subject.to_owned(),
                 algorithm: "sha512",
-                expected: artifact.integrity.to_sri(),
+                expected: tarball.integrity.to_sri(),
                 computed: sri_of(&computed),
                 url: shown(url),
             });
         }
         extracted.map_err(|source| InstallError::Extract {
-            name: self.data.binary.name.clone(),
-            version: artifact.version.to_string(),
+            name: tarball.name.to_owned(),
+            version: tarball.version.to_owned(),
             url: shown(url),
             source,
         })?;
-        self.make_bin_executable(artifact, staging_dir)?;
         Ok((digest.sha256, digest.bytes))
     }
 
@@ -338,6 +524,16 @@ impl Installer<'_> {
         fs_err::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
             .map_err(io("make executable", &path))
     }
+}
+
+/// One tarball to download and verify, and how messages name it.
+struct Tarball<'a> {
+    /// ``` `gemini` 0.61.0 ```, for a checksum message.
+    subject: &'a str,
+    name: &'a str,
+    version: &'a str,
+    url: &'a Url,
+    integrity: &'a Sha512Integrity,
 }
 
 /// The tarball URL a version document names, as npm would fetch it: an
