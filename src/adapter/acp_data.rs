@@ -46,6 +46,20 @@ pub struct AcpData {
     pub stop_grace_ms: u64,
     /// Longest line read from the agent; a longer one is skipped.
     pub max_message_bytes: usize,
+    /// Shown labels by native option id, for options that would otherwise
+    /// render alike (two `allow_once` options both shown as "Allow once"):
+    /// the label replaces the one of the option's kind, and a reply may
+    /// name it.
+    #[serde(default)]
+    pub option_labels: BTreeMap<String, OptionLabel>,
+}
+
+/// The shown label of one native option, in English and Chinese.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OptionLabel {
+    pub label: String,
+    pub label_zh: String,
 }
 
 fn no_quirks() -> String {
@@ -175,6 +189,20 @@ mod tests {
         );
         assert!(data.is_interactive_auth("oauth-personal"));
         assert!(!data.is_interactive_auth("gemini-api-key"));
+    }
+
+    #[test]
+    fn qwen_gives_its_alike_allow_once_options_labels_of_their_own() {
+        let data = section(include_str!("../../manifests/qwen.yaml"));
+        let switch = &data.option_labels["proceed_once_and_switch_to_default"];
+        assert_eq!(switch.label, "Allow once and switch to default mode");
+        assert!(!switch.label_zh.is_empty());
+        assert!(data.option_labels.contains_key("restore_previous"));
+        assert!(!data.option_labels.contains_key("proceed_once"));
+        assert_eq!(data.argv_for("0.24.4", "x"), ["--acp"]);
+        let copilot = section(include_str!("../../manifests/copilot.yaml"));
+        assert_eq!(copilot.argv_for("1.0.102", "x"), ["--acp", "--stdio"]);
+        assert!(copilot.option_labels.is_empty());
     }
 
     #[test]

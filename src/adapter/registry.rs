@@ -13,6 +13,8 @@ use super::data::{AdapterData, DataError};
 pub const BUILTIN: &[(&str, &str)] = &[
     ("kiro", include_str!("../../manifests/kiro.yaml")),
     ("gemini", include_str!("../../manifests/gemini.yaml")),
+    ("qwen", include_str!("../../manifests/qwen.yaml")),
+    ("copilot", include_str!("../../manifests/copilot.yaml")),
     ("opencode", include_str!("../../manifests/opencode.yaml")),
     ("codex", include_str!("../../manifests/codex.yaml")),
     ("claude", include_str!("../../manifests/claude.yaml")),

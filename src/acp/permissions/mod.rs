@@ -146,6 +146,24 @@ fn labels(kind: &OptionKind) -> Option<(&'static str, &'static str, &'static str
     })
 }
 
+/// Gives the native options named in `labels` (the adapter's
+/// `acp.optionLabels`) their own shown labels, so that two options of one
+/// kind no longer render alike and a reply can name either.
+pub fn relabel(
+    choices: &mut [Choice],
+    labels: &std::collections::BTreeMap<String, crate::adapter::acp_data::OptionLabel>,
+) {
+    for choice in choices.iter_mut() {
+        if !matches!(choice.action, Action::Native(_)) {
+            continue;
+        }
+        if let Some(own) = labels.get(&choice.shown.option_id) {
+            choice.shown.label.clone_from(&own.label);
+            choice.shown.label_zh.clone_from(&own.label_zh);
+        }
+    }
+}
+
 /// The choices for `request`: its native options in their order, then the
 /// remember choices that a native once-option can carry. `agent` is the
 /// adapter's display name.
@@ -280,6 +298,49 @@ mod tests {
         assert!(!request(json!({"title":"Check credit balance"})).is_edit());
         assert!(!request(json!({"title":"rewrite history"})).is_edit());
         assert!(!request(json!({"title":"editor --version"})).is_edit());
+    }
+
+    #[test]
+    fn alike_options_get_the_adapters_labels_and_a_reply_names_either() {
+        use super::reply::{match_reply, Matched};
+        use crate::adapter::acp_data::OptionLabel;
+        // Qwen 0.24.4's auto-mode fallback: two allow_once options.
+        let request = PermissionRequest::parse(&json!({
+            "toolCall": {"title":"touch a","kind":"execute"},
+            "options": [
+                {"optionId":"proceed_once_and_switch_to_default",
+                 "name":"Switch to Default Mode and allow once (recommended)","kind":"allow_once"},
+                {"optionId":"proceed_once","name":"Allow","kind":"allow_once"},
+                {"optionId":"cancel","name":"Reject","kind":"reject_once"}
+            ]
+        }));
+        let mut shown = choices(&request, "Qwen Code");
+        assert!(matches!(
+            match_reply(&shown, "Allow once"),
+            Matched::Ambiguous(_)
+        ));
+        let labels = std::collections::BTreeMap::from([(
+            "proceed_once_and_switch_to_default".to_owned(),
+            OptionLabel {
+                label: "Allow once and switch to default mode".to_owned(),
+                label_zh: "允许一次并切换到默认模式".to_owned(),
+            },
+        )]);
+        relabel(&mut shown, &labels);
+        assert_eq!(match_reply(&shown, "Allow once"), Matched::One(1));
+        assert_eq!(
+            match_reply(&shown, "allow once and switch"),
+            Matched::One(0)
+        );
+        assert_eq!(
+            match_reply(&shown, "允许一次并切换到默认模式"),
+            Matched::One(0)
+        );
+        assert_eq!(shown[0].native_id(), "proceed_once_and_switch_to_default");
+        // The remember choices keep oneworks' own labels.
+        assert!(shown
+            .iter()
+            .any(|c| c.shown.label == "Allow this tool for this session"));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::acp::channel::{self, ChannelKind, Input};
 use crate::acp::events::{Event, ResolvedBy};
 use crate::acp::permissions::policy::{decide, Decision};
 use crate::acp::permissions::reply::{match_reply, Matched};
-use crate::acp::permissions::{choices, Action, PermissionRequest};
+use crate::acp::permissions::{choices, relabel, Action, PermissionRequest};
 use crate::acp::rpc::{self, RequestId};
 use crate::acp::AcpError;
 
@@ -105,7 +105,8 @@ impl Turn<'_> {
             }
             Decision::Refuse { reason } => self.refuse(&id, &key, reason, POLICY_HINT).await,
             Decision::Ask => {
-                let choices = choices(&request, &self.agent);
+                let mut choices = choices(&request, &self.agent);
+                relabel(&mut choices, &self.data.option_labels);
                 match self.channel {
                     ChannelKind::None => {
                         let reason = format!(

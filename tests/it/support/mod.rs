@@ -4,6 +4,7 @@
 
 pub mod archive;
 pub mod fake;
+pub mod fake_model;
 pub mod manifest;
 pub mod npm_registry;
 pub mod server;
