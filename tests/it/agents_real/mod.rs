@@ -15,6 +15,7 @@
 //! A missing cache FAILS the test with the command that fetches it.
 
 mod copilot;
+mod opencode;
 mod qwen;
 
 use std::collections::BTreeMap;
