@@ -137,6 +137,9 @@ struct State {
     model: String,
     requests: Vec<Request>,
     calls: usize,
+    /// Arguments put over the filled ones (a model asking to leave a
+    /// sandbox), for properties the tool's schema has.
+    extra: Map<String, Value>,
 }
 
 struct Shared {
@@ -173,6 +176,7 @@ impl FakeModel {
                 model: "fake-model".to_owned(),
                 requests: Vec::new(),
                 calls: 0,
+                extra: Map::new(),
             }),
             stopping: AtomicBool::new(false),
         });
@@ -211,6 +215,14 @@ impl FakeModel {
     /// message with the tool offered does.
     pub fn set_trigger(&self, trigger: Option<&str>) {
         self.shared.lock().trigger = trigger.map(str::to_owned);
+    }
+
+    /// Arguments every later tool call carries on top of the filled ones,
+    /// where the tool's schema has the property (Codex's
+    /// `sandbox_permissions: "require_escalated"`: the call asks to leave
+    /// the sandbox, so the person is asked).
+    pub fn set_extra_arguments(&self, extra: Map<String, Value>) {
+        self.shared.lock().extra = extra;
     }
 
     /// The model name in answers and model lists (default `fake-model`).
@@ -435,7 +447,15 @@ fn plan(state: &mut State, body: &Value, wire: Wire) -> Answer {
             match shell {
                 Some((name, schema)) => {
                     state.calls += 1;
-                    let arguments = fill(&schema, &state.command).to_string();
+                    let mut arguments = fill(&schema, &state.command);
+                    if let Value::Object(filled) = &mut arguments {
+                        for (key, value) in &state.extra {
+                            if schema["properties"].get(key).is_some() {
+                                filled.insert(key.clone(), value.clone());
+                            }
+                        }
+                    }
+                    let arguments = arguments.to_string();
                     Answer::ToolCall { name, arguments }
                 }
                 None => Answer::Other,
