@@ -14,6 +14,7 @@
 //!
 //! A missing cache FAILS the test with the command that fetches it.
 
+mod claude;
 mod codex;
 mod copilot;
 mod opencode;

@@ -473,12 +473,24 @@ fn last_item(body: &Value, wire: Wire) -> Value {
             .and_then(|items| items.last())
             .cloned()
             .unwrap_or_else(|| body["input"].clone()),
-        _ => body["messages"]
+        Wire::Messages => last_message(body).cloned().unwrap_or(Value::Null),
+        Wire::ChatCompletions => body["messages"]
             .as_array()
             .and_then(|m| m.last())
             .cloned()
             .unwrap_or(Value::Null),
     }
+}
+
+/// The last message of an Anthropic messages request that is not a
+/// `role: system` one: Claude Code 2.1.318 puts its environment block
+/// after the person's message as such a message.
+fn last_message(body: &Value) -> Option<&Value> {
+    body["messages"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|message| message["role"] != "system")
 }
 
 enum Last {
@@ -518,7 +530,7 @@ fn last_turn(body: &Value, wire: Wire) -> Last {
             }
         }
         Wire::Messages => {
-            let Some(last) = body["messages"].as_array().and_then(|m| m.last()) else {
+            let Some(last) = last_message(body) else {
                 return Last::Other;
             };
             if last["role"] != "user" {
