@@ -16,7 +16,15 @@
 #   bash benches/real-agents.sh
 #   BENCH_RUNS=3 ONEWORKS_BIN=target/release/oneworks bash benches/real-agents.sh
 #
-# Knobs: BENCH_RUNS, ONEWORKS_BIN (time a binary already built, no cargo),
+# Then the agents whose packages have a tree (issue 20: platform packages,
+# dependencies), one row each: `adapter prepare` vs the same tarballs through
+# `curl | tee >(sha512sum) | tar xz` (four at a time, as oneworks fetches
+# them) vs `npm install -g`, BENCH_TREE_RUNS rounds (default 3), medians.
+#
+# Knobs: BENCH_PARTS ("gemini trees", the default, or one of them),
+# BENCH_TREE_RUNS, BENCH_TREE_AGENTS ("id:package:bin …"), BENCH_NODE_DIR (a
+# folder whose `node` meets a package's engines.node, put first on PATH),
+# BENCH_RUNS, ONEWORKS_BIN (time a binary already built, no cargo),
 # BENCH_GEMINI_VERSION (an exact version instead of `latest`), BENCH_NO_DOC,
 # BENCH_KEEP (keep the work folder), BENCH_BREAKDOWN (cold prepares timed
 # under strace to split the probe from the rest, default 3; 0 skips).
@@ -49,6 +57,8 @@ if [[ -n $(cd "$ROOT" && git status --porcelain -- src Cargo.toml Cargo.lock man
 fi
 work_folder
 
+PARTS=${BENCH_PARTS:-gemini trees}
+if [[ $PARTS == *gemini* ]]; then
 # --- what to install ---------------------------------------------------------
 # The registry npm is configured with (npm_config_registry, .npmrc, default),
 # handed to oneworks explicitly so the three contenders read the same one.
@@ -234,7 +244,11 @@ if [[ $BREAKDOWN_RUNS -gt 0 ]] && command -v strace >/dev/null &&
             /execve\(/ && index($0, bin) && !probe { probe = $2 }
             /execve\(/ && /--max-old-space-size/ && !relaunch { relaunch = $2 }
             { last = $2 }
-            END { printf "%.3f %.3f %.3f %.3f\n", last - start, probe - start, last - probe, relaunch ? relaunch - probe : 0 }
+            END {
+                # No install-time probe (probes.atInstall: false): no split.
+                if (!probe) { printf "%.3f -1 -1 0\n", last - start; exit }
+                printf "%.3f %.3f %.3f %.3f\n", last - start, probe - start, last - probe, relaunch ? relaunch - probe : 0
+            }
         ' "$WORK/timeline.txt" >>"$WORK/breakdown.times"
     done
     GEMINI_BIN=$(find "$WORK/ow/oneworks-home/adapters/gemini/versions/$VERSION" -path '*/bundle/gemini.js' | head -n1)
@@ -303,7 +317,14 @@ for line in lines:
 
 breakdown = ""
 parts = [tuple(float(x) for x in line.split()) for line in open(os.path.join(work, "breakdown.times")) if line.strip()]
-if parts:
+if parts and any(p[1] < 0 for p in parts):
+    totals = [p[0] for p in parts]
+    breakdown = f"""### Where oneworks' time goes
+
+{len(parts)} more cold prepares (not in the medians above) under `strace --seccomp-bpf -f -e trace=execve,exit_group`: {median(totals):.3f} s median ({min(totals):.3f}–{max(totals):.3f} s). No install-time probe ran (`probes.atInstall: false`), so there is nothing to split: the whole prepare is the package document, `node --version`, download + sha512 + extract, publish and pin.
+
+"""
+elif parts:
     col = lambda i: [p[i] for p in parts]
     cell = lambda i: f"{median(col(i)):.3f} s | {min(col(i)):.3f}–{max(col(i)):.3f} s"
     before, probe, total = median(col(1)), median(col(2)), median(col(0))
@@ -357,3 +378,151 @@ start, end = "<!-- real-agents:start -->", "<!-- real-agents:end -->"
 write_section(doc, "## Real agents (issue 14)", start, end, f"{start}\n{section}\n{end}")
 print(f"wrote the Real agents section of {doc}")
 EOF
+fi
+
+# --- agents whose packages have a tree (issue 20) -----------------------------
+if [[ $PARTS == *trees* ]]; then
+TREE_RUNS=${BENCH_TREE_RUNS:-3}
+TREE_AGENTS=${BENCH_TREE_AGENTS:-"opencode:opencode-ai:opencode copilot:@github/copilot:copilot claude:@agentclientprotocol/claude-agent-acp:claude-agent-acp codex:@agentclientprotocol/codex-acp:codex-acp qwen:@qwen-code/qwen-code:qwen"}
+TREG=$(npm config get registry)
+[[ $TREG = */ ]] || TREG=$TREG/
+T=$WORK/trees
+mkdir -p "$T/adapters"
+: >"$T/rows"
+# tmeasure FILE COMMAND…: appends "seconds peak_kib" to FILE.times.
+tmeasure() {
+    local file=$1 start end rss=0
+    shift
+    sync
+    start=$(date +%s.%N)
+    if [[ -n $GNU_TIME ]]; then
+        "$GNU_TIME" -f %M -o "$file.rss" "$@" >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
+        rss=$(tail -n1 "$file.rss")
+    else
+        "$@" >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
+    fi
+    end=$(date +%s.%N)
+    echo "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') $rss" >>"$file.times"
+}
+tworld() { # tworld DIR: a cleared environment like the tests' (TENV)
+    local dir=$1 keep=() name path
+    rm -rf "$dir" && mkdir -p "$dir"/{home,project/.oneworks,cache}
+    for name in HTTPS_PROXY https_proxy HTTP_PROXY http_proxy NO_PROXY no_proxy SSL_CERT_FILE SSL_CERT_DIR; do
+        [[ -n ${!name:-} ]] && keep+=("$name=${!name}")
+    done
+    path="$(dirname "$(command -v node)"):/usr/bin:/bin"
+    [[ -z ${BENCH_NODE_DIR:-} ]] || path="$BENCH_NODE_DIR:$path"
+    TENV=(env -i "${keep[@]}" HOME="$dir/home" LANG=C.UTF-8 PATH="$path"
+        ONEWORKS_HOME="$dir/oneworks-home" ONEWORKS_CACHE_DIR="$dir/cache"
+        ONEWORKS_ADAPTERS_DIR="$T/adapters" ONEWORKS_NPM_REGISTRY="$TREG")
+}
+for agent in $TREE_AGENTS; do
+    IFS=: read -r id package command <<<"$agent"
+    name=bench-$id
+    # The built-in adapter when this tree has one, else a data file made
+    # from Gemini's with this package (and what its install script does).
+    if [[ -f $ROOT/manifests/$id.yaml ]]; then
+        name=$id
+    else
+        python3 - "$ROOT/manifests/gemini.yaml" "$T/adapters/$name.yaml" "$name" "$package" "$command" <<'EOF'
+import re, sys
+text, out, name, package, command = open(sys.argv[1]).read(), *sys.argv[2:]
+extra = {
+    # opencode-ai 1.18.33's postinstall.mjs links the platform package's bin/opencode.
+    "opencode-ai": '  platformPackages: [opencode-ai]\n  platformPrefer: ["opencode-{os}-{cpu}-{libc}", "opencode-{os}-{cpu}"]\n  platformBin: bin/opencode\n',
+    "@github/copilot": '  platformPackages: ["@github/copilot"]\n',
+    "@agentclientprotocol/claude-agent-acp": '  platformPackages: ["@anthropic-ai/claude-agent-sdk"]\n',
+    "@agentclientprotocol/codex-acp": '  platformPackages: ["@openai/codex"]\n',
+}.get(package, "")
+text = text.replace("id: gemini", f"id: {name}", 1)
+text, n = re.subn(r'npm:\n  package: "@google/gemini-cli"\n(?:  #.*\n)*  binCommand: gemini\n',
+                  f'npm:\n  package: "{package}"\n  binCommand: {command}\n{extra}', text)
+assert n == 1, "the npm section moved in manifests/gemini.yaml"
+text = text.replace("  name: gemini\n", f"  name: {command}\n", 1)
+open(out, "w").write(text)
+EOF
+    fi
+    version=$(npm view "$package" version --registry "$TREG")
+    log "tree: $package@$version as adapter $name"
+    rm -f "$T/$id".*.times
+    tworld "$T/ow"
+    if ! (cd "$T/ow/project" && "${TENV[@]}" "$BIN" adapter prepare "$name" --json >"$T/$id.check.out" 2>"$T/$id.check.err"); then
+        reason=$(grep -m1 '^error' "$T/$id.check.err" | sed 's/|/\\|/g' || true)
+        log "tree: $package skipped: $reason"
+        echo "$id|$package@$version|skipped: ${reason:-prepare failed}" >>"$T/rows"
+        continue
+    fi
+    # The tarballs oneworks installed (the main one and every package of
+    # the tree), for the pipeline over the same bytes.
+    vdir=$(find "$T/ow/oneworks-home/adapters/$name/versions" -mindepth 1 -maxdepth 1 -type d | head -n1)
+    python3 - "$vdir" >"$T/$id.urls" <<'EOF'
+import json, os, sys
+vdir = sys.argv[1]
+print(json.load(open(os.path.join(vdir, "install.json")))["url"])
+tree = os.path.join(vdir, "npm-tree.json")
+if os.path.exists(tree):
+    for package in json.load(open(tree))["packages"]:
+        print(package["tarball"])
+EOF
+    count=$(wc -l <"$T/$id.urls")
+    bytes=0
+    while read -r url; do
+        bytes=$((bytes + $(curl -sSfI "$url" | awk 'tolower($1) == "content-length:" { print $2 + 0 }' | tail -n1)))
+    done <"$T/$id.urls"
+    for round in $(seq "$TREE_RUNS"); do
+        rm -rf "$T/pipe" && mkdir -p "$T/pipe"
+        nl -ba "$T/$id.urls" | awk -v d="$T/pipe" '{ print $2, d "/" $1 }' >"$T/$id.jobs"
+        tmeasure "$T/$id.pipeline" bash -c "xargs -P 4 -n 2 bash -c 'set -o pipefail; mkdir -p \"\$1\"; curl -sSf \"\$0\" | tee >(sha512sum >\"\$1.sha512\") | tar xzf - -C \"\$1\"' <'$T/$id.jobs'"
+        tworld "$T/ow"
+        (cd "$T/ow/project" && tmeasure "$T/$id.oneworks" "${TENV[@]}" "$BIN" adapter prepare "$name" --json)
+        rm -rf "$T/npm" && mkdir -p "$T/npm"
+        tmeasure "$T/$id.npm" npm install --global --prefix "$T/npm/prefix" --cache "$T/npm/cache" \
+            --userconfig "$T/npm/npmrc" --registry "$TREG" --no-audit --no-fund --no-update-notifier "$package@$version"
+        log "tree $id round $round/$TREE_RUNS: pipeline $(tail -n1 "$T/$id.pipeline.times" | cut -d' ' -f1) s, oneworks $(tail -n1 "$T/$id.oneworks.times" | cut -d' ' -f1) s, npm $(tail -n1 "$T/$id.npm.times" | cut -d' ' -f1) s"
+    done
+    npm_count=$(npm ls --global --prefix "$T/npm/prefix" --all --parseable 2>/dev/null | grep -c /node_modules/ || true)
+    echo "$id|$package@$version|ok|$count|$bytes|$npm_count" >>"$T/rows"
+done
+NODE_NOTE="the system's \`node\` ($(node --version))"
+if [[ -n ${BENCH_NODE_DIR:-} ]]; then
+    NODE_NOTE="\`$BENCH_NODE_DIR/node\` first on PATH (it says $("$BENCH_NODE_DIR/node" --version))${BENCH_NODE_NOTE:+: $BENCH_NODE_NOTE}"
+fi
+export TREE_RUNS TREG COMMIT NODE_NOTE
+python3 - "$T" "$DOC" "$ROOT/benches" <<'EOF'
+import os, sys
+sys.path.insert(0, sys.argv[3])
+t, doc = sys.argv[1], sys.argv[2]
+e = os.environ
+def times(path):
+    return [tuple(float(x) for x in line.split()) for line in open(path) if line.strip()]
+def median(values):
+    values = sorted(values); n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+lines = []
+for row in open(os.path.join(t, "rows")):
+    parts = row.rstrip("\n").split("|")
+    agent, package, state = parts[0], parts[1], parts[2]
+    if state != "ok":
+        lines.append(f"| {agent} | `{package}` | {state} | | | | | |")
+        continue
+    count, size, npm_count = int(parts[3]), int(parts[4]), parts[5]
+    stat = {k: times(os.path.join(t, f"{agent}.{k}.times")) for k in ("pipeline", "oneworks", "npm")}
+    med = {k: median([r[0] for r in v]) for k, v in stat.items()}
+    rss = max(r[1] for r in stat["oneworks"]) / 1024
+    p, o, n = med["pipeline"], med["oneworks"], med["npm"]
+    goal = "met" if o <= 1.3 * p and o <= 0.3 * n else ("≤1.3× met" if o <= 1.3 * p else "not met")
+    lines.append(f"| {agent} | `{package}` | {count} tarballs, {size / 1e6:.1f} MB (npm: {npm_count} packages) | {p:.3f} s | {o:.3f} s ({o / p:.2f}×) | {n:.3f} s ({o / n:.2f}×) | {rss:.0f} MiB | {goal} |")
+section = f"""Generated by the trees part of `bash benches/real-agents.sh` (`BENCH_PARTS=trees`) on {__import__('datetime').datetime.utcnow().strftime('%Y-%m-%dT%H:%MZ')}, release build of commit `{e['COMMIT']}`, registry `{e['TREG']}`; {e['TREE_RUNS']} rounds each, medians. Every install is cold (fresh `ONEWORKS_HOME`, npm prefix and cache, extraction folder) and comes over the network. The pipeline is `curl | tee >(sha512sum) | tar xz` over exactly the tarballs oneworks installed (the main package, the platform package, every dependency), four at a time as oneworks fetches them; oneworks' time also holds the package documents (one per package in the tree), `node --version`, publish and pin. Node for `engines.node`: {e['NODE_NOTE']}.
+
+| agent | package | tree | pipeline | `oneworks adapter prepare` (× pipeline) | `npm install -g` (oneworks ×) | oneworks peak RSS | goal (≤ 1.3× pipeline, ≤ 0.3× npm) |
+|---|---|---|---:|---:|---:|---:|---|
+""" + "\n".join(lines) + "\n"
+print(section)
+if e.get("BENCH_NO_DOC"):
+    sys.exit(0)
+from bench_doc import write_section
+start, end = "<!-- real-agents-trees:start -->", "<!-- real-agents-trees:end -->"
+write_section(doc, "### npm trees (issue 20)", start, end, f"{start}\n{section}{end}")
+print(f"wrote the npm trees block of {doc}")
+EOF
+fi

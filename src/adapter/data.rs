@@ -77,8 +77,14 @@ pub struct NpmData {
     pub package: String,
     /// The executable: `bin.<binCommand>` of the version document.
     pub bin_command: String,
-    /// When several of a package's platform packages (`optionalDependencies`
-    /// with `os`/`cpu`/`libc`) fit the host, the first of these names that
+    /// The packages (anywhere in the tree, by registry name) whose
+    /// platform packages — `optionalDependencies` declaring `os`/`cpu`/
+    /// `libc` — hold what they run: for each, the one fitting this host is
+    /// installed (none fits: exit 4). Other packages' optional dependencies
+    /// are never installed (native add-ons that need install scripts).
+    #[serde(default)]
+    pub platform_packages: Vec<String>,
+    /// When several of a package's platform packages fit the host, the first of these names that
     /// is one of them wins; `{os}`, `{cpu}` and `{libc}` are the host's
     /// npm values (`linux`, `x64`, `glibc`). Without a match: the one that
     /// declares the host's `libc`, then the shortest name.
@@ -90,7 +96,8 @@ pub struct NpmData {
     #[serde(default)]
     pub platform_bin: Option<String>,
     /// Files that need their exec bit, relative to the main package folder
-    /// (a dependency's: `node_modules/<name>/<path>`).
+    /// (a dependency's: `node_modules/<name>/<path>`); `{os}`, `{cpu}` and
+    /// `{libc}` as in `platformPrefer` (also in `platformBin`).
     #[serde(default)]
     pub executables: Vec<String>,
     /// `peerDependencies` installed like dependencies, by name (npm's

@@ -32,6 +32,7 @@ mod login;
 mod messages;
 mod network;
 mod npm_install;
+mod npm_tree;
 mod output;
 mod outside;
 mod prepare;

@@ -162,6 +162,7 @@ impl Installer<'_> {
         let host = host::NpmHost::of(&self.host);
         let options = tree::Options {
             host: &host,
+            platform_of: npm.map_or(&[][..], |npm| &npm.platform_packages),
             prefer: npm.map_or(&[][..], |npm| &npm.platform_prefer),
             peers: npm.map_or(&[][..], |npm| &npm.peer_dependencies),
         };

@@ -1,10 +1,11 @@
 //! A package's whole tree (SPEC §11.2), resolved from the registry's
 //! documents: `dependencies` (and the `peerDependencies` the adapter's data
 //! names) by npm range, the highest matching version (`dist-tags.latest`
-//! when it matches); among `optionalDependencies`, the platform packages
-//! (those declaring `os`/`cpu`/`libc`) that fit this host — exactly one
-//! per package, none of the others; other optional dependencies are not
-//! installed (they are native add-ons built by install scripts, which never
+//! when it matches); for the packages the adapter's data names
+//! (`platformPackages`), among their `optionalDependencies` the platform
+//! packages (those declaring `os`/`cpu`/`libc`) that fit this host —
+//! exactly one per package, none of the others; other optional
+//! dependencies are not installed (they are native add-ons built by install scripts, which never
 //! run). The layout is Node's: `node_modules/` beneath the main package,
 //! each package placed as high as it can be (deduplicated where a placed
 //! version satisfies the range), nested beneath its dependent where it
@@ -143,6 +144,8 @@ pub type Fetch<'a, E> = dyn Fn(&str) -> Result<Option<PackageDocument>, E> + Syn
 /// What the adapter's data says about resolving.
 pub struct Options<'a> {
     pub host: &'a NpmHost,
+    /// The packages whose platform packages are installed.
+    pub platform_of: &'a [String],
     pub prefer: &'a [String],
     pub peers: &'a [String],
 }
@@ -252,6 +255,11 @@ pub fn parent_path(path: &str) -> &str {
     }
 }
 
+/// `(alias, specifier)` edges of one package.
+type EdgeList = Vec<(String, String)>;
+/// Documents fetched by one worker.
+type Fetched<E> = Result<Vec<(String, Option<PackageDocument>)>, E>;
+
 struct Resolver<'a, 'f, E> {
     fetch: &'f Fetch<'f, E>,
     options: &'a Options<'a>,
@@ -296,7 +304,7 @@ pub fn resolve<E: Send + From<TreeError>>(
 impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
     /// The edges of a node to resolve: `(alias, spec)` of its
     /// dependencies and named peers, then its optional ones.
-    fn edges(&self, index: usize) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    fn edges(&self, index: usize) -> (EdgeList, EdgeList) {
         let edges = &self.nodes[index].doc.edges;
         let wanted = |(name, _): &&(String, String)| !edges.bundled.contains(name);
         let mut required: Vec<(String, String)> =
@@ -320,7 +328,10 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
     fn prefetch(&mut self, level: &[usize]) -> Result<(), E> {
         let mut names: Vec<String> = Vec::new();
         for &index in level {
-            let (required, optional) = self.edges(index);
+            let (required, mut optional) = self.edges(index);
+            if !self.options.platform_of.contains(&self.nodes[index].name) {
+                optional.clear();
+            }
             for (alias, spec) in required.iter().chain(&optional) {
                 if let Some((name, _)) = parse_spec(alias, spec) {
                     if !self.documents.contains_key(&name) && !names.contains(&name) {
@@ -331,28 +342,27 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         }
         let fetch = self.fetch;
         let chunk = names.len().div_ceil(DOCUMENT_THREADS).max(1);
-        let fetched: Vec<Result<Vec<(String, Option<PackageDocument>)>, E>> =
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = names
-                    .chunks(chunk)
-                    .map(|group| {
-                        scope.spawn(move || {
-                            group
-                                .iter()
-                                .map(|name| Ok((name.clone(), fetch(name)?)))
-                                .collect::<Result<Vec<_>, E>>()
-                        })
+        let fetched: Vec<Fetched<E>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = names
+                .chunks(chunk)
+                .map(|group| {
+                    scope.spawn(move || {
+                        group
+                            .iter()
+                            .map(|name| Ok((name.clone(), fetch(name)?)))
+                            .collect::<Result<Vec<_>, E>>()
                     })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| {
-                        handle
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
-            });
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
         for group in fetched {
             for (name, document) in group? {
                 self.documents.insert(name, document.map(Arc::new));
@@ -370,6 +380,8 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         let (required, optional) = self.edges(index);
         let package = self.nodes[index].name.clone();
         let mut placed = Vec::new();
+        let wants_platform = self.options.platform_of.contains(&package);
+        let optional: EdgeList = if wants_platform { optional } else { Vec::new() };
         if let Some(platform) = self.platform(index, &optional)? {
             let (alias, name, doc) = platform;
             if let Some(new) = self.place(index, &alias, &name, doc)? {
@@ -648,8 +660,10 @@ mod tests {
                 .get(name)
                 .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
         };
+        let platform_of = ["root".to_owned()];
         let options = Options {
             host,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
@@ -810,8 +824,10 @@ mod tests {
                 .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
         };
         let host = glibc();
+        let platform_of = ["root".to_owned()];
         let options = Options {
             host: &host,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
@@ -828,6 +844,7 @@ mod tests {
         };
         let options = Options {
             host: &arm,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
@@ -840,15 +857,26 @@ mod tests {
         };
         let options = Options {
             host: &mac,
+            platform_of: &platform_of,
             prefer: &[],
             peers: &[],
         };
-        let error = resolve("root", root, &fetch, &options).expect_err("no platform");
+        let error = resolve("root", root.clone(), &fetch, &options).expect_err("no platform");
         let TestError::Tree(error) = error;
         assert_eq!(
             error.to_string(),
             "no platform package of `root` fits this host (darwin/arm64); it offers: p-arm (linux/arm64), p-musl (linux/x64 (musl)), root-linux-x64 (linux/x64 (glibc))"
         );
+        // A package the data does not name: its optional packages are not
+        // installed, and none is even asked for.
+        let options = Options {
+            host: &mac,
+            platform_of: &[],
+            prefer: &[],
+            peers: &[],
+        };
+        let tree = resolve("root", root, &fetch, &options).expect("resolves");
+        assert!(tree.packages().is_empty());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! folder's `npm-tree.json`, which `--offline` and reuse check against.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use super::tree::{TreeError, MAX_PACKAGES};
 use super::{DepArtifact, NpmArtifact, Tarball, PACKAGE_DIR};
@@ -135,11 +135,16 @@ impl Installer<'_> {
         fs_err::create_dir(&unpack).map_err(io("create", &unpack))?;
         let next = AtomicUsize::new(0);
         let total = AtomicU64::new(0);
+        // One failure stops the others before their next download.
+        let failed = AtomicBool::new(false);
         let outcome: Result<(), InstallError> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..DOWNLOAD_THREADS.min(deps.len()))
                 .map(|_| {
                     scope.spawn(|| -> Result<(), InstallError> {
-                        loop {
+                        let result = (|| loop {
+                            if failed.load(Ordering::SeqCst) {
+                                return Ok(());
+                            }
                             let index = next.fetch_add(1, Ordering::SeqCst);
                             let Some(dep) = deps.get(index) else {
                                 return Ok(());
@@ -157,7 +162,11 @@ impl Installer<'_> {
                                 }
                                 .into());
                             }
+                        })();
+                        if result.is_err() {
+                            failed.store(true, Ordering::SeqCst);
                         }
+                        result
                     })
                 })
                 .collect();
@@ -222,7 +231,11 @@ impl Installer<'_> {
             return Ok(());
         };
         let package_dir = staging_dir.join(PACKAGE_DIR);
+        // `{os}`, `{cpu}`, `{libc}`: the host's npm values (a bundled
+        // `vendor/ripgrep/{cpu}-{os}/rg`).
+        let host = super::host::NpmHost::of(&self.host);
         if let Some(file) = &npm.platform_bin {
+            let file = host.expand(file);
             let platform =
                 deps.iter()
                     .find(|dep| dep.platform)
@@ -252,12 +265,12 @@ impl Installer<'_> {
             }
             // A hard link inside the install (one copy of a large binary);
             // a copy where the file system refuses links.
-            if std::fs::hard_link(&source, &target).is_err() {
+            if fs_err::hard_link(&source, &target).is_err() {
                 fs_err::copy(&source, &target).map_err(io("copy", &target))?;
             }
         }
         for file in &npm.executables {
-            let path = self.regular_file(&package_dir, file, "made executable")?;
+            let path = self.regular_file(&package_dir, &host.expand(file), "made executable")?;
             set_executable(&path)?;
         }
         Ok(())

@@ -70,6 +70,8 @@ pub fn tarball(entries: &[Entry]) -> Vec<u8> {
 /// One published version: its tarball and how the document describes it.
 #[derive(Debug, Clone)]
 pub struct Published {
+    /// The registry's name of the package.
+    pub name: String,
     pub version: String,
     pub bytes: Vec<u8>,
     /// The tarball's path on the server.
@@ -99,6 +101,68 @@ impl Published {
             },
         });
         Published {
+            name: PACKAGE.to_owned(),
+            version: version.to_owned(),
+            bytes,
+            path,
+            doc,
+        }
+    }
+
+    /// A version of any package `name` (a dependency, a platform
+    /// package): `package/package.json` naming it, plus `files` (path
+    /// below `package/`, mode, text); `extra` fields join its version
+    /// document (`dependencies`, `os`, `cpu`, `libc`, …).
+    pub fn package(
+        server: &Server,
+        name: &str,
+        version: &str,
+        extra: Value,
+        files: &[(&str, u32, &str)],
+    ) -> Published {
+        let mut manifest = json!({ "name": name, "version": version });
+        let mut entries = vec![];
+        for (path, mode, text) in files {
+            entries.push(Entry::file(&format!("package/{path}"), *mode, *text));
+        }
+        if let Value::Object(fields) = &extra {
+            for (field, value) in fields {
+                manifest[field] = value.clone();
+            }
+        }
+        entries.insert(
+            0,
+            Entry::file("package/package.json", 0o644, manifest.to_string()),
+        );
+        Published::named(server, name, version, extra, &entries)
+    }
+
+    /// A version of `name` whose tarball holds `entries` as given.
+    pub fn named(
+        server: &Server,
+        name: &str,
+        version: &str,
+        extra: Value,
+        entries: &[Entry],
+    ) -> Published {
+        let bytes = tarball(entries);
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let path = format!("/{name}/-/{base}-{version}.tgz");
+        let mut doc = json!({
+            "name": name,
+            "version": version,
+            "dist": {
+                "tarball": server.url(&path),
+                "integrity": sri(&bytes),
+            },
+        });
+        if let Value::Object(fields) = extra {
+            for (field, value) in fields {
+                doc[field] = value;
+            }
+        }
+        Published {
+            name: name.to_owned(),
             version: version.to_owned(),
             bytes,
             path,
@@ -141,6 +205,28 @@ pub fn document(latest: &str, versions: &[&Published]) -> Vec<u8> {
     .expect("document json")
 }
 
+/// The document path of package `name` (`/` as `%2f`).
+pub fn document_path(name: &str) -> String {
+    format!("/{}", name.replace('/', "%2f"))
+}
+
+/// Serves the versions of one package (any name; `latest` the last one)
+/// and their tarballs.
+pub fn publish_package(server: &Server, versions: &[&Published]) {
+    let name = &versions[0].name;
+    let mut map = Map::new();
+    for published in versions {
+        server.route(&published.path, Route::Ok(published.bytes.clone().into()));
+        map.insert(published.version.clone(), published.doc.clone());
+    }
+    let latest = &versions[versions.len() - 1].version;
+    let document = json!({ "name": name, "dist-tags": { "latest": latest }, "versions": map });
+    server.route(
+        &document_path(name),
+        Route::ok(serde_json::to_vec(&document).expect("document json")),
+    );
+}
+
 /// Serves each version's tarball and a document with `latest`.
 pub fn publish(server: &Server, latest: &str, versions: &[&Published]) {
     for published in versions {
@@ -152,6 +238,12 @@ pub fn publish(server: &Server, latest: &str, versions: &[&Published]) {
 /// The built-in Kiro data with its vendor manifest source replaced by the
 /// fake npm package: binary `gemini`, a version probe only.
 pub fn adapter_data() -> String {
+    adapter_data_with("")
+}
+
+/// [`adapter_data`] with more keys in its `npm` section (`extra` is a
+/// YAML flow-mapping body: `platformBin: bin/real, executables: [x]`).
+pub fn adapter_data_with(extra: &str) -> String {
     let builtin =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/kiro.yaml"))
             .expect("read manifests/kiro.yaml");
@@ -165,7 +257,14 @@ pub fn adapter_data() -> String {
     map.insert(yaml("displayName"), yaml("Fake Gemini CLI"));
     map.insert(
         yaml("npm"),
-        yaml(&format!("{{package: '{PACKAGE}', binCommand: {COMMAND}}}")),
+        yaml(&format!(
+            "{{package: '{PACKAGE}', binCommand: {COMMAND}{}}}",
+            if extra.is_empty() {
+                String::new()
+            } else {
+                format!(", {extra}")
+            }
+        )),
     );
     map.insert(
         yaml("binary"),
