@@ -151,12 +151,9 @@ fn an_unknown_adapter_is_refused_naming_the_known_ones() {
     let error = load_text("adapters:\n  nope:\n    passEnv: [A]\n").unwrap_err();
     let message = error.to_string();
     assert!(message.contains("adapters.nope"), "{message}");
-    let known = message
-        .split_once("known adapters: ")
-        .map(|(_, known)| known)
-        .unwrap_or_default();
+    let known = message.split("known adapters: ").nth(1).unwrap_or_default();
     for name in crate::adapter::registry::Registry::builtin().names() {
-        assert!(known.contains(&name), "{name}: {message}");
+        assert!(known.split(", ").any(|k| k == name), "{name}: {message}");
     }
 }
 

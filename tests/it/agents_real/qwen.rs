@@ -9,7 +9,7 @@
 //! PATH. `adapter prepare qwen` from the loopback registry replaces it once
 //! managed Node (helper "node") lands.
 
-use super::{node22_dir, RealAgent, Snapshot, SECRET, SERIAL};
+use super::{files_named, node22_dir, RealAgent, Snapshot, SECRET, SERIAL};
 
 const PACKAGE: &str = "@qwen-code/qwen-code";
 const VERSION: &str = "0.24.4";
@@ -36,6 +36,36 @@ fn the_real_qwen_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
     qwen.env.set_env("OPENAI_BASE_URL", &qwen.model.url("/v1"));
     qwen.env.set_env("OPENAI_MODEL", "fake-model");
     qwen.allow_then_reject();
+    // What made it ask: the session's settings force `default` over Qwen's
+    // own `auto` (a model classifier that approves without asking).
+    let settings = files_named(&qwen.env.base(), "settings.json");
+    let forced: Vec<serde_json::Value> = settings
+        .iter()
+        .filter_map(|(_, text)| serde_json::from_str(text).ok())
+        .filter(|json: &serde_json::Value| json["tools"]["approvalMode"] == "default")
+        .collect();
+    assert!(!forced.is_empty(), "{settings:#?}");
+    assert!(forced
+        .iter()
+        .all(|json| json["general"]["enableAutoUpdate"] == false));
+    // OPENAI_API_KEY implies the method (the id, never the key).
+    assert!(
+        forced
+            .iter()
+            .all(|json| json["security"]["auth"]["selectedType"] == "openai"),
+        "{settings:#?}"
+    );
+    // The bundled ripgrep ships 0644; the install made it executable.
+    use std::os::unix::fs::PermissionsExt as _;
+    let rg: Vec<_> = files_named(&qwen.env.oneworks_home, "rg")
+        .into_iter()
+        .filter(|(path, _)| path.to_string_lossy().contains("x64-linux"))
+        .collect();
+    assert!(!rg.is_empty(), "no vendor/ripgrep/x64-linux/rg installed");
+    for (path, _) in rg {
+        let mode = std::fs::metadata(&path).expect("rg").permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "{} is {mode:o}", path.display());
+    }
     // Qwen spoke chat completions and offered its own shell tool.
     let calls = qwen.model.tool_calls();
     assert!(!calls.is_empty(), "{}", qwen.model.describe());

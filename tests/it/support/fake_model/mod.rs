@@ -70,6 +70,9 @@ pub enum Answer {
     Meta,
     /// 404: a path the fake does not know.
     NotFound,
+    /// 400: a model request whose body is not a JSON object (an agent's
+    /// bug must show, not be answered as if it had asked something).
+    BadRequest,
 }
 
 /// One request as it arrived.
@@ -411,6 +414,13 @@ fn decide(state: &mut State, request: &mut Request) -> Vec<u8> {
     let Some(wire) = request.wire else {
         return http_json(404, &json!({"error": {"message": "not found"}}));
     };
+    if !request.body.is_object() {
+        request.answer = Answer::BadRequest;
+        return http_json(
+            400,
+            &json!({"error": {"type": "invalid_request_error", "message": "the body is not a JSON object"}}),
+        );
+    }
     let answer = plan(state, &request.body, wire);
     request.answer = answer.clone();
     let id = state.requests.len() + 1;
@@ -994,6 +1004,7 @@ fn events(
 fn reason(code: u16) -> &'static str {
     match code {
         200 => "OK",
+        400 => "Bad Request",
         404 => "Not Found",
         _ => "Status",
     }

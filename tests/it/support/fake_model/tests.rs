@@ -384,8 +384,24 @@ fn model_lists_and_token_counts_are_answered_and_unknown_paths_are_404() {
     assert!(count["input_tokens"].is_number());
     let missing = client.get(model.url("/v2/other")).send().expect("other");
     assert_eq!(missing.status(), 404);
+    // A model request that is not JSON is refused, not answered.
+    let bad = client
+        .post(model.url("/v1/chat/completions"))
+        .body("{not json")
+        .send()
+        .expect("bad");
+    assert_eq!(bad.status(), 400);
     let answers: Vec<Answer> = model.requests().into_iter().map(|r| r.answer).collect();
-    assert_eq!(answers, [Answer::Meta, Answer::Meta, Answer::NotFound]);
+    assert_eq!(
+        answers,
+        [
+            Answer::Meta,
+            Answer::Meta,
+            Answer::NotFound,
+            Answer::BadRequest
+        ]
+    );
+    assert!(model.tool_calls().is_empty());
 }
 
 #[test]
@@ -408,4 +424,38 @@ fn the_filled_arguments_follow_the_schema() {
     );
     // No schema at all: nothing to fill.
     assert_eq!(fill(&json!({}), COMMAND), json!({}));
+}
+
+#[test]
+fn compressed_and_chunked_request_bodies_are_read() {
+    use std::io::{Read as _, Write as _};
+    let model = FakeModel::start("run_shell_command", COMMAND);
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "x"}],
+        "tools": chat_tools()})
+    .to_string();
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(body.as_bytes()).expect("gzip");
+    let gzip = gzip.finish().expect("gzip");
+    let response = reqwest::blocking::Client::new()
+        .post(model.url("/v1/chat/completions"))
+        .header("content-encoding", "gzip")
+        .body(gzip)
+        .send()
+        .expect("gzip post");
+    assert_eq!(response.status(), 200);
+    // Chunked, by hand: reqwest sends a Content-Length for a known body.
+    let mut stream =
+        std::net::TcpStream::connect(model.url("").trim_start_matches("http://")).expect("tcp");
+    let chunked = format!(
+        "POST /v1/responses HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(chunked.as_bytes()).expect("write");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests.iter().all(|r| r.body["model"] == "m"));
+    assert!(matches!(requests[0].answer, Answer::ToolCall { .. }));
 }
