@@ -9,8 +9,8 @@
 //!
 //! Path taken: `adapter prepare claude` from the loopback registry — the
 //! dependency tree and the platform package of the host's libc, no install
-//! script — with the cached real Node 24 first on PATH (`engines.node
-//! >=22`; the system's Node is 20) until managed Node (helper "node")
+//! script — with the cached real Node 24 first on PATH (its `engines.node`
+//! is `>=22`; the system's Node is 20) until managed Node (helper "node")
 //! lands.
 
 use super::{node22_dir, RealAgent, Snapshot, SECRET, SERIAL};
