@@ -258,3 +258,47 @@ hooks:
         acp.diagnostics
     );
 }
+
+#[test]
+fn an_agent_without_skills_says_so_and_stages_none() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(temp.path().join("review")).expect("mkdir");
+    std::fs::write(temp.path().join("review/SKILL.md"), "# Review\n").expect("write");
+    let mut data = data("codex");
+    data.session.skills = None;
+    let yaml = format!(
+        "skills:\n  - name: Review\n    path: {}\n",
+        temp.path().join("review").display()
+    );
+    let plan = plan_in(
+        &config(&yaml),
+        &data,
+        &Context::new(Path::new("/h"), Target::Acp),
+    )
+    .expect("plan");
+    assert!(plan.skill_dirs.is_empty());
+    assert!(
+        plan.files
+            .iter()
+            .all(|file| !file.relative.ends_with("SKILL.md")),
+        "{:?}",
+        plan.files
+    );
+    assert_eq!(
+        plan.diagnostics,
+        ["skills skipped: Codex reads no skills folder (`adapters.codex.skills`)"]
+    );
+    // A hostile skill source is still refused, staged or not.
+    let outside = temp.path().join("linked");
+    std::os::unix::fs::symlink(temp.path().join("review"), &outside).expect("symlink");
+    let yaml = format!(
+        "skills:\n  - name: Linked\n    path: {}\n",
+        outside.display()
+    );
+    assert!(plan_in(
+        &config(&yaml),
+        &data,
+        &Context::new(Path::new("/h"), Target::Acp)
+    )
+    .is_err());
+}
