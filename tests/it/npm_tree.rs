@@ -587,3 +587,62 @@ fn npm_tree_locked_offline_aliases_and_executables() {
     );
     env.assert_no_leftovers();
 }
+
+/// `peerDependencies` are installed only when the data names them; when
+/// two platform packages fit, `platformPrefer` (with the host's values in
+/// it) picks one and the other is never downloaded.
+#[test]
+fn npm_tree_named_peers_and_the_preferred_platform_package() {
+    let env = tree_env(
+        "platformPackages: ['@fake/gemini-cli'], platformPrefer: ['fake-{os}-{cpu}-baseline'], peerDependencies: [wanted]",
+    );
+    let cpu = npm_cpu();
+    let mut optional = serde_json::Map::new();
+    let mut fitting = Vec::new();
+    for name in [
+        format!("fake-linux-{cpu}"),
+        format!("fake-linux-{cpu}-baseline"),
+    ] {
+        let published = Published::package(
+            &env.server,
+            &name,
+            "1.0.0",
+            json!({ "os": ["linux"], "cpu": [cpu] }),
+            &[],
+        );
+        npm_registry::publish_package(&env.server, &[&published]);
+        optional.insert(name, json!("1.0.0"));
+        fitting.push(published);
+    }
+    let wanted = js_package(&env, "wanted", "1.1.0", json!({}), "wanted");
+    let unwanted = js_package(&env, "unwanted", "1.0.0", json!({}), "unwanted");
+    npm_registry::publish_package(&env.server, &[&wanted]);
+    npm_registry::publish_package(&env.server, &[&unwanted]);
+    let main = main_package(
+        &env,
+        "1.0.0",
+        json!({
+            "optionalDependencies": Value::Object(optional),
+            "peerDependencies": { "wanted": "^1", "unwanted": "^1" },
+        }),
+    );
+    npm_registry::publish(&env.server, "1.0.0", &[&main]);
+    assert_prepared(&env.prepare(&[]), "managed", "1.0.0");
+    let root = package_dir(&env, "1.0.0");
+    assert_eq!(
+        installed_version(&root.join("node_modules/wanted")),
+        "1.1.0"
+    );
+    assert!(!root.join("node_modules/unwanted").exists());
+    assert_eq!(env.server.hits(&unwanted.path), 0);
+    assert_eq!(env.server.hits(&document_path("unwanted")), 0);
+    // The shorter name would win without the preference.
+    assert_eq!(env.server.hits(&fitting[0].path), 0);
+    assert_eq!(env.server.hits(&fitting[1].path), 1);
+    assert!(root
+        .join(format!(
+            "node_modules/fake-linux-{cpu}-baseline/package.json"
+        ))
+        .is_file());
+    env.assert_no_leftovers();
+}
