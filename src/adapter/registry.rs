@@ -15,6 +15,9 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("gemini", include_str!("../../manifests/gemini.yaml")),
     ("qwen", include_str!("../../manifests/qwen.yaml")),
     ("copilot", include_str!("../../manifests/copilot.yaml")),
+    ("opencode", include_str!("../../manifests/opencode.yaml")),
+    ("codex", include_str!("../../manifests/codex.yaml")),
+    ("claude", include_str!("../../manifests/claude.yaml")),
 ];
 
 /// The most files `ONEWORKS_ADAPTERS_DIR` may hold (a folder of thousands

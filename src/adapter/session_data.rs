@@ -2,9 +2,12 @@
 //! world (SPEC §5, §11.3) — which variable relocates its home, and which
 //! files `config.yaml` becomes in that home. The shapes are a small fixed
 //! set that `profile::materialize` implements (a settings file that is flat
-//! or nested JSON, an optional agent file, MCP servers and hooks in the
-//! agent file or the settings file, in one of a few JSON forms, …); the data
-//! picks among them and names the paths, keys and values.
+//! or nested JSON or TOML, an optional agent file, MCP servers and hooks in
+//! the agent file or the settings file, in one of a few forms, …); the data
+//! picks among them and names the paths, keys and values. Skills, MCP
+//! servers in a file and hooks are optional sections: an adapter whose agent
+//! has none says so by leaving the section out, and a config that asks for
+//! one gets an error or a diagnostic naming the adapter and what it lacks.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -18,24 +21,39 @@ pub struct SessionData {
     /// when the adapter has no agent file.
     #[serde(default)]
     pub agent_name: String,
-    /// The hook triggers `config.yaml` may name.
+    /// The hook triggers `config.yaml` may name (none without `hooks`).
+    #[serde(default)]
     pub hook_triggers: Vec<String>,
     /// Remote (http/sse) MCP servers in the file oneworks writes for a TUI
     /// session (agent or settings file), by minimum version; `None` = not
     /// supported by any known release.
+    #[serde(default)]
     pub remote_mcp_in_agent_file_since: Option<String>,
     /// The agent's own login, run in the profile world.
+    #[serde(default)]
     pub login_command: Vec<String>,
     /// The settings file `configContent` becomes.
     pub settings: SettingsFileData,
     /// The agent file (Kiro's custom agent), if the adapter has one.
     #[serde(default)]
     pub agent_file: Option<AgentFileData>,
-    /// Where `systemPrompt` goes.
-    pub system_prompt: SystemPromptData,
-    pub skills: SkillsData,
-    pub mcp_servers: McpServersData,
-    pub hooks: HooksData,
+    /// Where `systemPrompt` goes; `None`: no file oneworks writes is read
+    /// as a prompt (a configured prompt is skipped with a diagnostic).
+    #[serde(default)]
+    pub system_prompt: Option<SystemPromptData>,
+    /// Where skills are staged; `None`: the agent reads no skills folder
+    /// (configured skills are skipped with a diagnostic).
+    #[serde(default)]
+    pub skills: Option<SkillsData>,
+    /// The file MCP servers go into for a TUI session; `None`: the agent
+    /// reads MCP servers from no file oneworks writes (ACP `session/new`
+    /// only; a TUI session skips them with a diagnostic, never silently).
+    #[serde(default)]
+    pub mcp_servers: Option<McpServersData>,
+    /// The agent's hooks; `None`: it has none (a config with hooks is a
+    /// config error naming the adapter).
+    #[serde(default)]
+    pub hooks: Option<HooksData>,
     /// Writing the chosen login method into the settings file.
     #[serde(default)]
     pub auth: Option<AuthData>,
@@ -54,6 +72,10 @@ pub enum SettingsFormat {
     FlatJson,
     /// Nested JSON objects (`{"telemetry": {"enabled": false}}`).
     NestedJson,
+    /// A TOML document, nested like `nestedJson` (Codex's `config.toml`:
+    /// `[model_providers.local] base_url = …`). JSON `null` has no TOML
+    /// form: a config value that is `null` is refused.
+    Toml,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -116,7 +138,7 @@ pub enum Place {
     Settings,
 }
 
-/// The JSON form of an MCP server in a file.
+/// The form of an MCP server in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum McpShape {
@@ -126,6 +148,14 @@ pub enum McpShape {
     /// `{command, args, env}`; remote `{httpUrl, headers}` for http,
     /// `{url, headers}` for sse (Gemini).
     UrlByTransport,
+    /// `{type: local, command: [command, args…], environment}`; remote
+    /// `{type: remote, url, headers}` for http and sse alike (opencode,
+    /// which finds the transport itself).
+    LocalRemote,
+    /// `{command, args, env}`; remote `{url, http_headers}`, streamable
+    /// HTTP only: an sse server is skipped with a diagnostic (Codex's
+    /// `[mcp_servers.<name>]`).
+    HttpHeaders,
 }
 
 /// The JSON form of a trigger's hook list.
@@ -143,6 +173,14 @@ pub enum HookShape {
 pub struct McpServersData {
     pub place: Place,
     pub shape: McpShape,
+    /// The key of the server map in that file (`mcpServers`; opencode's
+    /// `mcp`, Codex's `mcp_servers`).
+    #[serde(default = "mcp_servers_key")]
+    pub key: String,
+}
+
+fn mcp_servers_key() -> String {
+    "mcpServers".to_owned()
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -150,6 +188,9 @@ pub struct McpServersData {
 pub struct HooksData {
     pub place: Place,
     pub shape: HookShape,
+    /// The key of the hooks map in that file.
+    #[serde(default = "hooks_key")]
+    pub key: String,
     /// Dotted settings keys set when any hook is written (a hooks system
     /// that is off unless switched on).
     #[serde(default)]
@@ -158,6 +199,10 @@ pub struct HooksData {
     /// approvals (Gemini's `Notification` for `ToolPermission`).
     #[serde(default)]
     pub notification: Option<NotificationHookData>,
+}
+
+fn hooks_key() -> String {
+    "hooks".to_owned()
 }
 
 #[derive(Debug, Clone, Deserialize)]

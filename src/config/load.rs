@@ -388,6 +388,15 @@ fn check_semantics(
         }
         _ => {}
     }
+    if let (None, Some(trigger)) = (&data.session.hooks, config.hooks.keys().next()) {
+        return Err(ConfigError::Invalid {
+            key: format!("adapters.{adapter}.hooks.{trigger}"),
+            message: format!(
+                "{} has no hooks (its adapter data has no `session.hooks`); remove `adapters.{adapter}.hooks`",
+                data.display_name
+            ),
+        });
+    }
     for trigger in config.hooks.keys() {
         if !data.session.hook_triggers.contains(trigger) {
             return Err(ConfigError::Invalid {

@@ -14,7 +14,10 @@
 //!
 //! A missing cache FAILS the test with the command that fetches it.
 
+mod claude;
+mod codex;
 mod copilot;
+mod opencode;
 mod qwen;
 
 use std::collections::BTreeMap;
@@ -420,6 +423,21 @@ impl RealAgent {
     /// every permission request is answered with `reply` (a label `run`
     /// offers, e.g. "Allow once").
     pub fn turn(&self, file: &str, reply: &str) -> Turn {
+        let (turn, status) = self.turn_ending(file, reply);
+        assert!(
+            status.success(),
+            "{status}: {:?}\n{:#?}\nstderr:\n{}\nmodel:\n{}",
+            turn.types(),
+            turn.events,
+            turn.stderr,
+            self.model.describe()
+        );
+        turn
+    }
+
+    /// [`Self::turn`] whatever `run` exits with (an agent that ends its
+    /// turn `cancelled` when a command is rejected: exit 9).
+    pub fn turn_ending(&self, file: &str, reply: &str) -> (Turn, std::process::ExitStatus) {
         self.model.set_command(&format!("touch {file}"));
         self.model.set_trigger(Some(file));
         let mut command = self.env.cmd(&[
@@ -494,15 +512,7 @@ impl RealAgent {
             requests,
             stderr,
         };
-        assert!(
-            status.success(),
-            "{status}: {:?}\n{:#?}\nstderr:\n{}\nmodel:\n{}",
-            turn.types(),
-            turn.events,
-            turn.stderr,
-            self.model.describe()
-        );
-        turn
+        (turn, status)
     }
 
     /// The two turns every real agent must pass: allow-once runs the real

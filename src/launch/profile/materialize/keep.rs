@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 
-use super::plan::{data_path, to_json, Plan};
+use super::document;
+use super::plan::{data_path, Plan};
 use super::settings_file::path_of;
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;
@@ -42,7 +43,8 @@ pub fn with_agent_keys(
     }
     let Some(existing) = fs_safety::read_regular_file(&path, MAX_SETTINGS_BYTES, false)
         .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| document::parse(settings.format, &text))
     else {
         return Ok(plan.clone());
     };
@@ -52,7 +54,7 @@ pub fn with_agent_keys(
         .iter_mut()
         .filter(|file| file.relative == relative)
     {
-        let Ok(mut document) = serde_json::from_str::<Value>(&file.contents) else {
+        let Some(mut document) = document::parse(settings.format, &file.contents) else {
             continue;
         };
         let mut changed = false;
@@ -71,7 +73,7 @@ pub fn with_agent_keys(
             }
         }
         if changed {
-            file.contents = to_json(&document);
+            file.contents = document::render(settings.format, &document, "")?;
         }
     }
     Ok(kept)

@@ -40,14 +40,25 @@ pub(super) fn transport_name(transport: RemoteTransport) -> &'static str {
     }
 }
 
-/// One local server (every shape agrees).
-fn local(server: &crate::config::LocalMcpServer) -> Value {
-    json!({"command": server.command, "args": server.args, "env": server.env})
+/// One local server in `shape`.
+fn local(server: &crate::config::LocalMcpServer, shape: McpShape) -> Value {
+    match shape {
+        McpShape::LocalRemote => {
+            let command: Vec<&str> = std::iter::once(server.command.as_str())
+                .chain(server.args.iter().map(String::as_str))
+                .collect();
+            json!({"type": "local", "command": command, "environment": server.env})
+        }
+        McpShape::TypedUrl | McpShape::UrlByTransport | McpShape::HttpHeaders => {
+            json!({"command": server.command, "args": server.args, "env": server.env})
+        }
+    }
 }
 
-/// One remote server in `shape`.
-fn remote(server: &crate::config::RemoteMcpServer, shape: McpShape) -> Value {
-    match (shape, server.transport) {
+/// One remote server in `shape`; `None` when the shape has no form for
+/// its transport.
+fn remote(server: &crate::config::RemoteMcpServer, shape: McpShape) -> Option<Value> {
+    Some(match (shape, server.transport) {
         (McpShape::TypedUrl, transport) => {
             json!({"url": server.url, "type": transport_name(transport), "headers": server.headers})
         }
@@ -57,7 +68,14 @@ fn remote(server: &crate::config::RemoteMcpServer, shape: McpShape) -> Value {
         (McpShape::UrlByTransport, RemoteTransport::Sse) => {
             json!({"url": server.url, "headers": server.headers})
         }
-    }
+        (McpShape::LocalRemote, _) => {
+            json!({"type": "remote", "url": server.url, "headers": server.headers})
+        }
+        (McpShape::HttpHeaders, RemoteTransport::Http) => {
+            json!({"url": server.url, "http_headers": server.headers})
+        }
+        (McpShape::HttpHeaders, RemoteTransport::Sse) => return None,
+    })
 }
 
 /// The servers for the file, in `shape`; `agent` names the agent in the
@@ -74,10 +92,18 @@ pub fn place(
         match (server, target) {
             (_, Target::Acp) => {}
             (McpServer::Local(server), _) => {
-                placement.agent.insert(name.clone(), local(server));
+                placement.agent.insert(name.clone(), local(server, shape));
             }
             (McpServer::Remote(server), Target::Tui { remote_supported: true }) => {
-                placement.agent.insert(name.clone(), remote(server, shape));
+                match remote(server, shape) {
+                    Some(value) => {
+                        placement.agent.insert(name.clone(), value);
+                    }
+                    None => placement.diagnostics.push(format!(
+                        "MCP server `{name}` skipped: {agent} reads no remote ({}) MCP servers from {file}",
+                        transport_name(server.transport)
+                    )),
+                }
             }
             (McpServer::Remote(server), Target::Tui { remote_supported: false }) => {
                 placement.diagnostics.push(format!(
@@ -93,6 +119,23 @@ pub fn place(
         }
     }
     placement
+}
+
+/// The diagnostics of an adapter whose agent reads MCP servers from no
+/// file oneworks writes: ACP runs give them in `session/new` (nothing to
+/// say here), every other target names each server it cannot place.
+pub fn unplaced(servers: &BTreeMap<String, McpServer>, target: Target, agent: &str) -> Vec<String> {
+    match target {
+        Target::Acp => Vec::new(),
+        Target::Render | Target::Tui { .. } => servers
+            .keys()
+            .map(|name| {
+                format!(
+                    "MCP server `{name}` not written: {agent} reads MCP servers only from ACP `session/new` (oneworks run)"
+                )
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]
@@ -173,5 +216,74 @@ mod tests {
             })
         );
         assert!(tui.diagnostics.is_empty(), "{:?}", tui.diagnostics);
+    }
+
+    #[test]
+    fn local_remote_shape_is_opencodes_mcp_map() {
+        let servers = servers();
+        let tui = place(
+            &servers,
+            Target::Tui {
+                remote_supported: true,
+            },
+            McpShape::LocalRemote,
+            "opencode",
+            "`opencode.json`",
+        );
+        assert_eq!(
+            Value::Object(tui.agent),
+            json!({
+                "docs": {"type": "remote", "url": "https://example.com/mcp", "headers": {}},
+                "github": {"type": "local", "command": ["/usr/local/bin/github-mcp", "--stdio"], "environment": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+                "stream": {"type": "remote", "url": "https://example.com/sse", "headers": {}},
+            })
+        );
+        assert!(tui.diagnostics.is_empty(), "{:?}", tui.diagnostics);
+    }
+
+    #[test]
+    fn http_headers_shape_skips_sse_with_a_diagnostic() {
+        let servers = servers();
+        let tui = place(
+            &servers,
+            Target::Tui {
+                remote_supported: true,
+            },
+            McpShape::HttpHeaders,
+            "Codex",
+            "`config.toml`",
+        );
+        assert_eq!(
+            Value::Object(tui.agent),
+            json!({
+                "docs": {"url": "https://example.com/mcp", "http_headers": {}},
+                "github": {"command": "/usr/local/bin/github-mcp", "args": ["--stdio"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+            })
+        );
+        assert_eq!(
+            tui.diagnostics,
+            ["MCP server `stream` skipped: Codex reads no remote (sse) MCP servers from `config.toml`"]
+        );
+    }
+
+    #[test]
+    fn servers_no_file_carries_are_named_outside_acp() {
+        let servers = servers();
+        assert!(unplaced(&servers, Target::Acp, "Claude").is_empty());
+        let tui = unplaced(
+            &servers,
+            Target::Tui {
+                remote_supported: true,
+            },
+            "Claude",
+        );
+        assert_eq!(tui.len(), 3);
+        assert!(
+            tui[0].starts_with(
+                "MCP server `docs` not written: Claude reads MCP servers only from ACP"
+            ),
+            "{tui:?}"
+        );
+        assert_eq!(unplaced(&servers, Target::Render, "Claude").len(), 3);
     }
 }

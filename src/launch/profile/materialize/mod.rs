@@ -1,7 +1,7 @@
 //! Materializing a session's profile world from `config.yaml` (SPEC §5,
 //! §11.3). Which files the config becomes is the adapter's data (its
 //! `session:` section); the shapes are implemented here: the settings file
-//! (flat or nested JSON, with forced keys and the login method), an
+//! (flat or nested JSON or TOML, with forced keys and the login method), an
 //! optional agent file, the system prompt file, staged skills (read by
 //! `skill_source` without following links), MCP servers and hooks in the
 //! agent or settings file, the trusted-folders file, extra files. A
@@ -13,6 +13,7 @@
 pub mod acp_mcp;
 pub mod agent;
 pub mod auth;
+pub mod document;
 pub mod hooks;
 mod keep;
 pub mod mcp;
@@ -57,8 +58,13 @@ impl Plan {
                 0o700,
             )?;
         }
-        let skills = plan::data_path(&data.session.skills.dir, "skills.dir")?;
-        self.remove_stale_skills(layout, &home.join(skills))
+        match &data.session.skills {
+            Some(skills) => {
+                let skills = plan::data_path(&skills.dir, "skills.dir")?;
+                self.remove_stale_skills(layout, &home.join(skills))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Removes the entries of `skills` (oneworks-owned) that no configured
@@ -104,6 +110,8 @@ impl Plan {
     }
 }
 
+#[cfg(test)]
+mod agents_tests;
 #[cfg(test)]
 mod gemini_tests;
 #[cfg(test)]

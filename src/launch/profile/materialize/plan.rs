@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::mcp::{self, Target};
 use super::settings_file::{self, SettingsMap};
-use super::{agent, auth, hooks, skill_source, skills, trust};
+use super::{agent, auth, document, hooks, skill_source, skills, trust};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::Place;
 use crate::config::AdapterConfig;
@@ -116,11 +116,7 @@ pub fn prompt_text(front_matter: &str, prompt: &str) -> String {
     text
 }
 
-pub(super) fn to_json(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".to_owned());
-    text.push('\n');
-    text
-}
+pub(super) use super::document::to_json;
 
 /// A path of the adapter data, relative to the agent's home: plain names
 /// only (a data file from `ONEWORKS_ADAPTERS_DIR` must not point outside).
@@ -227,101 +223,152 @@ pub fn plan_in(
         .system_prompt
         .as_deref()
         .filter(|prompt| !prompt.trim().is_empty());
-    if prompt.is_some() || session.system_prompt.always {
-        let relative = data_path(&session.system_prompt.path, "systemPrompt.path")?;
-        let front = front_matter(session.system_prompt.front_matter.as_deref());
-        let contents = match prompt {
-            Some(prompt) => {
-                resources.push(format!("file://{}", home.join(&relative).display()));
-                prompt_text(&front, prompt)
-            }
-            None => String::new(),
-        };
-        generated.steering_file = Some(relative.clone());
-        generated.front_matter = front;
-        plan.files.push(PlannedFile { relative, contents });
-    }
-
-    let skills_dir = data_path(&session.skills.dir, "skills.dir")?;
-    let names = skills::assign_dir_names(config.skills.iter().map(|skill| skill.name.as_str()));
-    let mut staged = Vec::new();
-    for (index, (skill, dir)) in config.skills.iter().zip(&names).enumerate() {
-        // Read (and checked) even when not staged: `config check` and a
-        // version without skills see the same refusals.
-        let contents = skill_source::read_skill(index, skill, &data.credentials, &root)?;
-        let relative = skills_dir.join(dir).join("SKILL.md");
-        staged.push((relative, contents));
-    }
-    if !staged.is_empty() && !at_least(context.version, session.skills.since.as_deref()) {
-        plan.diagnostics.push(format!(
-            "skills skipped: {} {} reads skills from {} on",
-            data.display_name,
-            context.version.unwrap_or_default(),
-            session.skills.since.as_deref().unwrap_or_default()
-        ));
-    } else {
-        for (relative, contents) in staged {
-            resources.push(format!("skill://{}", home.join(&relative).display()));
+    match &session.system_prompt {
+        None if prompt.is_some() => plan.diagnostics.push(format!(
+            "`{root}.systemPrompt` skipped: {} reads no prompt file oneworks writes",
+            data.display_name
+        )),
+        None => {}
+        Some(prompt_data) if prompt.is_some() || prompt_data.always => {
+            let relative = data_path(&prompt_data.path, "systemPrompt.path")?;
+            let front = front_matter(prompt_data.front_matter.as_deref());
+            let contents = match prompt {
+                Some(prompt) => {
+                    resources.push(format!("file://{}", home.join(&relative).display()));
+                    prompt_text(&front, prompt)
+                }
+                None => String::new(),
+            };
+            generated.steering_file = Some(relative.clone());
+            generated.front_matter = front;
             plan.files.push(PlannedFile { relative, contents });
         }
-        plan.skill_dirs = names;
+        Some(_) => {}
     }
 
-    let notification = match (context.notification_command, &session.hooks.notification) {
-        (Some(command), Some(hook)) => Some((hook, command)),
-        (Some(_), None) => {
+    let names = skills::assign_dir_names(config.skills.iter().map(|skill| skill.name.as_str()));
+    let mut staged = Vec::new();
+    for (index, skill) in config.skills.iter().enumerate() {
+        // Read (and checked) even when not staged: `config check`, an
+        // agent without skills and a version without them see the same
+        // refusals.
+        staged.push(skill_source::read_skill(
+            index,
+            skill,
+            &data.credentials,
+            &root,
+        )?);
+    }
+    match &session.skills {
+        _ if staged.is_empty() => {}
+        None => plan.diagnostics.push(format!(
+            "skills skipped: {} reads no skills folder (`{root}.skills`)",
+            data.display_name
+        )),
+        Some(skills) if !at_least(context.version, skills.since.as_deref()) => {
             plan.diagnostics.push(format!(
-                "{} has no notification hook; approvals are found from the pane only",
-                data.display_name
-            ));
-            None
+                "skills skipped: {} {} reads skills from {} on",
+                data.display_name,
+                context.version.unwrap_or_default(),
+                skills.since.as_deref().unwrap_or_default()
+            ))
         }
-        (None, _) => None,
-    };
-    let hooks = hooks::build(&config.hooks, session.hooks.shape, notification);
-
-    let file_label = match session.mcp_servers.place {
-        Place::AgentFile => "agent files".to_owned(),
-        Place::Settings => format!("`{}`", session.settings.path),
-    };
-    let placement = mcp::place(
-        &config.mcp_servers,
-        context.target,
-        session.mcp_servers.shape,
-        &data.display_name,
-        &file_label,
-    );
-    plan.diagnostics.extend(placement.diagnostics);
+        Some(skills) => {
+            let skills_dir = data_path(&skills.dir, "skills.dir")?;
+            for (dir, contents) in names.iter().zip(staged) {
+                let relative = skills_dir.join(dir).join("SKILL.md");
+                resources.push(format!("skill://{}", home.join(&relative).display()));
+                plan.files.push(PlannedFile { relative, contents });
+            }
+            plan.skill_dirs = names;
+        }
+    }
 
     let (mut agent_hooks, mut agent_mcp) = (Map::new(), Map::new());
-    match session.hooks.place {
-        Place::AgentFile => agent_hooks = hooks,
-        Place::Settings => {
-            if settings.remove("hooks") {
-                plan.diagnostics.push(format!(
-                    "`{root}.configContent.hooks` is not used: oneworks writes the hooks of `{root}.hooks`"
-                ));
-            }
-            if !hooks.is_empty() {
-                for (key, value) in &session.hooks.enable {
-                    set_value(&mut settings, &mut generated, key, value.clone());
+    match &session.hooks {
+        Some(hooks_data) => {
+            let notification = match (context.notification_command, &hooks_data.notification) {
+                (Some(command), Some(hook)) => Some((hook, command)),
+                (Some(_), None) => {
+                    plan.diagnostics.push(format!(
+                        "{} has no notification hook; approvals are found from the pane only",
+                        data.display_name
+                    ));
+                    None
                 }
-                settings.force("hooks", Value::Object(hooks));
+                (None, _) => None,
+            };
+            let hooks = hooks::build(&config.hooks, hooks_data.shape, notification);
+            match hooks_data.place {
+                Place::AgentFile => agent_hooks = hooks,
+                Place::Settings => {
+                    let key = &hooks_data.key;
+                    if settings.remove(key) {
+                        plan.diagnostics.push(format!(
+                            "`{root}.configContent.{key}` is not used: oneworks writes the hooks of `{root}.hooks`"
+                        ));
+                    }
+                    if !hooks.is_empty() {
+                        for (key, value) in &hooks_data.enable {
+                            set_value(&mut settings, &mut generated, key, value.clone());
+                        }
+                        settings.force(key, Value::Object(hooks));
+                    }
+                }
+            }
+        }
+        // The config loader refuses hooks for such an adapter; a plan
+        // made from an unchecked config says so too.
+        None if !config.hooks.is_empty() => {
+            return Err(ProfileError::Config {
+                key: format!("{root}.hooks"),
+                message: format!("{} has no hooks", data.display_name),
+            })
+        }
+        None => {
+            if context.notification_command.is_some() {
+                plan.diagnostics.push(format!(
+                    "{} has no notification hook; approvals are found from the pane only",
+                    data.display_name
+                ));
             }
         }
     }
-    match session.mcp_servers.place {
-        Place::AgentFile => agent_mcp = placement.agent,
-        Place::Settings => {
-            if settings.remove("mcpServers") {
-                plan.diagnostics.push(format!(
-                    "`{root}.configContent.mcpServers` is not used: oneworks writes the servers of `{root}.mcpServers`"
-                ));
-            }
-            if !placement.agent.is_empty() {
-                settings.force("mcpServers", Value::Object(placement.agent));
+
+    match &session.mcp_servers {
+        Some(mcp_data) => {
+            let file_label = match mcp_data.place {
+                Place::AgentFile => "agent files".to_owned(),
+                Place::Settings => format!("`{}`", session.settings.path),
+            };
+            let placement = mcp::place(
+                &config.mcp_servers,
+                context.target,
+                mcp_data.shape,
+                &data.display_name,
+                &file_label,
+            );
+            plan.diagnostics.extend(placement.diagnostics);
+            match mcp_data.place {
+                Place::AgentFile => agent_mcp = placement.agent,
+                Place::Settings => {
+                    let key = &mcp_data.key;
+                    if settings.remove(key) {
+                        plan.diagnostics.push(format!(
+                            "`{root}.configContent.{key}` is not used: oneworks writes the servers of `{root}.mcpServers`"
+                        ));
+                    }
+                    if !placement.agent.is_empty() {
+                        settings.force(key, Value::Object(placement.agent));
+                    }
+                }
             }
         }
+        None => plan.diagnostics.extend(mcp::unplaced(
+            &config.mcp_servers,
+            context.target,
+            &data.display_name,
+        )),
     }
 
     let settings = settings.render(settings_format, &root)?;
@@ -329,7 +376,7 @@ pub fn plan_in(
         0,
         PlannedFile {
             relative: settings_path,
-            contents: to_json(&settings),
+            contents: document::render(settings_format, &settings, &root)?,
         },
     );
 

@@ -5,7 +5,9 @@
 
 use serde_json::{Map, Value};
 
+use super::document;
 use super::plan::{to_json, Generated, Plan, PlannedFile};
+use crate::adapter::session_data::SettingsFormat;
 use crate::redact::Scrubber;
 
 impl Plan {
@@ -17,15 +19,19 @@ impl Plan {
         self.files
             .iter()
             .map(|file| {
-                let is_json = file
-                    .relative
-                    .extension()
-                    .is_some_and(|extension| extension == "json");
+                let extension = file.relative.extension();
+                let format = if extension.is_some_and(|extension| extension == "json") {
+                    Some(SettingsFormat::NestedJson)
+                } else if extension.is_some_and(|extension| extension == "toml") {
+                    Some(SettingsFormat::Toml)
+                } else {
+                    None
+                };
                 let generated = &self.generated;
                 let contents = if file.relative == generated.agent_file {
                     scrub_agent(scrubber, &file.contents, generated)
-                } else if is_json {
-                    scrub_settings(scrubber, file, generated)
+                } else if let Some(format) = format {
+                    scrub_settings(scrubber, file, format, generated)
                 } else if Some(&file.relative) == generated.steering_file.as_ref() {
                     let front = generated.front_matter.as_str();
                     match file.contents.strip_prefix(front) {
@@ -76,29 +82,43 @@ fn scrub_agent(scrubber: &Scrubber, text: &str, generated: &Generated) -> String
     to_json(&agent)
 }
 
-/// A JSON file other than the agent file, scrubbed as a document; the
-/// values oneworks set in it (forced keys, the login method, the trust
+/// A JSON or TOML file other than the agent file, scrubbed as a document;
+/// the values oneworks set in it (forced keys, the login method, the trust
 /// level) are put back, so a short credential equal to one of them cannot
 /// change what oneworks decided.
-fn scrub_settings(scrubber: &Scrubber, file: &PlannedFile, generated: &Generated) -> String {
+fn scrub_settings(
+    scrubber: &Scrubber,
+    file: &PlannedFile,
+    format: SettingsFormat,
+    generated: &Generated,
+) -> String {
     let own: Vec<_> = generated
         .values
         .iter()
         .filter(|(relative, _, _)| *relative == file.relative)
         .collect();
-    let parsed = serde_json::from_str::<Value>(&file.contents);
-    let (false, Ok(mut document)) = (own.is_empty(), parsed) else {
-        let mut text = scrubber.scrub_json_text(&file.contents);
-        if !text.ends_with('\n') {
-            text.push('\n');
+    let is_toml = format == SettingsFormat::Toml;
+    match document::parse(format, &file.contents) {
+        Some(mut document) if is_toml || !own.is_empty() => {
+            scrubber.scrub_json(&mut document);
+            for (_, path, value) in own {
+                put(&mut document, path, value.clone());
+            }
+            match document::render(format, &document, "") {
+                Ok(text) => text,
+                Err(_) => scrub_lines(scrubber, &file.contents),
+            }
         }
-        return text;
-    };
-    scrubber.scrub_json(&mut document);
-    for (_, path, value) in own {
-        put(&mut document, path, value.clone());
+        // A TOML file that does not parse (never planned so) is text.
+        _ if is_toml => scrub_lines(scrubber, &file.contents),
+        _ => {
+            let mut text = scrubber.scrub_json_text(&file.contents);
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text
+        }
     }
-    to_json(&document)
 }
 
 /// Sets `path` (object keys) of `document` to `value`, making the maps on

@@ -2,7 +2,8 @@
 //! one map of dotted keys while it is planned and written in the adapter's
 //! format: flat (Kiro's `settings/cli.json`) or nested (Gemini's
 //! `settings.json`). `configContent` may be written flat or nested either
-//! way. Keys oneworks sets itself (forced keys, the login method, the
+//! way; TOML (Codex's `config.toml`) is nested like the latter and made
+//! text by `document`. Keys oneworks sets itself (forced keys, the login method, the
 //! MCP servers and hooks it owns) replace what the config says there.
 
 use serde_json::{Map, Value};
@@ -124,7 +125,9 @@ impl SettingsMap {
     pub fn render(&self, format: SettingsFormat, root: &str) -> Result<Value, ProfileError> {
         match format {
             SettingsFormat::FlatJson => Ok(Value::Object(self.flat.clone())),
-            SettingsFormat::NestedJson => nest(&self.flat, root).map(Value::Object),
+            SettingsFormat::NestedJson | SettingsFormat::Toml => {
+                nest(&self.flat, root).map(Value::Object)
+            }
         }
     }
 }
@@ -160,7 +163,9 @@ pub fn nest(flat: &Map<String, Value>, root: &str) -> Result<Map<String, Value>,
 pub fn path_of(key: &str, format: SettingsFormat) -> Vec<String> {
     match format {
         SettingsFormat::FlatJson => vec![key.to_owned()],
-        SettingsFormat::NestedJson => key.split('.').map(str::to_owned).collect(),
+        SettingsFormat::NestedJson | SettingsFormat::Toml => {
+            key.split('.').map(str::to_owned).collect()
+        }
     }
 }
 

@@ -140,6 +140,9 @@ struct State {
     model: String,
     requests: Vec<Request>,
     calls: usize,
+    /// Arguments put over the filled ones (a model asking to leave a
+    /// sandbox), for properties the tool's schema has.
+    extra: Map<String, Value>,
 }
 
 struct Shared {
@@ -176,6 +179,7 @@ impl FakeModel {
                 model: "fake-model".to_owned(),
                 requests: Vec::new(),
                 calls: 0,
+                extra: Map::new(),
             }),
             stopping: AtomicBool::new(false),
         });
@@ -214,6 +218,14 @@ impl FakeModel {
     /// message with the tool offered does.
     pub fn set_trigger(&self, trigger: Option<&str>) {
         self.shared.lock().trigger = trigger.map(str::to_owned);
+    }
+
+    /// Arguments every later tool call carries on top of the filled ones,
+    /// where the tool's schema has the property (Codex's
+    /// `sandbox_permissions: "require_escalated"`: the call asks to leave
+    /// the sandbox, so the person is asked).
+    pub fn set_extra_arguments(&self, extra: Map<String, Value>) {
+        self.shared.lock().extra = extra;
     }
 
     /// The model name in answers and model lists (default `fake-model`).
@@ -445,7 +457,15 @@ fn plan(state: &mut State, body: &Value, wire: Wire) -> Answer {
             match shell {
                 Some((name, schema)) => {
                     state.calls += 1;
-                    let arguments = fill(&schema, &state.command).to_string();
+                    let mut arguments = fill(&schema, &state.command);
+                    if let Value::Object(filled) = &mut arguments {
+                        for (key, value) in &state.extra {
+                            if schema["properties"].get(key).is_some() {
+                                filled.insert(key.clone(), value.clone());
+                            }
+                        }
+                    }
+                    let arguments = arguments.to_string();
                     Answer::ToolCall { name, arguments }
                 }
                 None => Answer::Other,
@@ -463,12 +483,24 @@ fn last_item(body: &Value, wire: Wire) -> Value {
             .and_then(|items| items.last())
             .cloned()
             .unwrap_or_else(|| body["input"].clone()),
-        _ => body["messages"]
+        Wire::Messages => last_message(body).cloned().unwrap_or(Value::Null),
+        Wire::ChatCompletions => body["messages"]
             .as_array()
             .and_then(|m| m.last())
             .cloned()
             .unwrap_or(Value::Null),
     }
+}
+
+/// The last message of an Anthropic messages request that is not a
+/// `role: system` one: Claude Code 2.1.318 puts its environment block
+/// after the person's message as such a message.
+fn last_message(body: &Value) -> Option<&Value> {
+    body["messages"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|message| message["role"] != "system")
 }
 
 enum Last {
@@ -508,7 +540,7 @@ fn last_turn(body: &Value, wire: Wire) -> Last {
             }
         }
         Wire::Messages => {
-            let Some(last) = body["messages"].as_array().and_then(|m| m.last()) else {
+            let Some(last) = last_message(body) else {
                 return Last::Other;
             };
             if last["role"] != "user" {
