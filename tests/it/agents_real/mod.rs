@@ -1,6 +1,6 @@
 //! The real agents, offline, through the binary (issue 20 item 4): each
 //! agent's real npm packages — fetched once per CI run by
-//! `tests/fixtures/agents/fetch.sh` into `target/test-cache/npm/` and
+//! `tests/fixtures/fetch.sh` into `target/test-cache/npm/` and
 //! checked against the integrity its committed `package-lock.json` pins —
 //! are served by a loopback npm registry (each document trimmed to the
 //! versions the snapshot holds, its tarballs pointed at the loopback), and
@@ -317,7 +317,7 @@ fn a_missing_cache_fails_with_the_command_that_fetches_it() {
         .cloned()
         .unwrap_or_default();
     assert!(
-        text.contains("tests/fixtures/agents/fetch.sh") && text.contains("not in"),
+        text.contains("tests/fixtures/fetch.sh") && text.contains("not in"),
         "{text}"
     );
 }
