@@ -69,18 +69,18 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
     if let Some(agent_file) = &session.agent_file {
         inside("session.agentFile.dir", &agent_file.dir, "the agent's home")?;
     }
-    inside(
-        "session.systemPrompt.path",
-        &session.system_prompt.path,
-        "the agent's home",
-    )?;
-    inside(
-        "session.skills.dir",
-        &session.skills.dir,
-        "the agent's home",
-    )?;
-    if let Some(since) = &session.skills.since {
-        semver("session.skills.since", since)?;
+    if let Some(system_prompt) = &session.system_prompt {
+        inside(
+            "session.systemPrompt.path",
+            &system_prompt.path,
+            "the agent's home",
+        )?;
+    }
+    if let Some(skills) = &session.skills {
+        inside("session.skills.dir", &skills.dir, "the agent's home")?;
+        if let Some(since) = &skills.since {
+            semver("session.skills.since", since)?;
+        }
     }
     if let Some(since) = &session.remote_mcp_in_agent_file_since {
         semver("session.remoteMcpInAgentFileSince", since)?;

@@ -25,7 +25,7 @@ fn the_real_claude_asks_before_its_shell_tool_runs_allow_once_then_reject_once()
     let snapshot = Snapshot::get("claude");
     assert_eq!(snapshot.root.name, "@agentclientprotocol/claude-agent-acp");
     assert_eq!(snapshot.root.version, VERSION);
-    let claude = RealAgent::new("claude", "Bash");
+    let mut claude = RealAgent::new("claude", "Bash");
     node_mirror::serve(&claude.env.server, &[&NodeRelease::real()], &[]);
     claude.write_user_config(&format!(
         "adapters:\n  claude:\n    cli:\n      source: managed\n      version: {VERSION}\n"
