@@ -20,6 +20,7 @@ pub mod spec;
 pub mod tree;
 mod tree_error;
 mod tree_install;
+mod urls;
 
 use std::path::Path;
 
@@ -27,7 +28,9 @@ use url::Url;
 
 use self::document::{package_relative, PackageDocument, VersionDoc};
 use self::integrity::{sri_of, Sha512Integrity};
-use super::download::{self, parse_url, shown, NetworkError};
+pub use self::urls::package_url;
+use self::urls::tarball_url;
+use super::download::{self, shown, NetworkError};
 use super::error::{io, InstallError};
 use super::extract::{guard::Staging, Compression};
 use super::pin::{NpmPin, NpmPinPackage, Pin};
@@ -83,15 +86,6 @@ impl DepArtifact {
             platform: self.platform,
         }
     }
-}
-
-/// `<registry>/<name with / as %2f>`, as npm asks for a package.
-pub fn package_url(registry: &Url, package: &str) -> Result<Url, NetworkError> {
-    let encoded = package.replace('/', "%2f");
-    registry.join(&encoded).map_err(|source| NetworkError::Url {
-        url: crate::redact::redact_url(&format!("{registry}{encoded}")),
-        source,
-    })
 }
 
 impl Installer<'_> {
@@ -449,56 +443,4 @@ struct Tarball<'a> {
     version: &'a str,
     url: &'a Url,
     integrity: &'a Sha512Integrity,
-}
-
-/// The tarball URL a version document names, as npm would fetch it: an
-/// `http(s)` URL, and one on the public registry is fetched from the
-/// configured registry instead (npm's `replace-registry-host` default), so a
-/// mirror that copies the public documents verbatim serves its own copies.
-fn tarball_url(text: &str, registry: &Url) -> Result<Url, InstallError> {
-    let url = parse_url(text)?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(NetworkError::Scheme { url: shown(&url) }.into());
-    }
-    if registry.as_str() != registry::PUBLIC_REGISTRY {
-        if let Some(rest) = url.as_str().strip_prefix(registry::PUBLIC_REGISTRY) {
-            return registry.join(rest).map_err(|source| {
-                NetworkError::Url {
-                    url: crate::redact::redact_url(text),
-                    source,
-                }
-                .into()
-            });
-        }
-    }
-    Ok(url)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn package_urls_encode_the_scope_slash() {
-        let registry = Url::parse("http://mirror.test/npm/").expect("url");
-        assert_eq!(
-            package_url(&registry, "@google/gemini-cli")
-                .expect("url")
-                .as_str(),
-            "http://mirror.test/npm/@google%2fgemini-cli"
-        );
-    }
-
-    #[test]
-    fn public_tarballs_come_from_the_configured_registry() {
-        let mirror = Url::parse("http://mirror.test/npm/").expect("url");
-        let public = "https://registry.npmjs.org/@google/gemini-cli/-/gemini-cli-0.61.0.tgz";
-        assert_eq!(
-            tarball_url(public, &mirror).expect("url").as_str(),
-            "http://mirror.test/npm/@google/gemini-cli/-/gemini-cli-0.61.0.tgz"
-        );
-        let own = Url::parse(registry::PUBLIC_REGISTRY).expect("url");
-        assert_eq!(tarball_url(public, &own).expect("url").as_str(), public);
-        assert!(tarball_url("file:///etc/passwd", &mirror).is_err());
-    }
 }
