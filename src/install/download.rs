@@ -59,6 +59,53 @@ pub struct Body {
     pub length: Option<u64>,
 }
 
+impl Body {
+    /// The most bytes to read of this body: its announced length, refused
+    /// when over `limit`, else `limit`. Read at most one byte more, so that
+    /// [`check_received`] sees a body longer than announced.
+    pub fn cap(&self, url: &Url, limit: u64) -> Result<u64, NetworkError> {
+        match self.length {
+            Some(length) if length > limit => Err(NetworkError::TooLarge {
+                url: shown(url),
+                limit,
+            }),
+            Some(length) => Ok(length),
+            None => Ok(limit),
+        }
+    }
+}
+
+/// After reading `received` bytes of a body that announced `length`,
+/// through [`Body::cap`]: more than the cap, or fewer than announced, is an
+/// error.
+pub fn check_received(
+    url: &Url,
+    length: Option<u64>,
+    received: u64,
+    limit: u64,
+) -> Result<(), NetworkError> {
+    if received > length.unwrap_or(limit) {
+        return Err(match length {
+            Some(expected) => NetworkError::Oversized {
+                url: shown(url),
+                expected,
+            },
+            None => NetworkError::TooLarge {
+                url: shown(url),
+                limit,
+            },
+        });
+    }
+    match length {
+        Some(expected) if received < expected => Err(NetworkError::Truncated {
+            url: shown(url),
+            received,
+            expected,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The network seam: HTTP(S) through one lazily built client, or files.
 pub struct Fetcher {
     /// With the system's CA roots, for `https`.

@@ -258,17 +258,8 @@ impl Installer<'_> {
         sha256: &str,
         staging_dir: &Path,
     ) -> Result<u64, InstallError> {
-        let cap = match body.length {
-            Some(length) if length > TARBALL_LIMIT => {
-                return Err(NetworkError::TooLarge {
-                    url: shown(url),
-                    limit: TARBALL_LIMIT,
-                }
-                .into())
-            }
-            Some(length) => length,
-            None => TARBALL_LIMIT,
-        };
+        let cap = body.cap(url, TARBALL_LIMIT)?;
+        let length = body.length;
         let bar = self.progress_bar(body.length);
         bar.set_message(format!("downloading Node.js v{}", chosen.version));
         let mut staging = Staging::new(
@@ -285,27 +276,7 @@ impl Installer<'_> {
             &bar,
         )?;
         bar.finish_and_clear();
-        if digest.bytes > cap {
-            return Err(match body.length {
-                Some(expected) => NetworkError::Oversized {
-                    url: shown(url),
-                    expected,
-                },
-                None => NetworkError::TooLarge {
-                    url: shown(url),
-                    limit: TARBALL_LIMIT,
-                },
-            }
-            .into());
-        }
-        if let Some(expected) = body.length.filter(|expected| digest.bytes < *expected) {
-            return Err(NetworkError::Truncated {
-                url: shown(url),
-                received: digest.bytes,
-                expected,
-            }
-            .into());
-        }
+        download::check_received(url, length, digest.bytes, TARBALL_LIMIT)?;
         if !digest.sha256.eq_ignore_ascii_case(sha256) {
             return Err(InstallError::Checksum {
                 subject: format!("Node.js v{}", chosen.version),

@@ -346,17 +346,8 @@ impl Installer<'_> {
         bar: &indicatif::ProgressBar,
     ) -> Result<(String, u64), InstallError> {
         let url = tarball.url;
-        let cap = match body.length {
-            Some(length) if length > TARBALL_LIMIT => {
-                return Err(NetworkError::TooLarge {
-                    url: shown(url),
-                    limit: TARBALL_LIMIT,
-                }
-                .into())
-            }
-            Some(length) => length,
-            None => TARBALL_LIMIT,
-        };
+        let cap = body.cap(url, TARBALL_LIMIT)?;
+        let length = body.length;
         let limit = cap.saturating_mul(MAX_EXPANSION).max(1 << 20);
         let mut staging = Staging::new(staging_dir.to_owned(), limit);
         let reader = Box::new(std::io::Read::take(body.reader, cap.saturating_add(1)));
@@ -369,27 +360,7 @@ impl Installer<'_> {
             bar,
         )?;
         bar.finish_and_clear();
-        if digest.bytes > cap {
-            return Err(match body.length {
-                Some(expected) => NetworkError::Oversized {
-                    url: shown(url),
-                    expected,
-                },
-                None => NetworkError::TooLarge {
-                    url: shown(url),
-                    limit: TARBALL_LIMIT,
-                },
-            }
-            .into());
-        }
-        if let Some(expected) = body.length.filter(|expected| digest.bytes < *expected) {
-            return Err(NetworkError::Truncated {
-                url: shown(url),
-                received: digest.bytes,
-                expected,
-            }
-            .into());
-        }
+        download::check_received(url, length, digest.bytes, TARBALL_LIMIT)?;
         let computed = digest.sha512.unwrap_or_default();
         if computed != tarball.integrity.digest {
             return Err(InstallError::Checksum {
