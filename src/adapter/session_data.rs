@@ -136,6 +136,9 @@ pub struct SkillsData {
 pub enum Place {
     AgentFile,
     Settings,
+    /// A JSON file of its own (`file`), holding only `{<key>: {...}}`:
+    /// written every time, so servers of an earlier config do not linger.
+    OwnFile,
 }
 
 /// The form of an MCP server in a file.
@@ -177,6 +180,10 @@ pub struct McpServersData {
     /// `mcp`, Codex's `mcp_servers`).
     #[serde(default = "mcp_servers_key")]
     pub key: String,
+    /// With `place: ownFile`: that file, relative to the agent's home
+    /// (Copilot's `mcp-config.json`).
+    #[serde(default)]
+    pub file: Option<String>,
 }
 
 fn mcp_servers_key() -> String {

@@ -9,6 +9,7 @@ use std::path::{Component, Path};
 
 use super::acp_data::{AcpArgv, QUIRK_SETS};
 use super::data::AdapterData;
+use super::session_data::Place;
 
 /// One problem: the key path and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +85,34 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
     }
     if let Some(since) = &session.remote_mcp_in_agent_file_since {
         semver("session.remoteMcpInAgentFileSince", since)?;
+    }
+    if let Some(mcp) = &session.mcp_servers {
+        match (mcp.place, &mcp.file) {
+            (Place::OwnFile, Some(file)) => {
+                inside("session.mcpServers.file", file, "the agent's home")?
+            }
+            (Place::OwnFile, None) => {
+                return Err(problem(
+                    "session.mcpServers.file",
+                    "`place: ownFile` needs the file's path".to_owned(),
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(problem(
+                    "session.mcpServers.file",
+                    "a file is named only with `place: ownFile`".to_owned(),
+                ))
+            }
+            (_, None) => {}
+        }
+    }
+    if let Some(hooks) = &session.hooks {
+        if hooks.place == Place::OwnFile {
+            return Err(problem(
+                "session.hooks.place",
+                "hooks are written into the settings or the agent file".to_owned(),
+            ));
+        }
     }
     if let Some(trust) = &session.trust {
         inside("session.trust.path", &trust.path, "the agent's home")?;
@@ -399,5 +428,22 @@ tui:
             let data: AdapterData = serde_yaml_ng::from_str(text).expect(name);
             assert_eq!(check(&data), Ok(()), "{name}");
         }
+    }
+
+    #[test]
+    fn an_own_mcp_file_is_named_and_stays_in_the_home() {
+        let builtin = crate::adapter::registry::Registry::builtin();
+        let mut data = builtin.load("copilot").expect("copilot");
+        assert!(check(&data).is_ok());
+        let mcp = data.session.mcp_servers.as_mut().expect("mcp section");
+        mcp.file = Some("../outside.json".to_owned());
+        assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
+        let mcp = data.session.mcp_servers.as_mut().expect("mcp section");
+        mcp.file = None;
+        assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
+        let mcp = data.session.mcp_servers.as_mut().expect("mcp section");
+        mcp.place = Place::Settings;
+        mcp.file = Some("mcp-config.json".to_owned());
+        assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
     }
 }

@@ -302,3 +302,27 @@ fn an_agent_without_skills_says_so_and_stages_none() {
     )
     .is_err());
 }
+
+#[test]
+fn copilot_reads_its_mcp_servers_from_a_file_of_their_own() {
+    let data = data("copilot");
+    let context = Context::new(Path::new("/h"), tui()).version("1.0.102");
+    let plan = plan_in(&config(MCP), &data, &context).expect("plan");
+    let files = plan.scrubbed(&scrubber(&data));
+    let mcp: Value = serde_json::from_str(&file(&files, "mcp-config.json")).expect("json");
+    assert_eq!(
+        mcp["mcpServers"]["github"]["command"], "/usr/local/bin/github-mcp",
+        "{mcp}"
+    );
+    assert!(mcp["mcpServers"].get("docs").is_some(), "{mcp}");
+    // Never in settings.json, where Copilot does not read them.
+    let settings: Value = serde_json::from_str(&file(&files, "settings.json")).expect("json");
+    assert!(settings.get("mcpServers").is_none(), "{settings}");
+
+    // Without servers the file is still written, empty: an earlier
+    // config's servers do not linger.
+    let plan = plan_in(&config("{}"), &data, &context).expect("plan");
+    let files = plan.scrubbed(&scrubber(&data));
+    let mcp: Value = serde_json::from_str(&file(&files, "mcp-config.json")).expect("json");
+    assert_eq!(mcp, json!({"mcpServers": {}}));
+}

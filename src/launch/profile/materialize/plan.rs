@@ -301,6 +301,12 @@ pub fn plan_in(
             let hooks = hooks::build(&config.hooks, hooks_data.shape, notification);
             match hooks_data.place {
                 Place::AgentFile => agent_hooks = hooks,
+                Place::OwnFile => {
+                    return Err(ProfileError::Config {
+                        key: "session.hooks.place".to_owned(),
+                        message: "hooks are written into the settings or the agent file".to_owned(),
+                    })
+                }
                 Place::Settings => {
                     let key = &hooks_data.key;
                     if settings.remove(key) {
@@ -340,6 +346,7 @@ pub fn plan_in(
             let file_label = match mcp_data.place {
                 Place::AgentFile => "agent files".to_owned(),
                 Place::Settings => format!("`{}`", session.settings.path),
+                Place::OwnFile => format!("`{}`", mcp_data.file.as_deref().unwrap_or_default()),
             };
             let placement = mcp::place(
                 &config.mcp_servers,
@@ -351,6 +358,16 @@ pub fn plan_in(
             plan.diagnostics.extend(placement.diagnostics);
             match mcp_data.place {
                 Place::AgentFile => agent_mcp = placement.agent,
+                Place::OwnFile => {
+                    let file = mcp_data.file.as_deref().unwrap_or_default();
+                    let relative = data_path(file, "mcpServers.file")?;
+                    let mut document = Map::new();
+                    document.insert(mcp_data.key.clone(), Value::Object(placement.agent));
+                    plan.files.push(PlannedFile {
+                        relative,
+                        contents: to_json(&Value::Object(document)),
+                    });
+                }
                 Place::Settings => {
                     let key = &mcp_data.key;
                     if settings.remove(key) {
