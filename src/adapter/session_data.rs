@@ -128,6 +128,10 @@ pub struct SkillsData {
     /// and no skills. `None`: every version.
     #[serde(default)]
     pub since: Option<String>,
+    /// Entries of that folder the agent writes itself (Codex's `.system`):
+    /// kept when oneworks removes the skills no config names any more.
+    #[serde(default)]
+    pub agent_owned: Vec<String>,
 }
 
 /// Which file holds a list.

@@ -82,6 +82,14 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
         if let Some(since) = &skills.since {
             semver("session.skills.since", since)?;
         }
+        for (index, owned) in skills.agent_owned.iter().enumerate() {
+            if owned.is_empty() || owned.contains('/') || owned == "." || owned == ".." {
+                return Err(problem(
+                    format!("session.skills.agentOwned[{index}]"),
+                    format!("`{owned}` is not a name in the skills folder"),
+                ));
+            }
+        }
     }
     if let Some(since) = &session.remote_mcp_in_agent_file_since {
         semver("session.remoteMcpInAgentFileSince", since)?;

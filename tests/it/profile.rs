@@ -874,3 +874,26 @@ fn trust_workspace_means_nothing_to_an_agent_without_folder_trust() {
         "Kiro's world is the same files"
     );
 }
+
+#[test]
+fn skills_the_agent_writes_itself_survive_a_rerender() {
+    // Codex installs its own system skills into skills/.system at start
+    // (manifests/codex.yaml `skills.agentOwned`); a skill oneworks wrote
+    // and no config names any more is still removed.
+    let env = TestEnv::new();
+    env.write_config("adapters:\n  codex:\n    cli:\n      source: system\n");
+    env.run(&["config", "render", "codex"]).assert_success();
+    let skills = session_root(&env, "default")
+        .join("codex-home")
+        .join("skills");
+    std::fs::create_dir_all(skills.join(".system/review")).expect("mkdir");
+    std::fs::write(skills.join(".system/review/SKILL.md"), b"codex's own").expect("write");
+    std::fs::create_dir_all(skills.join("old")).expect("mkdir");
+    std::fs::write(skills.join("old/SKILL.md"), b"an earlier config's").expect("write");
+    env.run(&["config", "render", "codex"]).assert_success();
+    assert_eq!(
+        std::fs::read(skills.join(".system/review/SKILL.md")).expect("kept"),
+        b"codex's own"
+    );
+    assert!(!skills.join("old").exists(), "a stale skill is removed");
+}

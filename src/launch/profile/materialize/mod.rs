@@ -60,8 +60,8 @@ impl Plan {
         }
         match &data.session.skills {
             Some(skills) => {
-                let skills = plan::data_path(&skills.dir, "skills.dir")?;
-                self.remove_stale_skills(layout, &home.join(skills))
+                let dir = plan::data_path(&skills.dir, "skills.dir")?;
+                self.remove_stale_skills(layout, &home.join(dir), &skills.agent_owned)
             }
             None => Ok(()),
         }
@@ -71,11 +71,14 @@ impl Plan {
     /// skill uses. The folder is checked (and created) without following
     /// links first: listing a linked `skills` would delete whatever it
     /// points at. Only plain folders and files are removed; a link or
-    /// special entry inside is refused, not followed or deleted.
+    /// special entry inside is refused, not followed or deleted. Entries
+    /// the agent writes itself (`agent_owned`, from its data) are left as
+    /// they are.
     fn remove_stale_skills(
         &self,
         layout: &ProfileLayout,
         skills: &Path,
+        agent_owned: &[String],
     ) -> Result<(), ProfileError> {
         // Listed and removed relative to the folder opened without
         // following links: a `skills` swapped for a link after the open
@@ -83,7 +86,9 @@ impl Plan {
         let dir = fs_safety::open_dir_path_beneath(&layout.project, skills, 0o700)?;
         let mut stale = Vec::new();
         for (name, kind) in fs_safety::list_dir(&dir).map_err(io_error("list", skills))? {
-            if self.skill_dirs.iter().any(|kept| name == kept.as_str()) {
+            if self.skill_dirs.iter().any(|kept| name == kept.as_str())
+                || agent_owned.iter().any(|owned| name == owned.as_str())
+            {
                 continue;
             }
             let path = skills.join(&name);
