@@ -526,3 +526,169 @@ write_section(doc, "### npm trees (issue 20)", start, end, f"{start}\n{section}{
 print(f"wrote the npm trees block of {doc}")
 EOF
 fi
+
+# --- oneworks' overhead: `run` start → first agent message (issue 20) ---------
+# Each agent installed once by `oneworks adapter prepare` from the registry
+# (the version the real-agent tests pin, tests/fixtures/agents/<id>/
+# package-lock.json; Qwen and Claude on the managed Node 24 that oneworks
+# installs from the cached Node fixture served on loopback as
+# ONEWORKS_NODE_MIRROR), talking to a loopback fake model API
+# (benches/agents/fake_model.py: the three wire formats, streamed, text
+# only). One `-vv` run (not timed) reads the agent child oneworks started
+# (program, argv, environment, folder: /proc); then BENCH_OVERHEAD_RUNS
+# rounds (default 5), alternating which goes first, of (a) `oneworks run
+# AGENT --prompt hi --json`, spawn → first `agent_message_chunk` event, and
+# (b) the minimal ACP client (benches/agents/first_message.py direct) on the
+# same program, argv, environment and world folder, spawn → first
+# `agent_message_chunk` update. Overhead = (a) − (b), goal ≤ 50 ms.
+if [[ $PARTS == *overhead* ]]; then
+OVERHEAD_RUNS=${BENCH_OVERHEAD_RUNS:-5}
+OVERHEAD_AGENTS=${BENCH_OVERHEAD_AGENTS:-"qwen copilot opencode codex claude"}
+OREG=$(npm config get registry)
+[[ $OREG = */ ]] || OREG=$OREG/
+O=$WORK/overhead
+AGENTS_DIR=$ROOT/benches/agents
+NODE_DIST=$ROOT/target/test-cache/node/dist
+compgen -G "$NODE_DIST/.complete-v*" >/dev/null ||
+    die "no Node fixture in $NODE_DIST (Qwen and Claude need Node >= 22 and nodejs.org is not used): run \`bash tests/fixtures/node/fetch.sh\`"
+mkdir -p "$O"/{home,xdg-config/oneworks,xdg-data,xdg-cache,project/.oneworks}
+mkdir -m 700 "$O/runtime"
+: >"$O/rows"
+# Loopback servers: the fake model, and the Node mirror (the fixture folder).
+python3 "$AGENTS_DIR/fake_model.py" "$O/model.port" "$O/model.log" 2>"$O/model.err" &
+MODEL_PID=$!
+python3 -u -m http.server --bind 127.0.0.1 --directory "$NODE_DIST" 0 >"$O/mirror.out" 2>"$O/mirror.err" &
+MIRROR_PID=$!
+stop_servers() { kill "$MODEL_PID" "$MIRROR_PID" 2>/dev/null || true; }
+trap 'status=$?; stop_servers; (exit $status); remove_work_folder' EXIT
+for _ in $(seq 100); do
+    [[ -s $O/model.port ]] && grep -q 'port [0-9]' "$O/mirror.out" && break
+    sleep 0.1
+done
+[[ -s $O/model.port ]] || die "the fake model did not start: $(cat "$O/model.err")"
+MIRROR_PORT=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$O/mirror.out" | head -n1)
+[[ -n $MIRROR_PORT ]] || die "the Node mirror did not start: $(cat "$O/mirror.err")"
+MODEL=http://127.0.0.1:$(cat "$O/model.port")
+KEY=sk-oneworks-bench-4f1c9a7e2b6d8053
+pinned() { # pinned ID: the version tests/fixtures/agents/ID/package-lock.json pins
+    python3 - "$ROOT/tests/fixtures/agents/$1/package-lock.json" <<'EOF'
+import json, sys
+lock = json.load(open(sys.argv[1]))
+name = next(iter(lock["packages"][""]["dependencies"]))
+print(name, lock["packages"]["node_modules/" + name]["version"])
+EOF
+}
+# The user's config: each agent pinned; opencode and Codex get their
+# provider entry (the key by variable name only), as in tests/it/agents_real.
+{
+    echo "adapters:"
+    for id in $OVERHEAD_AGENTS; do
+        read -r _ version < <(pinned "$id")
+        printf '  %s:\n    cli:\n      source: managed\n      version: "%s"\n' "$id" "$version"
+        case $id in
+        opencode) cat <<EOF
+    configContent:
+      model: local/fake-model
+      small_model: local/fake-model
+      provider:
+        local:
+          npm: "@ai-sdk/openai-compatible"
+          name: Local
+          options:
+            baseURL: $MODEL/v1
+            apiKey: "{env:OPENAI_API_KEY}"
+          models:
+            fake-model:
+              name: Fake model
+EOF
+        ;;
+        codex) cat <<EOF
+    configContent:
+      model: fake-model
+      model_provider: local
+      model_providers:
+        local:
+          name: Local
+          base_url: $MODEL/v1
+          env_key: OPENAI_API_KEY
+          wire_api: responses
+EOF
+        ;;
+        esac
+    done
+} >"$O/xdg-config/oneworks/config.yaml"
+agent_env() { # agent_env ID: the model endpoint and key variables of agent ID
+    case $1 in
+    qwen) AGENT_ENV=(OPENAI_API_KEY="$KEY" OPENAI_BASE_URL="$MODEL/v1" OPENAI_MODEL=fake-model) ;;
+    claude) AGENT_ENV=(ANTHROPIC_API_KEY="$KEY" ANTHROPIC_BASE_URL="$MODEL") ;;
+    opencode | codex) AGENT_ENV=(OPENAI_API_KEY="$KEY") ;;
+    copilot) AGENT_ENV=(COPILOT_PROVIDER_BASE_URL="$MODEL/v1" COPILOT_PROVIDER_TYPE=openai
+        COPILOT_PROVIDER_API_KEY="$KEY" COPILOT_MODEL=fake-model COPILOT_OFFLINE=true) ;;
+    *) die "no model settings for agent $1" ;;
+    esac
+}
+oenv() { # oenv ID: OENV, a cleared environment like the tests' for agent ID
+    local keep=() name
+    for name in HTTPS_PROXY https_proxy HTTP_PROXY http_proxy NO_PROXY no_proxy SSL_CERT_FILE SSL_CERT_DIR; do
+        [[ -n ${!name:-} ]] && keep+=("$name=${!name}")
+    done
+    agent_env "$1"
+    OENV=(env -i "${keep[@]}" HOME="$O/home" LANG=C.UTF-8 PATH="$(dirname "$(command -v node)"):/usr/bin:/bin"
+        XDG_CONFIG_HOME="$O/xdg-config" XDG_DATA_HOME="$O/xdg-data" XDG_CACHE_HOME="$O/xdg-cache"
+        XDG_RUNTIME_DIR="$O/runtime" ONEWORKS_HOME="$O/oneworks-home" ONEWORKS_CACHE_DIR="$O/cache"
+        ONEWORKS_NPM_REGISTRY="$OREG" ONEWORKS_NODE_MIRROR="http://127.0.0.1:$MIRROR_PORT/"
+        "${AGENT_ENV[@]}")
+}
+grace_ms() { # the adapter's acp.stopGraceMs
+    awk '/^acp:/ { in_acp = 1; next } /^[^ #]/ { in_acp = 0 } in_acp && $1 == "stopGraceMs:" { print $2; exit }' "$ROOT/manifests/$1.yaml"
+}
+OLOAD_BEFORE=$(uptime)
+for id in $OVERHEAD_AGENTS; do
+    read -r package version < <(pinned "$id")
+    oenv "$id"
+    log "overhead: prepare $id ($package@$version from $OREG)"
+    start=$(date +%s.%N)
+    if ! (cd "$O/project" && "${OENV[@]}" "$BIN" adapter prepare "$id" --json >"$O/$id.prepare.out" 2>"$O/$id.prepare.err"); then
+        tail -n 20 "$O/$id.prepare.err" >&2
+        die "overhead: adapter prepare $id failed"
+    fi
+    prepared=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    grace=$(grace_ms "$id")
+    [[ -n $grace ]] || die "no acp.stopGraceMs in manifests/$id.yaml"
+    rm -f "$O/$id".*.jsonl
+    # The capture run (not timed): what oneworks started, and a warm disk cache for both.
+    (cd "$O/project" && python3 "$AGENTS_DIR/first_message.py" capture "$O/$id.capture.jsonl" "$O/$id.world.json" -- \
+        "${OENV[@]}" "$BIN" -vv run "$id" --prompt hi --json) || die "overhead: the capture run of $id failed"
+    python3 - "$O/$id.world.json" "$ROOT/manifests/$id.yaml" "$KEY" <<'EOF' || die "overhead: the captured child of $id is not the agent"
+import json, re, sys
+world, manifest, key = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), sys.argv[3]
+block = manifest.split("\nacp:\n", 1)[1]
+wanted = json.loads(re.search(r"^  command: (\[.*\])$", block, re.M).group(1))
+assert world["args"] == wanted, (world["args"], wanted)
+assert key in world["env"].values(), "the key did not reach the agent"
+print(f"captured {world['program']} {' '.join(world['args'])} in {world['cwd']}, {len(world['env'])} variables, spawned {world['spawned_ms']} ms after `oneworks -vv run` started")
+EOF
+    for round in $(seq "$OVERHEAD_RUNS"); do
+        order="ow direct"
+        (( round % 2 == 0 )) && order="direct ow"
+        for who in $order; do
+            if [[ $who == ow ]]; then
+                (cd "$O/project" && python3 "$AGENTS_DIR/first_message.py" run "$O/$id.ow.jsonl" -- \
+                    "${OENV[@]}" "$BIN" run "$id" --prompt hi --json) || die "overhead: oneworks run $id failed"
+            else
+                python3 "$AGENTS_DIR/first_message.py" direct "$O/$id.direct.jsonl" "$O/$id.world.json" hi "$grace" ||
+                    die "overhead: the direct ACP run of $id failed"
+            fi
+        done
+        log "overhead $id round $round/$OVERHEAD_RUNS: oneworks $(tail -n1 "$O/$id.ow.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["first_ms"])') ms, direct $(tail -n1 "$O/$id.direct.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["first_ms"])') ms to the first message"
+    done
+    echo "$id|$package@$version|$prepared|$grace" >>"$O/rows"
+done
+OLOAD_AFTER=$(uptime)
+model_requests=$(wc -l <"$O/model.log")
+export OVERHEAD_RUNS OREG COMMIT OLOAD_BEFORE OLOAD_AFTER model_requests START_LOAD
+export CPU NODE_VERSION
+CPU="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(uname -r)"
+NODE_VERSION=$(node --version)
+python3 "$AGENTS_DIR/overhead_report.py" "$O" "$DOC" "$ROOT/benches"
+fi
