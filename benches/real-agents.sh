@@ -19,11 +19,24 @@
 # Then the agents whose packages have a tree (issue 20: platform packages,
 # dependencies), one row each: `adapter prepare` vs the same tarballs through
 # `curl | tee >(sha512sum) | tar xz` (four at a time, as oneworks fetches
-# them) vs `npm install -g`, BENCH_TREE_RUNS rounds (default 3), medians.
+# them) vs `npm install -g` vs `npx -y PACKAGE@VERSION --version` (a fresh
+# npm cache and prefix each round), BENCH_TREE_RUNS rounds (default 3),
+# medians, peak RSS.
 #
-# Knobs: BENCH_PARTS ("gemini trees", the default, or one of them),
+# Then oneworks' overhead (issue 20): per agent, `oneworks run AGENT
+# --prompt hi --json` from spawn to the first `agent_message_chunk` vs a
+# minimal ACP client (benches/agents/first_message.py) driving the same
+# agent program with the same argv, environment and profile world, against
+# a loopback fake model API (benches/agents/fake_model.py);
+# BENCH_OVERHEAD_RUNS rounds (default 5), alternated. Needs the Node fixture
+# (`bash tests/fixtures/node/fetch.sh`): Qwen and Claude run on the managed
+# Node it provides through a loopback ONEWORKS_NODE_MIRROR.
+#
+# Knobs: BENCH_PARTS ("gemini trees overhead", the default, or some of them),
 # BENCH_TREE_RUNS, BENCH_TREE_AGENTS ("id:package:bin …"), BENCH_NODE_DIR (a
-# folder whose `node` meets a package's engines.node, put first on PATH),
+# folder whose `node` meets a package's engines.node, put first on PATH;
+# default: the Node fixture, unpacked), BENCH_OVERHEAD_RUNS,
+# BENCH_OVERHEAD_AGENTS ("qwen copilot opencode codex claude"),
 # BENCH_RUNS, ONEWORKS_BIN (time a binary already built, no cargo),
 # BENCH_GEMINI_VERSION (an exact version instead of `latest`), BENCH_NO_DOC,
 # BENCH_KEEP (keep the work folder), BENCH_BREAKDOWN (cold prepares timed
@@ -57,7 +70,7 @@ if [[ -n $(cd "$ROOT" && git status --porcelain -- src Cargo.toml Cargo.lock man
 fi
 work_folder
 
-PARTS=${BENCH_PARTS:-gemini trees}
+PARTS=${BENCH_PARTS:-gemini trees overhead}
 if [[ $PARTS == *gemini* ]]; then
 # --- what to install ---------------------------------------------------------
 # The registry npm is configured with (npm_config_registry, .npmrc, default),
@@ -388,6 +401,22 @@ TREG=$(npm config get registry)
 [[ $TREG = */ ]] || TREG=$TREG/
 T=$WORK/trees
 mkdir -p "$T/adapters"
+# Node for `engines.node` (Qwen and Claude need >= 22; this machine's is
+# older and nodejs.org is not used): BENCH_NODE_DIR, else the real Node of
+# the cached fixture (tests/fixtures/node/fetch.sh), unpacked here. The
+# three npm-side contenders run on it too (npm's own scripts, `npx`).
+if [[ -z ${BENCH_NODE_DIR:-} ]]; then
+    node_tarball=$(compgen -G "$ROOT/target/test-cache/node/dist/v*/node-v*-linux-x64.tar.xz" | head -n1 || true)
+    if [[ -n $node_tarball ]]; then
+        mkdir -p "$T/node" && tar -xJf "$node_tarball" -C "$T/node"
+        BENCH_NODE_DIR=$(dirname "$(compgen -G "$T/node/node-v*/bin/node" | head -n1)")
+        BENCH_NODE_NOTE="the real Node of the cached fixture (\`tests/fixtures/node/fetch.sh\`), unpacked for this run"
+    else
+        log "no Node fixture (bash tests/fixtures/node/fetch.sh): agents whose engines.node this node does not meet are skipped"
+    fi
+fi
+NPM_PATH="$(dirname "$(command -v node)"):/usr/bin:/bin"
+[[ -z ${BENCH_NODE_DIR:-} ]] || NPM_PATH="$BENCH_NODE_DIR:$NPM_PATH"
 : >"$T/rows"
 # tmeasure FILE COMMAND…: appends "seconds peak_kib" to FILE.times.
 tmeasure() {
@@ -396,10 +425,10 @@ tmeasure() {
     sync
     start=$(date +%s.%N)
     if [[ -n $GNU_TIME ]]; then
-        "$GNU_TIME" -f %M -o "$file.rss" "$@" >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
+        "$GNU_TIME" -f %M -o "$file.rss" "$@" </dev/null >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
         rss=$(tail -n1 "$file.rss")
     else
-        "$@" >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
+        "$@" </dev/null >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
     fi
     end=$(date +%s.%N)
     echo "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') $rss" >>"$file.times"
@@ -416,6 +445,7 @@ tworld() { # tworld DIR: a cleared environment like the tests' (TENV)
         ONEWORKS_HOME="$dir/oneworks-home" ONEWORKS_CACHE_DIR="$dir/cache"
         ONEWORKS_ADAPTERS_DIR="$T/adapters" ONEWORKS_NPM_REGISTRY="$TREG")
 }
+TLOAD_BEFORE=$(uptime)
 for agent in $TREE_AGENTS; do
     IFS=: read -r id package command <<<"$agent"
     name=bench-$id
@@ -476,18 +506,33 @@ EOF
         tworld "$T/ow"
         (cd "$T/ow/project" && tmeasure "$T/$id.oneworks" "${TENV[@]}" "$BIN" adapter prepare "$name" --json)
         rm -rf "$T/npm" && mkdir -p "$T/npm"
-        tmeasure "$T/$id.npm" npm install --global --prefix "$T/npm/prefix" --cache "$T/npm/cache" \
+        tmeasure "$T/$id.npm" env PATH="$NPM_PATH" npm install --global --prefix "$T/npm/prefix" --cache "$T/npm/cache" \
             --userconfig "$T/npm/npmrc" --registry "$TREG" --no-audit --no-fund --no-update-notifier "$package@$version"
-        log "tree $id round $round/$TREE_RUNS: pipeline $(tail -n1 "$T/$id.pipeline.times" | cut -d' ' -f1) s, oneworks $(tail -n1 "$T/$id.oneworks.times" | cut -d' ' -f1) s, npm $(tail -n1 "$T/$id.npm.times" | cut -d' ' -f1) s"
+        # `npx -y PACKAGE@VERSION --version` cold: a fresh npm cache (where
+        # npx installs) and prefix; install scripts run, as npx runs them.
+        rm -rf "$T/npx" && mkdir -p "$T/npx"
+        (cd "$T/npx" && tmeasure "$T/$id.npx" env PATH="$NPM_PATH" npm_config_cache="$T/npx/cache" npm_config_prefix="$T/npx/prefix" \
+            npm_config_userconfig="$T/npx/npmrc" npm_config_registry="$TREG" npm_config_update_notifier=false \
+            npm_config_audit=false npm_config_fund=false npx -y "$package@$version" --version) || :
+        if [[ $round == 1 ]]; then
+            if grep -qF "$version" "$T/$id.npx.out"; then : >"$T/$id.npx.ok"; else
+                log "tree $id: \`npx -y $package@$version --version\` did not print the version: $(head -c 300 "$T/$id.npx.out" "$T/$id.npx.err" | tr '\n' ' ')"
+                head -c 300 "$T/$id.npx.err" | tr '\n|' '  ' >"$T/$id.npx.bad"
+            fi
+        fi
+        log "tree $id round $round/$TREE_RUNS: pipeline $(tail -n1 "$T/$id.pipeline.times" | cut -d' ' -f1) s, oneworks $(tail -n1 "$T/$id.oneworks.times" | cut -d' ' -f1) s, npm $(tail -n1 "$T/$id.npm.times" | cut -d' ' -f1) s, npx $(tail -n1 "$T/$id.npx.times" 2>/dev/null | cut -d' ' -f1) s"
     done
-    npm_count=$(npm ls --global --prefix "$T/npm/prefix" --all --parseable 2>/dev/null | grep -c /node_modules/ || true)
+    npm_count=$(PATH="$NPM_PATH" npm ls --global --prefix "$T/npm/prefix" --all --parseable 2>/dev/null | grep -c /node_modules/ || true)
     echo "$id|$package@$version|ok|$count|$bytes|$npm_count" >>"$T/rows"
 done
 NODE_NOTE="the system's \`node\` ($(node --version))"
 if [[ -n ${BENCH_NODE_DIR:-} ]]; then
     NODE_NOTE="\`$BENCH_NODE_DIR/node\` first on PATH (it says $("$BENCH_NODE_DIR/node" --version))${BENCH_NODE_NOTE:+: $BENCH_NODE_NOTE}"
 fi
-export TREE_RUNS TREG COMMIT NODE_NOTE
+TLOAD_AFTER=$(uptime)
+export TREE_RUNS TREG COMMIT NODE_NOTE TLOAD_BEFORE TLOAD_AFTER TCPU TNPM
+TCPU="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(uname -r)"
+TNPM="npm $(PATH="$NPM_PATH" npm --version) on node $(PATH="$NPM_PATH" node --version)"
 python3 - "$T" "$DOC" "$ROOT/benches" <<'EOF'
 import os, sys
 sys.path.insert(0, sys.argv[3])
@@ -503,20 +548,35 @@ for row in open(os.path.join(t, "rows")):
     parts = row.rstrip("\n").split("|")
     agent, package, state = parts[0], parts[1], parts[2]
     if state != "ok":
-        lines.append(f"| {agent} | `{package}` | {state} | | | | | |")
+        lines.append(f"| {agent} | `{package}` | {state} | | | | | | |")
         continue
     count, size, npm_count = int(parts[3]), int(parts[4]), parts[5]
     stat = {k: times(os.path.join(t, f"{agent}.{k}.times")) for k in ("pipeline", "oneworks", "npm")}
+    npx_path = os.path.join(t, f"{agent}.npx.times")
+    npx = times(npx_path) if os.path.exists(npx_path) else []
     med = {k: median([r[0] for r in v]) for k, v in stat.items()}
-    rss = max(r[1] for r in stat["oneworks"]) / 1024
+    rss = {k: max(r[1] for r in v) / 1024 for k, v in stat.items()}
     p, o, n = med["pipeline"], med["oneworks"], med["npm"]
     goal = "met" if o <= 1.3 * p and o <= 0.3 * n else ("≤1.3× met" if o <= 1.3 * p else "not met")
-    lines.append(f"| {agent} | `{package}` | {count} tarballs, {size / 1e6:.1f} MB (npm: {npm_count} packages) | {p:.3f} s | {o:.3f} s ({o / p:.2f}×) | {n:.3f} s ({o / n:.2f}×) | {rss:.0f} MiB | {goal} |")
-section = f"""Generated by the trees part of `bash benches/real-agents.sh` (`BENCH_PARTS=trees`) on {__import__('datetime').datetime.utcnow().strftime('%Y-%m-%dT%H:%MZ')}, release build of commit `{e['COMMIT']}`, registry `{e['TREG']}`; {e['TREE_RUNS']} rounds each, medians. Every install is cold (fresh `ONEWORKS_HOME`, npm prefix and cache, extraction folder) and comes over the network. The pipeline is `curl | tee >(sha512sum) | tar xz` over exactly the tarballs oneworks installed (the main package, the platform package, every dependency), four at a time as oneworks fetches them; oneworks' time also holds the package documents (one per package in the tree), `node --version`, publish and pin. Node for `engines.node`: {e['NODE_NOTE']}.
+    bad = os.path.join(t, f"{agent}.npx.bad")
+    if npx and not os.path.exists(bad):
+        x = median([r[0] for r in npx])
+        rss["npx"] = max(r[1] for r in npx) / 1024
+        npx_cell = f"{x:.3f} s ({o / x:.2f}×)"
+    else:
+        rss["npx"] = None
+        why = open(bad).read().strip() if os.path.exists(bad) else "failed"
+        npx_cell = f"{'failed' if not npx else 'no version printed'}: {why[:160]}"
+    mib = lambda v: "—" if v is None else f"{v:.0f}"
+    lines.append(f"| {agent} | `{package}` | {count} tarballs, {size / 1e6:.1f} MB (npm: {npm_count} packages) | {p:.3f} s | {o:.3f} s ({o / p:.2f}×) | {n:.3f} s ({o / n:.2f}×) | {npx_cell} | {mib(rss['oneworks'])} / {mib(rss['npm'])} / {mib(rss['npx'])} MiB | {goal} |")
+section = f"""Generated by the trees part of `bash benches/real-agents.sh` (`BENCH_PARTS=trees`) on {__import__('datetime').datetime.utcnow().strftime('%Y-%m-%dT%H:%MZ')}, release build of commit `{e['COMMIT']}`, registry `{e['TREG']}`; {e['TREE_RUNS']} rounds each, medians. Every install is cold (fresh `ONEWORKS_HOME`, npm prefix and cache, extraction folder) and comes over the network. The pipeline is `curl | tee >(sha512sum) | tar xz` over exactly the tarballs oneworks installed (the main package, the platform package, every dependency), four at a time as oneworks fetches them; oneworks' time also holds the package documents (one per package in the tree), `node --version`, publish and pin. `npx -y PACKAGE@VERSION --version` runs with a fresh npm cache (where npx installs) and prefix each round, so it resolves, downloads, extracts, runs the install scripts and then starts the agent once to print its version (checked in the first round); npm and npx run on the same Node. Node for `engines.node`: {e['NODE_NOTE']}. Peak RSS is GNU time's `%M` (the largest single process, waited children included), max over the rounds.
 
-| agent | package | tree | pipeline | `oneworks adapter prepare` (× pipeline) | `npm install -g` (oneworks ×) | oneworks peak RSS | goal (≤ 1.3× pipeline, ≤ 0.3× npm) |
-|---|---|---|---:|---:|---:|---:|---|
-""" + "\n".join(lines) + "\n"
+| agent | package | tree | pipeline | `oneworks adapter prepare` (× pipeline) | `npm install -g` (oneworks ×) | `npx -y … --version` cold (oneworks ×) | peak RSS oneworks / npm / npx | goal (≤ 1.3× pipeline, ≤ 0.3× npm) |
+|---|---|---|---:|---:|---:|---:|---:|---|
+""" + "\n".join(lines) + f"""
+
+Machine: {e['TCPU']}; {e['TNPM']}. Load average before this part {e['TLOAD_BEFORE'].split('load average:')[-1].strip()}, after {e['TLOAD_AFTER'].split('load average:')[-1].strip()} (a machine shared with other builds; the contenders take turns in each round). Reproduce: `bash tests/fixtures/node/fetch.sh && BENCH_PARTS=trees bash benches/real-agents.sh` (knobs: `BENCH_TREE_RUNS`, `BENCH_TREE_AGENTS`, `BENCH_NODE_DIR`, `ONEWORKS_BIN`, `BENCH_NO_DOC=1`, `BENCH_KEEP=1`).
+"""
 print(section)
 if e.get("BENCH_NO_DOC"):
     sys.exit(0)

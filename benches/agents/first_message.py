@@ -85,8 +85,17 @@ def oneworks_turn(out, command, capture=None):
             started[int(pid.group(1))] = (shown.group(1), time.monotonic())
             found.set()
 
+    # `env -i NAME=VALUE… PROGRAM…`: the environment is given to Popen and
+    # PROGRAM spawned itself, as the direct client spawns the agent (no
+    # extra exec of env(1) in the timed span).
+    env = None
+    if command[:2] == ["env", "-i"]:
+        env, command = {}, command[2:]
+        while command and "=" in command[0] and not command[0].startswith("/"):
+            name, value = command.pop(0).split("=", 1)
+            env[name] = value
     t0 = time.monotonic()
-    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    child = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, process_group=0)
     timer = watchdog(child, "oneworks run")
     errors = []

@@ -52,7 +52,11 @@ def main(folder, doc, benches):
             f"| {median(os_):.0f} / {median(ds):.0f} ms "
             f"| {capture.get('agent_spawned_ms', float('nan')):.0f} ms "
             f"| {'met' if met else '**not met**'} |")
-        rows.append(dict(agent=agent, program=world["program"], args=world["args"],
+        first_path = world["env"].get("PATH", "").split(":")[0]
+        runtime = ""
+        if "/runtimes/node/versions/" in first_path:
+            runtime = "; on the managed Node " + first_path.split("/runtimes/node/versions/")[1].split("/")[0]
+        rows.append(dict(agent=agent, program=world["program"], args=world["args"], runtime=runtime,
                          env=sorted(world["env"]), asked=asked, prepared=prepared, grace=grace))
     runs = e.get("OVERHEAD_RUNS", "?")
     load = lambda text: text.split("load average:")[-1].strip()
@@ -60,7 +64,7 @@ def main(folder, doc, benches):
         f"- {r['agent']}: `{os.path.basename(r['program'])} {' '.join(r['args'])}`"
         f" (`{r['program'].split('/oneworks-home/')[-1]}` under `ONEWORKS_HOME`), "
         f"{len(r['env'])} variables: {', '.join('`' + n + '`' for n in r['env'])}; "
-        f"prepared in {r['prepared']} s; stop grace {r['grace']} ms"
+        f"prepared in {r['prepared']} s{r['runtime']}; stop grace {r['grace']} ms"
         + (f"; {r['asked']} permission requests (expected none)" if r["asked"] else "")
         for r in rows)
     worst = max(verdicts, key=lambda v: v[1]) if verdicts else None
