@@ -175,7 +175,7 @@ def direct_turn(out, capture, prompt, grace_ms):
         world = json.load(handle)
     env = dict(world["env"])
     home_parent = os.path.dirname(env["HOME"]) if env.get("HOME") else None
-    home = tempfile.mkdtemp(prefix="home-direct-", dir=home_parent if home_parent and os.path.isdir(home_parent) else None)
+    home = tempfile.mkdtemp(prefix="direct-home-", dir=home_parent if home_parent and os.path.isdir(home_parent) else None)
     os.chmod(home, 0o700)
     env["HOME"] = home
     lines, errors = [], []
