@@ -596,13 +596,17 @@ fi
 # (benches/agents/fake_model.py: the three wire formats, streamed, text
 # only). One `-vv` run (not timed) reads the agent child oneworks started
 # (program, argv, environment, folder: /proc); then BENCH_OVERHEAD_RUNS
-# rounds (default 5), alternating which goes first, of (a) `oneworks run
+# rounds (default 5), the order rotated each round, of (a) `oneworks run
 # AGENT --prompt hi --json`, spawn → first `agent_message_chunk` event, and
-# (b) the minimal ACP client (benches/agents/first_message.py direct) on the
+# the minimal ACP client (benches/agents/first_message.py direct) on the
 # same program, argv, environment and world folder, spawn → first
-# `agent_message_chunk` update. Overhead = (a) − (b), goal ≤ 50 ms. A third
-# run each round, `oneworks -vv run`, times the agent's spawn (its debug
-# `started` line): the part of the overhead before the agent exists.
+# `agent_message_chunk` update: (b) right after `oneworks config render
+# AGENT` (untimed: the world exactly as oneworks writes it before a run) and
+# (c) on the world as the previous agent run left it. Overhead = (a) − (c),
+# goal ≤ 50 ms; (a) − (b) is oneworks' own time, (b) − (c) what rewriting
+# the world each run costs the agent. The part before the agent exists is
+# read in each (a) after its first message: the creation time of the
+# agent's temp HOME's owner marker.
 if [[ $PARTS == *overhead* ]]; then
 OVERHEAD_RUNS=${BENCH_OVERHEAD_RUNS:-5}
 OVERHEAD_AGENTS=${BENCH_OVERHEAD_AGENTS:-"qwen copilot opencode codex claude"}
@@ -705,23 +709,27 @@ grace_ms() { # the adapter's acp.stopGraceMs
     awk '/^acp:/ { in_acp = 1; next } /^[^ #]/ { in_acp = 0 } in_acp && $1 == "stopGraceMs:" { print $2; exit }' "$ROOT/manifests/$1.yaml"
 }
 OLOAD_BEFORE=$(uptime)
-for id in $OVERHEAD_AGENTS; do
+# overhead_agent ID: prepare, capture, rounds; on a failure, says why in
+# $O/ID.failed and returns 1 (the agent gets a "failed" row, the others run).
+overhead_agent() {
+    local id=$1 package version start prepared grace round turn who
     read -r package version < <(pinned "$id")
+    skip() { echo "$*" >"$O/$id.failed"; log "overhead: $id: $*"; return 1; }
     oenv "$id"
     log "overhead: prepare $id ($package@$version from $OREG)"
     start=$(date +%s.%N)
     if ! (cd "$O/project" && "${OENV[@]}" "$BIN" adapter prepare "$id" --json >"$O/$id.prepare.out" 2>"$O/$id.prepare.err"); then
         tail -n 20 "$O/$id.prepare.err" >&2
-        die "overhead: adapter prepare $id failed"
+        skip "adapter prepare failed: $(grep -m1 '^error' "$O/$id.prepare.err" || true)"; return 1
     fi
     prepared=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     grace=$(grace_ms "$id")
-    [[ -n $grace ]] || die "no acp.stopGraceMs in manifests/$id.yaml"
+    [[ -n $grace ]] || { skip "no acp.stopGraceMs in manifests/$id.yaml"; return 1; }
     rm -f "$O/$id".*.jsonl
     # The capture run (not timed): what oneworks started, and a warm disk cache for both.
     (cd "$O/project" && python3 "$AGENTS_DIR/first_message.py" capture "$O/$id.capture.jsonl" "$O/$id.world.json" -- \
-        "${OENV[@]}" "$BIN" -vv run "$id" --prompt hi --json) || die "overhead: the capture run of $id failed"
-    python3 - "$O/$id.world.json" "$ROOT/manifests/$id.yaml" "$KEY" <<'EOF' || die "overhead: the captured child of $id is not the agent"
+        "${OENV[@]}" "$BIN" -vv run "$id" --prompt hi --json) || { skip "the capture run failed"; return 1; }
+    python3 - "$O/$id.world.json" "$ROOT/manifests/$id.yaml" "$KEY" <<'EOF' || { skip "the captured child is not the agent"; return 1; }
 import json, re, sys
 world, manifest, key = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), sys.argv[3]
 block = manifest.split("\nacp:\n", 1)[1]
@@ -730,28 +738,39 @@ assert world["args"] == wanted, (world["args"], wanted)
 assert key in world["env"].values(), "the key did not reach the agent"
 print(f"captured {world['program']} {' '.join(world['args'])} in {world['cwd']}, {len(world['env'])} variables, spawned {world['spawned_ms']} ms after `oneworks -vv run` started")
 EOF
+    # Three contenders, the order rotated each round: ow (oneworks run);
+    # rendered (the direct client after `oneworks config render`, untimed,
+    # so the agent starts from the world exactly as oneworks writes it before
+    # each run); left (the direct client on the world as the previous agent
+    # run left it: what running the agent without oneworks gets).
+    local contenders=(ow rendered left)
     for round in $(seq "$OVERHEAD_RUNS"); do
-        order="ow direct"
-        (( round % 2 == 0 )) && order="direct ow"
-        for who in $order; do
-            if [[ $who == ow ]]; then
+        for turn in 0 1 2; do
+            who=${contenders[$(( (turn + round - 1) % 3 ))]}
+            case $who in
+            ow)
                 (cd "$O/project" && python3 "$AGENTS_DIR/first_message.py" run "$O/$id.ow.jsonl" -- \
-                    "${OENV[@]}" "$BIN" run "$id" --prompt hi --json) || die "overhead: oneworks run $id failed"
-            else
+                    "${OENV[@]}" "$BIN" run "$id" --prompt hi --json) || { skip "oneworks run failed (round $round)"; return 1; } ;;
+            rendered)
+                (cd "$O/project" && "${OENV[@]}" "$BIN" config render "$id" >"$O/$id.render.out" 2>&1) ||
+                    { skip "config render failed (round $round): $(tail -n1 "$O/$id.render.out")"; return 1; }
+                python3 "$AGENTS_DIR/first_message.py" direct "$O/$id.rendered.jsonl" "$O/$id.world.json" hi "$grace" ||
+                    { skip "the direct ACP run failed (round $round)"; return 1; } ;;
+            left)
                 python3 "$AGENTS_DIR/first_message.py" direct "$O/$id.direct.jsonl" "$O/$id.world.json" hi "$grace" ||
-                    die "overhead: the direct ACP run of $id failed"
-            fi
+                    { skip "the direct ACP run failed (round $round)"; return 1; } ;;
+            esac
         done
-        # Where oneworks' time goes: a third run each round, with `-vv`
-        # (not in the comparison): its `started` line times the agent's spawn.
-        (cd "$O/project" && python3 "$AGENTS_DIR/first_message.py" capture "$O/$id.vv.jsonl" "$O/$id.world-vv.json" -- \
-            "${OENV[@]}" "$BIN" -vv run "$id" --prompt hi --json) || die "overhead: the -vv run of $id failed"
-        log "overhead $id round $round/$OVERHEAD_RUNS: oneworks $(tail -n1 "$O/$id.ow.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["first_ms"])') ms, direct $(tail -n1 "$O/$id.direct.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["first_ms"])') ms to the first message"
+        first() { tail -n1 "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["first_ms"])'; }
+        log "overhead $id round $round/$OVERHEAD_RUNS, to the first message: oneworks $(first "$O/$id.ow.jsonl") ms, direct on the rendered world $(first "$O/$id.rendered.jsonl") ms, on the world as left $(first "$O/$id.direct.jsonl") ms"
     done
     echo "$id|$package@$version|$prepared|$grace" >>"$O/rows"
+}
+for id in $OVERHEAD_AGENTS; do
+    overhead_agent "$id" || echo "$id|$(pinned "$id" | tr ' ' @)|failed|$(tr '|\n' '  ' <"$O/$id.failed")" >>"$O/rows"
 done
 OLOAD_AFTER=$(uptime)
-model_requests=$(wc -l <"$O/model.log")
+model_requests=$(cat "$O/model.log" 2>/dev/null | wc -l)
 export OVERHEAD_RUNS OREG COMMIT OLOAD_BEFORE OLOAD_AFTER model_requests START_LOAD
 export CPU NODE_VERSION
 CPU="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(uname -r)"

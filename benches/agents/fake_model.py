@@ -14,9 +14,10 @@ carries `Connection: close`. Each request is appended to LOG as one JSON
 line (method, path, wire, streamed, whether a body was read), so the
 benchmark can check that the agent did talk to it.
 
-    python3 fake_model.py PORT_FILE LOG
+    python3 fake_model.py PORT_FILE LOG [PORT]
 
-binds 127.0.0.1:0 and writes the port to PORT_FILE once it listens.
+binds 127.0.0.1:PORT (default 0, any free port) and writes the port to
+PORT_FILE once it listens.
 """
 
 import json
@@ -212,7 +213,7 @@ class Handler(BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     port_file, LOG = sys.argv[1], sys.argv[2]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[3]) if len(sys.argv) > 3 else 0), Handler)
     server.daemon_threads = True
     with open(port_file + ".tmp", "w") as handle:
         handle.write(str(server.server_address[1]))

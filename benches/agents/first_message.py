@@ -94,10 +94,12 @@ def oneworks_turn(out, command, capture=None):
         while command and "=" in command[0] and not command[0].startswith("/"):
             name, value = command.pop(0).split("=", 1)
             env[name] = value
+    t0_real = time.time_ns()
     t0 = time.monotonic()
     child = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, process_group=0)
     timer = watchdog(child, "oneworks run")
+    spawned = None
     errors = []
     err_thread = drain(child.stderr, errors, on_stderr if capture else None)
     first = session = None
@@ -114,6 +116,8 @@ def oneworks_turn(out, command, capture=None):
             session = now - t0
         if kind == "agent_message_chunk" and first is None:
             first = now - t0
+            # Read after the time is taken: not in the measured span.
+            spawned = home_marker(child.pid, t0_real)
             if capture:
                 captured = read_child(child.pid, started, found)
         if kind == "permission_request":
@@ -135,7 +139,7 @@ def oneworks_turn(out, command, capture=None):
     if capture and captured is None:
         problems.append("could not read the agent child")
     result = dict(first_ms=ms(first), session_ms=ms(session), total_ms=ms(end), status=status,
-                  permission_requests=asked, events=len(types))
+                  permission_requests=asked, events=len(types), home_marker_ms=spawned)
     if capture and captured:
         captured["spawned_ms"] = ms(captured.pop("spawned_at") - t0)
         result["agent_spawned_ms"] = captured["spawned_ms"]
@@ -146,6 +150,33 @@ def oneworks_turn(out, command, capture=None):
     if problems:
         tail = b"".join(errors[-30:]).decode("utf-8", "replace")
         fail("oneworks run: " + "; ".join(problems) + f" (events: {types})\n{tail}")
+
+
+def home_marker(parent, t0_real):
+    """When oneworks created the agent's temp HOME, in ms after t0: the
+    owner marker `HOME.owner` is created just before the HOME and the
+    spawn, and never written (SPEC §5.1), so its mtime is its creation —
+    to the kernel's coarse file clock (a jiffy, 4 ms here: a lower bound).
+    The agent is the child of `parent` whose HOME has such a marker."""
+    try:
+        tasks = os.listdir(f"/proc/{parent}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"/proc/{parent}/task/{task}/children") as handle:
+                children = handle.read().split()
+        except OSError:
+            continue
+        for pid in children:
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    env = dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if b"=" in item)
+                marker = os.stat(env[b"HOME"].decode() + ".owner")
+            except (OSError, KeyError):
+                continue
+            return round((marker.st_mtime_ns - t0_real) / 1e6, 1)
+    return None
 
 
 def read_child(parent, started, found):
