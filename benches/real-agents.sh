@@ -621,12 +621,14 @@ mkdir -p "$O"/{home,xdg-config/oneworks,xdg-data,xdg-cache,project/.oneworks}
 mkdir -m 700 "$O/runtime"
 : >"$O/rows"
 # Loopback servers: the fake model, and the Node mirror (the fixture folder).
+: >"$O/model.log"
 python3 "$AGENTS_DIR/fake_model.py" "$O/model.port" "$O/model.log" 2>"$O/model.err" &
 MODEL_PID=$!
 python3 -u -m http.server --bind 127.0.0.1 --directory "$NODE_DIST" 0 >"$O/mirror.out" 2>"$O/mirror.err" &
 MIRROR_PID=$!
 stop_servers() { kill "$MODEL_PID" "$MIRROR_PID" 2>/dev/null || true; }
-trap 'status=$?; stop_servers; (exit $status); remove_work_folder' EXIT
+# (`set -e` holds in the trap too: a failing `(exit N)` would end it early.)
+trap 'status=$?; stop_servers; (exit "$status") && remove_work_folder || remove_work_folder' EXIT
 for _ in $(seq 100); do
     [[ -s $O/model.port ]] && grep -q 'port [0-9]' "$O/mirror.out" && break
     sleep 0.1
@@ -770,10 +772,11 @@ for id in $OVERHEAD_AGENTS; do
     overhead_agent "$id" || echo "$id|$(pinned "$id" | tr ' ' @)|failed|$(tr '|\n' '  ' <"$O/$id.failed")" >>"$O/rows"
 done
 OLOAD_AFTER=$(uptime)
-model_requests=$(cat "$O/model.log" 2>/dev/null | wc -l)
+model_requests=$(wc -l <"$O/model.log")
 export OVERHEAD_RUNS OREG COMMIT OLOAD_BEFORE OLOAD_AFTER model_requests START_LOAD
 export CPU NODE_VERSION
 CPU="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(uname -r)"
 NODE_VERSION=$(node --version)
 python3 "$AGENTS_DIR/overhead_report.py" "$O" "$DOC" "$ROOT/benches"
+if grep -q '^[^|]*|[^|]*|failed|' "$O/rows"; then die "overhead: not every agent was measured (the table says why)"; fi
 fi
