@@ -19,11 +19,24 @@
 # Then the agents whose packages have a tree (issue 20: platform packages,
 # dependencies), one row each: `adapter prepare` vs the same tarballs through
 # `curl | tee >(sha512sum) | tar xz` (four at a time, as oneworks fetches
-# them) vs `npm install -g`, BENCH_TREE_RUNS rounds (default 3), medians.
+# them) vs `npm install -g` vs `npx -y PACKAGE@VERSION --version` (a fresh
+# npm cache and prefix each round), BENCH_TREE_RUNS rounds (default 3),
+# medians, peak RSS.
 #
-# Knobs: BENCH_PARTS ("gemini trees", the default, or one of them),
+# Then oneworks' overhead (issue 20): per agent, `oneworks run AGENT
+# --prompt hi --json` from spawn to the first `agent_message_chunk` vs a
+# minimal ACP client (benches/agents/first_message.py) driving the same
+# agent program with the same argv, environment and profile world, against
+# a loopback fake model API (benches/agents/fake_model.py);
+# BENCH_OVERHEAD_RUNS rounds (default 5), alternated. Needs the Node fixture
+# (`bash tests/fixtures/node/fetch.sh`): Qwen and Claude run on the managed
+# Node it provides through a loopback ONEWORKS_NODE_MIRROR.
+#
+# Knobs: BENCH_PARTS ("gemini trees overhead", the default, or some of them),
 # BENCH_TREE_RUNS, BENCH_TREE_AGENTS ("id:package:bin …"), BENCH_NODE_DIR (a
-# folder whose `node` meets a package's engines.node, put first on PATH),
+# folder whose `node` meets a package's engines.node, put first on PATH;
+# default: the Node fixture, unpacked), BENCH_OVERHEAD_RUNS,
+# BENCH_OVERHEAD_AGENTS ("qwen copilot opencode codex claude"),
 # BENCH_RUNS, ONEWORKS_BIN (time a binary already built, no cargo),
 # BENCH_GEMINI_VERSION (an exact version instead of `latest`), BENCH_NO_DOC,
 # BENCH_KEEP (keep the work folder), BENCH_BREAKDOWN (cold prepares timed
@@ -57,7 +70,7 @@ if [[ -n $(cd "$ROOT" && git status --porcelain -- src Cargo.toml Cargo.lock man
 fi
 work_folder
 
-PARTS=${BENCH_PARTS:-gemini trees}
+PARTS=${BENCH_PARTS:-gemini trees overhead}
 if [[ $PARTS == *gemini* ]]; then
 # --- what to install ---------------------------------------------------------
 # The registry npm is configured with (npm_config_registry, .npmrc, default),
@@ -388,6 +401,22 @@ TREG=$(npm config get registry)
 [[ $TREG = */ ]] || TREG=$TREG/
 T=$WORK/trees
 mkdir -p "$T/adapters"
+# Node for `engines.node` (Qwen and Claude need >= 22; this machine's is
+# older and nodejs.org is not used): BENCH_NODE_DIR, else the real Node of
+# the cached fixture (tests/fixtures/node/fetch.sh), unpacked here. The
+# three npm-side contenders run on it too (npm's own scripts, `npx`).
+if [[ -z ${BENCH_NODE_DIR:-} ]]; then
+    node_tarball=$(compgen -G "$ROOT/target/test-cache/node/dist/v*/node-v*-linux-x64.tar.xz" | head -n1 || true)
+    if [[ -n $node_tarball ]]; then
+        mkdir -p "$T/node" && tar -xJf "$node_tarball" -C "$T/node"
+        BENCH_NODE_DIR=$(dirname "$(compgen -G "$T/node/node-v*/bin/node" | head -n1)")
+        BENCH_NODE_NOTE="the real Node of the cached fixture (\`tests/fixtures/node/fetch.sh\`), unpacked for this run"
+    else
+        log "no Node fixture (bash tests/fixtures/node/fetch.sh): agents whose engines.node this node does not meet are skipped"
+    fi
+fi
+NPM_PATH="$(dirname "$(command -v node)"):/usr/bin:/bin"
+[[ -z ${BENCH_NODE_DIR:-} ]] || NPM_PATH="$BENCH_NODE_DIR:$NPM_PATH"
 : >"$T/rows"
 # tmeasure FILE COMMAND…: appends "seconds peak_kib" to FILE.times.
 tmeasure() {
@@ -396,10 +425,10 @@ tmeasure() {
     sync
     start=$(date +%s.%N)
     if [[ -n $GNU_TIME ]]; then
-        "$GNU_TIME" -f %M -o "$file.rss" "$@" >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
+        "$GNU_TIME" -f %M -o "$file.rss" "$@" </dev/null >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
         rss=$(tail -n1 "$file.rss")
     else
-        "$@" >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
+        "$@" </dev/null >"$file.out" 2>"$file.err" || { tail -n 20 "$file.err" >&2; return 1; }
     fi
     end=$(date +%s.%N)
     echo "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') $rss" >>"$file.times"
@@ -416,6 +445,7 @@ tworld() { # tworld DIR: a cleared environment like the tests' (TENV)
         ONEWORKS_HOME="$dir/oneworks-home" ONEWORKS_CACHE_DIR="$dir/cache"
         ONEWORKS_ADAPTERS_DIR="$T/adapters" ONEWORKS_NPM_REGISTRY="$TREG")
 }
+TLOAD_BEFORE=$(uptime)
 for agent in $TREE_AGENTS; do
     IFS=: read -r id package command <<<"$agent"
     name=bench-$id
@@ -476,18 +506,33 @@ EOF
         tworld "$T/ow"
         (cd "$T/ow/project" && tmeasure "$T/$id.oneworks" "${TENV[@]}" "$BIN" adapter prepare "$name" --json)
         rm -rf "$T/npm" && mkdir -p "$T/npm"
-        tmeasure "$T/$id.npm" npm install --global --prefix "$T/npm/prefix" --cache "$T/npm/cache" \
+        tmeasure "$T/$id.npm" env PATH="$NPM_PATH" npm install --global --prefix "$T/npm/prefix" --cache "$T/npm/cache" \
             --userconfig "$T/npm/npmrc" --registry "$TREG" --no-audit --no-fund --no-update-notifier "$package@$version"
-        log "tree $id round $round/$TREE_RUNS: pipeline $(tail -n1 "$T/$id.pipeline.times" | cut -d' ' -f1) s, oneworks $(tail -n1 "$T/$id.oneworks.times" | cut -d' ' -f1) s, npm $(tail -n1 "$T/$id.npm.times" | cut -d' ' -f1) s"
+        # `npx -y PACKAGE@VERSION --version` cold: a fresh npm cache (where
+        # npx installs) and prefix; install scripts run, as npx runs them.
+        rm -rf "$T/npx" && mkdir -p "$T/npx"
+        (cd "$T/npx" && tmeasure "$T/$id.npx" env PATH="$NPM_PATH" npm_config_cache="$T/npx/cache" npm_config_prefix="$T/npx/prefix" \
+            npm_config_userconfig="$T/npx/npmrc" npm_config_registry="$TREG" npm_config_update_notifier=false \
+            npm_config_audit=false npm_config_fund=false npx -y "$package@$version" --version) || :
+        if [[ $round == 1 ]]; then
+            if grep -qF "$version" "$T/$id.npx.out"; then : >"$T/$id.npx.ok"; else
+                log "tree $id: \`npx -y $package@$version --version\` did not print the version: $(head -c 300 "$T/$id.npx.out" "$T/$id.npx.err" | tr '\n' ' ')"
+                head -c 300 "$T/$id.npx.err" | tr '\n|' '  ' >"$T/$id.npx.bad"
+            fi
+        fi
+        log "tree $id round $round/$TREE_RUNS: pipeline $(tail -n1 "$T/$id.pipeline.times" | cut -d' ' -f1) s, oneworks $(tail -n1 "$T/$id.oneworks.times" | cut -d' ' -f1) s, npm $(tail -n1 "$T/$id.npm.times" | cut -d' ' -f1) s, npx $(tail -n1 "$T/$id.npx.times" 2>/dev/null | cut -d' ' -f1) s"
     done
-    npm_count=$(npm ls --global --prefix "$T/npm/prefix" --all --parseable 2>/dev/null | grep -c /node_modules/ || true)
+    npm_count=$(PATH="$NPM_PATH" npm ls --global --prefix "$T/npm/prefix" --all --parseable 2>/dev/null | grep -c /node_modules/ || true)
     echo "$id|$package@$version|ok|$count|$bytes|$npm_count" >>"$T/rows"
 done
 NODE_NOTE="the system's \`node\` ($(node --version))"
 if [[ -n ${BENCH_NODE_DIR:-} ]]; then
     NODE_NOTE="\`$BENCH_NODE_DIR/node\` first on PATH (it says $("$BENCH_NODE_DIR/node" --version))${BENCH_NODE_NOTE:+: $BENCH_NODE_NOTE}"
 fi
-export TREE_RUNS TREG COMMIT NODE_NOTE
+TLOAD_AFTER=$(uptime)
+export TREE_RUNS TREG COMMIT NODE_NOTE TLOAD_BEFORE TLOAD_AFTER TCPU TNPM
+TCPU="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(uname -r)"
+TNPM="npm $(PATH="$NPM_PATH" npm --version) on node $(PATH="$NPM_PATH" node --version)"
 python3 - "$T" "$DOC" "$ROOT/benches" <<'EOF'
 import os, sys
 sys.path.insert(0, sys.argv[3])
@@ -503,20 +548,35 @@ for row in open(os.path.join(t, "rows")):
     parts = row.rstrip("\n").split("|")
     agent, package, state = parts[0], parts[1], parts[2]
     if state != "ok":
-        lines.append(f"| {agent} | `{package}` | {state} | | | | | |")
+        lines.append(f"| {agent} | `{package}` | {state} | | | | | | |")
         continue
     count, size, npm_count = int(parts[3]), int(parts[4]), parts[5]
     stat = {k: times(os.path.join(t, f"{agent}.{k}.times")) for k in ("pipeline", "oneworks", "npm")}
+    npx_path = os.path.join(t, f"{agent}.npx.times")
+    npx = times(npx_path) if os.path.exists(npx_path) else []
     med = {k: median([r[0] for r in v]) for k, v in stat.items()}
-    rss = max(r[1] for r in stat["oneworks"]) / 1024
+    rss = {k: max(r[1] for r in v) / 1024 for k, v in stat.items()}
     p, o, n = med["pipeline"], med["oneworks"], med["npm"]
     goal = "met" if o <= 1.3 * p and o <= 0.3 * n else ("≤1.3× met" if o <= 1.3 * p else "not met")
-    lines.append(f"| {agent} | `{package}` | {count} tarballs, {size / 1e6:.1f} MB (npm: {npm_count} packages) | {p:.3f} s | {o:.3f} s ({o / p:.2f}×) | {n:.3f} s ({o / n:.2f}×) | {rss:.0f} MiB | {goal} |")
-section = f"""Generated by the trees part of `bash benches/real-agents.sh` (`BENCH_PARTS=trees`) on {__import__('datetime').datetime.utcnow().strftime('%Y-%m-%dT%H:%MZ')}, release build of commit `{e['COMMIT']}`, registry `{e['TREG']}`; {e['TREE_RUNS']} rounds each, medians. Every install is cold (fresh `ONEWORKS_HOME`, npm prefix and cache, extraction folder) and comes over the network. The pipeline is `curl | tee >(sha512sum) | tar xz` over exactly the tarballs oneworks installed (the main package, the platform package, every dependency), four at a time as oneworks fetches them; oneworks' time also holds the package documents (one per package in the tree), `node --version`, publish and pin. Node for `engines.node`: {e['NODE_NOTE']}.
+    bad = os.path.join(t, f"{agent}.npx.bad")
+    if npx and not os.path.exists(bad):
+        x = median([r[0] for r in npx])
+        rss["npx"] = max(r[1] for r in npx) / 1024
+        npx_cell = f"{x:.3f} s ({o / x:.2f}×)"
+    else:
+        rss["npx"] = None
+        why = open(bad).read().strip() if os.path.exists(bad) else "failed"
+        npx_cell = f"{'failed' if not npx else 'no version printed'}: {why[:160]}"
+    mib = lambda v: "—" if v is None else f"{v:.0f}"
+    lines.append(f"| {agent} | `{package}` | {count} tarballs, {size / 1e6:.1f} MB (npm: {npm_count} packages) | {p:.3f} s | {o:.3f} s ({o / p:.2f}×) | {n:.3f} s ({o / n:.2f}×) | {npx_cell} | {mib(rss['oneworks'])} / {mib(rss['npm'])} / {mib(rss['npx'])} MiB | {goal} |")
+section = f"""Generated by the trees part of `bash benches/real-agents.sh` (`BENCH_PARTS=trees`) on {__import__('datetime').datetime.utcnow().strftime('%Y-%m-%dT%H:%MZ')}, release build of commit `{e['COMMIT']}`, registry `{e['TREG']}`; {e['TREE_RUNS']} rounds each, medians. Every install is cold (fresh `ONEWORKS_HOME`, npm prefix and cache, extraction folder) and comes over the network. The pipeline is `curl | tee >(sha512sum) | tar xz` over exactly the tarballs oneworks installed (the main package, the platform package, every dependency), four at a time as oneworks fetches them; oneworks' time also holds the package documents (one per package in the tree), `node --version`, publish and pin. `npx -y PACKAGE@VERSION --version` runs with a fresh npm cache (where npx installs) and prefix each round, so it resolves, downloads, extracts, runs the install scripts and then starts the agent once to print its version (checked in the first round); npm and npx run on the same Node. Node for `engines.node`: {e['NODE_NOTE']}. Peak RSS is GNU time's `%M` (the largest single process, waited children included), max over the rounds.
 
-| agent | package | tree | pipeline | `oneworks adapter prepare` (× pipeline) | `npm install -g` (oneworks ×) | oneworks peak RSS | goal (≤ 1.3× pipeline, ≤ 0.3× npm) |
-|---|---|---|---:|---:|---:|---:|---|
-""" + "\n".join(lines) + "\n"
+| agent | package | tree | pipeline | `oneworks adapter prepare` (× pipeline) | `npm install -g` (oneworks ×) | `npx -y … --version` cold (oneworks ×) | peak RSS oneworks / npm / npx | goal (≤ 1.3× pipeline, ≤ 0.3× npm) |
+|---|---|---|---:|---:|---:|---:|---:|---|
+""" + "\n".join(lines) + f"""
+
+Machine: {e['TCPU']}; {e['TNPM']}. Load average before this part {e['TLOAD_BEFORE'].split('load average:')[-1].strip()}, after {e['TLOAD_AFTER'].split('load average:')[-1].strip()} (a machine shared with other builds; the contenders take turns in each round). Reproduce: `bash tests/fixtures/node/fetch.sh && BENCH_PARTS=trees bash benches/real-agents.sh` (knobs: `BENCH_TREE_RUNS`, `BENCH_TREE_AGENTS`, `BENCH_NODE_DIR`, `ONEWORKS_BIN`, `BENCH_NO_DOC=1`, `BENCH_KEEP=1`).
+"""
 print(section)
 if e.get("BENCH_NO_DOC"):
     sys.exit(0)
@@ -525,4 +585,198 @@ start, end = "<!-- real-agents-trees:start -->", "<!-- real-agents-trees:end -->
 write_section(doc, "### npm trees (issue 20)", start, end, f"{start}\n{section}{end}")
 print(f"wrote the npm trees block of {doc}")
 EOF
+fi
+
+# --- oneworks' overhead: `run` start → first agent message (issue 20) ---------
+# Each agent installed once by `oneworks adapter prepare` from the registry
+# (the version the real-agent tests pin, tests/fixtures/agents/<id>/
+# package-lock.json; Qwen and Claude on the managed Node 24 that oneworks
+# installs from the cached Node fixture served on loopback as
+# ONEWORKS_NODE_MIRROR), talking to a loopback fake model API
+# (benches/agents/fake_model.py: the three wire formats, streamed, text
+# only). One `-vv` run (not timed) reads the agent child oneworks started
+# (program, argv, environment, folder: /proc); then BENCH_OVERHEAD_RUNS
+# rounds (default 5), the order rotated each round, of (a) `oneworks run
+# AGENT --prompt hi --json`, spawn → first `agent_message_chunk` event, and
+# the minimal ACP client (benches/agents/first_message.py direct) on the
+# same program, argv, environment and world folder, spawn → first
+# `agent_message_chunk` update: (b) right after `oneworks config render
+# AGENT` (untimed: the world exactly as oneworks writes it before a run) and
+# (c) on the world as the previous agent run left it. Overhead = (a) − (c),
+# goal ≤ 50 ms; (a) − (b) is oneworks' own time, (b) − (c) what rewriting
+# the world each run costs the agent. The part before the agent exists is
+# read in each (a) after its first message: the creation time of the
+# agent's temp HOME's owner marker.
+if [[ $PARTS == *overhead* ]]; then
+OVERHEAD_RUNS=${BENCH_OVERHEAD_RUNS:-5}
+OVERHEAD_AGENTS=${BENCH_OVERHEAD_AGENTS:-"qwen copilot opencode codex claude"}
+OREG=$(npm config get registry)
+[[ $OREG = */ ]] || OREG=$OREG/
+O=$WORK/overhead
+AGENTS_DIR=$ROOT/benches/agents
+NODE_DIST=$ROOT/target/test-cache/node/dist
+compgen -G "$NODE_DIST/.complete-v*" >/dev/null ||
+    die "no Node fixture in $NODE_DIST (Qwen and Claude need Node >= 22 and nodejs.org is not used): run \`bash tests/fixtures/node/fetch.sh\`"
+mkdir -p "$O"/{home,xdg-config/oneworks,xdg-data,xdg-cache,project/.oneworks}
+mkdir -m 700 "$O/runtime"
+: >"$O/rows"
+# Loopback servers: the fake model, and the Node mirror (the fixture folder).
+: >"$O/model.log"
+python3 "$AGENTS_DIR/fake_model.py" "$O/model.port" "$O/model.log" 2>"$O/model.err" &
+MODEL_PID=$!
+python3 -u -m http.server --bind 127.0.0.1 --directory "$NODE_DIST" 0 >"$O/mirror.out" 2>"$O/mirror.err" &
+MIRROR_PID=$!
+stop_servers() { kill "$MODEL_PID" "$MIRROR_PID" 2>/dev/null || true; }
+# (`set -e` holds in the trap too: a failing `(exit N)` would end it early.)
+trap 'status=$?; stop_servers; (exit "$status") && remove_work_folder || remove_work_folder' EXIT
+for _ in $(seq 100); do
+    [[ -s $O/model.port ]] && grep -q 'port [0-9]' "$O/mirror.out" && break
+    sleep 0.1
+done
+[[ -s $O/model.port ]] || die "the fake model did not start: $(cat "$O/model.err")"
+MIRROR_PORT=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$O/mirror.out" | head -n1)
+[[ -n $MIRROR_PORT ]] || die "the Node mirror did not start: $(cat "$O/mirror.err")"
+MODEL=http://127.0.0.1:$(cat "$O/model.port")
+KEY=sk-oneworks-bench-4f1c9a7e2b6d8053
+pinned() { # pinned ID: the version tests/fixtures/agents/ID/package-lock.json pins
+    python3 - "$ROOT/tests/fixtures/agents/$1/package-lock.json" <<'EOF'
+import json, sys
+lock = json.load(open(sys.argv[1]))
+name = next(iter(lock["packages"][""]["dependencies"]))
+print(name, lock["packages"]["node_modules/" + name]["version"])
+EOF
+}
+# The user's config: each agent pinned; opencode and Codex get their
+# provider entry (the key by variable name only), as in tests/it/agents_real.
+{
+    echo "adapters:"
+    for id in $OVERHEAD_AGENTS; do
+        read -r _ version < <(pinned "$id")
+        printf '  %s:\n    cli:\n      source: managed\n      version: "%s"\n' "$id" "$version"
+        case $id in
+        opencode) cat <<EOF
+    configContent:
+      model: local/fake-model
+      small_model: local/fake-model
+      provider:
+        local:
+          npm: "@ai-sdk/openai-compatible"
+          name: Local
+          options:
+            baseURL: $MODEL/v1
+            apiKey: "{env:OPENAI_API_KEY}"
+          models:
+            fake-model:
+              name: Fake model
+EOF
+        ;;
+        codex) cat <<EOF
+    configContent:
+      model: fake-model
+      model_provider: local
+      model_providers:
+        local:
+          name: Local
+          base_url: $MODEL/v1
+          env_key: OPENAI_API_KEY
+          wire_api: responses
+EOF
+        ;;
+        esac
+    done
+} >"$O/xdg-config/oneworks/config.yaml"
+agent_env() { # agent_env ID: the model endpoint and key variables of agent ID
+    case $1 in
+    qwen) AGENT_ENV=(OPENAI_API_KEY="$KEY" OPENAI_BASE_URL="$MODEL/v1" OPENAI_MODEL=fake-model) ;;
+    claude) AGENT_ENV=(ANTHROPIC_API_KEY="$KEY" ANTHROPIC_BASE_URL="$MODEL") ;;
+    opencode | codex) AGENT_ENV=(OPENAI_API_KEY="$KEY") ;;
+    copilot) AGENT_ENV=(COPILOT_PROVIDER_BASE_URL="$MODEL/v1" COPILOT_PROVIDER_TYPE=openai
+        COPILOT_PROVIDER_API_KEY="$KEY" COPILOT_MODEL=fake-model COPILOT_OFFLINE=true) ;;
+    *) die "no model settings for agent $1" ;;
+    esac
+}
+oenv() { # oenv ID: OENV, a cleared environment like the tests' for agent ID
+    local keep=() name
+    for name in HTTPS_PROXY https_proxy HTTP_PROXY http_proxy NO_PROXY no_proxy SSL_CERT_FILE SSL_CERT_DIR; do
+        [[ -n ${!name:-} ]] && keep+=("$name=${!name}")
+    done
+    agent_env "$1"
+    OENV=(env -i "${keep[@]}" HOME="$O/home" LANG=C.UTF-8 PATH="$(dirname "$(command -v node)"):/usr/bin:/bin"
+        XDG_CONFIG_HOME="$O/xdg-config" XDG_DATA_HOME="$O/xdg-data" XDG_CACHE_HOME="$O/xdg-cache"
+        XDG_RUNTIME_DIR="$O/runtime" ONEWORKS_HOME="$O/oneworks-home" ONEWORKS_CACHE_DIR="$O/cache"
+        ONEWORKS_NPM_REGISTRY="$OREG" ONEWORKS_NODE_MIRROR="http://127.0.0.1:$MIRROR_PORT/"
+        "${AGENT_ENV[@]}")
+}
+grace_ms() { # the adapter's acp.stopGraceMs
+    awk '/^acp:/ { in_acp = 1; next } /^[^ #]/ { in_acp = 0 } in_acp && $1 == "stopGraceMs:" { print $2; exit }' "$ROOT/manifests/$1.yaml"
+}
+OLOAD_BEFORE=$(uptime)
+# overhead_agent ID: prepare, capture, rounds; on a failure, says why in
+# $O/ID.failed and returns 1 (the agent gets a "failed" row, the others run).
+overhead_agent() {
+    local id=$1 package version start prepared grace round turn who
+    read -r package version < <(pinned "$id")
+    skip() { echo "$*" >"$O/$id.failed"; log "overhead: $id: $*"; return 1; }
+    oenv "$id"
+    log "overhead: prepare $id ($package@$version from $OREG)"
+    start=$(date +%s.%N)
+    if ! (cd "$O/project" && "${OENV[@]}" "$BIN" adapter prepare "$id" --json >"$O/$id.prepare.out" 2>"$O/$id.prepare.err"); then
+        tail -n 20 "$O/$id.prepare.err" >&2
+        skip "adapter prepare failed: $(grep -m1 '^error' "$O/$id.prepare.err" || true)"; return 1
+    fi
+    prepared=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    grace=$(grace_ms "$id")
+    [[ -n $grace ]] || { skip "no acp.stopGraceMs in manifests/$id.yaml"; return 1; }
+    rm -f "$O/$id".*.jsonl
+    # The capture run (not timed): what oneworks started, and a warm disk cache for both.
+    (cd "$O/project" && python3 "$AGENTS_DIR/first_message.py" capture "$O/$id.capture.jsonl" "$O/$id.world.json" -- \
+        "${OENV[@]}" "$BIN" -vv run "$id" --prompt hi --json) || { skip "the capture run failed"; return 1; }
+    python3 - "$O/$id.world.json" "$ROOT/manifests/$id.yaml" "$KEY" <<'EOF' || { skip "the captured child is not the agent"; return 1; }
+import json, re, sys
+world, manifest, key = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), sys.argv[3]
+block = manifest.split("\nacp:\n", 1)[1]
+wanted = json.loads(re.search(r"^  command: (\[.*\])$", block, re.M).group(1))
+assert world["args"] == wanted, (world["args"], wanted)
+assert key in world["env"].values(), "the key did not reach the agent"
+print(f"captured {world['program']} {' '.join(world['args'])} in {world['cwd']}, {len(world['env'])} variables, spawned {world['spawned_ms']} ms after `oneworks -vv run` started")
+EOF
+    # Three contenders, the order rotated each round: ow (oneworks run);
+    # rendered (the direct client after `oneworks config render`, untimed,
+    # so the agent starts from the world exactly as oneworks writes it before
+    # each run); left (the direct client on the world as the previous agent
+    # run left it: what running the agent without oneworks gets).
+    local contenders=(ow rendered left)
+    for round in $(seq "$OVERHEAD_RUNS"); do
+        for turn in 0 1 2; do
+            who=${contenders[$(( (turn + round - 1) % 3 ))]}
+            case $who in
+            ow)
+                (cd "$O/project" && python3 "$AGENTS_DIR/first_message.py" run "$O/$id.ow.jsonl" -- \
+                    "${OENV[@]}" "$BIN" run "$id" --prompt hi --json) || { skip "oneworks run failed (round $round)"; return 1; } ;;
+            rendered)
+                (cd "$O/project" && "${OENV[@]}" "$BIN" config render "$id" >"$O/$id.render.out" 2>&1) ||
+                    { skip "config render failed (round $round): $(tail -n1 "$O/$id.render.out")"; return 1; }
+                python3 "$AGENTS_DIR/first_message.py" direct "$O/$id.rendered.jsonl" "$O/$id.world.json" hi "$grace" ||
+                    { skip "the direct ACP run failed (round $round)"; return 1; } ;;
+            left)
+                python3 "$AGENTS_DIR/first_message.py" direct "$O/$id.direct.jsonl" "$O/$id.world.json" hi "$grace" ||
+                    { skip "the direct ACP run failed (round $round)"; return 1; } ;;
+            esac
+        done
+        first() { tail -n1 "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["first_ms"])'; }
+        log "overhead $id round $round/$OVERHEAD_RUNS, to the first message: oneworks $(first "$O/$id.ow.jsonl") ms, direct on the rendered world $(first "$O/$id.rendered.jsonl") ms, on the world as left $(first "$O/$id.direct.jsonl") ms"
+    done
+    echo "$id|$package@$version|$prepared|$grace" >>"$O/rows"
+}
+for id in $OVERHEAD_AGENTS; do
+    overhead_agent "$id" || echo "$id|$(pinned "$id" | tr ' ' @)|failed|$(tr '|\n' '  ' <"$O/$id.failed")" >>"$O/rows"
+done
+OLOAD_AFTER=$(uptime)
+model_requests=$(wc -l <"$O/model.log")
+export OVERHEAD_RUNS OREG COMMIT OLOAD_BEFORE OLOAD_AFTER model_requests START_LOAD
+export CPU NODE_VERSION
+CPU="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(uname -r)"
+NODE_VERSION=$(node --version)
+python3 "$AGENTS_DIR/overhead_report.py" "$O" "$DOC" "$ROOT/benches"
+if grep -q '^[^|]*|[^|]*|failed|' "$O/rows"; then die "overhead: not every agent was measured (the table says why)"; fi
 fi
