@@ -7,6 +7,7 @@
 use std::io::{BufRead, Write};
 
 pub use crate::acp_script::{AcpScript, Dialect, Step};
+use crate::process::{ignore_sigterm, monotonic_ns, start_held_child};
 use serde_json::{json, Map, Value};
 
 struct Agent<'a> {
@@ -166,58 +167,6 @@ pub fn run(script: &AcpScript) -> i32 {
         }
     }
     agent.at_eof()
-}
-
-/// Replaces SIGTERM's default action (ending the process) with a handler
-/// nobody reads: the signal is then ignored for the process's lifetime.
-fn ignore_sigterm() {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return;
-    };
-    let signal = runtime.block_on(async {
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-    });
-    // Both stay alive with the process.
-    std::mem::forget(signal);
-    std::mem::forget(runtime);
-}
-
-/// Starts `fake-kiro-cli --fake-hold-on` (it ignores SIGTERM and holds on),
-/// waits until it says it is ready, and writes its pid to `path`.
-fn start_held_child(path: &std::path::Path) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|error| format!("no current exe: {error}"))?;
-    let mut child = std::process::Command::new(exe)
-        .arg("--fake-hold-on")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("cannot start the held child: {error}"))?;
-    let mut ready = String::new();
-    if let Some(stdout) = child.stdout.take() {
-        let _ = std::io::BufReader::new(stdout).read_line(&mut ready);
-    }
-    if ready.trim() != "ready" {
-        return Err("the held child did not start".to_owned());
-    }
-    fs_err::write(path, child.id().to_string()).map_err(|error| error.to_string())
-}
-
-/// `fake-kiro-cli --fake-hold-on`: ignores SIGTERM, says `ready`, then
-/// holds on (bounded, so a failed test leaks nothing for long).
-pub fn hold_on() -> i32 {
-    ignore_sigterm();
-    println!("ready");
-    let _ = std::io::stdout().flush();
-    std::thread::sleep(std::time::Duration::from_secs(120));
-    0
-}
-
-fn monotonic_ns() -> i128 {
-    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec)
 }
 
 impl Agent<'_> {

@@ -6,6 +6,7 @@
 
 mod acp;
 mod acp_script;
+mod process;
 mod script;
 mod tui;
 mod tui_script;
@@ -50,7 +51,7 @@ fn main() -> ExitCode {
             )
         }
         ["login"] => login(&script),
-        ["--fake-hold-on"] => exit_code(acp::hold_on()),
+        ["--fake-hold-on"] => exit_code(process::hold_on()),
         ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
         ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::process::monotonic_ns;
 use crate::tui_script::{Action, RequestScript, TuiScript};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -366,14 +367,6 @@ impl Tui<'_> {
         let _ = write!(stdout, "\x1b[H\x1b[2J{}", lines.join("\r\n"));
         let _ = stdout.flush();
     }
-}
-
-/// `CLOCK_MONOTONIC` in nanoseconds (the clock Python's
-/// `time.monotonic_ns()` reads).
-fn monotonic_ns() -> u128 {
-    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    u128::try_from(now.tv_sec).unwrap_or(0) * 1_000_000_000
-        + u128::try_from(now.tv_nsec).unwrap_or(0)
 }
 
 /// Appends to the recorder Kiro was given, in one write (a same-batch
