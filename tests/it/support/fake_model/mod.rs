@@ -1062,3 +1062,6 @@ pub fn parse_sse(text: &str) -> Vec<(String, String)> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod by_hand;
