@@ -18,7 +18,8 @@ use super::FakeModel;
 #[test]
 #[ignore = "by hand: a fake model that stays up until its url file is removed"]
 fn serve_until_stopped() {
-    let var = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
+    let var =
+        |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.to_owned());
     let dir = std::path::PathBuf::from(var("FAKE_MODEL_DIR", "/tmp/fake-model"));
     std::fs::create_dir_all(&dir).expect("FAKE_MODEL_DIR");
     let model = FakeModel::start(

@@ -1,0 +1,1 @@
+//! The codex approval box read from real captures (filled in by its issue 21 work).

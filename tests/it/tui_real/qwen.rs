@@ -1,0 +1,1 @@
+//! The real qwen TUI, supervised (filled in by its issue 21 work).
