@@ -43,6 +43,9 @@ pub struct TuiCase {
     /// The card's title for `touch FILE`, from the command (most agents
     /// show the command itself).
     pub title: fn(&str) -> String,
+    /// Arguments after `session start AGENT --detach --name NAME`
+    /// (`--trust-workspace` where the agent asks about folder trust).
+    pub start_args: &'static [&'static str],
 }
 
 /// A prepared real agent whose TUI sessions the test starts.
@@ -61,10 +64,11 @@ impl TuiAgent {
         self.agent.env.run(&all)
     }
 
-    /// `session start AGENT --detach --name NAME`.
-    pub fn start(&self, name: &str) {
-        self.session(&["start", self.agent.agent, "--detach", "--name", name])
-            .assert_success();
+    /// `session start AGENT --detach --name NAME EXTRA…`.
+    pub fn start(&self, name: &str, extra: &[&str]) {
+        let mut args = vec!["start", self.agent.agent, "--detach", "--name", name];
+        args.extend_from_slice(extra);
+        self.session(&args).assert_success();
     }
 
     pub fn stop(&self, name: &str) {
@@ -175,7 +179,7 @@ impl TuiAgent {
     pub fn ask(&self, name: &str, file: &str, case: &TuiCase) -> Value {
         self.agent.model.set_command(&format!("touch {file}"));
         self.agent.model.set_trigger(Some(file));
-        self.start(name);
+        self.start(name, case.start_args);
         self.wait_pane(name, "the TUI ready for a prompt", case.ready);
         self.type_line(
             name,
