@@ -320,6 +320,21 @@ pub enum SessionCommand {
     },
 }
 
+impl SessionCommand {
+    /// Whether the command only reaches sessions already running (so it
+    /// works with a config that no longer loads).
+    pub fn reaches_running_sessions_only(&self) -> bool {
+        matches!(
+            self,
+            SessionCommand::List { .. }
+                | SessionCommand::Attach { .. }
+                | SessionCommand::Stop { .. }
+                | SessionCommand::Approvals { .. }
+                | SessionCommand::Answer { .. }
+        )
+    }
+}
+
 /// `--mode`: the permission policy of a run (SPEC §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {

@@ -79,7 +79,12 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             commands::run::run(&settings, &adapter, &args)
         }
         Command::Session(command) => {
-            commands::session::run(&settings(&cli.global)?, &cli.global, command)
+            let settings = if command.reaches_running_sessions_only() {
+                Settings::resolve_for_running_sessions(&cli.global)?
+            } else {
+                settings(&cli.global)?
+            };
+            commands::session::run(&settings, &cli.global, command)
         }
         // `check` lists what was ignored itself; `trust` and `untrust`
         // judge one file and load no config.

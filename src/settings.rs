@@ -20,6 +20,13 @@ use crate::install::store::Store;
 use crate::install::{Installer, ManagedSource};
 use crate::locations::{Environment, Locations, Project};
 
+/// Whether a command needs the config to load.
+#[derive(Clone, Copy)]
+enum ConfigNeed {
+    Required,
+    Optional,
+}
+
 pub struct Settings {
     pub env: Environment,
     pub locations: Locations,
@@ -89,12 +96,33 @@ impl Settings {
         Self::resolve_in(env, &cwd, global)
     }
 
+    /// [`Settings::resolve`] for the commands that only reach sessions
+    /// already running (`session stop`, `list`, `attach`, `approvals`,
+    /// `answer`): a config that does not load is a warning naming it and
+    /// why, and its defaults stand in — a person who broke `config.yaml`
+    /// while sessions run can still list, answer and stop them.
+    pub fn resolve_for_running_sessions(global: &GlobalArgs) -> Result<Self, Error> {
+        let env = Environment::from_process();
+        let cwd =
+            std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+        Self::resolve_with(env, &cwd, global, ConfigNeed::Optional)
+    }
+
     /// [`Settings::resolve`] from a given environment and working folder
     /// (in-process tests use it; nothing else reads the process's).
     pub fn resolve_in(
         env: Environment,
         cwd: &std::path::Path,
         global: &GlobalArgs,
+    ) -> Result<Self, Error> {
+        Self::resolve_with(env, cwd, global, ConfigNeed::Required)
+    }
+
+    fn resolve_with(
+        env: Environment,
+        cwd: &std::path::Path,
+        global: &GlobalArgs,
+        need: ConfigNeed,
     ) -> Result<Self, Error> {
         let locations =
             Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
@@ -109,7 +137,22 @@ impl Settings {
             explicit: global.config.clone(),
             trust: Some(TrustStore::new(&locations.data_home)),
         };
-        let config = config::load(&sources, &registry)?;
+        let config = match (config::load(&sources, &registry), need) {
+            (Ok(config), _) => config,
+            (Err(error), ConfigNeed::Required) => return Err(error.into()),
+            (Err(error), ConfigNeed::Optional) => {
+                let error = Error::from(error);
+                crate::output::human(format_args!(
+                    "warning: the config does not load ({}); its defaults are used to reach the running sessions",
+                    error.message()
+                ));
+                LoadedConfig {
+                    config: config::ConfigFile::default(),
+                    files: Vec::new(),
+                    project_layer: None,
+                }
+            }
+        };
         Ok(Self {
             env,
             locations,

@@ -289,3 +289,43 @@ fn a_tmux_server_left_without_a_record_is_replaced() {
     assert_gone(&pids[1..]);
     session.stop_and_check();
 }
+
+#[test]
+fn a_config_broken_while_a_session_runs_still_lets_it_be_listed_answered_and_stopped() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    let card = session.pending_card();
+    // The person breaks config.yaml: an adapter oneworks does not know.
+    session
+        .env
+        .write_config("adapters:\n  nosuch-agent:\n    cli:\n      source: system\n");
+    let warned = |outcome: &crate::support::Outcome| {
+        assert!(
+            outcome.stderr.contains("warning: the config does not load"),
+            "{}",
+            outcome.describe()
+        );
+    };
+    let list = session.env.run(&["session", "list", "--json"]);
+    list.assert_success();
+    warned(&list);
+    assert!(list.stdout.contains(&session.name), "{}", list.describe());
+    let approvals = session
+        .env
+        .run(&["session", "approvals", &session.name, "--json"]);
+    approvals.assert_success();
+    warned(&approvals);
+    let answer = session.answer(&card, "decline");
+    answer.assert_success();
+    warned(&answer);
+    // Starting needs the config: it is refused.
+    let start = session
+        .env
+        .run(&["session", "start", "kiro", "--detach", "--name", "second"]);
+    start.assert_code(3);
+    let pids = session.pids();
+    let stop = session.env.run(&["session", "stop", &session.name]);
+    stop.assert_success();
+    warned(&stop);
+    assert_gone(&pids);
+}
