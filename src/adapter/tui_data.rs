@@ -5,12 +5,14 @@
 //! of its approval prompt, the key names and the timings of the keystroke
 //! bridge.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::redact::rules::Pattern;
+pub use super::tui_grammar::{
+    Background, Columns, Focus, FrameData, KeyName, KeyNames, Layout, PromptGrammar, RowsData,
+    ToolData, WholePattern,
+};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -28,7 +30,8 @@ pub struct TuiData {
     /// The first version that writes the recorder.
     #[serde(default)]
     pub recorder_since: Option<String>,
-    pub prompt: PromptLabels,
+    /// The approval box (pane grammar v2).
+    pub prompt: PromptGrammar,
     pub keys: KeyNames,
     pub fallback: FallbackData,
     pub render_gap_ms: u64,
@@ -42,66 +45,6 @@ pub struct TuiData {
     pub redraw_ms: u64,
     pub width: u16,
     pub height: u16,
-}
-
-/// How the agent's approval prompt reads in a captured pane: a question
-/// line, the tool line above it, and option rows below it — the allow
-/// row first, the reject row last, other rows (persistent trust) between.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PromptLabels {
-    /// A line (box sides removed, trimmed) matching one of these is the
-    /// prompt's question (Kiro: `requires approval`; Gemini:
-    /// `Allow execution of [Shell]?`, …).
-    pub questions: Vec<Pattern>,
-    /// The box drawn around the prompt, if any.
-    #[serde(default)]
-    pub frame: Option<FrameData>,
-    /// The focus marker before the focused row (`❯`, `●`).
-    pub focus: String,
-    pub allow_row: String,
-    /// The rows that may stand between allow and reject (persistent trust,
-    /// an editor), in screen order; each may be absent, none is ever chosen.
-    pub other_rows: Vec<String>,
-    pub reject_row: String,
-    /// Rows carry their number (`1. Allow once`), counted from 1.
-    #[serde(default)]
-    pub numbered_rows: bool,
-    /// How many lines (blank, a warning) may stand between the question
-    /// and the first row.
-    #[serde(default)]
-    pub lines_before_rows: usize,
-    /// Prefixes a tool line may start with (an arrow, a bullet, `?`).
-    pub tool_line: Vec<String>,
-    /// Where the tool line is: `false` — the nearest non-blank line above
-    /// the question; `true` — the nearest line above it, inside the frame,
-    /// that starts with a `toolLine` prefix (a command box, an MCP server
-    /// line may stand between).
-    #[serde(default)]
-    pub tool_line_prefixed: bool,
-    /// Recorder title prefix → the text the pane shows in its place.
-    #[serde(default)]
-    pub title_prefixes: BTreeMap<String, String>,
-}
-
-/// The box around a prompt: each line's `side` is removed once at both
-/// ends (a nested box keeps its own), a line starting with `top` is the
-/// box's first and one starting with `bottom` its last. A nested box right
-/// between the tool line and the question holds the command itself.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct FrameData {
-    pub side: String,
-    pub top: String,
-    pub bottom: String,
-}
-
-/// tmux key names.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct KeyNames {
-    pub down: String,
-    pub enter: String,
 }
 
 /// What the generic pane detector looks for.
@@ -147,37 +90,6 @@ impl TuiData {
     }
 }
 
-impl PromptLabels {
-    /// Whether `line` (box sides removed, trimmed) is a prompt's question.
-    pub fn is_question(&self, line: &str) -> bool {
-        self.questions
-            .iter()
-            .any(|pattern| pattern.0.is_match(line))
-    }
-
-    /// `line` without the frame's sides (once at each end); trailing
-    /// blanks go, leading spaces stay.
-    pub fn strip_frame<'a>(&self, line: &'a str) -> &'a str {
-        let Some(frame) = &self.frame else {
-            return line;
-        };
-        let side = frame.side.as_str();
-        let line = line.trim_end();
-        let line = line.strip_suffix(side).unwrap_or(line).trim_end();
-        match line.trim_start().strip_prefix(side) {
-            Some(rest) => rest,
-            None => line,
-        }
-    }
-
-    /// Whether raw `line` is the first line of the frame (its top border).
-    pub fn is_frame_top(&self, line: &str) -> bool {
-        self.frame
-            .as_ref()
-            .is_some_and(|frame| line.trim_start().starts_with(frame.top.as_str()))
-    }
-}
-
 /// Test data for the session's pane tests.
 #[cfg(test)]
 pub(crate) mod test_data {
@@ -204,7 +116,7 @@ mod tests {
         assert_eq!(tui.recorder_variable, None);
         assert!(!tui.has_recorder("0.61.0"), "no recorder: always the pane");
         let prompt = &tui.prompt;
-        assert_eq!(prompt.focus, "●");
+        assert_eq!(prompt.rows.focus, super::Focus::Marker("●".into()));
         for question in [
             "Allow execution of [Shell]?",
             "Apply this change?",
@@ -239,7 +151,9 @@ mod tests {
         );
         assert_eq!(tui.render_gap_ms, 300);
         assert_eq!(tui.settle_ms, 500);
-        assert_eq!(tui.prompt.focus, "❯");
+        assert_eq!(tui.prompt.rows.focus, super::Focus::Marker("❯".into()));
+        assert_eq!(tui.keys.next.as_str(), "Down");
+        assert_eq!(tui.keys.confirm.as_str(), "Enter");
         assert!(tui.has_recorder("2.8.1"));
         assert!(tui.has_recorder("2.4.0"));
         assert!(!tui.has_recorder("2.3.9"));

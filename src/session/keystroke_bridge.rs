@@ -15,7 +15,9 @@ use crate::adapter::tui_data::TuiData;
 
 /// A pane the bridge can read and type into.
 pub trait Pane {
-    /// The visible text, wrapped lines joined (`capture-pane -p -J`).
+    /// The visible screen, wrapped lines joined, with the SGR escapes
+    /// that carry reverse video and colours (`capture-pane -p -J -e`); a
+    /// capture without escapes reads too (a focus marker needs none).
     fn capture(&mut self) -> Result<String, String>;
     /// Sends exactly one key (a tmux key name).
     fn send_key(&mut self, key: &str) -> Result<(), String>;
@@ -71,7 +73,7 @@ impl<'a> Bridge<'a> {
             })?;
             // Before the move: the focus is on the row above `next`.
             self.look(pane, title, Some(view.focused), cancel)?;
-            pane.send_key(&self.tui.keys.down)?;
+            pane.send_key(self.tui.keys.next.as_str())?;
             view = self.wait_for_focus(pane, title, view.focused, next, cancel)?;
             self.pause(self.render_gap, cancel)?;
         }
@@ -80,7 +82,7 @@ impl<'a> Bridge<'a> {
         // Enter.
         self.pause(self.settle, cancel)?;
         self.look(pane, title, Some(target), cancel)?;
-        pane.send_key(&self.tui.keys.enter)
+        pane.send_key(self.tui.keys.confirm.as_str())
     }
 
     /// The pane-scrape fallback's delivery: one advertised `key`, sent
@@ -97,7 +99,7 @@ impl<'a> Bridge<'a> {
             if cancel.is_cancelled() {
                 return Err(answered_in_terminal());
             }
-            let capture = pane.capture()?;
+            let capture = super::pane::styled::plain(&pane.capture()?);
             match super::pane_fallback::detect(&capture, self.tui) {
                 Some(prompt) if prompt.hash == hash => Ok(()),
                 Some(_) => Err("another prompt is on screen".to_owned()),

@@ -141,8 +141,9 @@ fn a_focus_that_lands_elsewhere_sends_nothing_more() {
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
     assert!(
-        reason
-            .contains("the focus is on `No, suggest changes` instead of `Allow for this session`"),
+        reason.contains(
+            "the focus is on `No, suggest changes (esc)` instead of `Allow for this session`"
+        ),
         "{reason}"
     );
     assert_eq!(pane.answered, None);

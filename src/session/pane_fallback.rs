@@ -145,8 +145,10 @@ fn strip_marker<'a>(line: &'a str, data: &TuiData) -> (bool, &'a str) {
     (false, line)
 }
 
-/// The last approval block on screen.
+/// The last approval block on screen (a capture's escapes are dropped
+/// first: this reading is text only).
 pub fn detect(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
+    let capture = super::pane::styled::plain(capture);
     let lines: Vec<&str> = capture.lines().map(strip_frame).collect();
     let title_at = lines.iter().rposition(|line| is_title(line.trim(), data))?;
     let title = lines[title_at].trim().to_owned();
@@ -219,20 +221,17 @@ pub fn detect(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
 /// a detected prompt for the tracker: the tool line as context, the
 /// question as title, the rows as the data names them.
 pub fn detect_own(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
-    let labels = &data.prompt;
-    let view = super::pane::parse(capture, labels)?;
-    let lines: Vec<&str> = capture
-        .lines()
-        .map(|line| labels.strip_frame(line))
-        .collect();
+    let grammar = &data.prompt;
+    let view = super::pane::parse(capture, grammar)?;
+    let lines = super::pane::box_lines(capture, grammar);
     let context = super::pane::collapse(&view.tool_line);
-    let shown = super::pane::tool_title(&view.tool_line, labels);
+    let shown = &view.title;
     // An answered prompt leaves its tool line above, under another status
     // mark (`✓  Shell pwd`): an identical prompt below it is a new one.
-    let earlier = lines[..view.tool_at]
+    let earlier = lines[..view.tool_at.min(view.question_at)]
         .iter()
         .filter(|line| {
-            let collapsed = super::pane::collapse(line);
+            let collapsed = super::pane::collapse(line.text());
             collapsed
                 .split_once(' ')
                 .is_some_and(|(_, rest)| !shown.is_empty() && rest == shown)
@@ -241,8 +240,9 @@ pub fn detect_own(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
     let options: Vec<OptionRow> = view
         .rows
         .iter()
-        .map(|row| OptionRow {
-            label: row.label(labels).to_owned(),
+        .zip(&view.texts)
+        .map(|(row, text)| OptionRow {
+            label: text.clone(),
             keys: Vec::new(),
             focused: *row == view.focused,
         })

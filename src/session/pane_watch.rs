@@ -55,7 +55,7 @@ const REDRAW_POLL: Duration = Duration::from_millis(25);
 
 async fn read_pane(tmux: &Tmux) -> Option<String> {
     let reader = tmux.clone();
-    match tokio::task::spawn_blocking(move || reader.capture()).await {
+    match tokio::task::spawn_blocking(move || reader.capture_styled()).await {
         Ok(Ok(capture)) => Some(capture),
         _ => None,
     }
@@ -82,7 +82,7 @@ pub fn card_for(
     };
     // The adapter's own prompt: the verified row-by-row bridge.
     if let Some(view) = super::pane::parse(capture, &tui.prompt) {
-        let title = super::pane::card_title(&view, &tui.prompt);
+        let title = super::pane::card_title(&view);
         let mut request = request(title);
         request.detail.command = view.command;
         return (request, Delivery::Bridge);

@@ -2,7 +2,10 @@
 //! session's 0700 runtime folder, always started with `-f /dev/null -u`
 //! (the user's tmux.conf cannot change key handling, and `❯` and the box
 //! drawing survive). Keys go one per `send-keys` call; the pane is read with
-//! `capture-pane -p -J` (wrapped lines joined).
+//! `capture-pane -p -J` (wrapped lines joined): with `-e` (the SGR escapes
+//! of reverse video and colours kept) for the pane grammar, which reads a
+//! focus from them, and without for every text-only reader (the page's
+//! pane text).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -118,8 +121,15 @@ impl Tmux {
         self.display("#{pane_pid}")
     }
 
+    /// The pane as text, no escapes.
     pub fn capture(&self) -> Result<String, SessionError> {
         self.run(&["capture-pane", "-p", "-J", "-t", SESSION])
+    }
+
+    /// The pane with its SGR escapes (`-e`), for the pane grammar
+    /// (`pane::styled` reads them; `pane::styled::plain` drops them).
+    pub fn capture_styled(&self) -> Result<String, SessionError> {
+        self.run(&["capture-pane", "-p", "-J", "-e", "-t", SESSION])
     }
 
     /// Exactly one key per call.
@@ -149,7 +159,7 @@ pub struct TmuxPane<'a>(pub &'a Tmux);
 
 impl Pane for TmuxPane<'_> {
     fn capture(&mut self) -> Result<String, String> {
-        self.0.capture().map_err(|error| error.to_string())
+        self.0.capture_styled().map_err(|error| error.to_string())
     }
 
     fn send_key(&mut self, key: &str) -> Result<(), String> {

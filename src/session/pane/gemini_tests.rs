@@ -12,7 +12,7 @@ use crate::session::pane_fallback::{detect, detect_any, detect_own};
 macro_rules! capture {
     ($name:literal) => {
         include_str!(concat!(
-            "../../tests/it/fixtures/gemini-pane/",
+            "../../../tests/it/fixtures/gemini-pane/",
             $name,
             ".txt"
         ))
@@ -42,7 +42,7 @@ pub fn long_command() -> String {
     )
 }
 
-fn labels() -> PromptLabels {
+fn labels() -> crate::adapter::tui_data::PromptGrammar {
     gemini().prompt
 }
 
@@ -59,11 +59,19 @@ fn the_real_box_parses_with_the_command_as_title() {
     assert_eq!(view.rows, [Row::Allow, Row::Other(0), Row::Reject]);
     assert_eq!(view.focused, Row::Allow);
     assert_eq!(view.command.as_deref(), Some("touch probe-created.txt"));
-    assert_eq!(card_title(&view, &labels), "touch probe-created.txt");
+    assert_eq!(card_title(&view), "touch probe-created.txt");
     assert!(view_matches(&view, "touch  probe-created.txt", &labels));
     assert!(!view_matches(&view, TOUCH, &labels));
     assert_eq!(Row::Other(0).label(&labels), "Allow for this session");
-    assert_eq!(Row::Reject.label(&labels), "No, suggest changes");
+    assert_eq!(Row::Reject.label(&labels), "No, suggest changes (esc)");
+    assert_eq!(
+        view.texts,
+        [
+            "Allow once",
+            "Allow for this session",
+            "No, suggest changes (esc)"
+        ]
+    );
     assert_eq!(tool_title(&view.tool_line, &labels), TOUCH);
     assert!(title_matches(&view.tool_line, TOUCH, &labels));
     assert!(title_matches(
@@ -114,7 +122,7 @@ fn a_long_command_is_read_whole_from_its_box_not_from_the_tool_line() {
     let view = view(LONG_BOX);
     assert_eq!(view.tool_line, "? Shell  Create a file");
     assert_eq!(view.command.as_deref(), Some(long_command().as_str()));
-    assert_eq!(card_title(&view, &labels), long_command());
+    assert_eq!(card_title(&view), long_command());
     assert!(!view_matches(&view, "Shell Create a file", &labels));
     // Two long commands with the same description are two prompts.
     let data = data();
@@ -234,13 +242,19 @@ fn a_box_that_does_not_read_exactly_is_not_visible() {
             "lookalike reject",
             BOX.replace("No, suggest changes (esc)", "No, suggestions (esc)    "),
         ),
-        // The question too far above the rows.
+        // A line the data does not skip between the question and the
+        // rows (blank lines are skipped wherever they stand: v2).
         (
-            "rows too far",
+            "unknown line before the rows",
             BOX.replace(
                 "│ Allow execution of [Shell]?",
-                "│ Allow execution of [Shell]?\n│\n│",
+                "│ Allow execution of [Shell]?\n│ Press y to allow everything",
             ),
+        ),
+        // A reject row with more text after it (rows match whole).
+        (
+            "reject with a tail",
+            BOX.replace("No, suggest changes (esc)", "No, suggest changes (esc) x"),
         ),
     ];
     for (name, screen) in cases {
@@ -283,7 +297,7 @@ fn the_watcher_finds_the_box_and_answers_it_through_the_bridge() {
         [
             "Allow once",
             "Allow for this session",
-            "No, suggest changes"
+            "No, suggest changes (esc)"
         ]
     );
     // The focus does not change the hash: one card across the moves.

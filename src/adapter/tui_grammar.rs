@@ -1,0 +1,389 @@
+//! The pane grammar v2 of an adapter's `tui.prompt` and `tui.keys`
+//! (/work/wt/GRAMMAR_V2.md, SPEC §8.3): how the agent's approval box
+//! reads in a captured pane — its question, frame, skipped lines, tool
+//! line, rows (each matched whole), where the focus shows — and the tmux
+//! keys that move the focus and confirm. Plain data, checked when read: a
+//! row pattern is anchored, a key name is one tmux knows, exactly one way
+//! of showing the focus.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::redact::rules::Pattern;
+
+/// How the agent's approval box reads in a captured pane.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PromptGrammar {
+    /// A line (frame sides removed, trimmed) matching one of these whole
+    /// is the box's question (Kiro: `shell requires approval`).
+    pub questions: Vec<WholePattern>,
+    /// The box drawn around the prompt, if any.
+    #[serde(default)]
+    pub frame: Option<FrameData>,
+    /// The display columns of the pane the box lives in (`[from, to)`,
+    /// counted from 0): text outside (a sidebar sharing the lines) is cut
+    /// off every line before anything else is read. Absent: the whole
+    /// line.
+    #[serde(default)]
+    pub within: Option<Columns>,
+    /// Lines inside the box that are decoration or noise, skipped wherever
+    /// they appear (blank lines always are), each matched whole.
+    #[serde(default)]
+    pub skip: Vec<WholePattern>,
+    pub tool: ToolData,
+    pub rows: RowsData,
+}
+
+/// `[from, to)` display columns of the pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Columns {
+    pub from: usize,
+    pub to: usize,
+}
+
+/// The box around a prompt: each line's `side` is removed once at both
+/// ends (a nested box keeps its own), a line starting with `top` is the
+/// box's first and one starting with `bottom` its last.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FrameData {
+    pub side: String,
+    pub top: String,
+    pub bottom: String,
+}
+
+/// Where the card's title comes from when no stronger signal gave it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolData {
+    /// The tool line starts with one of these (removed for the title). It
+    /// is searched anywhere in the box: above the question (the nearest
+    /// first, up to the frame top or `searchLines` above), then between
+    /// the question and the rows. None: the nearest non-blank, non-skipped
+    /// line above the question is the tool line.
+    #[serde(default)]
+    pub prefixes: Vec<String>,
+    /// How far above the question the tool line (and the box) may start
+    /// when there is no frame.
+    #[serde(default = "default_search_lines")]
+    pub search_lines: usize,
+    /// Removed from the end of the tool line, in order (a trailing `←`, a
+    /// spinner, a timer).
+    #[serde(default)]
+    pub strip_suffix: Vec<SuffixPattern>,
+    /// A nested box (the frame's `top` … `bottom`) filling the lines
+    /// between the tool line and the question holds the whole command: it
+    /// then is the title.
+    #[serde(default)]
+    pub command_box: bool,
+    /// Recorder/hook title prefix → the text the pane shows in its place
+    /// (`Running: ` → `Shell `).
+    #[serde(default)]
+    pub title_prefixes: BTreeMap<String, String>,
+}
+
+fn default_search_lines() -> usize {
+    6
+}
+
+/// The option rows: allow first, reject last, others between.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RowsData {
+    #[serde(default)]
+    pub layout: Layout,
+    /// `line` layout: what separates two rows on the line (whole runs of
+    /// it); default: two or more spaces.
+    #[serde(default)]
+    pub separator: Option<Pattern>,
+    /// Rows carry `1. ` … counted from 1 (checked).
+    #[serde(default)]
+    pub numbered: bool,
+    pub focus: Focus,
+    pub allow: WholePattern,
+    pub reject: WholePattern,
+    /// Rows that may stand between allow and reject, in screen order, each
+    /// optional, never chosen.
+    #[serde(default)]
+    pub others: Vec<WholePattern>,
+}
+
+/// How the rows are laid out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Layout {
+    /// One row per line, top to bottom.
+    #[default]
+    Column,
+    /// All rows side by side on one line, left to right.
+    Line,
+}
+
+/// How the focused row shows.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "FocusFields")]
+pub enum Focus {
+    /// Text before the focused row (`❯`, `●`).
+    Marker(String),
+    /// The focused row's text cells are in reverse video.
+    Reverse,
+    /// The focused row's text cells have a background colour the other
+    /// rows lack — this one (`44`, `48;5;208`, `48;2;250;178;131`, as
+    /// `capture-pane -e` prints it) when given.
+    Background(Option<Background>),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FocusFields {
+    marker: Option<String>,
+    style: Option<String>,
+    background: Option<String>,
+}
+
+impl TryFrom<FocusFields> for Focus {
+    type Error = String;
+
+    fn try_from(fields: FocusFields) -> Result<Self, String> {
+        let FocusFields {
+            marker,
+            style,
+            background,
+        } = fields;
+        match (marker, style.as_deref(), background) {
+            (Some(marker), None, None) if !marker.trim().is_empty() => {
+                Ok(Focus::Marker(marker.trim().to_owned()))
+            }
+            (Some(_), None, None) => Err("`marker` is blank".to_owned()),
+            (None, Some("reverse"), None) => Ok(Focus::Reverse),
+            (None, Some("background"), colour) => colour
+                .map(|colour| Background::parse(&colour))
+                .transpose()
+                .map(Focus::Background),
+            (None, Some("reverse"), Some(_)) => {
+                Err("`background` goes with `style: background` only".to_owned())
+            }
+            (None, Some(other), _) => Err(format!(
+                "unknown focus style `{other}` (expected `reverse` or `background`)"
+            )),
+            (None, None, _) => Err("give `marker` or `style`".to_owned()),
+            (Some(_), Some(_), _) | (Some(_), None, Some(_)) => {
+                Err("give exactly one of `marker` and `style`".to_owned())
+            }
+        }
+    }
+}
+
+/// A background colour as an SGR sequence sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Background {
+    /// 40–47 (0–7) and 100–107 (8–15).
+    Basic(u8),
+    /// `48;5;n`.
+    Indexed(u8),
+    /// `48;2;r;g;b`.
+    Rgb(u8, u8, u8),
+}
+
+impl Background {
+    /// `44`, `104`, `48;5;208`, `48;2;250;178;131`.
+    pub fn parse(text: &str) -> Result<Background, String> {
+        let bad = || {
+            format!(
+                "`{text}` is not a background colour (`40`–`47`, `100`–`107`, `48;5;N`, `48;2;R;G;B`)"
+            )
+        };
+        let parts: Vec<u8> = text
+            .split(';')
+            .map(|part| part.trim().parse::<u8>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| bad())?;
+        match parts.as_slice() {
+            [code @ 40..=47] => Ok(Background::Basic(code - 40)),
+            [code @ 100..=107] => Ok(Background::Basic(code - 100 + 8)),
+            [48, 5, index] => Ok(Background::Indexed(*index)),
+            [48, 2, r, g, b] => Ok(Background::Rgb(*r, *g, *b)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// A regular expression matched against a whole line or row (anchored:
+/// `^(?:…)$`); its source is what it reads as in messages.
+#[derive(Debug, Clone)]
+pub struct WholePattern {
+    pub source: String,
+    regex: regex::Regex,
+}
+
+impl WholePattern {
+    pub fn new(source: &str) -> Result<WholePattern, String> {
+        regex::Regex::new(&format!("^(?:{source})$"))
+            .map(|regex| WholePattern {
+                source: source.to_owned(),
+                regex,
+            })
+            .map_err(|error| format!("invalid pattern `{source}`: {error}"))
+    }
+
+    pub fn matches(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+
+    /// The pattern as a person reads it: a backslash before punctuation
+    /// dropped (`No \(esc\)` reads `No (esc)`).
+    pub fn shown(&self) -> String {
+        let mut shown = String::with_capacity(self.source.len());
+        let mut chars = self.source.chars().peekable();
+        while let Some(c) = chars.next() {
+            match chars.peek() {
+                Some(next) if c == '\\' && next.is_ascii_punctuation() => {}
+                _ => shown.push(c),
+            }
+        }
+        shown
+    }
+}
+
+impl<'de> Deserialize<'de> for WholePattern {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        WholePattern::new(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A regular expression removed from the end of a text (`(?:…)$`).
+#[derive(Debug, Clone)]
+pub struct SuffixPattern(regex::Regex);
+
+impl SuffixPattern {
+    /// `text` without the suffix, if it ends with one.
+    pub fn strip<'a>(&self, text: &'a str) -> &'a str {
+        match self.0.find(text) {
+            Some(found) => &text[..found.start()],
+            None => text,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SuffixPattern {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        regex::Regex::new(&format!("(?:{text})$"))
+            .map(SuffixPattern)
+            .map_err(|error| serde::de::Error::custom(format!("invalid pattern `{text}`: {error}")))
+    }
+}
+
+/// The keys of the keystroke bridge.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "KeyFields")]
+pub struct KeyNames {
+    /// Moves the focus one row towards reject (`Down`; `Right` for a
+    /// `line` layout).
+    pub next: KeyName,
+    /// Chooses the focused row (`Enter`).
+    pub confirm: KeyName,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct KeyFields {
+    next: String,
+    confirm: String,
+}
+
+impl TryFrom<KeyFields> for KeyNames {
+    type Error = String;
+
+    /// Each name checked, the error naming its field.
+    fn try_from(fields: KeyFields) -> Result<Self, String> {
+        let named = |field: &str, name: &str| {
+            KeyName::new(name).map_err(|reason| format!("`keys.{field}`: {reason}"))
+        };
+        Ok(KeyNames {
+            next: named("next", &fields.next)?,
+            confirm: named("confirm", &fields.confirm)?,
+        })
+    }
+}
+
+/// A tmux key name the bridge may send: `Up Down Left Right Tab BTab Enter
+/// Escape Space`, a digit, a single lowercase letter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyName(String);
+
+/// The named keys a data file may use.
+pub const NAMED_KEYS: &[&str] = &[
+    "Up", "Down", "Left", "Right", "Tab", "BTab", "Enter", "Escape", "Space",
+];
+
+impl KeyName {
+    pub fn new(name: &str) -> Result<KeyName, String> {
+        let single = {
+            let mut chars = name.chars();
+            matches!((chars.next(), chars.next()), (Some(c), None) if c.is_ascii_digit() || c.is_ascii_lowercase())
+        };
+        if single || NAMED_KEYS.contains(&name) {
+            Ok(KeyName(name.to_owned()))
+        } else {
+            Err(format!(
+                "unknown key name `{}` (expected one of {}, a digit or a lowercase letter)",
+                crate::output::sanitize_line(name),
+                NAMED_KEYS.join(" ")
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PromptGrammar {
+    /// Whether `line` (frame sides removed, trimmed) is a prompt's question.
+    pub fn is_question(&self, line: &str) -> bool {
+        self.questions.iter().any(|pattern| pattern.matches(line))
+    }
+
+    /// Whether `line` (frame sides removed, trimmed) is a skipped line.
+    pub fn is_skipped(&self, line: &str) -> bool {
+        line.is_empty() || self.skip.iter().any(|pattern| pattern.matches(line))
+    }
+
+    /// `line` without the frame's sides (once at each end); trailing
+    /// blanks go, leading spaces stay.
+    pub fn strip_frame<'a>(&self, line: &'a str) -> &'a str {
+        let Some(frame) = &self.frame else {
+            return line;
+        };
+        let side = frame.side.as_str();
+        let line = line.trim_end();
+        let line = line.strip_suffix(side).unwrap_or(line).trim_end();
+        match line.trim_start().strip_prefix(side) {
+            Some(rest) => rest,
+            None => line,
+        }
+    }
+
+    /// Whether raw `line` is the first line of the frame (its top border).
+    pub fn is_frame_top(&self, line: &str) -> bool {
+        self.frame
+            .as_ref()
+            .is_some_and(|frame| line.trim_start().starts_with(frame.top.as_str()))
+    }
+
+    /// Whether raw `line` is the last line of the frame (its bottom border).
+    pub fn is_frame_bottom(&self, line: &str) -> bool {
+        self.frame
+            .as_ref()
+            .is_some_and(|frame| line.trim_start().starts_with(frame.bottom.as_str()))
+    }
+}
+
+#[cfg(test)]
+#[path = "tui_grammar_tests.rs"]
+mod tests;

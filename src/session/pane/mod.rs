@@ -1,0 +1,297 @@
+//! Reading an agent's approval box from a captured pane (SPEC §8.3, pane
+//! grammar v2) with the grammar of its data file: the question line, the
+//! box around it, the tool line anywhere in the box, the option rows (each
+//! matched whole, in a column or side by side on one line) and which one
+//! holds the focus (a marker, reverse video, a background colour), and
+//! whether the box stands for a request title. The pane is untrusted:
+//! nothing here guesses — a box that does not read exactly as the data
+//! says is "not visible".
+//!
+//! - [`styled`]: a `capture-pane -e` capture read into text and styles.
+//! - [`rows`]: the rows of a box and where the focus is.
+
+pub mod rows;
+pub mod styled;
+
+use crate::adapter::tui_data::PromptGrammar;
+use styled::StyledLine;
+
+/// A row of a one-time approval box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    Allow,
+    /// `rows.others[i]` of the data (persistent trust, an editor).
+    Other(usize),
+    Reject,
+}
+
+impl Row {
+    /// The row's pattern as a person reads it (for messages).
+    pub fn label(self, grammar: &PromptGrammar) -> String {
+        let rows = &grammar.rows;
+        match self {
+            Row::Allow => rows.allow.shown(),
+            Row::Other(index) => rows
+                .others
+                .get(index)
+                .map_or_else(String::new, |pattern| pattern.shown()),
+            Row::Reject => rows.reject.shown(),
+        }
+    }
+}
+
+/// A visible approval box.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptView {
+    /// The tool line, trimmed.
+    pub tool_line: String,
+    /// The tool line without its prefix and suffixes, whitespace collapsed.
+    pub title: String,
+    /// The question line, trimmed.
+    pub question: String,
+    /// The command, when a nested box right between the tool line and
+    /// the question shows it (its lines joined by a space).
+    pub command: Option<String>,
+    /// The rows, in screen order: `Allow`, maybe others, `Reject`.
+    pub rows: Vec<Row>,
+    /// Each row's text as the screen shows it (marker and number removed).
+    pub texts: Vec<String>,
+    /// The focused row.
+    pub focused: Row,
+    /// Line indexes (in the capture) of the tool line and the question.
+    pub tool_at: usize,
+    pub question_at: usize,
+}
+
+impl PromptView {
+    /// The row after `row` (towards reject), if any.
+    pub fn below(&self, row: Row) -> Option<Row> {
+        let index = self.rows.iter().position(|candidate| *candidate == row)?;
+        self.rows.get(index + 1).copied()
+    }
+}
+
+/// One line of the capture as the grammar sees it: cut to `within`, and
+/// its text with the frame's sides removed and trimmed (a slice of the
+/// line, so its styles can be read).
+pub struct BoxLine {
+    pub line: StyledLine,
+    start: usize,
+    len: usize,
+}
+
+impl BoxLine {
+    fn new(line: StyledLine, grammar: &PromptGrammar) -> BoxLine {
+        let text = grammar.strip_frame(&line.text).trim();
+        let start = styled::offset_in(&line.text, text).unwrap_or(0);
+        let len = text.len();
+        BoxLine { line, start, len }
+    }
+
+    /// The raw line (cut to `within`).
+    pub fn raw(&self) -> &str {
+        &self.line.text
+    }
+
+    /// The line inside the frame, trimmed.
+    pub fn text(&self) -> &str {
+        &self.line.text[self.start..self.start + self.len]
+    }
+}
+
+/// The capture's lines as the grammar reads them.
+pub fn box_lines(capture: &str, grammar: &PromptGrammar) -> Vec<BoxLine> {
+    styled::read(capture)
+        .into_iter()
+        .map(|line| match grammar.within {
+            Some(columns) => line.columns(columns.from, columns.to),
+            None => line,
+        })
+        .map(|line| BoxLine::new(line, grammar))
+        .collect()
+}
+
+/// Whether any approval question is on screen: the pane is busy for text
+/// injection.
+pub fn approval_visible(capture: &str, grammar: &PromptGrammar) -> bool {
+    box_lines(capture, grammar)
+        .iter()
+        .any(|line| grammar.is_question(line.text()))
+}
+
+/// Parses the last approval box in `capture` (`capture-pane -p -J`, with
+/// or without `-e`).
+pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
+    let lines = box_lines(capture, grammar);
+    let question_at = lines
+        .iter()
+        .rposition(|line| grammar.is_question(line.text()))?;
+    // The box: from the frame top above the question (or `searchLines`
+    // above it) to the frame bottom below it (or the screen's end). A
+    // frame without its bottom is half-drawn.
+    let (start, end) = match &grammar.frame {
+        Some(_) => {
+            let top = lines[..question_at]
+                .iter()
+                .rposition(|line| grammar.is_frame_top(line.raw()))?;
+            let bottom = question_at
+                + 1
+                + lines[question_at + 1..]
+                    .iter()
+                    .position(|line| grammar.is_frame_bottom(line.raw()))?;
+            (top + 1, bottom)
+        }
+        None => (
+            question_at.saturating_sub(grammar.tool.search_lines),
+            lines.len(),
+        ),
+    };
+    let found = rows::read(&lines[question_at + 1..end], grammar)?;
+    let first_row_at = question_at + 1 + found.first_at;
+    let tool_at = tool_line_at(&lines, start, question_at, first_row_at, grammar)?;
+    let tool_line = lines[tool_at].text().to_owned();
+    let command = if grammar.tool.command_box && tool_at < question_at {
+        command_box(&lines[tool_at + 1..question_at], grammar)
+    } else {
+        None
+    };
+    Some(PromptView {
+        title: tool_title(&tool_line, grammar),
+        tool_line,
+        question: lines[question_at].text().to_owned(),
+        command,
+        rows: found.rows,
+        texts: found.texts,
+        focused: found.focused,
+        tool_at,
+        question_at,
+    })
+}
+
+/// Whether `text` starts with one of the tool line prefixes.
+fn has_tool_prefix(text: &str, grammar: &PromptGrammar) -> bool {
+    grammar
+        .tool
+        .prefixes
+        .iter()
+        .any(|prefix| text.starts_with(prefix.as_str()))
+}
+
+/// The tool line's index: the nearest prefixed line above the question
+/// (inside the box), else the first between the question and the rows;
+/// without prefixes, the nearest non-skipped line above the question.
+fn tool_line_at(
+    lines: &[BoxLine],
+    start: usize,
+    question_at: usize,
+    first_row_at: usize,
+    grammar: &PromptGrammar,
+) -> Option<usize> {
+    let above = (start..question_at).rev();
+    if grammar.tool.prefixes.is_empty() {
+        return above
+            .into_iter()
+            .find(|at| !grammar.is_skipped(lines[*at].text()));
+    }
+    above
+        .chain(question_at + 1..first_row_at)
+        .find(|at| has_tool_prefix(lines[*at].text(), grammar))
+}
+
+/// Whether a line between the question and the first row may stand there:
+/// blank, skipped, or a tool line.
+pub(crate) fn may_precede_rows(text: &str, grammar: &PromptGrammar) -> bool {
+    grammar.is_skipped(text) || has_tool_prefix(text, grammar)
+}
+
+/// The command in a nested box that fills `between` (the lines between
+/// the tool line and the question) exactly: top, content lines, bottom.
+fn command_box(between: &[BoxLine], grammar: &PromptGrammar) -> Option<String> {
+    let frame = grammar.frame.as_ref()?;
+    let [top, content @ .., bottom] = between else {
+        return None;
+    };
+    let is = |line: &BoxLine, mark: &str| line.text().starts_with(mark);
+    if !is(top, &frame.top) || !is(bottom, &frame.bottom) || content.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for line in content {
+        if !is(line, &frame.side) {
+            return None;
+        }
+        parts.push(collapse(grammar.strip_frame(line.text())));
+    }
+    Some(parts.join(" ")).filter(|command| !command.trim().is_empty())
+}
+
+/// A card's title for a box read from the pane: the command when its box
+/// shows it, else the tool line without its prefix and suffixes.
+pub fn card_title(view: &PromptView) -> String {
+    match &view.command {
+        Some(command) => collapse(command),
+        None => view.title.clone(),
+    }
+}
+
+/// Whether the box on screen is the one titled `title`: its command when
+/// its box shows one, else its tool line ([`title_matches`]).
+pub fn view_matches(view: &PromptView, title: &str, grammar: &PromptGrammar) -> bool {
+    match &view.command {
+        Some(command) => collapse(command) == collapse(title),
+        None => shown_matches(&view.title, title, grammar),
+    }
+}
+
+/// Runs of whitespace collapsed to one space, ends trimmed.
+pub fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The tool line without its prefix (`↓ `, `? `) and its suffixes (a
+/// trailing `←`), whitespace collapsed: the title of a card read from the
+/// pane.
+pub fn tool_title(tool_line: &str, grammar: &PromptGrammar) -> String {
+    let mut shown = tool_line.trim();
+    for prefix in &grammar.tool.prefixes {
+        if let Some(rest) = shown.strip_prefix(prefix.trim_end()) {
+            shown = rest;
+            break;
+        }
+    }
+    for suffix in &grammar.tool.strip_suffix {
+        shown = suffix.strip(shown);
+    }
+    collapse(shown)
+}
+
+/// Whether the pane's tool line stands for the request `title`:
+/// `Running: pwd` ↔ `↓ Shell pwd`, whitespace runs collapsed, compared
+/// whole (no loose substring match).
+pub fn title_matches(tool_line: &str, title: &str, grammar: &PromptGrammar) -> bool {
+    shown_matches(&tool_title(tool_line, grammar), title, grammar)
+}
+
+/// [`title_matches`] for a tool line already made a title.
+fn shown_matches(shown: &str, title: &str, grammar: &PromptGrammar) -> bool {
+    let title = collapse(title);
+    if shown == title {
+        return true;
+    }
+    grammar
+        .tool
+        .title_prefixes
+        .iter()
+        .any(
+            |(recorded, displayed)| match title.strip_prefix(recorded.trim_end()) {
+                Some(rest) => shown == collapse(&format!("{displayed}{rest}")),
+                None => false,
+            },
+        )
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
+
+#[cfg(test)]
+pub(crate) mod gemini_tests;
