@@ -8,4 +8,5 @@ pub mod file_type;
 pub mod registry;
 pub mod session_data;
 pub mod tui_data;
+pub mod tui_signals;
 pub mod validate;

@@ -42,6 +42,9 @@ pub struct TuiData {
     pub redraw_ms: u64,
     pub width: u16,
     pub height: u16,
+    /// Approval signals from the agent itself (its hook), besides the pane.
+    #[serde(default)]
+    pub signals: super::tui_signals::TuiSignals,
 }
 
 /// How the agent's approval prompt reads in a captured pane: a question
