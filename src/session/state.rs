@@ -48,6 +48,8 @@ pub struct SessionState {
     updates: broadcast::Sender<Card>,
     /// Asked to stop (the `stop` op).
     pub stop: Notify,
+    /// A hook signal made a card (the pane watcher may be waiting for it).
+    pub signals: Notify,
     tui: TuiData,
     pane: PaneFactory,
     /// Called with every new pending card (the webhook).
@@ -67,6 +69,7 @@ impl SessionState {
             }),
             updates,
             stop: Notify::new(),
+            signals: Notify::new(),
             tui,
             pane,
             on_park: Mutex::new(None),
@@ -145,6 +148,36 @@ impl SessionState {
         let on_park = self.on_park.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(callback) = on_park.as_ref() {
             callback(card);
+        }
+    }
+
+    /// The agent's hook says it is about to ask (`request`, the agent's
+    /// own `agent_id`): the card, at once (none when that ask has one).
+    pub fn hook_signal(&self, request: ApprovalRequest, agent_id: &str) {
+        let card = {
+            let mut inner = self.lock();
+            let Some(card) = inner.book.open_signal(request, agent_id) else {
+                return;
+            };
+            self.publish(card.clone());
+            card
+        };
+        self.signals.notify_waiters();
+        let on_park = self.on_park.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(callback) = on_park.as_ref() {
+            callback(card);
+        }
+    }
+
+    /// The agent's box showed and no signal card matched it: the one
+    /// signal card still waiting, if exactly one, fails (its text is not
+    /// what the agent shows; the pane's card is the one to answer).
+    pub fn signal_not_shown(&self) {
+        let mut inner = self.lock();
+        if let [(id, _)] = inner.book.unattached_signals().as_slice() {
+            if let Some(card) = inner.book.signal_not_shown(id) {
+                self.publish(card);
+            }
         }
     }
 
