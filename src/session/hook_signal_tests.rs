@@ -198,7 +198,7 @@ async fn the_pane_attaches_the_hook_card_whose_command_it_shows() {
         .expect("data")
         .tui;
     tui.prompt = kiro.prompt;
-    tui.prompt.title_prefixes.clear();
+    tui.prompt.tool.title_prefixes.clear();
     let mut hook = data();
     hook.pane_wait_ms = 100;
     tui.signals.hook = Some(hook.clone());
