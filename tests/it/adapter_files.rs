@@ -272,3 +272,50 @@ fn a_good_adapter_beside_a_broken_one_still_runs_its_commands() {
         outcome.describe()
     );
 }
+
+/// The files named by `ONEWORKS_KIRO_ADAPTER_FILE` and a `file://` manifest
+/// URL follow the config file's rule: a device is refused, not drained, and
+/// a FIFO is refused, not waited on.
+#[test]
+fn special_files_named_by_the_environment_are_refused_not_read() {
+    let mut env = TestEnv::new();
+    let fifo = env.outside.join("manifest.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+
+    env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", "/dev/zero");
+    let refusal =
+        "refusing to read adapter data file `/dev/zero`: it is a device, not a regular file";
+    // `adapter list` skips it with the refusal (tests/it/adapter_files.rs);
+    // a command naming the adapter fails with it.
+    let outcome = env.run(&["adapter", "list", "--json"]);
+    outcome.assert_success();
+    assert_eq!(outcome.json()["skipped"][0]["problem"], refusal);
+    let outcome = env.run(&["adapter", "status", "kiro", "--json"]);
+    let message = outcome.assert_error(3, "config");
+    assert_eq!(message, refusal);
+
+    env.set_env(
+        "ONEWORKS_KIRO_ADAPTER_FILE",
+        fifo.to_str().expect("utf-8 path"),
+    );
+    let outcome = env.run(&["adapter", "list", "--json"]);
+    outcome.assert_success();
+    env.run(&["adapter", "status", "kiro", "--json"])
+        .assert_error(3, "config");
+
+    env.env.remove("ONEWORKS_KIRO_ADAPTER_FILE");
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "0");
+    let url = format!("file://{}", fifo.display());
+    env.set_env("ONEWORKS_KIRO_MANIFEST_URL", &url);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!("reading `{url}` failed: it is a FIFO, not a regular file")
+    );
+    env.assert_nothing_published("2.15.1");
+}

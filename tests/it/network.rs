@@ -1,6 +1,6 @@
 //! Failures between oneworks and the download host: HTTP errors, truncated
 //! bodies, malformed manifests, checksum mismatches, missing platforms, and
-//! transient failures that a retry must absorb.
+//! transient failures that a retry must absorb, with one line per retry.
 
 use serde_json::{json, Value};
 
@@ -667,4 +667,35 @@ fn a_server_silent_before_its_headers_is_asked_three_times_in_all() {
         "one retry loop around request and body"
     );
     env.assert_nothing_published(VERSION);
+}
+
+#[test]
+fn each_retry_prints_one_line() {
+    let mut env = TestEnv::new();
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "0");
+    let artifact = Artifact::new(
+        "2.15.1",
+        Format::TarGz,
+        Libc::Gnu,
+        archive::kiro_archive(Format::TarGz, "2.15.1"),
+    );
+    env.server.route(&artifact.server_path, Route::Status(500));
+    env.serve_manifest(&manifest::document(
+        "2.15.1",
+        std::slice::from_ref(&artifact.entry),
+    ));
+    let outcome = env.prepare(&[]);
+    outcome.assert_error(4, "network");
+    let url = env.server.url(&artifact.server_path);
+    let expected = format!(
+        "`{url}` answered HTTP 500; retrying in 0.0s (attempt 2 of 3)\n\
+         `{url}` answered HTTP 500; retrying in 0.0s (attempt 3 of 3)\n\
+         error: `{url}` answered HTTP 500\n"
+    );
+    assert!(
+        outcome.stderr.starts_with(&expected),
+        "one line per retry\n{}",
+        outcome.describe()
+    );
+    assert_eq!(outcome.stderr.matches("retrying").count(), 2);
 }

@@ -897,3 +897,42 @@ fn skills_the_agent_writes_itself_survive_a_rerender() {
     );
     assert!(!skills.join("old").exists(), "a stale skill is removed");
 }
+
+/// `config render --dry-run` shows what a (possibly hostile) project's
+/// config and skills would write: terminal controls in them are replaced,
+/// like any outside text, so they cannot set the title or clear the screen.
+#[test]
+fn render_dry_run_shows_outside_text_without_terminal_controls() {
+    let env = TestEnv::new();
+    let skill = env.project.join(".oneworks/skills/evil");
+    std::fs::create_dir_all(&skill).expect("skill dir");
+    std::fs::write(skill.join("SKILL.md"), "# Evil\u{1b}[2J\u{7}\n\tbody\n").expect("skill");
+    env.write_config(
+        "adapters:\n  kiro:\n    systemPrompt: \"a\\e]0;pwned\\ab\\r\"\n    \
+         skills:\n      - name: Evil\n        path: ./skills/evil\n",
+    );
+    let outcome = env.run(&["config", "render", "kiro", "--dry-run"]);
+    outcome.assert_success();
+    for control in ['\u{1b}', '\u{7}', '\r'] {
+        assert!(
+            !outcome.stdout.contains(control),
+            "{control:?} reached stdout\n{}",
+            outcome.describe()
+        );
+    }
+    assert!(
+        outcome
+            .stdout
+            .contains("a\u{fffd}]0;pwned\u{fffd}b\u{fffd}\n"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        outcome
+            .stdout
+            .contains("# Evil\u{fffd}[2J\u{fffd}\n\tbody\n"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(!env.project.join(".oneworks/sessions").exists());
+}
