@@ -1,10 +1,10 @@
-//! `oneworks run kiro` with questions that overlap or meet a cancel: each
+//! Races of a run: questions that overlap or meet a cancel: each
 //! permission request is one `permission_request` event, answered once on
 //! the wire (SPEC §8.6); a Ctrl-C while a question is pending answers it
 //! `cancelled`, then sends `session/cancel`, in that order, on every try
 //! and with the machine busy (SPEC §7). Each race is tried [`TRIES`]
 //! times under artificial load; each failed within its first tries before
-//! the fix (issue 19).
+//! its fix.
 
 use std::io::Write;
 use std::process::Stdio;
@@ -16,14 +16,10 @@ use serde_json::{json, Value};
 
 use crate::acp_support::{options_full, types, AcpEnv, EVENT_DEADLINE};
 
+use super::args;
+
 /// How often each race is tried in one test (each try is one run).
 const TRIES: usize = 10;
-
-fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut all = vec!["--prompt", "Say hello"];
-    all.extend_from_slice(extra);
-    all
-}
 
 /// Busy threads for as long as the value lives: the races below must hold
 /// with the cores taken, not only on an idle machine.
