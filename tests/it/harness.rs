@@ -208,11 +208,11 @@ fn server_stall_waits_for_the_release_file() {
         let _ = stream.read_to_end(&mut response);
         response
     });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while server.stalled("/stall") == 0 {
-        assert!(std::time::Instant::now() < deadline, "never stalled");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    crate::support::wait::wait_until(
+        "the server stalled the request",
+        std::time::Duration::from_secs(30),
+        || server.stalled("/stall") > 0,
+    );
     assert!(
         !reader.is_finished(),
         "the response ended before the release"

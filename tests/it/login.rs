@@ -5,6 +5,7 @@
 use std::process::Stdio;
 
 use crate::support::archive::Format;
+use crate::support::wait::{wait_until, DEADLINE};
 use crate::support::TestEnv;
 
 const VERSION: &str = "2.15.1";
@@ -44,15 +45,6 @@ fn login_without_a_terminal_is_refused_before_any_request() {
     outcome.assert_code(2);
     assert_eq!(env.server.total_hits(), 0, "{}", outcome.describe());
     assert!(!env.version_dir(VERSION).exists(), "nothing installed");
-}
-
-/// Waits (bounded) until `check` holds.
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !check() {
-        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }
 
 /// Whether `pid` runs (a zombie does not count).
@@ -115,7 +107,7 @@ fn an_interrupted_login_stops_kiro_and_exits_130() {
         let mut command = env.terminal_cmd(&["adapter", "login", "kiro"]);
         command.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut terminal = command.spawn().expect("start login");
-        wait_until("kiro-cli login started", || pid_file.is_file());
+        wait_until("kiro-cli login started", DEADLINE, || pid_file.is_file());
         let login: u32 = std::fs::read_to_string(&pid_file)
             .expect("pid file")
             .trim()
@@ -133,7 +125,7 @@ fn an_interrupted_login_stops_kiro_and_exits_130() {
             .expect("kill");
         assert!(killed.success());
         let mut status = None;
-        wait_until("oneworks ended", || {
+        wait_until("oneworks ended", DEADLINE, || {
             status = terminal.try_wait().expect("try_wait");
             status.is_some()
         });

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::wait::{wait_for, DEADLINE};
 use crate::support::TestEnv;
 
 const SECRET: &str = "kiro-secret-value-4242";
@@ -821,17 +822,13 @@ fn a_killed_oneworks_leaves_a_home_that_the_next_start_sweeps() {
     let log = fake_kiro(&env, &[("loginWaitForFile", json!(release))]);
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
     let running = crate::support::spawn(env.terminal_cmd(&["adapter", "login", "kiro"]));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let home = loop {
-        if let Some(login) = login_invocations(&log).first() {
-            break PathBuf::from(login["env"]["HOME"].as_str().expect("HOME"));
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the fake never ran login"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let home = wait_for("the fake ran login", DEADLINE, || {
+        let login = login_invocations(&log)
+            .into_iter()
+            .next()
+            .ok_or_else(String::new)?;
+        Ok(PathBuf::from(login["env"]["HOME"].as_str().expect("HOME")))
+    });
     running.kill();
     assert!(
         home.exists(),

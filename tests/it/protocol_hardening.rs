@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::acp_support::{events, options_full, types, AcpEnv, SetupError};
 use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::wait::{wait_until, DEADLINE};
 use crate::support::Outcome;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
@@ -17,15 +18,6 @@ fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut all: Vec<&str> = PROMPT.to_vec();
     all.extend_from_slice(extra);
     all
-}
-
-/// Waits (bounded) until `check` holds.
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// A `session/request_permission` the fake sends without waiting.
@@ -117,7 +109,7 @@ fn a_request_that_reuses_a_pending_id_is_refused_and_never_shown() {
     let mut live = acp.live(&args(&["--json"]));
     let shown = live.expect("permission_request");
     assert_eq!(shown["title"], "ls");
-    wait_until("the reused id is answered with an error", || {
+    wait_until("the reused id is answered with an error", DEADLINE, || {
         answers(&acp, &json!("p-1"))
             .iter()
             .any(|answer| answer.get("error").is_some())

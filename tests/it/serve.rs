@@ -7,7 +7,6 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
 
 use reqwest::blocking::{Client, Response};
 use reqwest::header;
@@ -15,6 +14,7 @@ use serde_json::{json, Value};
 
 use crate::supervisor::{request, Session, DEADLINE};
 use crate::supervisor_webhook::{with_webhook, Hook};
+use crate::support::wait::{wait_for, wait_until};
 use crate::support::TestEnv;
 
 /// A running `session serve --json`; killed on drop.
@@ -143,15 +143,11 @@ impl Serve {
 
     #[track_caller]
     pub fn wait_card(&self, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
+        wait_for(&format!("a card is {what}"), DEADLINE, || {
             let cards = self.cards();
-            if let Some(card) = cards.iter().find(|card| test(card)) {
-                return card.clone();
-            }
-            assert!(Instant::now() < deadline, "no card {what}: {cards:?}");
-            std::thread::sleep(Duration::from_millis(30));
-        }
+            let card = cards.iter().find(|card| test(card)).cloned();
+            card.ok_or_else(|| format!("{cards:?}"))
+        })
     }
 }
 
@@ -178,11 +174,7 @@ pub fn record_opener(env: &TestEnv) -> PathBuf {
 
 /// The URL the stand-in opener was given, once it ran.
 pub fn opened_url(record: &Path) -> (String, String) {
-    let deadline = Instant::now() + DEADLINE;
-    while !record.exists() {
-        assert!(Instant::now() < deadline, "xdg-open was never run");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("xdg-open was run", DEADLINE, || record.exists());
     let text = std::fs::read_to_string(record).expect("record");
     let url = text
         .lines()
@@ -596,11 +588,9 @@ fn an_answer_link_answers_its_card_once() {
     session.start();
     let card = serve.wait_card("pending", |card| card["state"] == "pending");
     let id = card["id"].as_str().expect("id");
-    let deadline = Instant::now() + DEADLINE;
-    while hook.requests().is_empty() {
-        assert!(Instant::now() < deadline, "the webhook was never called");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("the webhook was called", DEADLINE, || {
+        !hook.requests().is_empty()
+    });
     let posted = hook.requests()[0].clone();
     // The hook keeps the head's lines, then the body.
     let body: Value =
@@ -720,14 +710,14 @@ fn an_interrupt_stops_serve_with_a_stream_open_and_the_session_runs_on() {
         .status()
         .expect("kill");
     assert!(status.success());
-    let deadline = Instant::now() + DEADLINE;
-    let code = loop {
-        if let Some(status) = serve.child.try_wait().expect("wait") {
-            break status.code();
-        }
-        assert!(Instant::now() < deadline, "serve did not stop");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let code = wait_for("serve stopped", DEADLINE, || {
+        serve
+            .child
+            .try_wait()
+            .expect("wait")
+            .ok_or_else(String::new)
+    })
+    .code();
     assert_eq!(code, Some(0));
     drop(events);
     assert_eq!(session.cards()[0]["state"], "pending");

@@ -12,14 +12,10 @@ use serde_json::{json, Value};
 
 use crate::acp_support::{gone, options_full, AcpEnv, EVENT_DEADLINE};
 
-/// Waits (bounded) until `check` holds.
+/// Waits until `check` holds, within the deadline of an agent's event.
 #[track_caller]
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + EVENT_DEADLINE;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting: {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+fn wait_until(what: &str, check: impl FnMut() -> bool) {
+    crate::support::wait::wait_until(what, EVENT_DEADLINE, check);
 }
 
 /// The fake agent with `acp`, and the adapter's data with these timings

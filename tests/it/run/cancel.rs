@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::{answer_and_cancel_positions, args};
 use crate::acp_support::{events, gone, options_full, types, AcpEnv, SetupError};
+use crate::support::wait::wait_until;
 
 #[test]
 fn cancel_on_the_json_channel_answers_pending_questions_first() {
@@ -98,15 +99,11 @@ fn a_second_interrupt_stops_the_agent_at_once() {
         } else {
             live.send(r#"{"cancel":true}"#);
         }
-        // Wait (bounded) until the agent received the cancelled answer.
-        let deadline = std::time::Instant::now() + crate::acp_support::EVENT_DEADLINE;
-        while !acp.received().iter().any(|message| message["id"] == "p1") {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the answer never arrived"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        wait_until(
+            "the agent received the cancelled answer",
+            crate::acp_support::EVENT_DEADLINE,
+            || acp.received().iter().any(|message| message["id"] == "p1"),
+        );
         let started = std::time::Instant::now();
         interrupt();
         let (code, _, stderr) = live.finish();

@@ -9,6 +9,7 @@ pub mod manifest;
 pub mod node_mirror;
 pub mod npm_registry;
 pub mod server;
+pub mod wait;
 
 use std::collections::BTreeMap;
 use std::io::Read;
