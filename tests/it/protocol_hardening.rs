@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::acp_support::{events, options_full, types, AcpEnv, SetupError};
+use crate::support::adapter_yaml::{yaml, AdapterYaml};
 use crate::support::fake::{install_fake, kiro_script, with};
 use crate::support::wait::{wait_until, DEADLINE};
 use crate::support::Outcome;
@@ -476,14 +477,11 @@ fn a_model_is_accepted_only_from_available_models() {
 
 /// Points the run at a copy of the built-in Kiro data whose `acp:` section
 /// `change` rewrote (the fake still answers `kiro-cli acp --agent NAME`).
-fn with_acp_data(acp: &mut AcpEnv, change: impl Fn(&str) -> String) {
-    let builtin =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
-            .expect("adapter data");
-    let changed = change(&builtin);
-    assert_ne!(changed, builtin, "the change did not apply");
+fn with_acp_data(acp: &mut AcpEnv, change: impl FnOnce(&mut AdapterYaml)) {
+    let mut data = AdapterYaml::builtin("kiro");
+    change(&mut data);
     let file = acp.env.outside.join("adapter.yaml");
-    std::fs::write(&file, changed).expect("write adapter data");
+    data.write(&file);
     acp.env
         .set_env("ONEWORKS_KIRO_ADAPTER_FILE", file.to_str().expect("utf-8"));
 }
@@ -495,10 +493,10 @@ fn with_acp_data(acp: &mut AcpEnv, change: impl Fn(&str) -> String) {
 fn an_interactive_only_auth_method_is_never_sent_over_acp() {
     let mut acp = AcpEnv::new(json!({"authMethods": auth_methods()}));
     with_acp_data(&mut acp, |data| {
-        data.replace(
-            "  interactiveAuthMethods: [kiro-login]\n",
-            "  interactiveAuthMethods: [kiro-login, browser-login]\n",
-        )
+        data.set(
+            "acp.interactiveAuthMethods",
+            vec!["kiro-login", "browser-login"],
+        );
     });
     acp.env.write_config(
         "adapters:\n  kiro:\n    cli:\n      source: system\n    auth:\n      method: browser-login\n",
@@ -525,7 +523,7 @@ fn an_interactive_only_auth_method_is_never_sent_over_acp() {
 fn an_unknown_quirk_set_is_a_config_error_before_the_agent_starts() {
     let mut acp = AcpEnv::new(json!({"turn": [{"text": "never"}]}));
     with_acp_data(&mut acp, |data| {
-        data.replace("  quirks: kiro\n", "  quirks: acme\n")
+        data.set("acp.quirks", "acme");
     });
     // Refused when the adapter file is loaded (tests/it/adapter_files.rs),
     // before the run begins.
@@ -564,7 +562,7 @@ fn the_quirk_set_named_in_the_data_rewrites_the_dialect() {
     assert_eq!(kiro[2]["kind"], "edit");
 
     with_acp_data(&mut acp, |data| {
-        data.replace("  quirks: kiro\n", "  quirks: none\n")
+        data.set("acp.quirks", "none");
     });
     let outcome = acp.run(&args(&["--json"]));
     outcome.assert_success();
@@ -582,10 +580,7 @@ fn the_quirk_set_named_in_the_data_rewrites_the_dialect() {
 fn the_acp_environment_and_argv_come_from_the_data() {
     let mut acp = AcpEnv::new(json!({"turn": [{"text": "hi"}]}));
     with_acp_data(&mut acp, |data| {
-        data.replace(
-            "  quirks: kiro\n",
-            "  quirks: kiro\n  env:\n    ONEWORKS_TEST_RELAUNCH: \"off\"\n",
-        )
+        data.insert("acp.env", yaml("ONEWORKS_TEST_RELAUNCH: \"off\""));
     });
     acp.run(&args(&["--json"])).assert_success();
     let invocations = acp.acp_invocations();

@@ -222,13 +222,10 @@ fn an_over_long_line_from_the_agent_is_skipped_not_held() {
     let mut acp = AcpEnv::new(json!({
         "turn": [{"text": "x".repeat(4096)}, {"text": "after"}]
     }));
-    let builtin =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
-            .expect("adapter data");
-    let small = builtin.replace("maxMessageBytes: 16777216", "maxMessageBytes: 2048");
-    assert_ne!(small, builtin, "the bound moved in manifests/kiro.yaml");
     let file = acp.env.outside.join("kiro.yaml");
-    std::fs::write(&file, small).expect("write adapter data");
+    crate::support::adapter_yaml::AdapterYaml::builtin("kiro")
+        .set("acp.maxMessageBytes", 2048)
+        .write(&file);
     acp.env
         .set_env("ONEWORKS_KIRO_ADAPTER_FILE", file.to_str().expect("utf-8"));
     let outcome = acp.run(&args(&["--json"]));
