@@ -43,7 +43,6 @@ mod pane_grammar;
 mod prepare;
 mod probe_errors;
 mod profile;
-mod protocol_hardening;
 mod reuse;
 mod run;
 mod secrets_stream;
