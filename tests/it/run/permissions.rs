@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::{answer_and_cancel_positions, args, wire_answer};
 use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::support::wait::wait_for;
 
 #[test]
 fn a_permission_in_the_first_turn_is_answered_over_json_stdin() {
@@ -260,22 +261,18 @@ fn pending_questions_have_a_bound() {
     let acp = AcpEnv::new(json!({ "turn": turn }));
     let mut live = acp.live(&["--prompt", "Say hello", "--json", "--timeout", "30s"]);
     live.expect("permission_request");
-    let deadline = std::time::Instant::now() + crate::acp_support::EVENT_DEADLINE;
-    let refused = loop {
-        let refused = acp.received().into_iter().find(|message| {
-            message.get("method").is_none()
-                && message["id"] == "q299"
-                && message["error"].is_object()
-        });
-        if let Some(refused) = refused {
-            break refused;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "q299 was never refused"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let refused = wait_for(
+        "q299 was refused",
+        crate::acp_support::EVENT_DEADLINE,
+        || {
+            let refused = acp.received().into_iter().find(|message| {
+                message.get("method").is_none()
+                    && message["id"] == "q299"
+                    && message["error"].is_object()
+            });
+            refused.ok_or_else(String::new)
+        },
+    );
     assert!(
         refused["error"]["message"]
             .as_str()
