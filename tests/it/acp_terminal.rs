@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -15,18 +14,15 @@ use crate::acp_support::{options_full, AcpEnv, EVENT_DEADLINE};
 /// Waits until every one of `texts` has appeared (the prompt is drawn in
 /// more than one write, so one label says nothing of the others).
 fn wait_for(output: &Arc<Mutex<Vec<u8>>>, texts: &[&str]) -> String {
-    let deadline = Instant::now() + EVENT_DEADLINE;
-    loop {
+    let what = format!("{texts:?} all appeared on the terminal");
+    crate::support::wait::wait_for(&what, EVENT_DEADLINE, || {
         let seen = String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
         if texts.iter().all(|text| seen.contains(text)) {
-            return seen;
+            Ok(seen)
+        } else {
+            Err(seen)
         }
-        assert!(
-            Instant::now() < deadline,
-            "{texts:?} never all appeared in:\n{seen}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    })
 }
 
 fn answer_on_terminal(keys: &str) -> (AcpEnv, Option<i32>, String) {
@@ -66,14 +62,10 @@ fn answer_on_terminal(keys: &str) -> (AcpEnv, Option<i32>, String) {
     let mut stdin = child.stdin.take().expect("stdin");
     stdin.write_all(keys.as_bytes()).expect("type");
     stdin.flush().expect("flush");
-    let deadline = Instant::now() + crate::support::RUN_DEADLINE;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "oneworks did not finish");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status =
+        crate::support::wait::wait_for("oneworks finished", crate::support::RUN_DEADLINE, || {
+            child.try_wait().expect("try_wait").ok_or_else(String::new)
+        });
     drop(stdin);
     let text = String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
     (acp, status.code(), text)

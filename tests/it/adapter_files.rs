@@ -8,16 +8,15 @@
 
 use serde_json::Value;
 
+use crate::support::adapter_yaml::AdapterYaml;
 use crate::support::{walk, TestEnv};
 
-const KIRO: &str = include_str!("../../manifests/kiro.yaml");
-
 /// The built-in Kiro file as adapter `name`, with `change` applied.
-fn adapter_file(name: &str, change: impl Fn(&str) -> String) -> String {
-    let text = KIRO.replace("id: kiro\n", &format!("id: {name}\n"));
-    let changed = change(&text);
-    assert_ne!(changed, text, "the change did not apply");
-    changed
+fn adapter_file(name: &str, change: impl FnOnce(&mut AdapterYaml)) -> String {
+    let mut data = AdapterYaml::builtin("kiro");
+    data.set("id", name);
+    change(&mut data);
+    data.text()
 }
 
 /// A world whose adapter folder holds a good `other.yaml` and `files`.
@@ -25,11 +24,9 @@ fn world(files: &[(&str, String)]) -> TestEnv {
     let mut env = TestEnv::new();
     let dir = env.base().join("adapters");
     std::fs::create_dir_all(&dir).expect("adapters dir");
-    std::fs::write(
-        dir.join("other.yaml"),
-        KIRO.replace("id: kiro\n", "id: other\n"),
-    )
-    .expect("write other");
+    AdapterYaml::builtin("kiro")
+        .set("id", "other")
+        .write(&dir.join("other.yaml"));
     for (name, text) in files {
         std::fs::write(dir.join(name), text).expect("write adapter file");
     }
@@ -140,8 +137,8 @@ fn a_file_that_is_not_yaml_is_skipped_by_list_and_fails_the_command_naming_it() 
 
 #[test]
 fn a_version_that_is_not_one_is_reported_at_its_line_and_column() {
-    let text = adapter_file("badver", |text| {
-        text.replace("recorderSince: \"2.4.0\"", "recorderSince: \"2.4\"")
+    let text = adapter_file("badver", |data| {
+        data.set("tui.recorderSince", "2.4");
     });
     let line = line_of(&text, "recorderSince:");
     let env = world(&[("badver.yaml", text)]);
@@ -162,8 +159,8 @@ fn a_path_that_leaves_the_home_is_refused() {
         ),
         ("absolute", "/etc/oneworks-settings.json", "is absolute"),
     ] {
-        let text = adapter_file(name, |text| {
-            text.replace("path: settings/cli.json", &format!("path: {path}"))
+        let text = adapter_file(name, |data| {
+            data.set("session.settings.path", path);
         });
         let line = line_of(&text, &format!("path: {path}"));
         let env = world(&[(&format!("{name}.yaml"), text)]);
@@ -181,8 +178,8 @@ fn a_path_that_leaves_the_home_is_refused() {
 
 #[test]
 fn an_unknown_quirk_set_is_refused_naming_the_known_ones() {
-    let text = adapter_file("quirky", |text| {
-        text.replace("  quirks: kiro\n", "  quirks: kiroo\n")
+    let text = adapter_file("quirky", |data| {
+        data.set("acp.quirks", "kiroo");
     });
     let line = line_of(&text, "quirks: kiroo");
     let env = world(&[("quirky.yaml", text)]);
@@ -195,13 +192,11 @@ fn an_unknown_quirk_set_is_refused_naming_the_known_ones() {
 
 #[test]
 fn a_missing_section_or_a_bad_program_name_is_refused() {
-    let without_probes = adapter_file("noprobes", |text| {
-        let start = text.find("probes:\n").expect("probes");
-        let end = text[start..].find("\n\n").expect("end of probes") + start;
-        format!("{}{}", &text[..start], &text[end + 2..])
+    let without_probes = adapter_file("noprobes", |data| {
+        data.remove("probes");
     });
-    let bad_program = adapter_file("badprog", |text| {
-        text.replace("program: kiro-cli-chat", "program: ../../bin/sh")
+    let bad_program = adapter_file("badprog", |data| {
+        data.set("acp.command.0.program", "../../bin/sh");
     });
     let env = world(&[
         ("noprobes.yaml", without_probes),
@@ -236,9 +231,12 @@ fn a_missing_section_or_a_bad_program_name_is_refused() {
     let bad = problem("badprog");
     assert!(bad.contains("`acp.command[0].program`"), "{bad}");
     assert!(bad.contains("not a bare program name"), "{bad}");
-    assert_eq!(
-        location_of(&bad, "badprog.yaml").0,
-        line_of(&bad_program, "program: ../../bin/sh"),
+    // The list item's line, or (for a list written without indentation
+    // under its key, as the YAML emitter writes it) the key's line above.
+    let item = line_of(&bad_program, "program: ../../bin/sh");
+    let reported = location_of(&bad, "badprog.yaml").0;
+    assert!(
+        reported == item || (reported == item - 1 && line_of(&bad_program, "command:") == reported),
         "{bad}"
     );
     let names: Vec<&str> = document["adapters"]
@@ -271,4 +269,51 @@ fn a_good_adapter_beside_a_broken_one_still_runs_its_commands() {
         "{}",
         outcome.describe()
     );
+}
+
+/// The files named by `ONEWORKS_KIRO_ADAPTER_FILE` and a `file://` manifest
+/// URL follow the config file's rule: a device is refused, not drained, and
+/// a FIFO is refused, not waited on.
+#[test]
+fn special_files_named_by_the_environment_are_refused_not_read() {
+    let mut env = TestEnv::new();
+    let fifo = env.outside.join("manifest.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+
+    env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", "/dev/zero");
+    let refusal =
+        "refusing to read adapter data file `/dev/zero`: it is a device, not a regular file";
+    // `adapter list` skips it with the refusal (tests/it/adapter_files.rs);
+    // a command naming the adapter fails with it.
+    let outcome = env.run(&["adapter", "list", "--json"]);
+    outcome.assert_success();
+    assert_eq!(outcome.json()["skipped"][0]["problem"], refusal);
+    let outcome = env.run(&["adapter", "status", "kiro", "--json"]);
+    let message = outcome.assert_error(3, "config");
+    assert_eq!(message, refusal);
+
+    env.set_env(
+        "ONEWORKS_KIRO_ADAPTER_FILE",
+        fifo.to_str().expect("utf-8 path"),
+    );
+    let outcome = env.run(&["adapter", "list", "--json"]);
+    outcome.assert_success();
+    env.run(&["adapter", "status", "kiro", "--json"])
+        .assert_error(3, "config");
+
+    env.env.remove("ONEWORKS_KIRO_ADAPTER_FILE");
+    env.set_env("ONEWORKS_TEST_BACKOFF_MS", "0");
+    let url = format!("file://{}", fifo.display());
+    env.set_env("ONEWORKS_KIRO_MANIFEST_URL", &url);
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(4, "network");
+    assert_eq!(
+        message,
+        format!("reading `{url}` failed: it is a FIFO, not a regular file")
+    );
+    env.assert_nothing_published("2.15.1");
 }

@@ -11,8 +11,6 @@
 //! supervisor run whose agent reuses the request id (or whose pane prompt
 //! is counted from 1 again) gets a new id, and the old id answers nothing.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
 use crate::acp_support::{options_full, AcpEnv};
@@ -20,6 +18,7 @@ use crate::serve::Serve;
 use crate::supervisor::{request, Session, DEADLINE};
 use crate::supervisor_webhook::{with_webhook, Hook};
 use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::wait::{wait_for, wait_until};
 
 /// `echo hi`, 1100 spaces, then the part that matters.
 fn padded() -> String {
@@ -132,11 +131,14 @@ fn padded_and_tagged_commands_show_their_tails_on_every_session_surface() {
         std::fs::read_to_string(session.session_root().join("cards.jsonl")).expect("history");
     assert!(history.contains(PADDED_SHOWN) && history.contains(TAGGED_SHOWN));
     assert_nothing_invisible(&history);
-    let deadline = Instant::now() + DEADLINE;
-    while hook.requests().len() < 2 {
-        assert!(Instant::now() < deadline, "{:?}", hook.requests());
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    wait_for("the webhook got two requests", DEADLINE, || {
+        let requests = hook.requests();
+        if requests.len() < 2 {
+            Err(format!("{requests:?}"))
+        } else {
+            Ok(())
+        }
+    });
     let posted = hook.requests().join("\n");
     assert!(
         posted.contains(PADDED_SHOWN) && posted.contains(TAGGED_SHOWN),
@@ -175,17 +177,11 @@ fn an_incomplete_card_is_declined_anywhere_and_accepted_only_in_the_terminal() {
 
     // The webhook said accept: refused, logged, still pending.
     let log = session.session_root().join("supervisor.log");
-    let deadline = Instant::now() + DEADLINE;
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("webhook verdict refused")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the webhook's accept was not refused"
-        );
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    wait_until("the webhook's accept was refused", DEADLINE, || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("webhook verdict refused")
+    });
 
     // The CLI: exit 11 naming the reason.
     let accept = session.answer(&card, "accept");
@@ -352,31 +348,22 @@ fn run_on_a_terminal_prompts_with_card_text() {
         format!("Run {PADDED_SHOWN}"),
         format!("command: {TAGGED_SHOWN}"),
     ];
-    let deadline = Instant::now() + DEADLINE;
-    loop {
+    let seen = wait_for(&format!("{wanted:?} shown"), DEADLINE, || {
         let seen = String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
         if wanted.iter().all(|text| seen.contains(text.as_str())) {
-            assert_nothing_invisible(&seen);
-            break;
+            Ok(seen)
+        } else {
+            Err(seen)
         }
-        assert!(
-            Instant::now() < deadline,
-            "{wanted:?} never shown in:\n{seen}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    });
+    assert_nothing_invisible(&seen);
     // Escape cancels the run.
     let mut stdin = child.stdin.take().expect("stdin");
     stdin.write_all(b"\x1b").expect("type");
     stdin.flush().expect("flush");
-    let deadline = Instant::now() + DEADLINE;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "oneworks did not finish");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_for("oneworks finished", DEADLINE, || {
+        child.try_wait().expect("try_wait").ok_or_else(String::new)
+    });
     drop(stdin);
     assert_eq!(status.code(), Some(130));
 }
@@ -392,11 +379,9 @@ fn an_answer_links_confirm_form_shows_card_text_and_no_accept_for_an_incomplete_
     session.start();
     let card = serve.wait_card("pending", |card| card["state"] == "pending");
     assert_eq!(card["complete"], false);
-    let deadline = Instant::now() + DEADLINE;
-    while hook.requests().is_empty() {
-        assert!(Instant::now() < deadline, "the webhook was never called");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("the webhook was called", DEADLINE, || {
+        !hook.requests().is_empty()
+    });
     let posted = hook.requests()[0].clone();
     let body: Value =
         serde_json::from_str(&posted[posted.find("{\"").expect("body")..]).expect("JSON body");

@@ -410,3 +410,55 @@ fn control_characters_from_the_config_do_not_reach_the_terminal() {
         outcome.stderr
     );
 }
+
+#[test]
+fn a_control_character_in_config_is_named_at_its_place() {
+    let env = TestEnv::new();
+    env.write_config("adapters:\n  kiro:\n    systemPrompt: \"a\u{1}b\"\n");
+    let outcome = env.run(&["config", "check"]);
+    outcome.assert_code(3);
+    let path = env.config_path();
+    assert_eq!(
+        outcome.stderr,
+        format!(
+            "error: invalid config `{}:3:21`: the file contains a control character (U+0001)\n",
+            path.display()
+        )
+    );
+    assert!(!env.project.join(".oneworks/sessions").exists());
+}
+
+/// A key pasted into the wrong place is refused, and the refusal does not
+/// print it back: the key path shows it masked.
+#[test]
+fn a_credential_shaped_key_is_not_echoed_in_the_refusal() {
+    let env = TestEnv::new();
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    for (yaml, shown) in [
+        (
+            format!("adapters:\n  kiro:\n    configContent:\n      {key}: 1\n"),
+            "error: credential in config at `adapters.kiro.configContent.***`: \
+             the value looks like an access key or token\n",
+        ),
+        (
+            format!("adapters:\n  kiro:\n    mcpServers:\n      {key}:\n        command: x\n"),
+            "error: credential in config at `adapters.kiro.mcpServers.***`: \
+             the value looks like an access key or token\n",
+        ),
+        (
+            format!("adapters:\n  kiro:\n    hooks:\n      {key}: []\n"),
+            "error: invalid config at `adapters.kiro.hooks.***`: unknown hook trigger `***`; \
+             known triggers: agentSpawn, userPromptSubmit, preToolUse, postToolUse, stop\n",
+        ),
+    ] {
+        env.write_config(&yaml);
+        let outcome = env.run(&["config", "check"]);
+        outcome.assert_code(3);
+        assert!(
+            outcome.stderr.starts_with(shown),
+            "{yaml}\n{}",
+            outcome.describe()
+        );
+        assert!(!outcome.stderr.contains(key), "{}", outcome.describe());
+    }
+}

@@ -7,36 +7,22 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::adapter_yaml::AdapterYaml;
 use crate::support::TestEnv;
 
-const KIRO: &str = include_str!("../../manifests/kiro.yaml");
-const GEMINI: &str = include_str!("../../manifests/gemini.yaml");
 const SECRET: &str = "gemini-secret-value-4242";
 
-/// `text` from the line `start` up to (not including) the first line
-/// after it that starts with `end`.
-fn section<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
-    let from = text.find(start).expect("section start");
-    let rest = &text[from..];
-    let to = rest[start.len()..]
-        .find(end)
-        .map(|at| at + start.len())
-        .expect("section end");
-    &rest[..to]
-}
-
-/// Kiro's data with Gemini's profile world and credentials.
+/// Kiro's data with Gemini's profile world and credentials (all but
+/// `passThrough`: the variables these tests give the agent are the
+/// credentials).
 fn gemini_world_data(env: &mut TestEnv) -> PathBuf {
-    let session = section(GEMINI, "\nsession:\n", "\n# ---");
-    let credentials = section(GEMINI, "\ncredentials:\n", "\n  # Not secret");
-    let text = KIRO
-        .replace(section(KIRO, "\nsession:\n", "\nacp:\n"), session)
-        .replace(
-            section(KIRO, "\ncredentials:\n", "\nsession:\n"),
-            credentials,
-        );
+    let gemini = AdapterYaml::builtin("gemini");
     let path = env.outside.join("gemini-world.yaml");
-    std::fs::write(&path, text).expect("write data");
+    AdapterYaml::builtin("kiro")
+        .set("session", gemini.get("session").clone())
+        .set("credentials", gemini.get("credentials").clone())
+        .remove("credentials.passThrough")
+        .write(&path);
     env.set_env("ONEWORKS_KIRO_ADAPTER_FILE", path.to_str().expect("utf-8"));
     path
 }

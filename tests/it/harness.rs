@@ -1,6 +1,6 @@
 //! Tests of the test doubles themselves: the fake `kiro-cli`, the local
-//! server and the archive builders. If these fail, the product tests above
-//! them prove nothing.
+//! server, the archive builders, the adapter-file editor and the wait. If
+//! these fail, the product tests above them prove nothing.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -208,11 +208,11 @@ fn server_stall_waits_for_the_release_file() {
         let _ = stream.read_to_end(&mut response);
         response
     });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while server.stalled("/stall") == 0 {
-        assert!(std::time::Instant::now() < deadline, "never stalled");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    crate::support::wait::wait_until(
+        "the server stalled the request",
+        std::time::Duration::from_secs(30),
+        || server.stalled("/stall") > 0,
+    );
     assert!(
         !reader.is_finished(),
         "the response ended before the release"
@@ -410,5 +410,63 @@ fn manifest_entries_describe_their_bytes() {
         bomb.len() * 8 < 16 * 1024 * 1024,
         "bomb is {} bytes",
         bomb.len()
+    );
+}
+
+/// The adapter-file editor changes the value at a key path, lists
+/// included, and refuses a key the file does not have instead of writing
+/// the built-in file unchanged.
+#[test]
+fn the_adapter_file_editor_sets_by_key_path_and_refuses_a_missing_key() {
+    use crate::support::adapter_yaml::AdapterYaml;
+    let mut data = AdapterYaml::builtin("kiro");
+    data.set("tui.renderGapMs", 40)
+        .set("acp.command.0.program", "other-cli");
+    let again = AdapterYaml::parse(&data.text());
+    assert_eq!(again.get("tui.renderGapMs").as_u64(), Some(40));
+    assert_eq!(
+        again.get("acp.command.0.program").as_str(),
+        Some("other-cli")
+    );
+    for path in ["tui.renderGapMsTypo", "acp.command.9.program", "nope.x"] {
+        let refused = std::panic::catch_unwind(move || {
+            AdapterYaml::builtin("kiro").set(path, 1);
+        });
+        let message = refused.expect_err(path);
+        let message = message
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert_eq!(message, format!("the adapter file has no `{path}`"));
+    }
+}
+
+/// The wait returns as soon as its condition holds and fails naming what
+/// never happened, with what it saw last.
+#[test]
+fn the_wait_returns_when_its_condition_holds_and_fails_naming_it() {
+    use crate::support::wait::{wait_for, wait_until};
+    use std::time::Duration;
+    let mut looks = 0;
+    let found = wait_for("the third look", Duration::from_secs(10), || {
+        looks += 1;
+        if looks == 3 {
+            Ok(looks)
+        } else {
+            Err(format!("look {looks}"))
+        }
+    });
+    assert_eq!(found, 3);
+    let refused = std::panic::catch_unwind(|| {
+        wait_until("never", Duration::from_millis(50), || false);
+    });
+    let message = refused.expect_err("a wait on a false condition fails");
+    let message = message
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("timed out after 50ms waiting until never"),
+        "{message}"
     );
 }

@@ -1,7 +1,9 @@
 //! Hostile archives (SPEC §4.3 archive safety) and a hostile managed tree
 //! (symlinks and special files where the installer expects folders and a
-//! regular executable). Each must be refused with exit 6, leave nothing
-//! outside staging and publish nothing.
+//! regular executable), and a hostile `kiro.lock` (a link, a FIFO, a huge
+//! file). Each must be refused — exit 6 for what is unsafe to read, with
+//! its name (a tar entry by its type letter) — leave nothing outside
+//! staging and publish nothing.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -379,4 +381,95 @@ fn a_duplicate_in_a_zip_with_prepended_bytes_is_refused() {
     let outcome = env.prepare(&[]);
     let problems = check_refusal(&env, &marker, &outcome);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A project's `kiro.lock` comes from a repository that may be hostile: a
+/// FIFO is refused rather than waited on, a link is not followed out of
+/// the project, and a huge file is not swallowed.
+#[test]
+fn a_hostile_kiro_lock_is_refused_not_followed_or_waited_on() {
+    let env = TestEnv::new();
+    let lock = env.kiro_lock();
+    let victim = env.outside.join("victim.json");
+    std::fs::write(&victim, "{}").expect("victim");
+    std::os::unix::fs::symlink(&victim, &lock).expect("link kiro.lock");
+    for args in [
+        &["adapter", "prepare", "kiro", "--offline", "--json"][..],
+        &["adapter", "status", "kiro", "--json"][..],
+    ] {
+        let outcome = env.run(args);
+        let message = outcome.assert_error(6, "unsafe_archive");
+        assert_eq!(
+            message,
+            format!(
+                "refusing to read `{}`: it is a symbolic link",
+                lock.display()
+            )
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "{}");
+
+    std::fs::remove_file(&lock).expect("unlink");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&lock)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+    let outcome = env.prepare(&["--offline"]);
+    let message = outcome.assert_error(6, "unsafe_archive");
+    assert_eq!(
+        message,
+        format!(
+            "refusing to read `{}`: it is a FIFO, not a regular file",
+            lock.display()
+        )
+    );
+
+    std::fs::remove_file(&lock).expect("unlink");
+    let file = std::fs::File::create(&lock).expect("create");
+    file.set_len(2 * 1024 * 1024).expect("grow");
+    let outcome = env.prepare(&["--offline"]);
+    let message = outcome.assert_error(3, "config");
+    assert_eq!(
+        message,
+        format!("`{}` is larger than 1048576 bytes", lock.display())
+    );
+    env.assert_nothing_published("2.15.1");
+}
+
+/// An archive entry of a type oneworks does not handle is refused in plain
+/// words: its tar type letter, not a Rust enum's debug name.
+#[test]
+fn an_unsupported_tar_entry_type_is_named_by_its_letter() {
+    let env = TestEnv::new();
+    let mut inner = archive::tar(&archive::kiro_entries("2.15.1"));
+    // Drop the two zero blocks that end the archive, append a GNU "volume
+    // header" entry (type `V`), and end the archive again.
+    inner.truncate(inner.len() - 1024);
+    let mut builder = tar::Builder::new(inner);
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::new(b'V'));
+    header.set_mode(0o644);
+    header.set_size(4);
+    header.set_path("kirocli/odd").expect("path");
+    header.set_cksum();
+    builder.append(&header, &b"data"[..]).expect("append");
+    let bytes = archive::gzip(&builder.into_inner().expect("finish"));
+    let artifact = Artifact::new("2.15.1", Format::TarGz, Libc::Gnu, bytes);
+    env.server.route(
+        &artifact.server_path,
+        Route::Ok(artifact.bytes.clone().into()),
+    );
+    env.serve_manifest(&manifest::document(
+        "2.15.1",
+        std::slice::from_ref(&artifact.entry),
+    ));
+    let outcome = env.prepare(&[]);
+    let message = outcome.assert_error(6, "unsafe_archive");
+    assert!(
+        message.ends_with("unsupported entry type `V`"),
+        "{}",
+        outcome.describe()
+    );
+    env.assert_nothing_published("2.15.1");
 }

@@ -11,6 +11,7 @@
 
 use serde_json::{json, Value};
 
+use crate::support::adapter_yaml::{yaml, AdapterYaml};
 use crate::support::archive::Entry;
 use crate::support::node_mirror::{self, NodeRelease, PREFIX, VERSION};
 use crate::support::npm_registry::{self, install_node};
@@ -59,29 +60,21 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
 /// The built-in Gemini data as adapter `nodeagent`, installing the
 /// synthetic package and probing it at install.
 fn adapter_data() -> String {
-    let builtin = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/gemini.yaml"),
-    )
-    .expect("read manifests/gemini.yaml");
-    let mut data: serde_yaml_ng::Value = serde_yaml_ng::from_str(&builtin).expect("gemini.yaml");
-    let map = data.as_mapping_mut().expect("a mapping");
-    let yaml =
-        |text: &str| -> serde_yaml_ng::Value { serde_yaml_ng::from_str(text).expect("yaml") };
-    map.insert(yaml("id"), yaml(ADAPTER));
-    map.insert(yaml("displayName"), yaml("Node Agent"));
-    map.insert(
-        yaml("npm"),
+    let mut data = AdapterYaml::builtin("gemini");
+    data.set("id", ADAPTER).set("displayName", "Node Agent");
+    data.set(
+        "npm",
         yaml(&format!("{{package: '{PACKAGE}', binCommand: node-agent}}")),
     );
-    map.insert(
-        yaml("binary"),
+    data.set(
+        "binary",
         yaml(r"{name: node-agent, aliases: [], identifies: '^\d+\.\d+\.\d+', versionPattern: '(\d+\.\d+\.\d+)'}"),
     );
-    map.insert(
-        yaml("probes"),
+    data.set(
+        "probes",
         yaml("{version: ['--version'], timeoutSeconds: 30, atInstall: true}"),
     );
-    serde_yaml_ng::to_string(&data).expect("adapter yaml")
+    data.text()
 }
 
 /// Publishes the package (`engines.node` `range`) on the loopback registry.

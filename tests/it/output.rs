@@ -1,12 +1,16 @@
-//! What oneworks prints (SPEC §1.3, §6.2): a closed or full stdout, usage
-//! errors with `--json`, the print scrubber, and `adapter login` without a
-//! terminal.
+//! What oneworks prints (SPEC §1.3, §6.2): a closed or full stdout (for
+//! `--help` and `--version` too), a closed stderr, usage errors with
+//! `--json`, the print scrubber and the sanitizer on status, list and usage
+//! text, and `adapter login` without a terminal.
 
 use std::process::Stdio;
 
 use serde_json::Value;
 
+use crate::support::fake::{self, install_fake};
 use crate::support::TestEnv;
+
+const SECRET: &str = "ksk_output_secret_value_8841";
 
 /// The commands that print on stdout, as a user pipes them.
 const STDOUT_COMMANDS: &[&[&str]] = &[
@@ -131,4 +135,131 @@ fn login_without_a_terminal_is_a_usage_error_with_a_hint() {
          it reaches Kiro CLI as is\n"
     );
     assert_eq!(env.server.total_hits(), 0, "no request before the refusal");
+}
+
+/// A `source: path` kiro-cli whose `acp --help` fails with a secret and
+/// terminal controls on its stderr.
+fn hostile_path_cli(env: &mut TestEnv) {
+    let script = fake::with(
+        &fake::with(&fake::kiro_script("2.15.1"), "acpHelpExit", 3.into()),
+        "acpHelpStderr",
+        format!("boom {SECRET} \u{1b}]0;pwned\u{7}\u{1b}[2J\r").into(),
+    );
+    let path = install_fake(&env.outside, "kiro-cli", &script);
+    env.write_config(&format!(
+        "adapters:\n  kiro:\n    cli:\n      source: path\n      path: {}\n",
+        path.display()
+    ));
+    env.set_env("KIRO_API_KEY", SECRET);
+}
+
+#[test]
+fn status_text_passes_the_scrubber_and_the_sanitizer() {
+    let mut env = TestEnv::new();
+    hostile_path_cli(&mut env);
+    let outcome = env.run(&["adapter", "status", "kiro"]);
+    outcome.assert_success();
+    assert!(!outcome.stderr.contains(SECRET), "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("boom [redacted]"),
+        "{}",
+        outcome.describe()
+    );
+    for control in ['\u{1b}', '\u{7}', '\r'] {
+        assert!(
+            !outcome.stderr.contains(control),
+            "{control:?} reached stderr\n{}",
+            outcome.describe()
+        );
+    }
+}
+
+/// A connected socket pair standing in for a pipe (a write after the
+/// reader is gone fails with `EPIPE`, like a pipe).
+fn closed_pipe_pair() -> (
+    std::os::unix::net::UnixStream,
+    std::os::unix::net::UnixStream,
+) {
+    std::os::unix::net::UnixStream::pair().expect("socket pair")
+}
+
+/// Runs `args` with stderr writing into a pipe nobody reads any more.
+fn run_with_closed_stderr(env: &TestEnv, args: &[&str]) -> Option<i32> {
+    let (reader, writer) = closed_pipe_pair();
+    drop(reader);
+    let mut command = env.cmd(args);
+    command
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(std::os::fd::OwnedFd::from(writer)));
+    command.status().expect("run oneworks").code()
+}
+
+#[test]
+fn status_and_list_with_a_closed_stderr_do_not_panic() {
+    let mut env = TestEnv::new();
+    hostile_path_cli(&mut env);
+    assert_eq!(
+        run_with_closed_stderr(&env, &["adapter", "status", "kiro"]),
+        Some(0)
+    );
+    assert_eq!(run_with_closed_stderr(&env, &["adapter", "list"]), Some(0));
+}
+
+#[test]
+fn usage_errors_pass_the_scrubber_and_the_sanitizer() {
+    let mut env = TestEnv::new();
+    env.set_env("KIRO_API_KEY", SECRET);
+    let value = format!("{SECRET}\r\u{7}!");
+    let outcome = env.run(&["config", "render", "kiro", "--session", &value]);
+    outcome.assert_code(2);
+    assert!(!outcome.stderr.contains(SECRET), "{}", outcome.describe());
+    assert!(
+        outcome
+            .stderr
+            .starts_with("error: invalid value '[redacted]"),
+        "{}",
+        outcome.describe()
+    );
+    assert!(
+        !outcome.stderr.contains(['\r', '\u{7}']),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(outcome.stdout, "");
+    assert!(!env.project.join(".oneworks/sessions").exists());
+}
+
+/// `--help` and `--version` print on stdout like any other output: a full
+/// disk is a plain error (exit 1), a closed pipe ends quietly.
+#[test]
+fn help_and_version_on_a_full_disk_are_a_plain_error() {
+    let env = TestEnv::new();
+    for args in [
+        &["--help"][..],
+        &["--version"][..],
+        &["adapter", "--help"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let mut command = env.cmd(args);
+        command.stdout(Stdio::from(full)).stderr(Stdio::piped());
+        let output = command.output().expect("run oneworks");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr,
+            "error: failed to write to standard output: No space left on device (os error 28)\n"
+        );
+        let (reader, writer) = closed_pipe_pair();
+        drop(reader);
+        let mut command = env.cmd(args);
+        command
+            .stdout(Stdio::from(std::os::fd::OwnedFd::from(writer)))
+            .stderr(Stdio::piped());
+        let output = command.output().expect("run oneworks");
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    }
 }

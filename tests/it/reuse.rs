@@ -145,3 +145,32 @@ fn human_status_of_a_good_and_a_broken_install() {
         insta::assert_snapshot!("status_broken", broken.stderr);
     });
 }
+
+/// A managed install whose binary was replaced by a link is reported by
+/// `adapter status` as a skipped candidate with its reason — the report
+/// itself does not fail — and nothing is selected.
+#[test]
+fn status_reports_a_linked_managed_binary_as_skipped() {
+    let env = TestEnv::new();
+    env.publish("2.15.1", &[Format::TarGz]);
+    env.prepare(&[]).assert_success();
+    let binary = env.managed_binary("2.15.1");
+    let elsewhere = env.outside.join("kiro-cli");
+    std::fs::rename(&binary, &elsewhere).expect("move binary");
+    std::os::unix::fs::symlink(&elsewhere, &binary).expect("link binary");
+    let outcome = env.status();
+    outcome.assert_success();
+    let document = outcome.json();
+    assert_eq!(document["selected"], serde_json::Value::Null);
+    let candidate = &document["candidates"][0];
+    assert_eq!(candidate["source"], "managed");
+    assert_eq!(candidate["usable"], false);
+    assert_eq!(
+        candidate["reason"],
+        format!(
+            "refusing to use `{}`: it is a symbolic link (oneworks never follows links inside \
+             its managed folders); `oneworks adapter prepare kiro --force` reinstalls it",
+            binary.display()
+        )
+    );
+}

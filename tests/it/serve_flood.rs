@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::wait::wait_until;
 use crate::support::TestEnv;
 
 /// Floods run one at a time: each holds hundreds of sockets.
@@ -24,16 +25,6 @@ const DESCRIPTORS: u32 = 256;
 const MOST_RSS_KIB: u64 = 64 * 1024;
 /// How long an authenticated request may take during or after a flood.
 const ANSWERED_WITHIN: Duration = Duration::from_secs(5);
-
-/// Waits until `check` holds, failing after `deadline`.
-#[track_caller]
-pub fn wait_until(what: &str, deadline: Duration, mut check: impl FnMut() -> bool) {
-    let end = Instant::now() + deadline;
-    while !check() {
-        assert!(Instant::now() < end, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// The token of a printed serve URL: in its fragment (`#token=`) or, from
 /// older builds, its query.

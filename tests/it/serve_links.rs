@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::serve_flood::{wait_until, LimitedServe};
+use crate::serve_flood::LimitedServe;
 use crate::supervisor::{mode, request, Session, DEADLINE};
 use crate::supervisor_webhook::{with_webhook, Hook};
+use crate::support::wait::wait_until;
 
 /// Answer links need no low descriptor limit.
 const DESCRIPTORS: u32 = 1024;

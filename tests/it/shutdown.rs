@@ -11,15 +11,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::acp_support::{gone, options_full, AcpEnv, EVENT_DEADLINE};
+use crate::support::adapter_yaml::AdapterYaml;
 
-/// Waits (bounded) until `check` holds.
+/// Waits until `check` holds, within the deadline of an agent's event.
 #[track_caller]
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + EVENT_DEADLINE;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting: {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+fn wait_until(what: &str, check: impl FnMut() -> bool) {
+    crate::support::wait::wait_until(what, EVENT_DEADLINE, check);
 }
 
 /// The fake agent with `acp`, and the adapter's data with these timings
@@ -43,25 +40,11 @@ fn agent_with(
 }
 
 fn timings(env: &mut AcpEnv, cancel_grace_seconds: u64, stop_grace_ms: u64) {
-    let builtin =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
-            .expect("adapter data");
-    let data = builtin
-        .replace(
-            "cancelGraceSeconds: 10\n",
-            &format!("cancelGraceSeconds: {cancel_grace_seconds}\n"),
-        )
-        .replace(
-            "stopGraceMs: 2000\n",
-            &format!("stopGraceMs: {stop_grace_ms}\n"),
-        );
-    assert!(
-        data.contains(&format!("cancelGraceSeconds: {cancel_grace_seconds}\n"))
-            && data.contains(&format!("stopGraceMs: {stop_grace_ms}\n")),
-        "the timings moved in manifests/kiro.yaml"
-    );
     let file = env.env.outside.join("kiro.yaml");
-    std::fs::write(&file, data).expect("write adapter data");
+    AdapterYaml::builtin("kiro")
+        .set("acp.cancelGraceSeconds", cancel_grace_seconds)
+        .set("acp.stopGraceMs", stop_grace_ms)
+        .write(&file);
     env.env
         .set_env("ONEWORKS_KIRO_ADAPTER_FILE", file.to_str().expect("utf-8"));
 }

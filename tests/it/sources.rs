@@ -275,18 +275,10 @@ fn path_source_that_does_not_identify_as_kiro_is_exit_7() {
 /// Points `ONEWORKS_KIRO_ADAPTER_FILE` at a copy of the adapter data whose
 /// probe timeout is 1 s.
 fn use_one_second_probe_timeout(env: &mut TestEnv) {
-    let data = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
-        .expect("read manifests/kiro.yaml");
-    assert!(
-        data.contains("timeoutSeconds: 15"),
-        "the probe timeout moved in kiro.yaml"
-    );
     let adapter_file = env.base().join("kiro.yaml");
-    std::fs::write(
-        &adapter_file,
-        data.replace("timeoutSeconds: 15", "timeoutSeconds: 1"),
-    )
-    .expect("write adapter file");
+    crate::support::adapter_yaml::AdapterYaml::builtin("kiro")
+        .set("probes.timeoutSeconds", 1)
+        .write(&adapter_file);
     env.set_env(
         "ONEWORKS_KIRO_ADAPTER_FILE",
         &adapter_file.to_string_lossy(),

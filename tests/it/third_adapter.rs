@@ -13,34 +13,31 @@ use serde_json::{json, Value};
 
 use crate::acp_support::{events, types};
 use crate::supervisor::{request, Session};
+use crate::support::adapter_yaml::AdapterYaml;
 use crate::support::fake::{install_fake, with};
 
 /// `acme.yaml`: every fact about the agent, written by the test. It starts
 /// from the shape of the built-in Kiro file (the schema is shared) with
 /// every name, variable and label its own.
 fn acme_data() -> String {
-    let kiro = include_str!("../../manifests/kiro.yaml");
-    let mut text = kiro.to_owned();
-    for (from, to) in [
-        ("id: kiro", "id: acme"),
-        ("displayName: Kiro CLI", "displayName: Acme Agent"),
-        ("  name: kiro-cli", "  name: acme"),
-        ("aliases: [q]", "aliases: []"),
-        ("homeVariable: KIRO_HOME", "homeVariable: ACME_HOME"),
-        (
-            "recorderVariable: KIRO_ACP_RECORD_PATH",
-            "recorderVariable: ACME_RECORD_PATH",
-        ),
-        ("prefix: KIRO_", "prefix: ACME_"),
-        ("    - KIRO_API_KEY\n", "    - ACME_API_KEY\n"),
-        ("renderGapMs: 300", "renderGapMs: 40"),
-        ("settleMs: 500", "settleMs: 60"),
-    ] {
-        assert!(text.contains(from), "the Kiro file no longer has `{from}`");
-        text = text.replace(from, to);
-    }
-    // A quirk set, where the file names one, is Kiro's: acme has none.
-    text.replace("quirks: kiro", "quirks: none")
+    let mut data = AdapterYaml::builtin("kiro");
+    assert_eq!(
+        data.get("credentials.names.0").as_str(),
+        Some("KIRO_API_KEY")
+    );
+    data.set("id", "acme")
+        .set("displayName", "Acme Agent")
+        .set("binary.name", "acme")
+        .set("binary.aliases", Vec::<String>::new())
+        .set("session.homeVariable", "ACME_HOME")
+        .set("tui.recorderVariable", "ACME_RECORD_PATH")
+        .set("credentials.prefix", "ACME_")
+        .set("credentials.names.0", "ACME_API_KEY")
+        .set("tui.renderGapMs", 40)
+        .set("tui.settleMs", 60)
+        // A quirk set, where the file names one, is Kiro's: acme has none.
+        .set("acp.quirks", "none");
+    data.text()
 }
 
 fn write_adapters_dir(base: &Path) -> PathBuf {

@@ -2,6 +2,7 @@
 //! `ONEWORKS_HOME`, a project with `.oneworks/`, a local manifest server)
 //! and helpers to run the real `oneworks` binary in it with a deadline.
 
+pub mod adapter_yaml;
 pub mod archive;
 pub mod fake;
 pub mod fake_model;
@@ -9,6 +10,7 @@ pub mod manifest;
 pub mod node_mirror;
 pub mod npm_registry;
 pub mod server;
+pub mod wait;
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -15,6 +15,7 @@ use base64::Engine as _;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha512};
 
+use super::adapter_yaml::{yaml, AdapterYaml};
 use super::archive::{self, Entry};
 use super::server::{Route, Server};
 
@@ -244,19 +245,13 @@ pub fn adapter_data() -> String {
 /// [`adapter_data`] with more keys in its `npm` section (`extra` is a
 /// YAML flow-mapping body: `platformBin: bin/real, executables: [x]`).
 pub fn adapter_data_with(extra: &str) -> String {
-    let builtin =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("manifests/kiro.yaml"))
-            .expect("read manifests/kiro.yaml");
-    let mut data: serde_yaml_ng::Value = serde_yaml_ng::from_str(&builtin).expect("kiro.yaml");
-    let map = data.as_mapping_mut().expect("a mapping");
+    let mut data = AdapterYaml::builtin("kiro");
     for section in ["manifest", "platforms", "archive"] {
-        map.remove(section);
+        data.remove(section);
     }
-    let yaml =
-        |text: &str| -> serde_yaml_ng::Value { serde_yaml_ng::from_str(text).expect("yaml") };
-    map.insert(yaml("displayName"), yaml("Fake Gemini CLI"));
-    map.insert(
-        yaml("npm"),
+    data.set("displayName", "Fake Gemini CLI");
+    data.insert(
+        "npm",
         yaml(&format!(
             "{{package: '{PACKAGE}', binCommand: {COMMAND}{}}}",
             if extra.is_empty() {
@@ -266,15 +261,15 @@ pub fn adapter_data_with(extra: &str) -> String {
             }
         )),
     );
-    map.insert(
-        yaml("binary"),
+    data.set(
+        "binary",
         yaml(r"{name: gemini, aliases: [], identifies: '^\d+\.\d+\.\d+', versionPattern: '(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)'}"),
     );
-    map.insert(
-        yaml("probes"),
+    data.set(
+        "probes",
         yaml("{version: ['--version'], timeoutSeconds: 15}"),
     );
-    serde_yaml_ng::to_string(&data).expect("adapter yaml")
+    data.text()
 }
 
 /// A fake `node` in `dir` that reports `version` and runs a script with

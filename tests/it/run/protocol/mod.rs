@@ -1,15 +1,23 @@
-//! Issue 12, protocol items (SPEC §7): exact JSON-RPC ids, the handshake
-//! deadline, setup failures as `error` events, authentication, refusals of
-//! what oneworks does not speak, and `--timeout` bounds. The real binary
-//! against the fake agent.
+//! The protocol of a run (SPEC §7), the real binary against the fake
+//! agent: exact JSON-RPC ids (7 and "7" apart, a fractional id, id 0, a
+//! reused pending id refused), the handshake deadline, setup failures as
+//! `error` events, refusals of what oneworks does not speak (a protocol
+//! version, a prompt result that is not an object, updates before the
+//! handshake, duplicate option ids), and `--timeout` bounds; `auth` and
+//! `adapter_data` below.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::acp_support::{events, options_full, types, AcpEnv, SetupError};
+use crate::support::adapter_yaml::{yaml, AdapterYaml};
 use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::wait::{wait_until, DEADLINE};
 use crate::support::Outcome;
+
+mod adapter_data;
+mod auth;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -17,15 +25,6 @@ fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut all: Vec<&str> = PROMPT.to_vec();
     all.extend_from_slice(extra);
     all
-}
-
-/// Waits (bounded) until `check` holds.
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// A `session/request_permission` the fake sends without waiting.
@@ -117,7 +116,7 @@ fn a_request_that_reuses_a_pending_id_is_refused_and_never_shown() {
     let mut live = acp.live(&args(&["--json"]));
     let shown = live.expect("permission_request");
     assert_eq!(shown["title"], "ls");
-    wait_until("the reused id is answered with an error", || {
+    wait_until("the reused id is answered with an error", DEADLINE, || {
         answers(&acp, &json!("p-1"))
             .iter()
             .any(|answer| answer.get("error").is_some())
@@ -280,72 +279,6 @@ fn auth_methods() -> Value {
     ])
 }
 
-#[test]
-fn auth_required_names_the_advertised_methods_and_the_adapters_login() {
-    let acp = AcpEnv::new(json!({"authRequired": true, "authMethods": auth_methods()}));
-    let outcome = acp.run(&args(&["--json", "--session", "work"]));
-    let errors = error_events(&outcome, 9, "agent_failed");
-    let message = errors[0]["message"].as_str().expect("a message");
-    assert!(message.contains("`browser-login`"), "{message}");
-    assert!(message.contains("`api-key`"), "{message}");
-    let hint = events(&outcome).last().expect("document")["error"]["hint"]
-        .as_str()
-        .expect("a hint")
-        .to_owned();
-    assert!(
-        hint.contains("`oneworks adapter login kiro --session work`"),
-        "{hint}"
-    );
-    assert!(!hint.contains("NAME"), "{hint}");
-    assert!(acp.sent("authenticate").is_empty());
-    assert!(acp.sent("session/prompt").is_empty());
-}
-
-#[test]
-fn a_configured_auth_method_authenticates_before_session_new() {
-    let acp = AcpEnv::new(json!({"authRequired": true, "authMethods": auth_methods()}));
-    acp.env.write_config(
-        "adapters:\n  kiro:\n    cli:\n      source: system\n    auth:\n      method: api-key\n",
-    );
-    let outcome = acp.run(&args(&["--json"]));
-    outcome.assert_success();
-    let received = acp.received();
-    let position = |method: &str| {
-        received
-            .iter()
-            .position(|message| message["method"] == method)
-            .unwrap_or_else(|| panic!("no `{method}` sent"))
-    };
-    assert!(position("initialize") < position("authenticate"));
-    assert!(position("authenticate") < position("session/new"));
-    assert_eq!(
-        received[position("authenticate")]["params"],
-        json!({"methodId": "api-key"})
-    );
-}
-
-#[test]
-fn a_configured_auth_method_the_agent_does_not_advertise_is_refused() {
-    let acp = AcpEnv::new(json!({"authMethods": auth_methods()}));
-    acp.env.write_config(
-        "adapters:\n  kiro:\n    cli:\n      source: system\n    auth:\n      method: password\n",
-    );
-    let outcome = acp.run(&args(&["--json"]));
-    let errors = error_events(&outcome, 3, "config");
-    let message = errors[0]["message"].as_str().expect("a message");
-    assert!(message.contains("`password`"), "{message}");
-    assert!(message.contains("`api-key`"), "{message}");
-    assert!(acp.sent("authenticate").is_empty());
-    assert!(acp.sent("session/new").is_empty());
-
-    acp.env.write_config(
-        "adapters:\n  kiro:\n    cli:\n      source: system\n    auth:\n      methd: api-key\n",
-    );
-    let outcome = acp.run(&args(&["--json"]));
-    let message = outcome.assert_error(3, "config");
-    assert!(message.contains("methd"), "{message}");
-}
-
 // Item 11: what oneworks does not speak is refused.
 
 #[test]
@@ -484,125 +417,13 @@ fn a_model_is_accepted_only_from_available_models() {
 
 /// Points the run at a copy of the built-in Kiro data whose `acp:` section
 /// `change` rewrote (the fake still answers `kiro-cli acp --agent NAME`).
-fn with_acp_data(acp: &mut AcpEnv, change: impl Fn(&str) -> String) {
-    let builtin =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/kiro.yaml"))
-            .expect("adapter data");
-    let changed = change(&builtin);
-    assert_ne!(changed, builtin, "the change did not apply");
+fn with_acp_data(acp: &mut AcpEnv, change: impl FnOnce(&mut AdapterYaml)) {
+    let mut data = AdapterYaml::builtin("kiro");
+    change(&mut data);
     let file = acp.env.outside.join("adapter.yaml");
-    std::fs::write(&file, changed).expect("write adapter data");
+    data.write(&file);
     acp.env
         .set_env("ONEWORKS_KIRO_ADAPTER_FILE", file.to_str().expect("utf-8"));
-}
-
-/// SPEC §11.3: a method that needs a person at a terminal (Gemini's
-/// `oauth-personal`) is never sent over ACP; the run fails like any other
-/// login failure, with the adapter's login command as the hint.
-#[test]
-fn an_interactive_only_auth_method_is_never_sent_over_acp() {
-    let mut acp = AcpEnv::new(json!({"authMethods": auth_methods()}));
-    with_acp_data(&mut acp, |data| {
-        data.replace(
-            "  interactiveAuthMethods: [kiro-login]\n",
-            "  interactiveAuthMethods: [kiro-login, browser-login]\n",
-        )
-    });
-    acp.env.write_config(
-        "adapters:\n  kiro:\n    cli:\n      source: system\n    auth:\n      method: browser-login\n",
-    );
-    let outcome = acp.run(&args(&["--json", "--session", "work"]));
-    let errors = error_events(&outcome, 9, "agent_failed");
-    let message = errors[0]["message"].as_str().expect("a message");
-    assert!(message.contains("`browser-login`"), "{message}");
-    assert!(message.contains("interactive login"), "{message}");
-    let hint = events(&outcome).last().expect("document")["error"]["hint"]
-        .as_str()
-        .expect("a hint")
-        .to_owned();
-    assert!(
-        hint.contains("`oneworks adapter login kiro --session work`"),
-        "{hint}"
-    );
-    assert!(acp.sent("authenticate").is_empty());
-    assert!(acp.sent("session/new").is_empty());
-    assert!(acp.sent("session/prompt").is_empty());
-}
-
-#[test]
-fn an_unknown_quirk_set_is_a_config_error_before_the_agent_starts() {
-    let mut acp = AcpEnv::new(json!({"turn": [{"text": "never"}]}));
-    with_acp_data(&mut acp, |data| {
-        data.replace("  quirks: kiro\n", "  quirks: acme\n")
-    });
-    // Refused when the adapter file is loaded (tests/it/adapter_files.rs),
-    // before the run begins.
-    let outcome = acp.run(&args(&["--json"]));
-    let message = outcome.assert_error(3, "config");
-    assert!(message.contains("`acme`"), "{message}");
-    assert!(message.contains("`kiro`"), "{message}");
-    assert!(acp.acp_invocations().is_empty(), "no agent was started");
-}
-
-/// The dialect is the quirk set's business: with `quirks: none`, Kiro's
-/// `session/notification` and PascalCase updates are not read as updates;
-/// with `quirks: kiro` the same script streams its events.
-#[test]
-fn the_quirk_set_named_in_the_data_rewrites_the_dialect() {
-    let script = json!({
-        "dialect": "kiro",
-        "turn": [
-            {"text": "hello"},
-            {"toolCall": {"id": "t1", "title": "Edit a.rs", "kind": "Edit"}}
-        ]
-    });
-    let mut acp = AcpEnv::new(script);
-    let outcome = acp.run(&args(&["--json"]));
-    outcome.assert_success();
-    let kiro = events(&outcome);
-    assert_eq!(
-        types(&kiro),
-        [
-            "session_started",
-            "agent_message_chunk",
-            "tool_call",
-            "turn_end"
-        ]
-    );
-    assert_eq!(kiro[2]["kind"], "edit");
-
-    with_acp_data(&mut acp, |data| {
-        data.replace("  quirks: kiro\n", "  quirks: none\n")
-    });
-    let outcome = acp.run(&args(&["--json"]));
-    outcome.assert_success();
-    assert_eq!(
-        types(&events(&outcome)),
-        ["session_started", "turn_end"],
-        "{}",
-        outcome.describe()
-    );
-}
-
-/// `acp.env` reaches the agent's environment (Gemini's
-/// `GEMINI_CLI_NO_RELAUNCH=true`), and `acp.command` is its argv.
-#[test]
-fn the_acp_environment_and_argv_come_from_the_data() {
-    let mut acp = AcpEnv::new(json!({"turn": [{"text": "hi"}]}));
-    with_acp_data(&mut acp, |data| {
-        data.replace(
-            "  quirks: kiro\n",
-            "  quirks: kiro\n  env:\n    ONEWORKS_TEST_RELAUNCH: \"off\"\n",
-        )
-    });
-    acp.run(&args(&["--json"])).assert_success();
-    let invocations = acp.acp_invocations();
-    assert_eq!(invocations.len(), 1, "{invocations:?}");
-    assert_eq!(invocations[0]["env"]["ONEWORKS_TEST_RELAUNCH"], "off");
-    assert_eq!(
-        invocations[0]["argv"],
-        json!(["acp", "--agent", "oneworks"])
-    );
 }
 
 /// Gemini CLI numbers its permission requests from the integer `0` and

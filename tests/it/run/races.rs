@@ -1,10 +1,10 @@
-//! `oneworks run kiro` with questions that overlap or meet a cancel: each
+//! Races of a run: questions that overlap or meet a cancel: each
 //! permission request is one `permission_request` event, answered once on
 //! the wire (SPEC §8.6); a Ctrl-C while a question is pending answers it
 //! `cancelled`, then sends `session/cancel`, in that order, on every try
 //! and with the machine busy (SPEC §7). Each race is tried [`TRIES`]
 //! times under artificial load; each failed within its first tries before
-//! the fix (issue 19).
+//! its fix.
 
 use std::io::Write;
 use std::process::Stdio;
@@ -16,14 +16,11 @@ use serde_json::{json, Value};
 
 use crate::acp_support::{options_full, types, AcpEnv, EVENT_DEADLINE};
 
+use super::args;
+use crate::support::wait::wait_until;
+
 /// How often each race is tried in one test (each try is one run).
 const TRIES: usize = 10;
-
-fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut all = vec!["--prompt", "Say hello"];
-    all.extend_from_slice(extra);
-    all
-}
 
 /// Busy threads for as long as the value lives: the races below must hold
 /// with the cores taken, not only on an idle machine.
@@ -56,16 +53,6 @@ impl Drop for Load {
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
-    }
-}
-
-/// Waits (bounded) until `done` holds.
-#[track_caller]
-fn wait_until(what: &str, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + EVENT_DEADLINE;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} never happened");
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -246,7 +233,7 @@ fn terminal_run_with_keys(acp: &AcpEnv, keys: &[u8]) -> (Option<i32>, String) {
     let mut stdin = child.stdin.take().expect("stdin");
     if !keys.is_empty() {
         // Every label drawn: the prompt is reading keys.
-        wait_until("the prompt", || {
+        wait_until("the prompt", EVENT_DEADLINE, || {
             let text = shown();
             ["Run ls", "Allow once", "Always allow", "允许一次"]
                 .iter()
@@ -268,7 +255,7 @@ fn terminal_run_with_keys(acp: &AcpEnv, keys: &[u8]) -> (Option<i32>, String) {
     };
     drop(stdin);
     // The capture thread lets go of its handle at the output's end.
-    wait_until("the end of the terminal output", || {
+    wait_until("the end of the terminal output", EVENT_DEADLINE, || {
         Arc::strong_count(&output) == 1
     });
     (status.code(), shown())
