@@ -295,3 +295,6 @@ pub(crate) mod tests;
 
 #[cfg(test)]
 pub(crate) mod gemini_tests;
+
+#[cfg(test)]
+mod grammar_tests;
