@@ -386,3 +386,55 @@ fn the_bridge_moves_right_along_the_buttons_and_refuses_a_moved_focus() {
     assert!(reason.contains("is not the one of this card"), "{reason}");
     assert!(pane.keys.is_empty());
 }
+
+/// A Claude-like box: a top rule only, the command between `╌` rules of
+/// its own (wrapped lines start `│ `), the model's description above it.
+const MARKED: &str = r#"
+questions: ['Do you want to proceed\?']
+skip: ['╌+', 'Tip: .+']
+tool: {searchLines: 12, commandBox: {top: '╌', bottom: '╌', side: '│'}}
+rows:
+  numbered: true
+  focus: {marker: "❯"}
+  allow: 'Yes'
+  others: ['Yes, and always allow access to .+ from this project']
+  reject: 'No'
+"#;
+
+fn marked_box(command: &[&str]) -> String {
+    let rule = "╌".repeat(30);
+    let mut text = format!(
+        "{}\n Bash command\n\n Tip: auto mode handles these\n Make the file ╌╌╌\n{rule}\n",
+        "─".repeat(30)
+    );
+    for line in command {
+        text.push_str(&format!(" {line}\n"));
+    }
+    text.push_str(&format!(
+        "{rule}\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n Esc to cancel · Tab to amend\n"
+    ));
+    text
+}
+
+#[test]
+fn a_command_box_of_its_own_marks_holds_the_whole_command() {
+    let grammar = grammar(MARKED);
+    let view = parse(&marked_box(&["touch probe-created.txt"]), &grammar).expect("box");
+    assert_eq!(view.command.as_deref(), Some("touch probe-created.txt"));
+    assert_eq!(card_title(&view), "touch probe-created.txt");
+    // Wrapped: the side goes, the lines join; an indented rule inside the
+    // command is part of it, not the box's edge.
+    let view = parse(
+        &marked_box(&["echo aaaa &&", "│ echo bbbb", "╌╌ x"]),
+        &grammar,
+    )
+    .expect("box");
+    assert_eq!(view.command.as_deref(), Some("echo aaaa && echo bbbb ╌╌ x"));
+    assert!(view_matches(&view, "echo aaaa && echo bbbb ╌╌ x", &grammar));
+    assert!(!view_matches(&view, "╌╌ x", &grammar));
+    // No box right above the question: no command (the title is then
+    // the tool line, here the nearest line above the question).
+    let open = marked_box(&["touch a"]).replacen(&"╌".repeat(30), "", 1);
+    let view = parse(&open, &grammar).expect("box");
+    assert_eq!(view.command, None);
+}
