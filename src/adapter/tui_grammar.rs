@@ -74,15 +74,46 @@ pub struct ToolData {
     /// spinner, a timer).
     #[serde(default)]
     pub strip_suffix: Vec<SuffixPattern>,
-    /// A nested box (the frame's `top` … `bottom`) filling the lines
-    /// between the tool line and the question holds the whole command: it
-    /// then is the title.
+    /// Where the whole command is shown (it then is the card's title):
+    /// `true` — a nested box drawn with the frame's marks that fills the
+    /// lines between the tool line and the question exactly; marks of its
+    /// own (`{top, bottom, side}`) — the box whose bottom stands right
+    /// above the question (blank lines between), its `top` and `bottom`
+    /// lines starting at the first column, its lines (`side` removed)
+    /// joined by a space; other lines may stand between the tool line and
+    /// it. `false` (absent): none.
     #[serde(default)]
-    pub command_box: bool,
+    pub command_box: CommandBox,
     /// Recorder/hook title prefix → the text the pane shows in its place
     /// (`Running: ` → `Shell `).
     #[serde(default)]
     pub title_prefixes: BTreeMap<String, String>,
+}
+
+/// `tool.commandBox`: `true`/`false`, or the marks of its own box.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum CommandBox {
+    Framed(bool),
+    Marked(CommandMarks),
+}
+
+impl Default for CommandBox {
+    fn default() -> Self {
+        CommandBox::Framed(false)
+    }
+}
+
+/// A command box's own marks.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CommandMarks {
+    pub top: String,
+    pub bottom: String,
+    /// Removed once from the start of a command line when it is there
+    /// (a wrapped command's `│ `).
+    #[serde(default)]
+    pub side: Option<String>,
 }
 
 fn default_search_lines() -> usize {
@@ -287,6 +318,11 @@ pub struct KeyNames {
     pub next: KeyName,
     /// Chooses the focused row (`Enter`).
     pub confirm: KeyName,
+    /// Declines at once from whichever row has the focus (`Escape`), for
+    /// a box whose reject row does not answer on `confirm` (a text field):
+    /// decline and cancel then verify the box, settle, verify, and press
+    /// this one key; no moves.
+    pub reject: Option<KeyName>,
 }
 
 #[derive(Deserialize)]
@@ -294,6 +330,8 @@ pub struct KeyNames {
 struct KeyFields {
     next: String,
     confirm: String,
+    #[serde(default)]
+    reject: Option<String>,
 }
 
 impl TryFrom<KeyFields> for KeyNames {
@@ -307,6 +345,10 @@ impl TryFrom<KeyFields> for KeyNames {
         Ok(KeyNames {
             next: named("next", &fields.next)?,
             confirm: named("confirm", &fields.confirm)?,
+            reject: fields
+                .reject
+                .map(|name| named("reject", &name))
+                .transpose()?,
         })
     }
 }

@@ -121,3 +121,35 @@ fn every_builtin_tui_section_reads_as_v2() {
         );
     }
 }
+
+#[test]
+fn a_reject_key_and_a_command_box_of_its_own_marks_are_read() {
+    let data = gemini_with(
+        "    confirm: Enter",
+        "    confirm: Enter\n    reject: Escape",
+    )
+    .expect("reject key");
+    assert_eq!(
+        data.tui.keys.reject,
+        Some(KeyName::new("Escape").expect("key"))
+    );
+    let message = gemini_with("    confirm: Enter", "    confirm: Enter\n    reject: Esc")
+        .expect_err("bad reject key");
+    assert!(message.contains("`keys.reject`"), "{message}");
+    let data = gemini_with(
+        "      commandBox: true",
+        "      commandBox: {top: '╌', bottom: '╌', side: '│'}",
+    )
+    .expect("marks");
+    assert_eq!(
+        data.tui.prompt.tool.command_box,
+        CommandBox::Marked(CommandMarks {
+            top: "╌".into(),
+            bottom: "╌".into(),
+            side: Some("│".into())
+        })
+    );
+    assert!(gemini_with("      commandBox: true", "      commandBox: {top: '╌'}").is_err());
+    let data = gemini_with("      commandBox: true\n", "").expect("no command box");
+    assert_eq!(data.tui.prompt.tool.command_box, CommandBox::Framed(false));
+}

@@ -64,6 +64,13 @@ impl<'a> Bridge<'a> {
         if target == Row::Allow && view.focused != Row::Allow {
             return Err(self.focus_error(Row::Allow, view.focused));
         }
+        // A reject key (`Escape`) declines from any row: no moves; the box
+        // checked again after the settle, its focus where it was.
+        if let (Row::Reject, Some(reject)) = (target, &self.tui.keys.reject) {
+            self.pause(self.settle, cancel)?;
+            self.look(pane, title, Some(view.focused), cancel)?;
+            return pane.send_key(reject.as_str());
+        }
         while view.focused != target {
             let next = view.below(view.focused).ok_or_else(|| {
                 format!(

@@ -344,3 +344,68 @@ fn a_fallback_key_is_sent_only_to_the_same_prompt() {
     assert!(pane.keys.is_empty());
     assert_eq!(reason, "another prompt is on screen");
 }
+
+/// The data with a reject key (a box whose reject row is a text field).
+fn with_reject_key() -> TuiData {
+    let mut tui = tui();
+    tui.keys.reject = Some(crate::adapter::tui_data::KeyName::new("Escape").expect("key"));
+    tui
+}
+
+#[test]
+fn a_reject_key_declines_from_the_focused_row_without_moves() {
+    let tui = with_reject_key();
+    for verdict in [Verdict::Decline, Verdict::Cancel] {
+        let mut pane = SimPane::new(true);
+        fast(&tui)
+            .deliver(&mut pane, "Running: pwd", verdict, &CancelFlag::default())
+            .expect("delivered");
+        assert_eq!(pane.keys, ["Escape"]);
+        assert!(pane.captures >= 2, "checked before and after the settle");
+    }
+    let mut pane = SimPane::new(true);
+    fast(&tui)
+        .deliver(
+            &mut pane,
+            "Running: pwd",
+            Verdict::Accept,
+            &CancelFlag::default(),
+        )
+        .expect("delivered");
+    assert_eq!(pane.keys, ["Enter"], "accept still confirms the allow row");
+}
+
+#[test]
+fn a_reject_key_is_not_sent_to_a_box_that_changed_during_the_settle() {
+    let tui = with_reject_key();
+    // The title, then the focus, changes between the first check and the
+    // one before the key.
+    let mut pane = SimPane::new(true);
+    pane.after_capture.push((
+        1,
+        Box::new(|screen: &mut Screen| screen.tool = "Shell rm -rf /".into()),
+    ));
+    let reason = fast(&tui)
+        .deliver(
+            &mut pane,
+            "Running: pwd",
+            Verdict::Decline,
+            &CancelFlag::default(),
+        )
+        .expect_err("must fail");
+    assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
+    assert!(reason.contains("not the one of this card"), "{reason}");
+    let mut pane = SimPane::new(true);
+    pane.after_capture
+        .push((1, Box::new(|screen: &mut Screen| screen.focus = 2)));
+    let reason = fast(&tui)
+        .deliver(
+            &mut pane,
+            "Running: pwd",
+            Verdict::Cancel,
+            &CancelFlag::default(),
+        )
+        .expect_err("must fail");
+    assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
+    assert!(reason.contains("the focus is on"), "{reason}");
+}

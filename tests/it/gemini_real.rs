@@ -393,3 +393,49 @@ fn the_real_gemini_approval_box_becomes_a_card_that_accepts_or_declines() {
     gemini.wait_pane("accept", "the end of the turn", "All done");
     gemini.session(&["stop", "accept"]).assert_success();
 }
+
+#[test]
+fn the_real_gemini_box_that_changes_between_two_keys_gets_no_further_key() {
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(gemini) = RealGemini::new() else {
+        return;
+    };
+    gemini.prepare();
+    gemini
+        .session(&["start", "gemini", "--detach", "--name", "changed"])
+        .assert_success();
+    let card = gemini.wait_card("changed", "pending", |card| card["state"] == "pending");
+    let title = card["title"].as_str().expect("card title");
+    let tui = oneworks::adapter::registry::Registry::builtin()
+        .load("gemini")
+        .expect("gemini data")
+        .tui;
+    let socket = PathBuf::from(
+        serde_json::from_slice::<Value>(
+            &std::fs::read(
+                gemini
+                    .env
+                    .project
+                    .join(".oneworks/sessions/changed/supervisor.json"),
+            )
+            .expect("supervisor record"),
+        )
+        .expect("record json")["tmux"]
+            .as_str()
+            .expect("tmux socket"),
+    );
+    // Down (the bridge's), Down (the person's): past the row the bridge
+    // aimed at, or (two rows: this project's folder is not trusted, no
+    // `Allow for this session`) wrapped back to `Allow once`.
+    let reason = crate::tui_real::assert_refuses_a_box_changed_between_keys(&socket, &tui, title);
+    assert!(reason.contains("instead of"), "{reason}");
+    // Nothing was chosen: the box is still up, the card pending.
+    let pane = gemini.pane("changed");
+    assert!(pane.contains("Allow execution of [Shell]?"), "{pane}");
+    assert!(!pane.contains("Request cancelled"), "{pane}");
+    gemini.wait_card("changed", "still pending", |c| {
+        c["id"] == card["id"] && c["state"] == "pending"
+    });
+    assert!(!gemini.env.project.join(PROBE).exists());
+    gemini.session(&["stop", "changed"]).assert_success();
+}

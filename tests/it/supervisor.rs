@@ -415,3 +415,29 @@ fn the_fake_tui_rejects_a_misspelt_script_field() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn a_box_whose_focus_moves_between_two_keys_gets_no_further_key() {
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    let card = session.pending_card();
+    let record = session.record().expect("record");
+    let socket = PathBuf::from(record["tmux"].as_str().expect("tmux socket"));
+    let tui = oneworks::adapter::registry::Registry::builtin()
+        .load("kiro")
+        .expect("kiro data")
+        .tui;
+    let title = card["title"].as_str().expect("title");
+    let reason = crate::tui_real::assert_refuses_a_box_changed_between_keys(&socket, &tui, title);
+    assert!(
+        reason.contains("instead of `Trust, always allow in this session`"),
+        "{reason}"
+    );
+    // The fake saw the bridge's Down and the person's, nothing else.
+    session.assert_keys(&["Down", "Down"]);
+    assert!(session.responses().is_empty(), "nothing was answered");
+    session.wait_card("still pending", |c| {
+        c["id"] == card["id"] && c["state"] == "pending"
+    });
+    session.stop_and_check();
+}

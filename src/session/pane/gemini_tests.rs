@@ -330,3 +330,63 @@ fn an_identical_box_under_an_answered_one_is_a_new_prompt() {
     let events = tracker.observe(Some(second));
     assert_eq!(events.len(), 2, "vanished and appeared: {events:?}");
 }
+
+macro_rules! ansi {
+    ($name:literal) => {
+        (
+            $name,
+            capture!($name),
+            include_str!(concat!(
+                "../../../tests/it/fixtures/gemini-pane/",
+                $name,
+                ".ansi.txt"
+            )),
+        )
+    };
+}
+
+#[test]
+fn the_real_captures_with_escapes_read_alike_and_show_the_focus_in_colour() {
+    let marker = labels();
+    // The same box read from its background colour alone (48;5;28 on the
+    // focused row in 0.61.0), the marker ignored.
+    let mut colour = labels();
+    colour.rows.focus = crate::adapter::tui_data::Focus::Background(Some(
+        crate::adapter::tui_data::Background::Indexed(28),
+    ));
+    let mut any_colour = labels();
+    any_colour.rows.focus = crate::adapter::tui_data::Focus::Background(None);
+    for (name, text, ansi) in [
+        ansi!("box"),
+        ansi!("after-down"),
+        ansi!("after-down-down"),
+        ansi!("after-up"),
+        ansi!("long-box"),
+        ansi!("redirect-box"),
+        ansi!("untrusted-box"),
+        ansi!("untrusted-after-down"),
+        ansi!("after-enter"),
+        ansi!("after-esc"),
+    ] {
+        assert!(ansi.contains('\u{1b}'), "{name}: escapes kept");
+        let plain = parse(text, &marker);
+        assert_eq!(parse(ansi, &marker), plain, "{name}");
+        let focus = plain.as_ref().map(|view| view.focused);
+        // The marker blanked: only the colour tells the focus.
+        let unmarked = ansi.replace('●', " ");
+        for grammar in [&colour, &any_colour] {
+            assert_eq!(
+                parse(&unmarked, grammar).map(|view| view.focused),
+                focus,
+                "{name}"
+            );
+        }
+        assert_eq!(
+            crate::session::pane::styled::plain(ansi).lines().count(),
+            text.lines().count(),
+            "{name}"
+        );
+    }
+    // Without escapes there is no colour to read.
+    assert_eq!(parse(BOX, &colour), None);
+}

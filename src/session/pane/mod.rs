@@ -13,7 +13,7 @@
 pub mod rows;
 pub mod styled;
 
-use crate::adapter::tui_data::PromptGrammar;
+use crate::adapter::tui_data::{CommandBox, CommandMarks, PromptGrammar};
 use styled::StyledLine;
 
 /// A row of a one-time approval box.
@@ -150,10 +150,12 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     let first_row_at = question_at + 1 + found.first_at;
     let tool_at = tool_line_at(&lines, start, question_at, first_row_at, grammar)?;
     let tool_line = lines[tool_at].text().to_owned();
-    let command = if grammar.tool.command_box && tool_at < question_at {
-        command_box(&lines[tool_at + 1..question_at], grammar)
-    } else {
-        None
+    let command = match &grammar.tool.command_box {
+        CommandBox::Framed(true) if tool_at < question_at => {
+            command_box(&lines[tool_at + 1..question_at], grammar)
+        }
+        CommandBox::Framed(_) => None,
+        CommandBox::Marked(marks) => marked_command_box(&lines[start..question_at], marks),
     };
     Some(PromptView {
         title: tool_title(&tool_line, grammar),
@@ -223,6 +225,32 @@ fn command_box(between: &[BoxLine], grammar: &PromptGrammar) -> Option<String> {
         parts.push(collapse(grammar.strip_frame(line.text())));
     }
     Some(parts.join(" ")).filter(|command| !command.trim().is_empty())
+}
+
+/// The command in the box of its own marks whose bottom stands right above
+/// the question (`above`: the box's lines up to the question): its lines
+/// between top and bottom, `side` removed, joined by a space.
+fn marked_command_box(above: &[BoxLine], marks: &CommandMarks) -> Option<String> {
+    let bottom = above
+        .iter()
+        .rposition(|line| !line.text().is_empty())
+        .filter(|at| above[*at].raw().starts_with(marks.bottom.as_str()))?;
+    let top = above[..bottom]
+        .iter()
+        .rposition(|line| line.raw().starts_with(marks.top.as_str()))?;
+    let parts: Vec<String> = above[top + 1..bottom]
+        .iter()
+        .map(|line| {
+            let text = line.text();
+            let text = match &marks.side {
+                Some(side) => text.strip_prefix(side.as_str()).unwrap_or(text),
+                None => text,
+            };
+            collapse(text)
+        })
+        .filter(|part| !part.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 /// A card's title for a box read from the pane: the command when its box
@@ -295,3 +323,6 @@ pub(crate) mod tests;
 
 #[cfg(test)]
 pub(crate) mod gemini_tests;
+
+#[cfg(test)]
+mod grammar_tests;
