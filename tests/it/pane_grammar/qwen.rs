@@ -195,3 +195,21 @@ fn a_wrapped_tool_line_is_not_read() {
         assert_eq!(parse(&capture, &grammar), None, "{capture}");
     }
 }
+
+/// A two-line command whose second line reads like a tool line
+/// (`echo pwned > probe-spoof.txt` / `? Shell ls ←`): Qwen draws the tool
+/// line at column 2, its continuation at 4 and the command under it at 5,
+/// but v2 reads lines trimmed, so the nearest `? `-prefixed line above the
+/// question — the command's own second line — would title the card `ls`.
+/// Open (status/qwen.md): v2 needs the tool line's column (or its style)
+/// to tell them apart; until then this box must not be read.
+#[test]
+#[ignore = "open: pane grammar v2 cannot tell Qwen's tool line from a command line starting with `? ` (needs a tool-line column)"]
+fn a_command_line_that_looks_like_a_tool_line_is_not_a_title() {
+    let grammar = grammar();
+    for capture in capture("spoofed-tool-line") {
+        if let Some(view) = parse(&capture, &grammar) {
+            assert!(view.title.contains("echo pwned"), "titled {:?}", view.title);
+        }
+    }
+}
