@@ -52,11 +52,16 @@ pub struct TuiCase {
 /// A prepared real agent whose TUI sessions the test starts.
 pub struct TuiAgent {
     pub agent: RealAgent,
+    /// See [`TuiAgent::declined_when_pane_shows`].
+    pub declined_shows: Option<&'static str>,
 }
 
 impl TuiAgent {
     pub fn new(agent: RealAgent) -> TuiAgent {
-        TuiAgent { agent }
+        TuiAgent {
+            agent,
+            declined_shows: None,
+        }
     }
 
     pub fn session(&self, args: &[&str]) -> crate::support::Outcome {
@@ -257,7 +262,7 @@ impl TuiAgent {
         let id = card["id"].as_str().expect("card id").to_owned();
         self.session(&["answer", "decline", &id, "decline"])
             .assert_success();
-        self.wait_tool_result("decline", before);
+        self.wait_went_on("decline", before, true);
         assert!(
             !self.agent.env.project.join("probe-declined.txt").exists(),
             "a declined touch ran:\n{}",
@@ -395,5 +400,25 @@ impl TuiAgent {
         );
         self.stop(name);
         reason
+    }
+}
+
+impl TuiAgent {
+    /// For an agent whose decline ends its turn without asking the model
+    /// again (Copilot's Esc): the pane text that shows the decline landed,
+    /// waited for instead of the tool result.
+    pub fn declined_when_pane_shows(mut self, text: &'static str) -> TuiAgent {
+        self.declined_shows = Some(text);
+        self
+    }
+
+    /// After an answer: the tool result reached the model, or, for a
+    /// decline of an agent with [`TuiAgent::declined_when_pane_shows`],
+    /// the pane shows that text.
+    pub fn wait_went_on(&self, name: &str, before: usize, declined: bool) {
+        match self.declined_shows.filter(|_| declined) {
+            Some(text) => self.wait_pane(name, "the decline", text),
+            None => self.wait_tool_result(name, before),
+        }
     }
 }
