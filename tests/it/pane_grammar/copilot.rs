@@ -34,7 +34,9 @@ fn both(name: &str) -> Option<PromptView> {
     let plain = parse(&fixture(&format!("{name}.txt")), &grammar);
     let styled = parse(&fixture(&format!("{name}.ansi.txt")), &grammar);
     assert_eq!(
-        plain.as_ref().map(|v| (v.rows.clone(), v.focused, card_title(v))),
+        plain
+            .as_ref()
+            .map(|v| (v.rows.clone(), v.focused, card_title(v))),
         styled
             .as_ref()
             .map(|v| (v.rows.clone(), v.focused, card_title(v))),
@@ -59,7 +61,11 @@ fn allow_focused_titled_by_the_exact_command() {
     assert!(view_matches(&view, "touch probe-created.txt", &grammar));
     // Whole, never a part of it.
     assert!(!view_matches(&view, "touch probe-created", &grammar));
-    assert!(!view_matches(&view, "touch probe-created.txt; rm x", &grammar));
+    assert!(!view_matches(
+        &view,
+        "touch probe-created.txt; rm x",
+        &grammar
+    ));
 }
 
 #[test]

@@ -47,7 +47,9 @@ fn copilot() -> TuiAgent {
     agent.env.set_env("COPILOT_OFFLINE", "true");
     // Copilot declines by Esc, which ends its turn without asking the
     // model again (see the fixtures' README): the pane says so.
-    TuiAgent::new(agent).declined_when_pane_shows("Operation cancelled by user")
+    TuiAgent::new(agent)
+        .declined_when_pane_shows("Operation cancelled by user")
+        .enter_again_when_lost()
 }
 
 #[test]

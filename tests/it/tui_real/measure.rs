@@ -130,7 +130,7 @@ fn one_box(
             }
         }
     });
-    tui.type_line(
+    tui.submit(
         name,
         &format!("Create the file {file} with the shell tool."),
     );
