@@ -241,7 +241,16 @@ pub struct TrustData {
     /// <untrustedLevel>}` (oneworks owns it, so no trust outlives the
     /// user's config).
     pub path: String,
+    /// The level written for a trusted project (the `{<project>: <level>}`
+    /// shape); empty with `listKey`.
+    #[serde(default)]
     pub level: String,
+    /// The other shape: the file is the agent's own JSON object (other keys
+    /// the agent's, kept) whose `listKey` is a list of trusted folders; the
+    /// project is in it when the user trusts it and taken out otherwise,
+    /// other folders kept.
+    #[serde(default)]
+    pub list_key: Option<String>,
     /// The explicit "not trusted" level: an agent asked nothing stops at a
     /// trust dialog. `None`: the project is left out.
     #[serde(default)]

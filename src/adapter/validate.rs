@@ -124,6 +124,13 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
     }
     if let Some(trust) = &session.trust {
         inside("session.trust.path", &trust.path, "the agent's home")?;
+        if trust.list_key.is_some() != trust.level.is_empty() {
+            return Err(problem(
+                "session.trust",
+                "exactly one of `level` and `listKey` says how a trusted folder is written"
+                    .to_owned(),
+            ));
+        }
     }
     for (index, file) in session.extra_files.iter().enumerate() {
         inside(

@@ -130,7 +130,7 @@ fn one_box(
             }
         }
     });
-    tui.type_line(
+    tui.submit(
         name,
         &format!("Create the file {file} with the shell tool."),
     );
@@ -215,7 +215,7 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: usize, idle: Du
             accepts.push(answer(tui, name, &card, "accept"));
             tui.wait_file(name, &file);
         }
-        tui.wait_tool_result(name, before);
+        tui.wait_went_on(name, before, round % 2 == 0);
         // The turn is over when the pane no longer shows the box and the
         // agent went on; the next prompt waits for the ready text again.
         tui.wait_pane(name, "the TUI ready again", case.ready);

@@ -52,11 +52,19 @@ pub struct TuiCase {
 /// A prepared real agent whose TUI sessions the test starts.
 pub struct TuiAgent {
     pub agent: RealAgent,
+    /// See [`TuiAgent::declined_when_pane_shows`].
+    pub declined_shows: Option<&'static str>,
+    /// See [`TuiAgent::enter_again_when_lost`].
+    pub enter_again: bool,
 }
 
 impl TuiAgent {
     pub fn new(agent: RealAgent) -> TuiAgent {
-        TuiAgent { agent }
+        TuiAgent {
+            agent,
+            declined_shows: None,
+            enter_again: false,
+        }
     }
 
     pub fn session(&self, args: &[&str]) -> crate::support::Outcome {
@@ -182,7 +190,7 @@ impl TuiAgent {
         self.agent.model.set_trigger(Some(file));
         self.start(name, case.start_args);
         self.wait_pane(name, "the TUI ready for a prompt", case.ready);
-        self.type_line(
+        self.submit(
             name,
             &format!("Create the file {file} with the shell tool."),
         );
@@ -257,7 +265,7 @@ impl TuiAgent {
         let id = card["id"].as_str().expect("card id").to_owned();
         self.session(&["answer", "decline", &id, "decline"])
             .assert_success();
-        self.wait_tool_result("decline", before);
+        self.wait_went_on("decline", before, true);
         assert!(
             !self.agent.env.project.join("probe-declined.txt").exists(),
             "a declined touch ran:\n{}",
@@ -395,5 +403,61 @@ impl TuiAgent {
         );
         self.stop(name);
         reason
+    }
+}
+
+impl TuiAgent {
+    /// For an agent whose decline ends its turn without asking the model
+    /// again (Copilot's Esc): the pane text that shows the decline landed,
+    /// waited for instead of the tool result.
+    pub fn declined_when_pane_shows(mut self, text: &'static str) -> TuiAgent {
+        self.declined_shows = Some(text);
+        self
+    }
+
+    /// After an answer: the tool result reached the model, or, for a
+    /// decline of an agent with [`TuiAgent::declined_when_pane_shows`],
+    /// the pane shows that text.
+    pub fn wait_went_on(&self, name: &str, before: usize, declined: bool) {
+        match self.declined_shows.filter(|_| declined) {
+            Some(text) => self.wait_pane(name, "the decline", text),
+            None => self.wait_tool_result(name, before),
+        }
+    }
+
+    /// For an agent that may drop an Enter pressed right after its input
+    /// is drawn (Copilot 1.0.102 on a loaded machine: the prompt stays in
+    /// its input line, nothing reaches the model): [`TuiAgent::submit`]
+    /// presses Enter again, as a person would, while the model has not
+    /// been asked and the pane still shows the typed line.
+    pub fn enter_again_when_lost(mut self) -> TuiAgent {
+        self.enter_again = true;
+        self
+    }
+
+    /// Types `text` and Enter ([`TuiAgent::type_line`]); with
+    /// [`TuiAgent::enter_again_when_lost`], up to 3 more Enters, each after
+    /// 3 s in which the model got no request and the line still shows.
+    pub fn submit(&self, name: &str, text: &str) {
+        let before = self.agent.model.requests().len();
+        self.type_line(name, text);
+        if !self.enter_again {
+            return;
+        }
+        for _ in 0..3 {
+            let deadline = Instant::now() + Duration::from_secs(3);
+            while Instant::now() < deadline {
+                if self.agent.model.requests().len() > before {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            // No request: the turn did not start, so no box is up that an
+            // Enter would answer.
+            if !self.pane(name).contains(text) || self.agent.model.requests().len() > before {
+                return;
+            }
+            self.press(name, &["Enter"]);
+        }
     }
 }

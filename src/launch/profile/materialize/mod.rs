@@ -46,6 +46,7 @@ impl Plan {
         layout.ensure()?;
         let home = &layout.agent_home;
         let kept = keep::with_agent_keys(self, layout, data)?;
+        let kept = trust::with_agent_file(&kept, layout, data)?;
         for file in kept.scrubbed(scrubber) {
             let target = home.join(&file.relative);
             // One no-follow walk from the project down to the file: a

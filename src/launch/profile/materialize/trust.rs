@@ -11,10 +11,17 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::plan::{data_path, to_json, Plan};
+use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::TrustData;
+use crate::fs_safety;
+use crate::launch::profile::layout::ProfileLayout;
+use crate::launch::profile::ProfileError;
 
 /// The trusted-folders document, and the warning when the project is not
-/// trusted.
+/// trusted. With `listKey`: `{<listKey>: [<project>]}` (trusted) or
+/// `{<listKey>: []}`, merged into the agent's own file when written
+/// ([`with_agent_file`]).
 pub fn document(
     trust: &TrustData,
     trusted: bool,
@@ -23,6 +30,16 @@ pub fn document(
     adapter: &str,
 ) -> (Value, Option<String>) {
     let mut folders = Map::new();
+    if let Some(key) = &trust.list_key {
+        let listed: Vec<Value> = project
+            .filter(|_| trusted)
+            .map(|project| Value::String(project.to_string_lossy().into_owned()))
+            .into_iter()
+            .collect();
+        folders.insert(key.clone(), Value::Array(listed));
+        let warning = (!trusted).then(|| warning(trust, project, agent, adapter));
+        return (Value::Object(folders), warning);
+    }
     match project {
         Some(project) if trusted => {
             folders.insert(
@@ -38,16 +55,103 @@ pub fn document(
                     Value::String(level.clone()),
                 );
             }
-            let shown = project
-                .map(|project| format!("`{}`", project.display()))
-                .unwrap_or_else(|| "the project folder".to_owned());
-            let warning = format!(
-                "{agent} will treat {shown} as untrusted and skip {}; to trust it, set `adapters.{adapter}.trustWorkspace: true` in your own config file or pass `--trust-workspace`",
-                trust.untrusted_skips.join(", ")
-            );
-            (Value::Object(folders), Some(warning))
+            (
+                Value::Object(folders),
+                Some(warning(trust, project, agent, adapter)),
+            )
         }
     }
+}
+
+fn warning(trust: &TrustData, project: Option<&Path>, agent: &str, adapter: &str) -> String {
+    let shown = project
+        .map(|project| format!("`{}`", project.display()))
+        .unwrap_or_else(|| "the project folder".to_owned());
+    format!(
+        "{agent} will treat {shown} as untrusted and skip {}; to trust it, set `adapters.{adapter}.trustWorkspace: true` in your own config file or pass `--trust-workspace`",
+        trust.untrusted_skips.join(", ")
+    )
+}
+
+/// The largest agent file read back (Copilot's `config.json` is a few
+/// hundred bytes).
+const MAX_AGENT_FILE_BYTES: u64 = 1024 * 1024;
+
+/// `plan` with a `listKey` trust file merged into the agent's own file on
+/// disk: the agent's other keys and other folders kept, the project in the
+/// list only when the plan put it there. When the agent's file already says
+/// so, the file is left out of the plan (not rewritten). Comment lines at
+/// the top (`// …`, Copilot writes two) are dropped; a file that is not a
+/// JSON object then is replaced by the planned document.
+pub fn with_agent_file(
+    plan: &Plan,
+    layout: &ProfileLayout,
+    data: &AdapterData,
+) -> Result<Plan, ProfileError> {
+    let Some(trust) = &data.session.trust else {
+        return Ok(plan.clone());
+    };
+    let Some(key) = &trust.list_key else {
+        return Ok(plan.clone());
+    };
+    let relative = data_path(&trust.path, "trust.path")?;
+    let path = layout.agent_home.join(&relative);
+    let existing = path
+        .parent()
+        .filter(|parent| fs_safety::check_dir_chain(&layout.project, parent).is_ok())
+        .and_then(|_| fs_safety::read_regular_file(&path, MAX_AGENT_FILE_BYTES, false).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| parse_commented(&text));
+    let project = Value::String(layout.project.to_string_lossy().into_owned());
+    let mut merged = plan.clone();
+    let mut unchanged = false;
+    for file in merged
+        .files
+        .iter_mut()
+        .filter(|file| file.relative == relative)
+    {
+        let planned: Value = serde_json::from_str(&file.contents).unwrap_or(Value::Null);
+        let wanted = planned[key.as_str()]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let Some(Value::Object(mut document)) = existing.clone() else {
+            continue;
+        };
+        let before = document.get(key).cloned();
+        let mut list: Vec<Value> = before
+            .as_ref()
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|folder| *folder != project && !wanted.contains(folder))
+            .collect();
+        list.extend(wanted);
+        let list = Value::Array(list);
+        unchanged = before.as_ref() == Some(&list);
+        document.insert(key.clone(), list.clone());
+        file.contents = to_json(&Value::Object(document));
+        for (at, path, value) in &mut merged.generated.values {
+            if *at == relative && path.len() == 1 && path[0] == *key {
+                *value = list.clone();
+            }
+        }
+    }
+    if unchanged {
+        merged.files.retain(|file| file.relative != relative);
+    }
+    Ok(merged)
+}
+
+/// A JSON document after any `//` comment lines at its top.
+fn parse_commented(text: &str) -> Option<Value> {
+    let body: String = text
+        .lines()
+        .skip_while(|line| line.trim_start().starts_with("//") || line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&body).ok()
 }
 
 #[cfg(test)]
@@ -60,6 +164,7 @@ mod tests {
             path: ".gemini/trustedFolders.json".to_owned(),
             level: "TRUST_FOLDER".to_owned(),
             untrusted_level: Some("DO_NOT_TRUST".to_owned()),
+            list_key: None,
             untrusted_skips: vec!["its MCP servers".to_owned(), "yolo".to_owned()],
         }
     }
@@ -82,5 +187,32 @@ mod tests {
                 && warning.contains("adapters.gemini.trustWorkspace"),
             "{warning}"
         );
+    }
+
+    #[test]
+    fn a_list_key_lists_the_project_only_when_trusted() {
+        let list = TrustData {
+            path: "config.json".to_owned(),
+            level: String::new(),
+            untrusted_level: None,
+            list_key: Some("trustedFolders".to_owned()),
+            untrusted_skips: vec!["its files".to_owned()],
+        };
+        let project = Path::new("/work/project");
+        let (trusted, warning) = document(&list, true, Some(project), "Copilot", "copilot");
+        assert_eq!(trusted, json!({"trustedFolders": ["/work/project"]}));
+        assert_eq!(warning, None);
+        let (untrusted, warning) = document(&list, false, Some(project), "Copilot", "copilot");
+        assert_eq!(untrusted, json!({"trustedFolders": []}));
+        assert!(warning.is_some_and(|w| w.contains("skip its files")));
+    }
+
+    #[test]
+    fn the_agents_file_is_read_after_its_comment_lines() {
+        let text = "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  \"a\": 1\n}\n";
+        assert_eq!(parse_commented(text), Some(json!({"a": 1})));
+        assert_eq!(parse_commented("{\"a\": [1]}"), Some(json!({"a": [1]})));
+        assert_eq!(parse_commented("// only a comment\n"), None);
+        assert_eq!(parse_commented("{\"a\": // no\n1}"), None);
     }
 }
