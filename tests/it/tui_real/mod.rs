@@ -52,11 +52,17 @@ pub struct TuiCase {
 /// A prepared real agent whose TUI sessions the test starts.
 pub struct TuiAgent {
     pub agent: RealAgent,
+    /// Set for an agent whose turn ends at a declined tool call
+    /// ([`DeclineEndsTurn`]).
+    pub decline_ends_turn: Option<DeclineEndsTurn>,
 }
 
 impl TuiAgent {
     pub fn new(agent: RealAgent) -> TuiAgent {
-        TuiAgent { agent }
+        TuiAgent {
+            agent,
+            decline_ends_turn: None,
+        }
     }
 
     pub fn session(&self, args: &[&str]) -> crate::support::Outcome {
@@ -257,7 +263,7 @@ impl TuiAgent {
         let id = card["id"].as_str().expect("card id").to_owned();
         self.session(&["answer", "decline", &id, "decline"])
             .assert_success();
-        self.wait_tool_result("decline", before);
+        self.wait_declined("decline", before);
         assert!(
             !self.agent.env.project.join("probe-declined.txt").exists(),
             "a declined touch ran:\n{}",
@@ -395,5 +401,54 @@ impl TuiAgent {
         );
         self.stop(name);
         reason
+
+/// An agent whose turn ENDS at a declined tool call, without a request to
+/// the model (opencode 1.18.33): the refusal reaches the model only with
+/// the person's next message. The decline check then types `next` once
+/// the pane no longer shows `question` (the box is gone), and waits for
+/// the request carrying `refusal` (the agent's text for a declined call).
+pub struct DeclineEndsTurn {
+    pub question: &'static str,
+    pub next: &'static str,
+    pub refusal: &'static str,
+}
+
+impl TuiAgent {
+    /// The decline went through: the agent told the model (at once, or
+    /// with the next message for a [`DeclineEndsTurn`] agent).
+    pub fn wait_declined(&self, name: &str, before: usize) {
+        let Some(ends) = &self.decline_ends_turn else {
+            return self.wait_tool_result(name, before);
+        };
+        let deadline = Instant::now() + DEADLINE;
+        while self.pane(name).contains(ends.question) {
+            assert!(
+                Instant::now() < deadline,
+                "the box stayed after the decline:\n{}",
+                self.pane(name)
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.type_line(name, ends.next);
+        loop {
+            let told = self
+                .agent
+                .model
+                .requests()
+                .iter()
+                .skip(before)
+                .any(|r| r.text().contains(ends.refusal));
+            if told {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the model never heard of the refusal ({:?}):\n{}\nmodel:\n{}",
+                ends.refusal,
+                self.pane(name),
+                self.agent.model.describe()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 }
