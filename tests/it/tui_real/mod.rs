@@ -401,6 +401,8 @@ impl TuiAgent {
         );
         self.stop(name);
         reason
+    }
+}
 
 /// An agent whose turn ENDS at a declined tool call, without a request to
 /// the model (opencode 1.18.33): the refusal reaches the model only with

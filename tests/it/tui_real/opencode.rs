@@ -72,4 +72,9 @@ fn the_real_opencode_tui_is_supervised_from_its_pane() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let tui = opencode();
     tui.standard_checks(&CASE);
+    // Right (the bridge's), Right (the person's): the focus is past
+    // `Allow always`, on `Reject` instead.
+    let reason = tui.box_changed_between_keys("changed", "probe-changed.txt", &CASE);
+    assert!(reason.contains("instead of"), "{reason}");
+    assert!(!tui.agent.env.project.join("probe-changed.txt").exists());
 }
