@@ -56,6 +56,9 @@ pub struct TuiAgent {
     pub declined_shows: Option<&'static str>,
     /// See [`TuiAgent::enter_again_when_lost`].
     pub enter_again: bool,
+    /// Set for an agent whose turn ends at a declined tool call
+    /// ([`DeclineEndsTurn`]).
+    pub decline_ends_turn: Option<DeclineEndsTurn>,
 }
 
 impl TuiAgent {
@@ -64,6 +67,7 @@ impl TuiAgent {
             agent,
             declined_shows: None,
             enter_again: false,
+            decline_ends_turn: None,
         }
     }
 
@@ -265,7 +269,7 @@ impl TuiAgent {
         let id = card["id"].as_str().expect("card id").to_owned();
         self.session(&["answer", "decline", &id, "decline"])
             .assert_success();
-        self.wait_went_on("decline", before, true);
+        self.wait_declined("decline", before);
         assert!(
             !self.agent.env.project.join("probe-declined.txt").exists(),
             "a declined touch ran:\n{}",
@@ -419,9 +423,10 @@ impl TuiAgent {
     /// decline of an agent with [`TuiAgent::declined_when_pane_shows`],
     /// the pane shows that text.
     pub fn wait_went_on(&self, name: &str, before: usize, declined: bool) {
-        match self.declined_shows.filter(|_| declined) {
-            Some(text) => self.wait_pane(name, "the decline", text),
-            None => self.wait_tool_result(name, before),
+        if declined {
+            self.wait_declined(name, before);
+        } else {
+            self.wait_tool_result(name, before);
         }
     }
 
@@ -458,6 +463,60 @@ impl TuiAgent {
                 return;
             }
             self.press(name, &["Enter"]);
+        }
+    }
+}
+
+/// An agent whose turn ENDS at a declined tool call, without a request to
+/// the model (opencode 1.18.33): the refusal reaches the model only with
+/// the person's next message. The decline check then types `next` once
+/// the pane no longer shows `question` (the box is gone), and waits for
+/// the request carrying `refusal` (the agent's text for a declined call).
+pub struct DeclineEndsTurn {
+    pub question: &'static str,
+    pub next: &'static str,
+    pub refusal: &'static str,
+}
+
+impl TuiAgent {
+    /// The decline went through: the agent told the model (at once, or
+    /// with the next message for a [`DeclineEndsTurn`] agent).
+    pub fn wait_declined(&self, name: &str, before: usize) {
+        if let Some(text) = self.declined_shows {
+            return self.wait_pane(name, "the decline", text);
+        }
+        let Some(ends) = &self.decline_ends_turn else {
+            return self.wait_tool_result(name, before);
+        };
+        let deadline = Instant::now() + DEADLINE;
+        while self.pane(name).contains(ends.question) {
+            assert!(
+                Instant::now() < deadline,
+                "the box stayed after the decline:\n{}",
+                self.pane(name)
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.type_line(name, ends.next);
+        loop {
+            let told = self
+                .agent
+                .model
+                .requests()
+                .iter()
+                .skip(before)
+                .any(|r| r.text().contains(ends.refusal));
+            if told {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the model never heard of the refusal ({:?}):\n{}\nmodel:\n{}",
+                ends.refusal,
+                self.pane(name),
+                self.agent.model.describe()
+            );
+            std::thread::sleep(Duration::from_millis(100));
         }
     }
 }

@@ -1,1 +1,80 @@
-//! The real opencode TUI, supervised (filled in by its issue 21 work).
+//! The real opencode 1.18.33 TUI (`opencode-ai` + `opencode-linux-x64`,
+//! prepared from the loopback registry) under `oneworks session start
+//! opencode`, against the fake model's OpenAI chat completions: its own
+//! `bash` tool asks (`permission.bash: ask` forced by the data), the box
+//! is read from the pane (opencode has no recorder and no hook that fires
+//! before it asks) with the buttons side by side and the focus by colour.
+//! After a decline opencode ends its turn without a word to the model: the
+//! refusal reaches it with the person's next message
+//! ([`DeclineEndsTurn`]).
+
+use super::{DeclineEndsTurn, TuiAgent, TuiCase};
+use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
+
+const VERSION: &str = "1.18.33";
+
+/// opencode's world: the managed install of [`VERSION`], a `local`
+/// provider pointing at the fake model, the key only in the environment.
+fn opencode() -> TuiAgent {
+    let snapshot = Snapshot::get("opencode");
+    assert_eq!(snapshot.root.version, VERSION);
+    let mut agent = RealAgent::new("opencode", "bash");
+    agent.write_user_config(&format!(
+        "adapters:
+  opencode:
+    cli:
+      source: managed
+      version: {VERSION}
+    configContent:
+      model: local/fake-model
+      small_model: local/fake-model
+      provider:
+        local:
+          npm: \"@ai-sdk/openai-compatible\"
+          name: Local
+          options:
+            baseURL: {}
+            apiKey: \"{{env:OPENAI_API_KEY}}\"
+          models:
+            fake-model:
+              name: Fake model
+",
+        agent.model.url("/v1")
+    ));
+    let prepared = agent.prepare();
+    assert_eq!(prepared["version"], VERSION, "{prepared}");
+    agent.env.set_env("OPENAI_API_KEY", SECRET);
+    let mut tui = TuiAgent::new(agent);
+    tui.decline_ends_turn = Some(DeclineEndsTurn {
+        question: "Permission required",
+        next: "Go on without that file.",
+        // opencode's PermissionRejectedError, in the tool result it sends.
+        refusal: "The user rejected permission to use this specific tool call.",
+    });
+    tui
+}
+
+const CASE: TuiCase = TuiCase {
+    // The home screen's prompt placeholder.
+    ready: "Ask anything",
+    // The focus opens on `Allow once`.
+    terminal_allow: &["Enter"],
+    // The box shows the command itself (`$ touch …`).
+    title: str::to_owned,
+    // opencode asks nothing about folder trust.
+    start_args: &[],
+};
+
+#[test]
+fn the_real_opencode_tui_is_supervised_from_its_pane() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let tui = opencode();
+    tui.standard_checks(&CASE);
+    // Right (the bridge's), Right (the person's): the focus is past
+    // `Allow always`, on `Reject` instead.
+    let reason = tui.box_changed_between_keys("changed", "probe-changed.txt", &CASE);
+    assert!(reason.contains("instead of"), "{reason}");
+    assert!(!tui.agent.env.project.join("probe-changed.txt").exists());
+}
