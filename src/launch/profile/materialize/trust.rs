@@ -11,7 +11,53 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::adapter::session_data::TrustData;
+use crate::adapter::session_data::{TrustData, TRUST_PROJECT};
+
+/// The keys, inside the settings document, of the trust level of an
+/// adapter that keeps it in its settings (Codex's `[projects."<project>"]
+/// trust_level`): only when the user trusts the project; `None` otherwise
+/// (untrusted, the agent asks the person itself).
+pub fn settings_keys(
+    trust: &TrustData,
+    trusted: bool,
+    project: Option<&Path>,
+) -> Option<Vec<String>> {
+    let keys = trust.settings_path.as_ref()?;
+    let project = project.filter(|_| trusted)?.to_string_lossy().into_owned();
+    Some(
+        keys.iter()
+            .map(|key| {
+                if key == TRUST_PROJECT {
+                    project.clone()
+                } else {
+                    key.clone()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Sets `keys` to `value` in `document`, each key taken whole (a project
+/// path holds dots and slashes), replacing what the config put there.
+pub fn insert(document: &mut Value, keys: &[String], value: Value) {
+    let Some((last, parents)) = keys.split_last() else {
+        return;
+    };
+    let mut map = document;
+    for key in parents {
+        let Value::Object(object) = map else { return };
+        let entry = object
+            .entry(key.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Map::new());
+        }
+        map = entry;
+    }
+    if let Value::Object(object) = map {
+        object.insert(last.clone(), value);
+    }
+}
 
 /// The trusted-folders document, and the warning when the project is not
 /// trusted.
@@ -57,7 +103,8 @@ mod tests {
 
     fn trust() -> TrustData {
         TrustData {
-            path: ".gemini/trustedFolders.json".to_owned(),
+            path: Some(".gemini/trustedFolders.json".to_owned()),
+            settings_path: None,
             level: "TRUST_FOLDER".to_owned(),
             untrusted_level: Some("DO_NOT_TRUST".to_owned()),
             untrusted_skips: vec!["its MCP servers".to_owned(), "yolo".to_owned()],
@@ -82,5 +129,33 @@ mod tests {
                 && warning.contains("adapters.gemini.trustWorkspace"),
             "{warning}"
         );
+    }
+
+    #[test]
+    fn a_level_in_the_settings_only_when_trusted_under_the_whole_path() {
+        let codex = TrustData {
+            path: None,
+            settings_path: Some(vec![
+                "projects".to_owned(),
+                TRUST_PROJECT.to_owned(),
+                "trust_level".to_owned(),
+            ]),
+            level: "trusted".to_owned(),
+            untrusted_level: None,
+            untrusted_skips: vec![],
+        };
+        let project = Path::new("/work/my.project");
+        assert_eq!(settings_keys(&codex, false, Some(project)), None);
+        assert_eq!(settings_keys(&codex, true, None), None);
+        let keys = settings_keys(&codex, true, Some(project)).expect("trusted");
+        assert_eq!(keys, ["projects", "/work/my.project", "trust_level"]);
+        let mut document = json!({"model": "m", "projects": {"/other": {"trust_level": "trusted"}, "/work/my.project": "odd"}});
+        insert(&mut document, &keys, json!("trusted"));
+        assert_eq!(
+            document,
+            json!({"model": "m", "projects": {"/other": {"trust_level": "trusted"}, "/work/my.project": {"trust_level": "trusted"}}})
+        );
+        let gemini = trust();
+        assert_eq!(settings_keys(&gemini, true, Some(project)), None);
     }
 }
