@@ -67,6 +67,7 @@ model_provider = \"local\"
 
 [features]
 daemon_auto_start = false
+shell_snapshot = false
 
 [model_providers.local]
 base_url = \"http://127.0.0.1:9/v1\"

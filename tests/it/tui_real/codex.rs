@@ -1,9 +1,10 @@
 //! The real Codex TUI (`codex-acp cli`: codex-acp 2.6.0 runs its own
 //! `@openai/codex` 0.166.0), supervised by `session start codex` against
 //! the fake model's responses API: the provider entry of the user's
-//! `configContent` (the key stays in the environment), the folder trusted
-//! by `--trust-workspace` (`[projects."<project>"] trust_level` in
-//! config.toml, so Codex asks nothing at start), its background daemon and
+//! `configContent` (the key stays in the environment), the folder (a git
+//! repository) trusted by `--trust-workspace` (`[projects."<project>"]
+//! trust_level` in config.toml, so Codex asks nothing at start; without
+//! it Codex asks the person), its background daemon and
 //! its update check switched off by the adapter data. Approvals come from
 //! the pane (no recorder, no hook wired).
 //!
@@ -49,13 +50,19 @@ fn codex() -> TuiAgent {
     let prepared = codex.prepare();
     assert_eq!(prepared["version"], VERSION, "{prepared}");
     codex.env.set_env("OPENAI_API_KEY", SECRET);
+    // No justification: a `Reason:` line makes the box terminal-only
+    // (manifests/codex.yaml says why).
     let mut escalated = serde_json::Map::new();
     escalated.insert("sandbox_permissions".into(), "require_escalated".into());
-    escalated.insert(
-        "justification".into(),
-        "Create the file the person asked for?".into(),
-    );
     codex.model.set_extra_arguments(escalated);
+    // A git repository: Codex asks whether to trust it unless config.toml
+    // says so, which `--trust-workspace` makes oneworks write.
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&codex.env.project)
+        .status()
+        .expect("git (apt-get install git)");
+    assert!(status.success(), "git init");
     TuiAgent::new(codex)
 }
 
@@ -74,6 +81,11 @@ fn the_real_codex_tui_box_is_answered_from_a_card() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let codex = codex();
+    // Not trusted, the folder question is the person's: oneworks writes
+    // no trust level and Codex asks.
+    codex.start("untrusted", &[]);
+    codex.wait_pane("untrusted", "Codex's folder question", "Trust this folder?");
+    codex.stop("untrusted");
     codex.standard_checks_where_no_ends_the_turn(&case(), |command| {
         format!("You canceled the request to run {command}")
     });
