@@ -239,10 +239,17 @@ pub struct TrustData {
     /// The trusted-folders file, relative to the agent's home: `{<project>:
     /// <level>}` when the user trusts the project, else `{<project>:
     /// <untrustedLevel>}` (oneworks owns it, so no trust outlives the
-    /// user's config).
-    pub path: String,
+    /// user's config). Exactly one of `path` and `settingsPath`.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Where the level goes inside the settings file instead, key by key;
+    /// the one key [`TRUST_PROJECT`] is the project's path (Codex:
+    /// `["projects", "{project}", "trust_level"]`). Written only when the
+    /// user trusts the project: untrusted, the agent asks the person.
+    #[serde(default)]
+    pub settings_path: Option<Vec<String>>,
     /// The level written for a trusted project (the `{<project>: <level>}`
-    /// shape); empty with `listKey`.
+    /// shape, or the settings' level); empty with `listKey`.
     #[serde(default)]
     pub level: String,
     /// The other shape: the file is the agent's own JSON object (other keys
@@ -258,6 +265,9 @@ pub struct TrustData {
     /// What the agent skips in an untrusted folder, for the warning.
     pub untrusted_skips: Vec<String>,
 }
+
+/// The project's path as one key of [`TrustData::settings_path`].
+pub const TRUST_PROJECT: &str = "{project}";
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -123,13 +123,43 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
         }
     }
     if let Some(trust) = &session.trust {
-        inside("session.trust.path", &trust.path, "the agent's home")?;
         if trust.list_key.is_some() != trust.level.is_empty() {
             return Err(problem(
                 "session.trust",
                 "exactly one of `level` and `listKey` says how a trusted folder is written"
                     .to_owned(),
             ));
+        }
+        if trust.list_key.is_some() && trust.path.is_none() {
+            return Err(problem(
+                "session.trust.listKey",
+                "needs `path`: the agent's file that holds the list".to_owned(),
+            ));
+        }
+        match (&trust.path, &trust.settings_path) {
+            (Some(path), None) => inside("session.trust.path", path, "the agent's home")?,
+            (None, Some(keys))
+                if keys
+                    .iter()
+                    .filter(|key| key.as_str() == super::session_data::TRUST_PROJECT)
+                    .count()
+                    == 1
+                    && keys.iter().all(|key| !key.is_empty()) => {}
+            (None, Some(_)) => {
+                return Err(problem(
+                    "session.trust.settingsPath",
+                    format!(
+                        "names the project (`{}`) exactly once, among non-empty keys",
+                        super::session_data::TRUST_PROJECT
+                    ),
+                ))
+            }
+            _ => {
+                return Err(problem(
+                    "session.trust",
+                    "needs exactly one of `path` and `settingsPath`".to_owned(),
+                ))
+            }
         }
     }
     for (index, file) in session.extra_files.iter().enumerate() {

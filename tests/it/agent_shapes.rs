@@ -61,8 +61,13 @@ fn codex_config_is_toml_and_its_provider_key_stays_in_the_environment() {
     let text = std::fs::read_to_string(home.join("config.toml")).expect("config.toml");
     assert_eq!(
         text,
-        "model = \"gpt-test\"
+        "check_for_update_on_startup = false
+model = \"gpt-test\"
 model_provider = \"local\"
+
+[features]
+daemon_auto_start = false
+shell_snapshot = false
 
 [model_providers.local]
 base_url = \"http://127.0.0.1:9/v1\"

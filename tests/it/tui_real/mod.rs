@@ -520,3 +520,55 @@ impl TuiAgent {
         }
     }
 }
+
+/// For an agent whose one "no" ends its turn instead of sending the model a
+/// refusal (Codex 0.166.0: `No, and tell Codex what to do differently`
+/// interrupts the turn): the standard checks, but a decline waits for the
+/// pane to show `declined(command)` (the agent's own word that it did not
+/// run) instead of the model's next request.
+impl TuiAgent {
+    pub fn standard_checks_where_no_ends_the_turn(
+        &self,
+        case: &TuiCase,
+        declined: fn(&str) -> String,
+    ) {
+        let agent = self.agent.agent;
+        let card = self.ask("accept", "probe-accepted.txt", case);
+        let id = card["id"].as_str().expect("card id").to_owned();
+        assert!(id.starts_with(&format!("{agent}_accept_")), "{id}");
+        self.session(&["answer", "accept", &id, "accept"])
+            .assert_success();
+        self.wait_file("accept", "probe-accepted.txt");
+        self.stop("accept");
+
+        let card = self.ask("decline", "probe-declined.txt", case);
+        let id = card["id"].as_str().expect("card id").to_owned();
+        self.session(&["answer", "decline", &id, "decline"])
+            .assert_success();
+        let shown = declined("touch probe-declined.txt");
+        self.wait_pane("decline", "the declined command", &shown);
+        assert!(
+            !self.agent.env.project.join("probe-declined.txt").exists(),
+            "a declined touch ran:\n{}",
+            self.pane("decline")
+        );
+        self.stop("decline");
+
+        let card = self.ask("terminal", "probe-terminal.txt", case);
+        let id = card["id"].as_str().expect("card id").to_owned();
+        self.press("terminal", case.terminal_allow);
+        self.wait_card("terminal", "answered in the terminal", |c| {
+            c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
+        });
+        self.wait_file("terminal", "probe-terminal.txt");
+        let late = self.session(&["answer", "terminal", &id, "accept"]);
+        late.assert_code(11);
+        assert!(
+            late.stderr.contains("no longer pending"),
+            "{}",
+            late.describe()
+        );
+        self.stop("terminal");
+        self.agent.assert_no_file_holds_the_secret();
+    }
+}

@@ -179,10 +179,33 @@ systemPrompt: Be brief.
     );
     assert!(parsed["mcp_servers"].get("stream").is_none());
     assert_eq!(file(&files, "AGENTS.md"), "Be brief.\n");
+    assert_eq!(plan.diagnostics.len(), 2, "{:?}", plan.diagnostics);
     assert_eq!(
-        plan.diagnostics,
-        ["MCP server `stream` skipped: Codex reads no remote (sse) MCP servers from `config.toml`"]
+        plan.diagnostics[0],
+        "MCP server `stream` skipped: Codex reads no remote (sse) MCP servers from `config.toml`"
     );
+    // Not trusted: no trust level, the TUI asks the person; a note says how.
+    assert!(
+        plan.diagnostics[1].contains("adapters.codex.trustWorkspace")
+            && parsed.get("projects").is_none(),
+        "{:?}",
+        plan.diagnostics
+    );
+    // Trusted by the user: the level under the whole path (dots and all).
+    let mut trusted = config(&yaml);
+    trusted.trust_workspace = true;
+    let project = Path::new("/work/my.project");
+    let context = Context::new(Path::new("/h"), tui())
+        .version("2.6.0")
+        .project(project);
+    let plan = plan_in(&trusted, &data, &context).expect("plan");
+    let parsed: Value =
+        toml::from_str(&file(&plan.scrubbed(&scrubber(&data)), "config.toml")).expect("toml");
+    assert_eq!(
+        parsed["projects"],
+        json!({"/work/my.project": {"trust_level": "trusted"}})
+    );
+    assert_eq!(plan.diagnostics.len(), 1, "{:?}", plan.diagnostics);
     // Approvals go to the person, not a reviewer model.
     assert_eq!(
         data.acp.env.get("INITIAL_AGENT_MODE").map(String::as_str),
@@ -266,6 +289,8 @@ fn an_agent_without_skills_says_so_and_stages_none() {
     std::fs::write(temp.path().join("review/SKILL.md"), "# Review\n").expect("write");
     let mut data = data("codex");
     data.session.skills = None;
+    // Its folder-trust note is not what this test is about.
+    data.session.trust = None;
     let yaml = format!(
         "skills:\n  - name: Review\n    path: {}\n",
         temp.path().join("review").display()

@@ -383,7 +383,24 @@ pub fn plan_in(
         )),
     }
 
-    let settings = settings.render(settings_format, &root)?;
+    let mut settings = settings.render(settings_format, &root)?;
+    if let Some(keys) = session
+        .trust
+        .as_ref()
+        .and_then(|trust| trust::settings_keys(trust, config.trust_workspace, context.project))
+    {
+        let level = Value::String(
+            session
+                .trust
+                .as_ref()
+                .map(|t| t.level.clone())
+                .unwrap_or_default(),
+        );
+        generated
+            .values
+            .push((settings_path.clone(), keys.clone(), level.clone()));
+        trust::insert(&mut settings, &keys, level);
+    }
     plan.files.insert(
         0,
         PlannedFile {
@@ -428,7 +445,6 @@ pub fn plan_in(
     }
 
     if let Some(trust) = &session.trust {
-        let relative = data_path(&trust.path, "trust.path")?;
         let (document, warning) = trust::document(
             trust,
             config.trust_workspace,
@@ -436,18 +452,21 @@ pub fn plan_in(
             &data.display_name,
             &data.id,
         );
-        if let Value::Object(folders) = &document {
-            for (folder, level) in folders {
-                generated
-                    .values
-                    .push((relative.clone(), vec![folder.clone()], level.clone()));
-            }
-        }
         plan.diagnostics.extend(warning);
-        plan.files.push(PlannedFile {
-            relative,
-            contents: to_json(&document),
-        });
+        if let Some(path) = &trust.path {
+            let relative = data_path(path, "trust.path")?;
+            if let Value::Object(folders) = &document {
+                for (folder, level) in folders {
+                    generated
+                        .values
+                        .push((relative.clone(), vec![folder.clone()], level.clone()));
+                }
+            }
+            plan.files.push(PlannedFile {
+                relative,
+                contents: to_json(&document),
+            });
+        }
     }
 
     for (index, extra) in session.extra_files.iter().enumerate() {

@@ -13,10 +13,56 @@ use serde_json::{Map, Value};
 
 use super::plan::{data_path, to_json, Plan};
 use crate::adapter::data::AdapterData;
-use crate::adapter::session_data::TrustData;
+use crate::adapter::session_data::{TrustData, TRUST_PROJECT};
 use crate::fs_safety;
 use crate::launch::profile::layout::ProfileLayout;
 use crate::launch::profile::ProfileError;
+
+/// The keys, inside the settings document, of the trust level of an
+/// adapter that keeps it in its settings (Codex's `[projects."<project>"]
+/// trust_level`): only when the user trusts the project; `None` otherwise
+/// (untrusted, the agent asks the person itself).
+pub fn settings_keys(
+    trust: &TrustData,
+    trusted: bool,
+    project: Option<&Path>,
+) -> Option<Vec<String>> {
+    let keys = trust.settings_path.as_ref()?;
+    let project = project.filter(|_| trusted)?.to_string_lossy().into_owned();
+    Some(
+        keys.iter()
+            .map(|key| {
+                if key == TRUST_PROJECT {
+                    project.clone()
+                } else {
+                    key.clone()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Sets `keys` to `value` in `document`, each key taken whole (a project
+/// path holds dots and slashes), replacing what the config put there.
+pub fn insert(document: &mut Value, keys: &[String], value: Value) {
+    let Some((last, parents)) = keys.split_last() else {
+        return;
+    };
+    let mut map = document;
+    for key in parents {
+        let Value::Object(object) = map else { return };
+        let entry = object
+            .entry(key.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Map::new());
+        }
+        map = entry;
+    }
+    if let Value::Object(object) = map {
+        object.insert(last.clone(), value);
+    }
+}
 
 /// The trusted-folders document, and the warning when the project is not
 /// trusted. With `listKey`: `{<listKey>: [<project>]}` (trusted) or
@@ -94,7 +140,10 @@ pub fn with_agent_file(
     let Some(key) = &trust.list_key else {
         return Ok(plan.clone());
     };
-    let relative = data_path(&trust.path, "trust.path")?;
+    let Some(path) = &trust.path else {
+        return Ok(plan.clone());
+    };
+    let relative = data_path(path, "trust.path")?;
     let path = layout.agent_home.join(&relative);
     let existing = path
         .parent()
@@ -161,7 +210,8 @@ mod tests {
 
     fn trust() -> TrustData {
         TrustData {
-            path: ".gemini/trustedFolders.json".to_owned(),
+            path: Some(".gemini/trustedFolders.json".to_owned()),
+            settings_path: None,
             level: "TRUST_FOLDER".to_owned(),
             untrusted_level: Some("DO_NOT_TRUST".to_owned()),
             list_key: None,
@@ -192,7 +242,8 @@ mod tests {
     #[test]
     fn a_list_key_lists_the_project_only_when_trusted() {
         let list = TrustData {
-            path: "config.json".to_owned(),
+            path: Some("config.json".to_owned()),
+            settings_path: None,
             level: String::new(),
             untrusted_level: None,
             list_key: Some("trustedFolders".to_owned()),
@@ -214,5 +265,34 @@ mod tests {
         assert_eq!(parse_commented("{\"a\": [1]}"), Some(json!({"a": [1]})));
         assert_eq!(parse_commented("// only a comment\n"), None);
         assert_eq!(parse_commented("{\"a\": // no\n1}"), None);
+    }
+
+    #[test]
+    fn a_level_in_the_settings_only_when_trusted_under_the_whole_path() {
+        let codex = TrustData {
+            path: None,
+            settings_path: Some(vec![
+                "projects".to_owned(),
+                TRUST_PROJECT.to_owned(),
+                "trust_level".to_owned(),
+            ]),
+            level: "trusted".to_owned(),
+            untrusted_level: None,
+            list_key: None,
+            untrusted_skips: vec![],
+        };
+        let project = Path::new("/work/my.project");
+        assert_eq!(settings_keys(&codex, false, Some(project)), None);
+        assert_eq!(settings_keys(&codex, true, None), None);
+        let keys = settings_keys(&codex, true, Some(project)).expect("trusted");
+        assert_eq!(keys, ["projects", "/work/my.project", "trust_level"]);
+        let mut document = json!({"model": "m", "projects": {"/other": {"trust_level": "trusted"}, "/work/my.project": "odd"}});
+        insert(&mut document, &keys, json!("trusted"));
+        assert_eq!(
+            document,
+            json!({"model": "m", "projects": {"/other": {"trust_level": "trusted"}, "/work/my.project": {"trust_level": "trusted"}}})
+        );
+        let gemini = trust();
+        assert_eq!(settings_keys(&gemini, true, Some(project)), None);
     }
 }
