@@ -24,7 +24,13 @@
 # Prints a markdown table and rewrites the generated part of BENCHMARKS.md
 # (between the `session-bench` markers), only from a committed tree.
 #
-# Knobs (environment): BENCH_REQUESTS (200), BENCH_ACCEPTS (20),
+# The agents part (BENCH_PARTS=agents, issue 21): every real agent's TUI
+# (tests/it/tui_real/, their packages fetched by tests/fixtures/fetch.sh)
+# in a release build, one ignored `measure` test per agent: box on screen →
+# card, answer → delivered per verdict, idle CPU of the supervisor and of
+# the agent; the rows go between the `session-agents-bench` markers.
+#
+# Knobs (environment): BENCH_PARTS ("kiro agents"), BENCH_REQUESTS (200), BENCH_ACCEPTS (20),
 # BENCH_DECLINES (10), BENCH_IDLE_SECONDS (60), BENCH_NO_DOC=1 (do not touch
 # BENCHMARKS.md), BENCH_KEEP=1 (keep the work folder).
 set -euo pipefail
@@ -47,6 +53,33 @@ source "$ROOT/benches/common.sh"
 
 SECONDS=0
 START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+PARTS=${BENCH_PARTS:-kiro agents}
+for part in $PARTS; do
+    [[ $part == kiro || $part == agents ]] || die "BENCH_PARTS: unknown part \`$part\` (kiro, agents)"
+done
+
+# --- the real agents' TUIs ----------------------------------------------------
+if [[ " $PARTS " == *" agents "* ]]; then
+    command -v tmux >/dev/null 2>&1 || die "tmux is required (apt-get install tmux)"
+    AGENTS_OUT=$(mktemp "${TMPDIR:-/tmp}/oneworks-session-agents.XXXXXX")
+    log "real agents' TUIs: cargo test --release --features fakes -- --ignored tui_real:: (one at a time)"
+    (cd "$ROOT" && cargo test --release --features fakes --quiet -- --ignored --test-threads 1 --nocapture tui_real::) \
+        | tee "$AGENTS_OUT" | grep '^TUI-BENCH ' >&2 || die "a measure test failed (output: $AGENTS_OUT)"
+    AGENTS_META=$AGENTS_OUT.meta.json
+    python3 - "$AGENTS_META" <<PY
+import json, sys
+json.dump({"nproc": "$(nproc)", "commit": "$(git -C "$ROOT" rev-parse --short HEAD)$([[ -z $(git -C "$ROOT" status --porcelain -- src manifests tests/it/tui_real) ]] || echo '+dirty')",
+           "load_before": "$START_LOAD", "date": "$(date -u +%Y-%m-%dT%H:%MZ)"}, open(sys.argv[1], "w"))
+PY
+    AGENTS_DOC=$ROOT/BENCHMARKS.md
+    [[ -n ${BENCH_NO_DOC:-} ]] && AGENTS_DOC=
+    python3 "$HERE/agents_report.py" "$AGENTS_OUT" "$AGENTS_META" "$AGENTS_DOC"
+    rm -f "$AGENTS_OUT" "$AGENTS_META"
+fi
+if [[ " $PARTS " != *" kiro "* ]]; then
+    log "done in ${SECONDS}s"
+    exit 0
+fi
 
 # --- tools -------------------------------------------------------------------
 command -v tmux >/dev/null 2>&1 || die "tmux is required (apt-get install tmux)"

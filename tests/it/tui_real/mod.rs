@@ -19,6 +19,7 @@
 mod claude;
 mod codex;
 mod copilot;
+pub mod measure;
 mod opencode;
 mod qwen;
 

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Renders the agents part of benches/session.sh (one `TUI-BENCH {json}`
+line per real agent, printed by the ignored `measure` tests of
+tests/it/tui_real/) as markdown and rewrites the generated part of
+BENCHMARKS.md between the session-agents-bench markers.
+
+Every figure is checked for sense before anything is written: a negative
+or absurd time or percentage fails the bench, not the reader.
+
+Usage: agents_report.py LINES_FILE META_JSON [BENCHMARKS_MD]
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_doc import write_section  # noqa: E402
+
+START = "<!-- session-agents-bench:start -->"
+END = "<!-- session-agents-bench:end -->"
+HEADING = "## Supervised TUI sessions of the real agents (issue 21)"
+
+# Goals (issue 21 item 4).
+GOAL_MS = {"recorder": 20.0, "hook": 20.0, "pane": 300.0}
+IDLE_PERCENT = 0.1
+
+
+def sane_ms(value, what):
+    if value is None:
+        return None
+    if not isinstance(value, (int, float)) or value != value or value < 0 or value > 600_000:
+        raise SystemExit(f"[session-bench] nonsense figure for {what}: {value!r}")
+    return float(value)
+
+
+def sane_percent(value, what):
+    if not isinstance(value, (int, float)) or value != value or value < 0 or value > 400:
+        raise SystemExit(f"[session-bench] nonsense CPU figure for {what}: {value!r}")
+    return float(value)
+
+
+def rows(lines_path):
+    found = []
+    with open(lines_path) as handle:
+        for line in handle:
+            if line.startswith("TUI-BENCH "):
+                found.append(json.loads(line[len("TUI-BENCH "):]))
+    if not found:
+        raise SystemExit("[session-bench] no TUI-BENCH line: did the measure tests run?")
+    return found
+
+
+def fmt(value):
+    return "–" if value is None else f"{value:.0f}"
+
+
+def render(found, meta):
+    out = [
+        START,
+        "",
+        f"Measured {meta.get('date', '?')} at {meta.get('commit', '?')} on {meta.get('nproc', '?')} cores "
+        f"(load {meta.get('load_before', '?')} before), release build, each agent's real TUI in "
+        "`session start`'s private tmux against the loopback fake model. "
+        "Reproduce: `bash tests/fixtures/fetch.sh && BENCH_PARTS=agents bash benches/session.sh`.",
+        "",
+        "| agent | signal | rounds | box → card p50 / p95 / max (ms) | goal p95 | answer accept p50 / max (ms) | decline p50 / max (ms) | supervisor idle CPU | agent idle CPU |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in found:
+        agent = row["agent"]
+        card = row["box_to_card_ms"]
+        p50, p95, top = (sane_ms(card[k], f"{agent} box→card {k}") for k in ("p50", "p95", "max"))
+        accept = row.get("accept_ms") or {}
+        decline = row.get("decline_ms") or {}
+        a50, amax = sane_ms(accept.get("p50"), f"{agent} accept"), sane_ms(accept.get("max"), f"{agent} accept")
+        d50, dmax = sane_ms(decline.get("p50"), f"{agent} decline"), sane_ms(decline.get("max"), f"{agent} decline")
+        sup = sane_percent(row["supervisor_cpu_percent"], f"{agent} supervisor")
+        own = sane_percent(row["agent_cpu_percent"], f"{agent} agent")
+        goal = GOAL_MS.get(row["signal"], 300.0)
+        met = "✓" if p95 <= goal else "✗"
+        idle_met = "✓" if sup <= IDLE_PERCENT else "✗"
+        out.append(
+            f"| {agent} | {row['signal']} | {row['rounds']} | {fmt(p50)} / {fmt(p95)} / {fmt(top)} | ≤ {goal:.0f} {met} "
+            f"| {fmt(a50)} / {fmt(amax)} | {fmt(d50)} / {fmt(dmax)} | {sup:.3f} % {idle_met} | {own:.2f} % |"
+        )
+    out += [
+        "",
+        "Box → card: from the first capture showing the box's question to the pending card on "
+        "`session approvals --watch`. Answer: `session answer` until it returned (keys delivered, "
+        "the settle and render gaps of the agent's data included). Idle CPU: over the idle "
+        "seconds after the rounds, the supervisor alone (goal ≤ 0.1 % of a core) and the agent's "
+        "process tree (not ours to keep low).",
+        "",
+        END,
+    ]
+    return "\n".join(out)
+
+
+def main():
+    lines_path, meta_path = sys.argv[1], sys.argv[2]
+    doc = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
+    meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
+    block = render(rows(lines_path), meta)
+    print(block)
+    if doc:
+        write_section(doc, HEADING, START, END, block)
+
+
+if __name__ == "__main__":
+    main()

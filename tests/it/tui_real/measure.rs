@@ -1,0 +1,249 @@
+//! The figures of `benches/session.sh`'s agents part (issue 21 item 4),
+//! taken on a real agent's TUI by the same harness its test uses: box on
+//! screen → pending card, `session answer` → card resolved for each
+//! verdict, and the idle CPU of the supervisor and of the agent. Each
+//! agent's file has an ignored `measure` test calling [`run`]; the bench
+//! runs them in a release build and reads the one line each prints:
+//! `TUI-BENCH {json}`.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::{TuiAgent, TuiCase, DEADLINE};
+
+/// The approval questions of `agent`'s built-in data (regexes over a line
+/// without its box sides), read from the data file itself so the figure
+/// does not depend on the parser it measures.
+fn questions(agent: &str) -> Vec<regex::Regex> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("manifests")
+        .join(format!("{agent}.yaml"));
+    let text = std::fs::read_to_string(&path).expect("adapter data");
+    let data: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).expect("yaml");
+    data["tui"]["prompt"]["questions"]
+        .as_sequence()
+        .expect("tui.prompt.questions")
+        .iter()
+        .map(|q| regex::Regex::new(q.as_str().expect("a pattern")).expect("a regex"))
+        .collect()
+}
+
+fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
+    pane.lines().any(|line| {
+        let text = line.trim().trim_matches(['│', '┃', '|']).trim();
+        questions.iter().any(|q| q.is_match(text))
+    })
+}
+
+/// CPU seconds (user + system) of `pid` so far.
+fn cpu_seconds(pid: u32) -> f64 {
+    // A process that ended between two readings counts as 0.
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    let Some(close) = stat.rfind(')') else {
+        return 0.0;
+    };
+    let after = &stat[close + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 =
+        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    // USER_HZ is 100 on Linux.
+    ticks / 100.0
+}
+
+/// CPU seconds of `root` and every process below it (an agent's Node
+/// workers, its shell).
+fn tree_cpu_seconds(root: u32) -> f64 {
+    let mut parents = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let ppid = stat[close + 2..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parents.push((pid, ppid));
+        }
+    }
+    let mut tree = vec![root];
+    let mut at = 0;
+    while at < tree.len() {
+        let parent = tree[at];
+        tree.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(pid, _)| *pid),
+        );
+        at += 1;
+    }
+    tree.iter().map(|pid| cpu_seconds(*pid)).sum()
+}
+
+/// Percentile `p` (0–100) of `values`, in milliseconds.
+fn percentile(values: &[Duration], p: f64) -> f64 {
+    let mut ms: Vec<f64> = values.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    ms.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * (ms.len() as f64 - 1.0)).round() as usize;
+    ms[rank.min(ms.len() - 1)]
+}
+
+/// One round: a prompt typed, the box on screen, its card. Returns the
+/// box → card latency and the card.
+fn one_box(
+    tui: &TuiAgent,
+    name: &str,
+    file: &str,
+    questions: &[regex::Regex],
+) -> (Duration, Value) {
+    tui.agent.model.set_command(&format!("touch {file}"));
+    tui.agent.model.set_trigger(Some(file));
+    let mut watch = tui
+        .agent
+        .env
+        .cmd(&["session", "approvals", name, "--watch", "--json"]);
+    watch.stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = watch.spawn().expect("session approvals --watch");
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel::<(Instant, String)>();
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send((Instant::now(), line)).is_err() {
+                break;
+            }
+        }
+    });
+    tui.type_line(
+        name,
+        &format!("Create the file {file} with the shell tool."),
+    );
+    let deadline = Instant::now() + DEADLINE;
+    let mut shown = None;
+    let mut card = None;
+    while card.is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "no box/card:\n{}",
+            tui.pane(name)
+        );
+        if shown.is_none() && box_on_screen(&tui.pane(name), questions) {
+            shown = Some(Instant::now());
+        }
+        while let Ok((at, line)) = lines_rx.try_recv() {
+            let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            let pending = value["state"] == "pending" || value["card"]["state"] == "pending";
+            if pending && card.is_none() {
+                let found = if value["card"].is_object() {
+                    value["card"].clone()
+                } else {
+                    value
+                };
+                card = Some((at, found));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let (carded, card) = card.expect("card");
+    // A card may come first (a hook, a recorder): then the latency is 0 by
+    // this measure and the box is checked to show up anyway.
+    let shown = match shown {
+        Some(at) => at,
+        None => {
+            while !box_on_screen(&tui.pane(name), questions) {
+                assert!(
+                    Instant::now() < deadline,
+                    "the box never showed:\n{}",
+                    tui.pane(name)
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            carded
+        }
+    };
+    (carded.saturating_duration_since(shown), card)
+}
+
+/// `session answer NAME CARD verdict`: how long until it returned (the
+/// keys delivered and checked).
+fn answer(tui: &TuiAgent, name: &str, card: &Value, verdict: &str) -> Duration {
+    let id = card["id"].as_str().expect("card id");
+    let started = Instant::now();
+    tui.session(&["answer", name, id, verdict]).assert_success();
+    started.elapsed()
+}
+
+/// Measures `rounds` boxes (alternately declined and accepted) in one
+/// session, then the idle CPU over `idle`; prints `TUI-BENCH {json}`.
+pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: usize, idle: Duration) {
+    let agent = tui.agent.agent;
+    let questions = questions(agent);
+    let name = "bench";
+    tui.start(name, case.start_args);
+    tui.wait_pane(name, "the TUI ready for a prompt", case.ready);
+    let mut to_card = Vec::new();
+    let mut accepts = Vec::new();
+    let mut declines = Vec::new();
+    for round in 0..rounds {
+        let file = format!("probe-bench-{round}.txt");
+        let before = tui.agent.model.requests().len();
+        let (latency, card) = one_box(tui, name, &file, &questions);
+        to_card.push(latency);
+        if round % 2 == 0 {
+            declines.push(answer(tui, name, &card, "decline"));
+        } else {
+            accepts.push(answer(tui, name, &card, "accept"));
+            tui.wait_file(name, &file);
+        }
+        tui.wait_tool_result(name, before);
+        // The turn is over when the pane no longer shows the box and the
+        // agent went on; the next prompt waits for the ready text again.
+        tui.wait_pane(name, "the TUI ready again", case.ready);
+    }
+    let record = tui.record(name);
+    let supervisor = record["pid"].as_u64().expect("supervisor pid") as u32;
+    let agent_pid = record["panePid"].as_u64().expect("pane pid") as u32;
+    let (s0, a0, t0) = (
+        cpu_seconds(supervisor),
+        tree_cpu_seconds(agent_pid),
+        Instant::now(),
+    );
+    std::thread::sleep(idle);
+    let wall = t0.elapsed().as_secs_f64();
+    let supervisor_cpu = (cpu_seconds(supervisor) - s0) / wall * 100.0;
+    // A worker that ended while idle takes its seconds with it: never below 0.
+    let agent_cpu = ((tree_cpu_seconds(agent_pid) - a0) / wall * 100.0).max(0.0);
+    tui.stop(name);
+    let figures = json!({
+        "agent": agent,
+        "signal": signal,
+        "rounds": rounds,
+        "box_to_card_ms": {"p50": percentile(&to_card, 50.0), "p95": percentile(&to_card, 95.0), "max": percentile(&to_card, 100.0)},
+        "accept_ms": if accepts.is_empty() { Value::Null } else { json!({"p50": percentile(&accepts, 50.0), "max": percentile(&accepts, 100.0)}) },
+        "decline_ms": if declines.is_empty() { Value::Null } else { json!({"p50": percentile(&declines, 50.0), "max": percentile(&declines, 100.0)}) },
+        "idle_seconds": wall,
+        "supervisor_cpu_percent": supervisor_cpu,
+        "agent_cpu_percent": agent_cpu,
+    });
+    println!("TUI-BENCH {figures}");
+}
