@@ -43,7 +43,7 @@ fn install_agent(dir: &std::path::Path) {
 fn sdk_world() -> Option<TestEnv> {
     let node = std::process::Command::new("node").arg("--version").output();
     if !node.is_ok_and(|output| output.status.success()) {
-        eprintln!("\n!!! SKIPPED: `node` is not installed; the ACP SDK conformance test did not run !!!\n");
+        crate::support::missing("`node` is not installed: the ACP SDK conformance test cannot run");
         return None;
     }
     let dir = agent_dir();

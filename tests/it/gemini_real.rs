@@ -39,15 +39,14 @@ const DEADLINE: Duration = Duration::from_secs(120);
 static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The folder of a Node.js ≥ 20 with npm on this process's PATH (the
-/// package's `engines.node`), or `None` after a loud note: like the ACP
-/// conformance tests, these tests need Node and are skipped, visibly,
-/// only where it is missing (`.ci/run` installs it).
+/// package's `engines.node`); without it the test fails
+/// ([`crate::support::missing`]: `None` only where skipping is allowed).
 fn node_dir() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     let dir = std::env::split_paths(&path)
         .find(|dir| dir.join("node").is_file() && dir.join("npm").is_file());
     let Some(dir) = dir else {
-        eprintln!("!!! node/npm not on PATH: the real Gemini CLI tests are SKIPPED !!!");
+        crate::support::missing("node/npm are not on PATH: the real Gemini CLI tests cannot run");
         return None;
     };
     let output = std::process::Command::new(dir.join("node"))
@@ -63,10 +62,10 @@ fn node_dir() -> Option<PathBuf> {
         .and_then(|major| major.parse().ok())
         .unwrap_or(0);
     if major < 20 {
-        eprintln!(
-            "!!! node {} is older than Gemini CLI's engines.node >=20: the real Gemini CLI tests are SKIPPED !!!",
+        crate::support::missing(&format!(
+            "node {} is older than Gemini CLI's engines.node >=20: the real Gemini CLI tests cannot run",
             version.trim()
-        );
+        ));
         return None;
     }
     Some(dir)

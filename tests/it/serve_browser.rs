@@ -167,7 +167,9 @@ fn runtime() -> tokio::runtime::Runtime {
 #[test]
 fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
     let Some(driver) = Driver::start() else {
-        eprintln!("!!! chromedriver missing: the real-browser serve tests are skipped (.ci/run installs it) !!!");
+        crate::support::missing(
+            "chromedriver is not installed: the real-browser serve tests cannot run",
+        );
         return;
     };
     let session = Session::new(|markers| {
@@ -409,7 +411,9 @@ fn replay(serve: &Serve, head: &str, path: &str) -> u16 {
 #[test]
 fn a_listener_on_another_port_gets_nothing_serve_accepts() {
     let Some(driver) = Driver::start() else {
-        eprintln!("!!! chromedriver missing: the real-browser serve tests are skipped (.ci/run installs it) !!!");
+        crate::support::missing(
+            "chromedriver is not installed: the real-browser serve tests cannot run",
+        );
         return;
     };
     let env = crate::support::TestEnv::new();
@@ -467,7 +471,9 @@ fn a_listener_on_another_port_gets_nothing_serve_accepts() {
 #[test]
 fn the_open_code_works_once_in_chromium() {
     let Some(driver) = Driver::start() else {
-        eprintln!("!!! chromedriver missing: the real-browser serve tests are skipped (.ci/run installs it) !!!");
+        crate::support::missing(
+            "chromedriver is not installed: the real-browser serve tests cannot run",
+        );
         return;
     };
     let env = crate::support::TestEnv::new();
@@ -559,7 +565,9 @@ fn the_open_code_works_once_in_chromium() {
 #[test]
 fn an_incomplete_card_in_chromium_shows_its_markers_and_no_accept() {
     let Some(driver) = Driver::start() else {
-        eprintln!("!!! chromedriver missing: the real-browser serve tests are skipped (.ci/run installs it) !!!");
+        crate::support::missing(
+            "chromedriver is not installed: the real-browser serve tests cannot run",
+        );
         return;
     };
     let tags: String = "rm"

@@ -708,3 +708,27 @@ pub fn capture_stdout(
     });
     output
 }
+
+/// A tool a test needs (Chromium, Node, tmux) is missing: the test FAILS
+/// — CI must have it (`.ci/run` installs it) — unless
+/// `ONEWORKS_TEST_ALLOW_SKIP` is set (a developer's machine), where it
+/// returns after a loud note and the caller skips.
+pub fn missing(what: &str) {
+    let allowed = std::env::var_os("ONEWORKS_TEST_ALLOW_SKIP").is_some_and(|v| !v.is_empty());
+    assert!(
+        allowed,
+        "{what} (`.ci/run` installs it; set ONEWORKS_TEST_ALLOW_SKIP=1 to skip such tests on a developer's machine)"
+    );
+    eprintln!("!!! SKIPPED (ONEWORKS_TEST_ALLOW_SKIP): {what} !!!");
+}
+
+#[test]
+fn a_missing_tool_fails_the_test_unless_skipping_is_allowed() {
+    let allowed = std::env::var_os("ONEWORKS_TEST_ALLOW_SKIP").is_some_and(|v| !v.is_empty());
+    let outcome = std::panic::catch_unwind(|| missing("a tool this test made up is missing"));
+    assert_eq!(
+        outcome.is_err(),
+        !allowed,
+        "missing() must fail where skipping is not allowed"
+    );
+}
