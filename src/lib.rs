@@ -18,6 +18,7 @@ pub mod adapter;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod env_options;
 pub mod error;
 pub mod fs_error;
 pub mod fs_safety;

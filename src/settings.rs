@@ -13,14 +13,12 @@ use crate::cli::GlobalArgs;
 use crate::config::trust_store::TrustStore;
 use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
-use crate::install::download::{Fetcher, RetryPolicy, DEFAULT_IDLE_TIMEOUT};
+use crate::install::download::{Fetcher, RetryPolicy};
 use crate::install::platform::Host;
 use crate::install::probe::ProbeSettings;
 use crate::install::store::Store;
 use crate::install::{Installer, ManagedSource};
 use crate::locations::{Environment, Locations, Project};
-
-const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(1800);
 
 pub struct Settings {
     pub env: Environment,
@@ -197,47 +195,13 @@ impl Settings {
         Ok(self.pin_path(data))
     }
 
-    pub fn lock_timeout(&self) -> Result<Duration, Error> {
-        match self.env.get("ONEWORKS_LOCK_TIMEOUT") {
-            None => Ok(DEFAULT_LOCK_TIMEOUT),
-            Some(text) => text
-                .parse::<u64>()
-                .map(Duration::from_secs)
-                .or_else(|_| humantime::parse_duration(text))
-                .map_err(|_| {
-                    Error::msg(
-                        ErrorKind::Config,
-                        format!(
-                            "ONEWORKS_LOCK_TIMEOUT `{}` is not a number of seconds or a duration like `90s`",
-                            crate::output::sanitize::sanitize_line(text)
-                        ),
-                    )
-                    .with_hint("set ONEWORKS_LOCK_TIMEOUT to whole seconds (`1800`) or a duration (`30m`), or unset it")
-                }),
-        }
+    /// The `ONEWORKS_*` settings, parsed where they are read.
+    pub fn options(&self) -> crate::env_options::EnvOptions<'_> {
+        crate::env_options::EnvOptions::new(&self.env)
     }
 
-    /// `ONEWORKS_HTTP_TIMEOUT`: the idle timeout of one HTTP read.
-    pub fn http_timeout(&self) -> Result<Duration, Error> {
-        match self.env.get("ONEWORKS_HTTP_TIMEOUT") {
-            None => Ok(DEFAULT_IDLE_TIMEOUT),
-            Some(text) => text
-                .parse::<u64>()
-                .map(Duration::from_secs)
-                .or_else(|_| humantime::parse_duration(text))
-                .ok()
-                .filter(|timeout| !timeout.is_zero())
-                .ok_or_else(|| {
-                    Error::msg(
-                        ErrorKind::Config,
-                        format!(
-                            "ONEWORKS_HTTP_TIMEOUT `{}` is not a positive number of seconds or a duration like `90s`",
-                            crate::output::sanitize::sanitize_line(text)
-                        ),
-                    )
-                    .with_hint("set ONEWORKS_HTTP_TIMEOUT to whole seconds (`30`) or a duration (`2m`), or unset it")
-                }),
-        }
+    pub fn lock_timeout(&self) -> Result<Duration, Error> {
+        self.options().lock_timeout()
     }
 
     /// The retry policy: 3 attempts, announced on stderr unless quiet.
@@ -249,13 +213,9 @@ impl Settings {
             announce: !self.quiet,
             ..RetryPolicy::default()
         };
-        if let Some(wait) = self
-            .env
-            .get("ONEWORKS_TEST_BACKOFF_MS")
-            .and_then(|text| text.parse::<u64>().ok())
-        {
-            policy.base_delay = Duration::from_millis(wait);
-            policy.max_delay = Duration::from_millis(wait);
+        if let Some(wait) = self.options().test_backoff() {
+            policy.base_delay = wait;
+            policy.max_delay = wait;
         }
         policy
     }
@@ -276,43 +236,15 @@ impl Settings {
             lock_timeout: self.lock_timeout()?,
             host: Host::detect(),
             probe: self.probe_settings(data),
-            fetcher: Fetcher::new(self.retry_policy(), self.http_timeout()?),
+            fetcher: Fetcher::new(self.retry_policy(), self.options().http_timeout()?),
             progress: self.progress,
             quiet: self.quiet,
             scrubber: Arc::clone(&adapter.scrubber),
             node: crate::install::node_runtime::NodeSettings {
                 mode: adapter.config.cli.runtime,
-                mirror: self.node_mirror()?,
+                mirror: self.options().node_mirror()?,
                 store: crate::install::node_runtime::store(&self.locations.data_home),
             },
         })
-    }
-
-    /// `ONEWORKS_NODE_MIRROR`: where managed Node.js releases come from (a
-    /// folder laid out like https://nodejs.org/dist/).
-    pub fn node_mirror(&self) -> Result<url::Url, Error> {
-        let text = self
-            .env
-            .get("ONEWORKS_NODE_MIRROR")
-            .filter(|text| !text.is_empty())
-            .unwrap_or(crate::install::node_runtime::DEFAULT_MIRROR);
-        let with_slash = if text.ends_with('/') {
-            text.to_owned()
-        } else {
-            format!("{text}/")
-        };
-        url::Url::parse(&with_slash)
-            .ok()
-            .filter(|url| matches!(url.scheme(), "http" | "https") && url.query().is_none())
-            .ok_or_else(|| {
-                Error::msg(
-                    ErrorKind::Config,
-                    format!(
-                        "ONEWORKS_NODE_MIRROR `{}` is not an http(s) URL of a folder",
-                        crate::output::sanitize::sanitize_line(&crate::redact::redact_url(text))
-                    ),
-                )
-                .with_hint("set ONEWORKS_NODE_MIRROR to a mirror of https://nodejs.org/dist/ (e.g. `https://mirror.example/node/`), or unset it")
-            })
     }
 }

@@ -5,7 +5,6 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::time::Duration;
 
 use crate::acp::client::{self, RunPlan};
 use crate::acp::permissions::rules::Rules;
@@ -69,32 +68,6 @@ fn read_bounded(reader: impl Read, source: &str) -> Result<String, Error> {
     })
 }
 
-/// The deadline of each handshake step when `ONEWORKS_HANDSHAKE_TIMEOUT`
-/// is not set.
-const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// `ONEWORKS_HANDSHAKE_TIMEOUT`: seconds or a duration like `90s`.
-fn handshake_timeout(settings: &Settings) -> Result<Duration, Error> {
-    let Some(text) = settings.env.get("ONEWORKS_HANDSHAKE_TIMEOUT") else {
-        return Ok(DEFAULT_HANDSHAKE_TIMEOUT);
-    };
-    text.parse::<u64>()
-        .map(Duration::from_secs)
-        .or_else(|_| humantime::parse_duration(text))
-        .ok()
-        .filter(|timeout| !timeout.is_zero())
-        .ok_or_else(|| {
-            Error::msg(
-                ErrorKind::Config,
-                format!(
-                    "ONEWORKS_HANDSHAKE_TIMEOUT `{}` is not a positive number of seconds or a duration like `90s`",
-                    crate::output::sanitize::sanitize_line(text)
-                ),
-            )
-            .with_hint("set ONEWORKS_HANDSHAKE_TIMEOUT to whole seconds (`60`) or a duration (`2m`), or unset it")
-        })
-}
-
 /// How to log in, from the adapter's data: its `adapter login` command for
 /// this session, and its first credential variable for CI.
 fn login_hint(adapter: &Adapter, session: &str) -> String {
@@ -110,7 +83,7 @@ fn login_hint(adapter: &Adapter, session: &str) -> String {
 }
 
 pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(), Error> {
-    let handshake_timeout = handshake_timeout(settings)?;
+    let handshake_timeout = settings.options().handshake_timeout()?;
     let prompt = read_prompt(args)?;
     if prompt.trim().is_empty() {
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));

@@ -15,7 +15,7 @@ pub use super::retry::RetryPolicy;
 
 /// How long a request may wait for headers or for the next body bytes,
 /// unless `ONEWORKS_HTTP_TIMEOUT` says otherwise.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_IDLE_TIMEOUT: Duration = crate::env_options::DEFAULT_HTTP_TIMEOUT;
 
 /// The most a manifest may weigh.
 const MANIFEST_LIMIT: u64 = 16 * 1024 * 1024;

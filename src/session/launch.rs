@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::supervisor::{self, Plan, SessionPaths};
 use super::tmux::{self, Tmux};
-use super::webhook::{self, Webhook};
+use super::webhook::Webhook;
 use crate::error::{Error, ErrorKind};
 use crate::launch::profile::world::{self, Purpose};
 use crate::output;
@@ -117,7 +117,7 @@ fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Er
     Ok(Some(Webhook {
         url,
         token,
-        timeout: webhook::http_timeout(inputs.env.get("ONEWORKS_HTTP_TIMEOUT")),
+        timeout: crate::env_options::EnvOptions::new(inputs.env).http_timeout()?,
         session: name.to_owned(),
         answer_links: super::serve::links::links_prefix(
             &inputs.locations.runtime_dir,

@@ -36,18 +36,6 @@ impl std::fmt::Debug for Webhook {
     }
 }
 
-/// Reads `ONEWORKS_HTTP_TIMEOUT` (seconds or a duration like `90s`).
-pub fn http_timeout(value: Option<&str>) -> Duration {
-    value
-        .and_then(|text| {
-            text.parse::<u64>()
-                .map(Duration::from_secs)
-                .ok()
-                .or_else(|| humantime::parse_duration(text).ok())
-        })
-        .unwrap_or(Duration::from_secs(30))
-}
-
 /// The longest webhook answer read: a verdict is a few bytes.
 const ANSWER_BOUND: u64 = 64 * 1024;
 

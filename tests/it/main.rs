@@ -21,6 +21,7 @@ mod completions;
 mod concurrency;
 mod config;
 mod config_trust;
+mod env_options;
 mod gemini_real;
 mod gemini_trust;
 mod gemini_tui;

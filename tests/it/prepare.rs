@@ -599,7 +599,7 @@ fn a_bad_lock_timeout_is_a_config_error_with_a_hint() {
     );
     assert_eq!(
         outcome.json()["error"]["hint"],
-        "set ONEWORKS_LOCK_TIMEOUT to whole seconds (`1800`) or a duration (`30m`), or unset it"
+        "set ONEWORKS_LOCK_TIMEOUT to whole seconds (`1800`) or a duration (`2m`), or unset it"
     );
     assert_eq!(env.server.total_hits(), 0);
     env.assert_nothing_published(VERSION);
@@ -607,16 +607,19 @@ fn a_bad_lock_timeout_is_a_config_error_with_a_hint() {
 
 #[test]
 fn a_bad_http_timeout_is_a_config_error_with_a_hint() {
-    for bad in ["0", "fast"] {
+    for (bad, why) in [
+        ("0", "is zero: it must be positive"),
+        (
+            "fast",
+            "is not a number of seconds or a duration like `90s`",
+        ),
+    ] {
         let mut env = TestEnv::new();
         env.publish(VERSION, &[Format::TarGz]);
         env.set_env("ONEWORKS_HTTP_TIMEOUT", bad);
         let outcome = env.prepare(&[]);
         let message = outcome.assert_error(3, "config");
-        assert_eq!(
-            message,
-            format!("ONEWORKS_HTTP_TIMEOUT `{bad}` is not a positive number of seconds or a duration like `90s`")
-        );
+        assert_eq!(message, format!("ONEWORKS_HTTP_TIMEOUT `{bad}` {why}"));
         assert_eq!(
             outcome.json()["error"]["hint"],
             "set ONEWORKS_HTTP_TIMEOUT to whole seconds (`30`) or a duration (`2m`), or unset it"

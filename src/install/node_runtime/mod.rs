@@ -27,9 +27,6 @@ use super::store::{InstallRecord, Installed, Store};
 use super::Installer;
 use crate::config::NodeRuntime;
 
-/// Node's public distribution, where `ONEWORKS_NODE_MIRROR` is unset.
-pub const DEFAULT_MIRROR: &str = "https://nodejs.org/dist/";
-
 /// What the installer knows about Node, resolved from settings.
 #[derive(Debug, Clone)]
 pub struct NodeSettings {

@@ -52,6 +52,7 @@ use Layer::*;
 /// its parents wins; `""` is the crate root (`lib.rs`, `main.rs`) only.
 pub const LAYER_MAP: &[(&str, Layer)] = &[
     // platform
+    ("env_options", Platform),
     ("error", Platform),
     ("fs_error", Platform),
     ("fs_safety", Platform),
