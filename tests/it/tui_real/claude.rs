@@ -195,7 +195,7 @@ fn the_real_claude_tui_asks_about_an_untrusted_folder_itself() {
 /// `benches/session.sh`'s figures for Claude (the shape of
 /// [`super::measure::run`], whose decline step waits for a tool result
 /// Claude never sends): box on screen → pending card over `ROUNDS` boxes
-/// (declined and accepted in turn), each answer's time, then the idle CPU
+/// (accepted, the last declined), each answer's time, then the idle CPU
 /// of the supervisor and of the agent over `ONEWORKS_BENCH_IDLE_SECONDS`
 /// (60 by default). Prints `TUI-BENCH {json}`.
 #[test]
@@ -278,7 +278,10 @@ fn measure() {
         let (carded, card) = card.expect("card");
         // A card first (the hook): 0 by this measure.
         to_card.push(carded.saturating_duration_since(shown.expect("shown")));
-        if round % 2 == 0 {
+        // Declined last: after Claude's `No` its next request carries the
+        // refused call's result with the new prompt, which the fake model
+        // answers as a finished turn (no box).
+        if round + 1 == ROUNDS {
             declines.push(answer(&tui, name, &card, "decline"));
             tui.wait_pane(name, "the turn interrupted", INTERRUPTED);
         } else {
