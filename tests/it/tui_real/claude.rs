@@ -78,7 +78,8 @@ fn ask(tui: &TuiAgent, name: &str, file: &str) -> serde_json::Value {
 
 /// accept runs the command; decline does not (and tells the model
 /// nothing: the turn is interrupted); an allow pressed in the terminal
-/// resolves the card `answered_in_terminal`.
+/// resolves the card `answered_in_terminal`; a box whose focus moved
+/// between the bridge's keys gets no further key.
 fn checks(tui: &TuiAgent) {
     // accept
     let card = ask(tui, "accept", "probe-accepted.txt");
@@ -128,6 +129,25 @@ fn checks(tui: &TuiAgent) {
         late.describe()
     );
     tui.stop("terminal");
+
+    // a box that changes between two keys (a person moved the focus
+    // after the bridge's first Down) gets no further key
+    let card = ask(tui, "nudged", "probe-nudged.txt");
+    let title = card["title"].as_str().expect("card title");
+    let data = oneworks::adapter::registry::Registry::builtin()
+        .load("claude")
+        .expect("the built-in claude data")
+        .tui;
+    let reason =
+        super::assert_refuses_a_box_changed_between_keys(&tui.socket("nudged"), &data, title);
+    assert!(
+        tui.cards("nudged")
+            .iter()
+            .any(|c| c["id"] == card["id"] && c["state"] == "pending"),
+        "the card stays pending ({reason})"
+    );
+    assert!(!tui.agent.env.project.join("probe-nudged.txt").exists());
+    tui.stop("nudged");
 }
 
 #[test]
