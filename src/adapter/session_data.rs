@@ -63,6 +63,14 @@ pub struct SessionData {
     /// Files written as they are (oneworks' own, no config in them).
     #[serde(default)]
     pub extra_files: Vec<ExtraFile>,
+    /// The agent's own state file, where a few keys are set (first-run
+    /// dialogs done, folder trust) and everything else is kept.
+    #[serde(default)]
+    pub state_file: Option<StateFileData>,
+    /// Credentials the agent's own TUI must not find under their usual
+    /// name (it would ask about them, and keep part of them on a yes).
+    #[serde(default)]
+    pub tui_credentials: Vec<MovedCredential>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -275,4 +283,46 @@ pub struct ExtraFile {
     /// Relative to the agent's home.
     pub path: String,
     pub contents: String,
+}
+
+/// A JSON file the agent writes itself (Claude Code's `.claude.json`: its
+/// onboarding, its per-folder trust, its login): on every start oneworks
+/// sets the keys below in it and keeps every other key the agent wrote.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StateFileData {
+    /// Relative to the agent's home.
+    pub path: String,
+    /// Dotted keys set on every start (first-run dialogs marked done).
+    #[serde(default)]
+    pub forced: Map<String, Value>,
+    /// The project's own entry in that file, for folder trust.
+    #[serde(default)]
+    pub trust: Option<StateTrustData>,
+}
+
+/// Folder trust kept in the agent's state file as `{<folders>: {<project
+/// path>: {…}}}`: `trusted` is set there only when the user trusted the
+/// workspace (SPEC §2.1), `untrusted` otherwise — so no earlier trust
+/// outlives the user's config, and the agent asks the person itself.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StateTrustData {
+    /// The key of the map of folders (`projects`).
+    pub folders: String,
+    pub trusted: Map<String, Value>,
+    pub untrusted: Map<String, Value>,
+}
+
+/// A credential variable moved for the agent's TUI (never for ACP): when
+/// `variable` is set, the TUI child gets its value as `to` instead, and
+/// the `settings` keys are forced (a helper command that reads `to`), so
+/// the credential still comes from the environment only.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MovedCredential {
+    pub variable: String,
+    pub to: String,
+    #[serde(default)]
+    pub settings: Map<String, Value>,
 }

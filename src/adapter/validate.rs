@@ -169,6 +169,23 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
             "the agent's home",
         )?;
     }
+    if let Some(state) = &session.state_file {
+        inside("session.stateFile.path", &state.path, "the agent's home")?;
+    }
+    for (index, moved) in session.tui_credentials.iter().enumerate() {
+        let plain = |name: &str| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        };
+        if !plain(&moved.variable) || !plain(&moved.to) || moved.variable == moved.to {
+            return Err(problem(
+                format!("session.tuiCredentials[{index}]"),
+                "`variable` and `to` are two different variable names (A-Z, 0-9, _)".to_owned(),
+            ));
+        }
+    }
     let acp = &data.acp;
     if !QUIRK_SETS.contains(&acp.quirks.as_str()) {
         return Err(problem(

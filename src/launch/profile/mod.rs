@@ -8,6 +8,7 @@ pub mod environment;
 pub mod layout;
 pub mod materialize;
 pub mod temp_home;
+pub mod tui_credentials;
 pub mod world;
 
 use std::path::PathBuf;
@@ -30,6 +31,13 @@ pub enum ProfileError {
     Config { key: String, message: String },
     #[error(transparent)]
     Configuration(#[from] crate::config::ConfigError),
+    /// The agent's own state file (`session.stateFile`) cannot be kept.
+    #[error("failed to keep {agent}'s own state file `{path}`: it {reason}; fix or remove it")]
+    AgentState {
+        agent: String,
+        path: PathBuf,
+        reason: String,
+    },
 }
 
 impl Classify for ProfileError {
@@ -37,7 +45,7 @@ impl Classify for ProfileError {
         match self {
             ProfileError::Unsafe(error) => error.kind(),
             ProfileError::Io { .. } => ErrorKind::Internal,
-            ProfileError::Config { .. } => ErrorKind::Config,
+            ProfileError::Config { .. } | ProfileError::AgentState { .. } => ErrorKind::Config,
             ProfileError::Configuration(error) => error.kind(),
         }
     }

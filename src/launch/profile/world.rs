@@ -115,7 +115,10 @@ pub fn enter(
     plan.write(&layout, data, &scrubber)?;
     let runtime = layout.ensure_runtime()?;
     let home = TempHome::create(runtime)?;
-    let environment = ChildEnvironment::build(inputs.env, data, config, &layout, home.path());
+    let mut environment = ChildEnvironment::build(inputs.env, data, config, &layout, home.path());
+    if purpose != Purpose::Acp {
+        super::tui_credentials::apply(&mut environment, data);
+    }
     let diagnostics = match purpose {
         Purpose::Interactive | Purpose::Supervised => plan.diagnostics,
         // The ACP list is built later; its notes come from there.

@@ -17,7 +17,7 @@ use super::{TuiAgent, TuiCase, DEADLINE};
 /// The approval questions of `agent`'s built-in data (regexes over a line
 /// without its box sides), read from the data file itself so the figure
 /// does not depend on the parser it measures.
-fn questions(agent: &str) -> Vec<regex::Regex> {
+pub(super) fn questions(agent: &str) -> Vec<regex::Regex> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("manifests")
         .join(format!("{agent}.yaml"));
@@ -31,7 +31,7 @@ fn questions(agent: &str) -> Vec<regex::Regex> {
         .collect()
 }
 
-fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
+pub(super) fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
     pane.lines().any(|line| {
         let text = line.trim().trim_matches(['│', '┃', '|']).trim();
         questions.iter().any(|q| q.is_match(text))
@@ -39,7 +39,7 @@ fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
 }
 
 /// CPU seconds (user + system) of `pid` so far.
-fn cpu_seconds(pid: u32) -> f64 {
+pub(super) fn cpu_seconds(pid: u32) -> f64 {
     // A process that ended between two readings counts as 0.
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return 0.0;
@@ -57,7 +57,7 @@ fn cpu_seconds(pid: u32) -> f64 {
 
 /// CPU seconds of `root` and every process below it (an agent's Node
 /// workers, its shell).
-fn tree_cpu_seconds(root: u32) -> f64 {
+pub(super) fn tree_cpu_seconds(root: u32) -> f64 {
     let mut parents = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         let Some(pid) = entry
@@ -97,7 +97,7 @@ fn tree_cpu_seconds(root: u32) -> f64 {
 }
 
 /// Percentile `p` (0–100) of `values`, in milliseconds.
-fn percentile(values: &[Duration], p: f64) -> f64 {
+pub(super) fn percentile(values: &[Duration], p: f64) -> f64 {
     let mut ms: Vec<f64> = values.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
     ms.sort_by(f64::total_cmp);
     let rank = ((p / 100.0) * (ms.len() as f64 - 1.0)).round() as usize;
@@ -186,7 +186,7 @@ fn one_box(
 
 /// `session answer NAME CARD verdict`: how long until it returned (the
 /// keys delivered and checked).
-fn answer(tui: &TuiAgent, name: &str, card: &Value, verdict: &str) -> Duration {
+pub(super) fn answer(tui: &TuiAgent, name: &str, card: &Value, verdict: &str) -> Duration {
     let id = card["id"].as_str().expect("card id");
     let started = Instant::now();
     tui.session(&["answer", name, id, verdict]).assert_success();

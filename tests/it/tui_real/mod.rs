@@ -572,3 +572,20 @@ impl TuiAgent {
         self.agent.assert_no_file_holds_the_secret();
     }
 }
+
+impl TuiAgent {
+    /// Types `text` literally, waits until the pane shows it, then Enter:
+    /// a TUI that reads keys arriving in one burst as a paste (Claude
+    /// Code) takes an Enter in that burst as a new line of the prompt, not
+    /// as sending it ([`Self::type_line`] presses it at once).
+    pub fn type_line_shown(&self, name: &str, text: &str) {
+        let status = self
+            .tmux(name)
+            .args(["send-keys", "-l", text])
+            .status()
+            .expect("tmux send-keys -l");
+        assert!(status.success(), "send-keys -l");
+        self.wait_pane(name, "the typed prompt", text);
+        self.press(name, &["Enter"]);
+    }
+}

@@ -4,7 +4,8 @@
 //! (flat or nested JSON or TOML, with forced keys and the login method), an
 //! optional agent file, the system prompt file, staged skills (read by
 //! `skill_source` without following links), MCP servers and hooks in the
-//! agent or settings file, the trusted-folders file, extra files. A
+//! agent or settings file, the trusted-folders file, extra files, keys in the agent's own state
+//! file. A
 //! [`Plan`] is computed first (reading skill sources, writing nothing),
 //! then written — every file scrubbed and written atomically — or printed
 //! for `--dry-run`. ACP runs get their MCP servers from
@@ -22,6 +23,7 @@ mod scrub;
 pub mod settings_file;
 pub mod skill_source;
 pub mod skills;
+pub mod state_file;
 pub mod trust;
 
 use std::path::Path;
@@ -47,6 +49,7 @@ impl Plan {
         let home = &layout.agent_home;
         let kept = keep::with_agent_keys(self, layout, data)?;
         let kept = trust::with_agent_file(&kept, layout, data)?;
+        let kept = state_file::over_agent_file(&kept, layout, data)?;
         for file in kept.scrubbed(scrubber) {
             let target = home.join(&file.relative);
             // One no-follow walk from the project down to the file: a

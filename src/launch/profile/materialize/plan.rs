@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::mcp::{self, Target};
 use super::settings_file::{self, SettingsMap};
-use super::{agent, auth, document, hooks, skill_source, skills, trust};
+use super::{agent, auth, document, hooks, skill_source, skills, state_file, trust};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::Place;
 use crate::config::AdapterConfig;
@@ -186,6 +186,11 @@ pub fn plan_in(
             plan.diagnostics.push(format!(
                 "`{root}.configContent.{key}` is set by oneworks to `{value}`; the config's value is not used"
             ));
+        }
+    }
+    if !matches!(context.target, Target::Acp) {
+        for (key, value) in crate::launch::profile::tui_credentials::settings(data, context.env) {
+            set_value(&mut settings, &mut generated, key, value.clone());
         }
     }
     if let Some(auth) = &session.auth {
@@ -474,6 +479,15 @@ pub fn plan_in(
             relative: data_path(&extra.path, &format!("extraFiles[{index}].path"))?,
             contents: extra.contents.clone(),
         });
+    }
+
+    if let Some(state) = &session.state_file {
+        plan.files.push(state_file::planned(
+            state,
+            config.trust_workspace,
+            context.project,
+            &mut generated,
+        )?);
     }
 
     plan.generated = generated;
