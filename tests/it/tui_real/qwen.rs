@@ -232,6 +232,8 @@ fn cpu_seconds(pid: u32, tree: bool) -> f64 {
 #[test]
 #[ignore = "a measure: run by hand (cargo test --release --features fakes -- --ignored tui_real::qwen::measure --nocapture)"]
 fn measure() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
     use std::time::{Duration, Instant};
     const ROUNDS: usize = 5;
     let _serial = SERIAL
@@ -273,15 +275,40 @@ fn measure() {
                 None
             })
         };
+        // Card changes as the supervisor streams them, each line timed
+        // as it arrives.
+        let mut watch = tui
+            .agent
+            .env
+            .cmd(&["session", "approvals", name, "--watch", "--json"]);
+        watch.stdout(Stdio::piped()).stderr(Stdio::null());
+        let mut child = watch.spawn().expect("session approvals --watch");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (lines_tx, lines_rx) = std::sync::mpsc::channel::<(Instant, String)>();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if lines_tx.send((Instant::now(), line)).is_err() {
+                    break;
+                }
+            }
+        });
         type_prompt(
             &tui,
             name,
             &format!("Create the file {file} with the shell tool."),
         );
-        let card = tui.wait_card(name, "pending", |c| {
-            c["state"] == "pending" && c["title"] == format!("touch {file}").as_str()
-        });
-        let carded = Instant::now();
+        let title = format!("touch {file}");
+        let (carded, card) = loop {
+            let (at, line) = lines_rx
+                .recv_timeout(super::DEADLINE)
+                .expect("a pending card on the watch");
+            let card: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if card["state"] == "pending" && card["title"] == title.as_str() {
+                break (at, card);
+            }
+        };
+        let _ = child.kill();
+        let _ = child.wait();
         let on_screen = seen
             .join()
             .expect("pane poller")
