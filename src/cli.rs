@@ -298,6 +298,10 @@ pub enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The agent's approval hook (registered by `session start`): hands its
+    /// stdin payload to the session's supervisor, prints nothing, decides nothing
+    #[command(hide = true)]
+    Hook,
     /// The supervisor process itself (started by `session start`)
     #[command(hide = true)]
     Supervise {

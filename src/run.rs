@@ -78,6 +78,10 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             adapter.config.trust_workspace |= args.trust_workspace;
             commands::run::run(&settings, &adapter, &args)
         }
+        // The agent waits for its hook: no settings, no config, no runtime.
+        Command::Session(crate::cli::SessionCommand::Hook) => {
+            commands::session_hook::run(&crate::settings::HookSettings::resolve())
+        }
         Command::Session(command) => {
             commands::session::run(&settings(&cli.global)?, &cli.global, command)
         }

@@ -73,6 +73,23 @@ impl TrustSettings {
     }
 }
 
+/// What `session hook` needs, and nothing more: the agent waits for its
+/// hook, so no config, adapter file or project is read.
+pub struct HookSettings {
+    /// The signals socket the supervisor set for the agent
+    /// (`ONEWORKS_SESSION_SIGNALS`); the payload never names it.
+    pub socket: Option<PathBuf>,
+}
+
+impl HookSettings {
+    pub fn resolve() -> Self {
+        let variable = crate::session::hook_signal::SOCKET_VARIABLE;
+        Self {
+            socket: std::env::var_os(variable).map(PathBuf::from),
+        }
+    }
+}
+
 /// One adapter, resolved: its data file, its `adapters.<name>` config and
 /// the command's one scrubber (its credential variables, the config's
 /// `${VAR}` references, the webhook token), built once here and passed

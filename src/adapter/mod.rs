@@ -9,4 +9,5 @@ pub mod registry;
 pub mod session_data;
 pub mod tui_data;
 pub mod tui_grammar;
+pub mod tui_signals;
 pub mod validate;

@@ -206,22 +206,10 @@ pub struct HooksData {
     /// that is off unless switched on).
     #[serde(default)]
     pub enable: Map<String, Value>,
-    /// The hook a session supervisor may ask for to learn of pending
-    /// approvals (Gemini's `Notification` for `ToolPermission`).
-    #[serde(default)]
-    pub notification: Option<NotificationHookData>,
 }
 
 fn hooks_key() -> String {
     "hooks".to_owned()
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NotificationHookData {
-    /// The trigger (event) name.
-    pub event: String,
-    pub matcher: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -45,6 +45,9 @@ pub struct TuiData {
     pub redraw_ms: u64,
     pub width: u16,
     pub height: u16,
+    /// Approval signals from the agent itself (its hook), besides the pane.
+    #[serde(default)]
+    pub signals: super::tui_signals::TuiSignals,
 }
 
 /// What the generic pane detector looks for.

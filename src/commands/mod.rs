@@ -9,4 +9,5 @@ pub mod prune;
 pub mod run;
 pub mod serve;
 pub mod session;
+pub mod session_hook;
 pub mod status;

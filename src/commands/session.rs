@@ -4,12 +4,11 @@
 //! process and waits for its `ready` line; the other commands talk to it
 //! over the approvals socket.
 
+use serde_json::json;
 use std::io::{BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-use serde_json::json;
 
 use crate::cli::{GlobalArgs, SessionCommand, VerdictArg};
 use crate::error::{Error, ErrorKind};
@@ -41,6 +40,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             start(settings, &adapter, global, &name, cwd, detach)
         }
         SessionCommand::List { json } => list(settings, json),
+        SessionCommand::Hook => super::session_hook::run(&crate::settings::HookSettings::resolve()),
         SessionCommand::Attach { name } => attach_here(settings, &name),
         SessionCommand::Stop { name } => stop(settings, &name),
         SessionCommand::Approvals { name, watch, json } => approvals(settings, &name, watch, json),

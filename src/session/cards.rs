@@ -259,7 +259,13 @@ impl CardBook {
     }
 
     /// A new pending card for a parked request.
-    pub fn open(&mut self, mut request: ApprovalRequest) -> Card {
+    pub fn open(&mut self, request: ApprovalRequest) -> Card {
+        let id = card_id(&self.session);
+        self.open_as(request, id)
+    }
+
+    /// [`open`](Self::open) with the card's id given.
+    fn open_as(&mut self, mut request: ApprovalRequest, id: String) -> Card {
         let scrubber = self.scrubber.as_ref();
         let mut complete = true;
         let mut shown = |text: &str| {
@@ -284,7 +290,7 @@ impl CardBook {
             .collect();
         let (paths, paths_complete) = visible_paths(&scrubbed);
         let card = Card {
-            id: card_id(&self.session),
+            id,
             title,
             state: CardState::Pending,
             reason: None,
@@ -481,6 +487,11 @@ fn append_line(path: &std::path::Path, card: &Card) -> std::io::Result<()> {
         .map_err(crate::fs_error::os_cause)?;
     file.write_all(line.as_bytes())
 }
+
+/// Cards from the agent's own hook (`signals.rs`): their ids and their
+/// match with the box on screen.
+#[path = "cards_signals.rs"]
+mod signals;
 
 #[cfg(test)]
 #[path = "cards_tests.rs"]

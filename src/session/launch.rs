@@ -33,7 +33,7 @@ pub fn supervise(
     cwd: Option<PathBuf>,
 ) -> Result<(), Error> {
     let tmux_program = tmux::find(inputs.env.get("PATH"))?;
-    let mut world = world::enter(inputs, name, cli_version, Purpose::Interactive)?;
+    let mut world = world::enter(inputs, name, cli_version, Purpose::Supervised)?;
     world.use_runtime(runtime_path.as_deref());
     for diagnostic in &world.diagnostics {
         tracing::warn!("{}", output::clean(diagnostic));
@@ -43,6 +43,13 @@ pub fn supervise(
     // Ours, in the 0700 runtime folder; a value from the parent never counts.
     for (name, value) in &tui.env {
         world.environment.set(name.clone(), value.clone());
+    }
+    // The agent's hook finds the supervisor here, never from its payload.
+    if tui.signals.hook.is_some() {
+        world.environment.set(
+            super::hook_signal::SOCKET_VARIABLE,
+            paths.signals.to_string_lossy(),
+        );
     }
     if let Some(variable) = &tui.recorder_variable {
         world

@@ -10,11 +10,14 @@
 //!   typing a verdict into it, verify-then-key, failing closed.
 //! - [`pane_fallback`]: the generic approval detector for agent versions
 //!   without the recorder and other TUIs.
+//! - [`hook_signal`]: the agent's own hook that fires when it is about to
+//!   ask, handed over by `oneworks session hook`.
 
 pub mod answerer;
 pub mod approvals_channel;
 pub mod cards;
 pub mod history;
+pub mod hook_signal;
 pub mod keystroke_bridge;
 pub mod launch;
 pub mod pane;

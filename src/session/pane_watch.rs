@@ -40,7 +40,13 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
             match event {
                 FallbackEvent::Appeared { occurrence, prompt } => {
                     let (request, delivery) = card_for(occurrence, &prompt, &capture, &tui);
-                    state.pane_prompt(request, delivery);
+                    // The agent's hook made this box's card already.
+                    let pane_request = request_id(occurrence);
+                    let attached = delivery == Delivery::Bridge
+                        && super::hook_signal::attach(&state, &tui, &capture, &pane_request).await;
+                    if !attached {
+                        state.pane_prompt(request, delivery);
+                    }
                 }
                 FallbackEvent::Vanished { occurrence, .. } => {
                     state.pane_vanished(&request_id(occurrence));

@@ -48,6 +48,8 @@ pub struct SessionState {
     updates: broadcast::Sender<Card>,
     /// Asked to stop (the `stop` op).
     pub stop: Notify,
+    /// A hook signal made a card (the pane watcher may be waiting for it).
+    pub signals: Notify,
     tui: TuiData,
     pane: PaneFactory,
     /// Called with every new pending card (the webhook).
@@ -67,6 +69,7 @@ impl SessionState {
             }),
             updates,
             stop: Notify::new(),
+            signals: Notify::new(),
             tui,
             pane,
             on_park: Mutex::new(None),
@@ -142,6 +145,24 @@ impl SessionState {
             self.publish(card.clone());
             card
         };
+        let on_park = self.on_park.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(callback) = on_park.as_ref() {
+            callback(card);
+        }
+    }
+
+    /// The agent's hook says it is about to ask: the card, at once (none
+    /// when that ask has one already).
+    pub fn hook_signal(&self, signal: &super::hook_signal::HookSignal) {
+        let card = {
+            let mut inner = self.lock();
+            let Some(card) = inner.book.open_signal(signal.request(), &signal.agent_id) else {
+                return;
+            };
+            self.publish(card.clone());
+            card
+        };
+        self.signals.notify_waiters();
         let on_park = self.on_park.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(callback) = on_park.as_ref() {
             callback(card);

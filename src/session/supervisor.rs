@@ -25,6 +25,8 @@ pub struct SessionPaths {
     pub history: PathBuf,
     pub log: PathBuf,
     pub approvals: PathBuf,
+    /// The agent's hook hands its signals over here (`hook_signal`).
+    pub signals: PathBuf,
     pub tmux: PathBuf,
     pub recorder: PathBuf,
     /// Held (flock) by the running supervisor for its whole life.
@@ -38,6 +40,7 @@ impl SessionPaths {
             history: layout.root.join("cards.jsonl"),
             log: layout.root.join("supervisor.log"),
             approvals: layout.runtime.join("approvals.sock"),
+            signals: layout.runtime.join("signals.sock"),
             tmux: layout.runtime.join("tmux.sock"),
             recorder: layout.runtime.join("recorder.jsonl"),
             lock: layout.runtime.join("supervisor.lock"),
@@ -178,6 +181,7 @@ pub fn clean_up(record: &Record, paths: &SessionPaths, tmux_program: Option<&Pat
     }
     for path in [
         &paths.approvals,
+        &paths.signals,
         &paths.tmux,
         &paths.recorder,
         &paths.record,
@@ -268,6 +272,14 @@ pub fn run(
         let listener = approvals_channel::bind(&plan.paths.approvals)?;
         let (_watcher, mut wake) = recorder_tail::watch(&plan.runtime);
         let server = tokio::spawn(approvals_channel::serve(listener, Arc::clone(&state)));
+        let signals = match plan.tui.signals.hook {
+            Some(_) => Some(tokio::spawn(super::hook_signal::serve(
+                approvals_channel::bind(&plan.paths.signals)?,
+                Arc::clone(&state),
+                plan.tui.clone(),
+            ))),
+            None => None,
+        };
         let pane_watch = plan.pane_fallback.map(|every| {
             tokio::spawn(super::pane_watch::run(
                 plan.tmux.clone(),
@@ -308,6 +320,9 @@ pub fn run(
             }
         }
         server.abort();
+        if let Some(task) = signals {
+            task.abort();
+        }
         if let Some(task) = pane_watch {
             task.abort();
         }

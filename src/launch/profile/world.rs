@@ -34,9 +34,13 @@ pub struct Inputs<'a> {
 /// Where the child is headed: decides where MCP servers go (SPEC §5.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
-    /// `adapter login` and supervised TUI sessions: MCP servers in the
-    /// agent file (remote ones when the agent version supports them).
+    /// `adapter login`: MCP servers in the agent file (remote ones when
+    /// the agent version supports them).
     Interactive,
+    /// A supervised TUI session (`session start`): as `Interactive`, and
+    /// the adapter's signal hook (`tui.signals.hook`) is registered,
+    /// pointing at `oneworks session hook`.
+    Supervised,
     /// `run` over ACP: the agent file carries no MCP server; the
     /// `session/new` list is built after `initialize` from the config.
     Acp,
@@ -89,17 +93,23 @@ pub fn enter(
     let data = inputs.data;
     let layout = ProfileLayout::new(inputs.project, inputs.locations, name, &data.id);
     let target = match purpose {
-        Purpose::Interactive => Target::Tui {
+        Purpose::Interactive | Purpose::Supervised => Target::Tui {
             remote_supported: super::remote_mcp_in_agent_file(data, Some(version)),
         },
         // Capabilities are unknown until `initialize`; the plan writes no
         // MCP server into the agent file for ACP.
         Purpose::Acp => Target::Acp,
     };
-    let context = materialize::Context::new(&layout.agent_home, target)
+    let hook_command = (purpose == Purpose::Supervised)
+        .then(signal_hook_command)
+        .flatten();
+    let mut context = materialize::Context::new(&layout.agent_home, target)
         .version(version)
         .project(&layout.project)
         .env(inputs.env);
+    if let Some(command) = &hook_command {
+        context = context.signal_hook_command(command);
+    }
     let plan: Plan = materialize::plan_in(config, data, &context)?;
     let scrubber = Arc::clone(inputs.scrubber);
     plan.write(&layout, data, &scrubber)?;
@@ -107,7 +117,7 @@ pub fn enter(
     let home = TempHome::create(runtime)?;
     let environment = ChildEnvironment::build(inputs.env, data, config, &layout, home.path());
     let diagnostics = match purpose {
-        Purpose::Interactive => plan.diagnostics,
+        Purpose::Interactive | Purpose::Supervised => plan.diagnostics,
         // The ACP list is built later; its notes come from there.
         Purpose::Acp => Vec::new(),
     };
@@ -118,4 +128,31 @@ pub fn enter(
         scrubber,
         diagnostics,
     })
+}
+
+/// `'<this binary>' session hook`, the command line an agent's hook runs
+/// (through its shell: the path is quoted). `None` when this binary's path
+/// is unknown or not UTF-8: then no hook is registered and the pane is read.
+fn signal_hook_command() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let exe = exe.to_str()?;
+    Some(format!("{} session hook", shell_quote(exe)))
+}
+
+/// `text` as one POSIX shell word: single-quoted, `'` as `'\''`.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_hook_command_quotes_the_binary_path() {
+        assert_eq!(super::shell_quote("/a b/it's"), "'/a b/it'\\''s'");
+        let command = super::signal_hook_command().expect("this binary's path");
+        assert!(
+            command.starts_with('\'') && command.ends_with("' session hook"),
+            "{command}"
+        );
+    }
 }

@@ -326,3 +326,32 @@ fn copilot_reads_its_mcp_servers_from_a_file_of_their_own() {
     let mcp: Value = serde_json::from_str(&file(&files, "mcp-config.json")).expect("json");
     assert_eq!(mcp, json!({"mcpServers": {}}));
 }
+
+#[test]
+fn claude_gets_its_signal_hook_only_when_a_supervisor_asks() {
+    let data = data("claude");
+    let yaml = "hooks:\n  PermissionRequest:\n    - command: ./mine.sh\n";
+    let command = "'/opt/one works/oneworks' session hook";
+    let supervised = Context::new(Path::new("/h"), tui()).signal_hook_command(command);
+    let plan = plan_in(&config(yaml), &data, &supervised).expect("plan");
+    let files = plan.scrubbed(&scrubber(&data));
+    let settings: Value = serde_json::from_str(&file(&files, "settings.json")).expect("json");
+    // The person's own hook first, ours after it; no matcher: every tool.
+    assert_eq!(
+        settings["hooks"],
+        json!({"PermissionRequest": [
+            {"hooks": [{"type": "command", "command": "./mine.sh"}]},
+            {"hooks": [{"type": "command", "command": command}]},
+        ]})
+    );
+    // `run` and `config render` ask for none.
+    for context in [
+        Context::new(Path::new("/h"), Target::Acp),
+        Context::new(Path::new("/h"), tui()),
+    ] {
+        let plan = plan_in(&config(""), &data, &context).expect("plan");
+        let files = plan.scrubbed(&scrubber(&data));
+        let settings: Value = serde_json::from_str(&file(&files, "settings.json")).expect("json");
+        assert_eq!(settings.get("hooks"), None, "{settings}");
+    }
+}

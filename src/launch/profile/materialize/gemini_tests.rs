@@ -107,8 +107,7 @@ fn gemini_world_from_its_data() {
     )
     .version("0.61.0")
     .project(Path::new("/p"))
-    .env(&env)
-    .notification_command(Path::new("/run/oneworks/notify"));
+    .env(&env);
     let plan = plan_in(&full_config(temp.path()), &data, &context).expect("plan");
     let files = plan.scrubbed(&scrubber(&data));
     let names: Vec<_> = files.iter().map(|file| file.relative.clone()).collect();
@@ -137,7 +136,6 @@ fn gemini_world_from_its_data() {
             "hooksConfig": {"enabled": true},
             "hooks": {
                 "BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./hooks/check.sh"}]}],
-                "Notification": [{"matcher": "ToolPermission", "hooks": [{"type": "command", "command": "/run/oneworks/notify"}]}],
             },
             "mcpServers": {
                 "docs": {"httpUrl": "https://example.com/mcp", "headers": {"X-Team": "core"}},

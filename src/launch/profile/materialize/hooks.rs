@@ -1,14 +1,14 @@
 //! Hooks (SPEC §5.6, §11.3): the config's `hooks` (trigger → entries of
 //! `{command, matcher?}`, triggers checked against the adapter data when
-//! the config is loaded) in the adapter's JSON shape, plus the
-//! notification hook a session supervisor may ask for.
+//! the config is loaded) in the adapter's JSON shape, plus the signal
+//! hook (`tui.signals.hook`) a session supervisor asks for.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::adapter::session_data::{HookShape, NotificationHookData};
+use crate::adapter::session_data::HookShape;
+use crate::adapter::tui_signals::HookSignalData;
 use crate::config::HookEntry;
 
 fn entry(hook: &HookEntry, shape: HookShape) -> Value {
@@ -28,22 +28,22 @@ fn entry(hook: &HookEntry, shape: HookShape) -> Value {
     }
 }
 
-/// The hooks map: the config's triggers in order, then the notification
-/// hook (its event's list gets one more entry) when `notification` names a
-/// command and the adapter has such a hook.
+/// The hooks map: the config's triggers in order, then the signal hook
+/// (its event's list gets one more entry, after the person's own) when
+/// `signal` names a command line and the adapter has such a hook.
 pub fn build(
     hooks: &BTreeMap<String, Vec<HookEntry>>,
     shape: HookShape,
-    notification: Option<(&NotificationHookData, &Path)>,
+    signal: Option<(&HookSignalData, &str)>,
 ) -> Map<String, Value> {
     let mut map = Map::new();
     for (trigger, entries) in hooks {
         let entries = entries.iter().map(|hook| entry(hook, shape)).collect();
         map.insert(trigger.clone(), Value::Array(entries));
     }
-    if let Some((hook, command)) = notification {
+    if let Some((hook, command)) = signal {
         let hook_entry = HookEntry {
-            command: command.to_string_lossy().into_owned(),
+            command: command.to_owned(),
             matcher: hook.matcher.clone(),
         };
         let list = map
@@ -79,15 +79,15 @@ mod tests {
     }
 
     #[test]
-    fn grouped_shape_nests_commands_and_adds_the_notification_hook() {
-        let notification = NotificationHookData {
-            event: "Notification".to_owned(),
-            matcher: Some("ToolPermission".to_owned()),
-        };
+    fn grouped_shape_nests_commands_and_adds_the_signal_hook() {
+        let signal: HookSignalData = serde_yaml_ng::from_str(
+            "event: Notification\nmatcher: ToolPermission\nagentId: [/session_id]\ntext: [/details/command]\n",
+        )
+        .expect("signal data");
         let built = build(
             &hooks(),
             HookShape::Grouped,
-            Some((&notification, Path::new("/run/oneworks/notify"))),
+            Some((&signal, "/run/oneworks/notify")),
         );
         assert_eq!(
             Value::Object(built),

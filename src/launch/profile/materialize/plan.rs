@@ -1,6 +1,6 @@
 //! Computing a [`Plan`]: what the agent's home should hold, from the
 //! config, the adapter's `session:` data and the [`Context`] (version,
-//! project, environment, notification hook). Reads skill sources; writes
+//! project, environment, signal hook). Reads skill sources; writes
 //! nothing.
 
 use std::path::{Component, Path, PathBuf};
@@ -64,10 +64,10 @@ pub struct Context<'a> {
     /// are set decides an implied login method (only the method is
     /// written).
     pub env: Option<&'a Environment>,
-    /// A command for the adapter's notification hook (Gemini's
-    /// `Notification` for `ToolPermission`), when a session supervisor
-    /// asks for it.
-    pub notification_command: Option<&'a Path>,
+    /// The command line of the adapter's signal hook
+    /// (`tui.signals.hook`: `oneworks session hook`), when a session
+    /// supervisor asks for it (`session start`, never `run`).
+    pub signal_hook_command: Option<&'a str>,
 }
 
 impl<'a> Context<'a> {
@@ -78,7 +78,7 @@ impl<'a> Context<'a> {
             version: None,
             project: None,
             env: None,
-            notification_command: None,
+            signal_hook_command: None,
         }
     }
 
@@ -97,8 +97,8 @@ impl<'a> Context<'a> {
         self
     }
 
-    pub fn notification_command(mut self, command: &'a Path) -> Self {
-        self.notification_command = Some(command);
+    pub fn signal_hook_command(mut self, command: &'a str) -> Self {
+        self.signal_hook_command = Some(command);
         self
     }
 }
@@ -287,18 +287,13 @@ pub fn plan_in(
     let (mut agent_hooks, mut agent_mcp) = (Map::new(), Map::new());
     match &session.hooks {
         Some(hooks_data) => {
-            let notification = match (context.notification_command, &hooks_data.notification) {
-                (Some(command), Some(hook)) => Some((hook, command)),
-                (Some(_), None) => {
-                    plan.diagnostics.push(format!(
-                        "{} has no notification hook; approvals are found from the pane only",
-                        data.display_name
-                    ));
-                    None
-                }
-                (None, _) => None,
-            };
-            let hooks = hooks::build(&config.hooks, hooks_data.shape, notification);
+            // Without `tui.signals.hook` the supervisor reads the pane
+            // (or the recorder): nothing to register, nothing to say.
+            let signal = context
+                .signal_hook_command
+                .zip(data.tui.signals.hook.as_ref())
+                .map(|(command, hook)| (hook, command));
+            let hooks = hooks::build(&config.hooks, hooks_data.shape, signal);
             match hooks_data.place {
                 Place::AgentFile => agent_hooks = hooks,
                 Place::OwnFile => {
@@ -332,9 +327,9 @@ pub fn plan_in(
             })
         }
         None => {
-            if context.notification_command.is_some() {
+            if context.signal_hook_command.is_some() && data.tui.signals.hook.is_some() {
                 plan.diagnostics.push(format!(
-                    "{} has no notification hook; approvals are found from the pane only",
+                    "{} has a signal hook but no hooks map: approvals are read from the pane only",
                     data.display_name
                 ));
             }

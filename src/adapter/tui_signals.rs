@@ -1,0 +1,128 @@
+//! `tui.signals` of an adapter data file: approval signals a supervised
+//! session gets from the agent itself, besides the recorder and the pane
+//! (issue 21). Today one kind: the agent's own **hook** that fires when it
+//! is about to ask for an approval (Claude Code's `PermissionRequest`).
+//! The profile world registers it in the agent's hooks map (the
+//! adapter's `session.hooks` place and shape) for `session start` only,
+//! pointing at `oneworks session hook`, which hands the hook's stdin
+//! payload to the supervisor and decides nothing. What the payload means
+//! is read through the JSON pointers below; nothing here names an agent.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TuiSignals {
+    /// The agent's hook that fires when it is about to ask; `None`: it
+    /// has none (or none that fires exactly then).
+    #[serde(default)]
+    pub hook: Option<HookSignalData>,
+}
+
+/// One hook event of the agent and how to read its payload.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookSignalData {
+    /// The hook event (trigger) name in the agent's hooks map.
+    pub event: String,
+    /// The entry's matcher, when the event is matched (a tool name, a
+    /// notification type).
+    #[serde(default)]
+    pub matcher: Option<String>,
+    /// Fields the payload must hold with exactly these string values
+    /// (`/hook_event_name: PermissionRequest`): anything else is not a
+    /// signal of this kind and is dropped.
+    #[serde(default)]
+    pub require: BTreeMap<JsonPointer, String>,
+    /// The values that together are the agent's own id for this ask, in
+    /// this order (an agent that has a request id: that one pointer). A
+    /// missing one counts as `null`.
+    pub agent_id: Vec<JsonPointer>,
+    /// The card's text: the first of these the payload holds — a string
+    /// as it is, anything else (an object of tool input) as compact JSON.
+    /// None present: not a signal.
+    pub text: Vec<JsonPointer>,
+    /// The tool's name (the card's kind).
+    #[serde(default)]
+    pub tool: Option<JsonPointer>,
+    /// The working folder of the ask.
+    #[serde(default)]
+    pub cwd: Option<JsonPointer>,
+    /// How long the pane watcher, once it sees the box, waits for this
+    /// hook's card before it makes its own (the agent may run its hook
+    /// while it draws the box).
+    #[serde(default = "default_pane_wait_ms")]
+    pub pane_wait_ms: u64,
+}
+
+fn default_pane_wait_ms() -> u64 {
+    1000
+}
+
+/// An RFC 6901 JSON pointer (`/tool_input/command`), checked when the data
+/// is read: empty (the whole document) or starting with `/`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct JsonPointer(String);
+
+impl JsonPointer {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The value at this pointer, if the document holds one.
+    pub fn get<'a>(&self, document: &'a Value) -> Option<&'a Value> {
+        document.pointer(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonPointer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.is_empty() || text.starts_with('/') {
+            Ok(Self(text))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "`{text}` is not a JSON pointer: it must start with `/`"
+            )))
+        }
+    }
+}
+
+impl HookSignalData {
+    /// The pane wait as a duration.
+    pub fn pane_wait(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.pane_wait_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pointers_are_checked_and_read() {
+        let data: HookSignalData = serde_yaml_ng::from_str(
+            "event: PermissionRequest\nrequire: {/hook_event_name: PermissionRequest}\nagentId: [/session_id, /tool_input]\ntext: [/tool_input/command, /tool_input]\ntool: /tool_name\n",
+        )
+        .expect("data");
+        assert_eq!(data.pane_wait_ms, 1000);
+        let payload = json!({"tool_input": {"command": "touch a"}, "tool_name": "Bash"});
+        assert_eq!(data.text[0].get(&payload), Some(&json!("touch a")));
+        assert_eq!(
+            data.tool.as_ref().and_then(|tool| tool.get(&payload)),
+            Some(&json!("Bash"))
+        );
+        let error = serde_yaml_ng::from_str::<HookSignalData>(
+            "event: E\nagentId: [session_id]\ntext: [/x]\n",
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("not a JSON pointer"), "{error}");
+        let unknown =
+            serde_yaml_ng::from_str::<HookSignalData>("event: E\nagentId: []\ntext: []\nwhat: 1\n");
+        assert!(unknown.is_err(), "unknown fields are refused");
+    }
+}
