@@ -172,7 +172,7 @@ pub fn receive(state: &SessionState, data: &HookSignalData, line: &[u8]) {
         _ => None,
     };
     match signal {
-        Some(signal) => state.hook_signal(&signal),
+        Some(signal) => state.hook_signal(signal.request(), &signal.agent_id),
         // Its size only: the payload is the agent's and may hold anything.
         None => tracing::warn!(
             "dropped a signal that is not this agent's hook ({} bytes)",
@@ -211,7 +211,11 @@ pub async fn attach(
                 .into_iter()
                 .find(|(_, title)| super::pane::view_matches(&view, title, &tui.prompt));
             if let Some((id, _)) = matched {
-                return inner.book.attach_pane(&id, pane_request);
+                let attached = inner.book.attach_pane(&id, pane_request);
+                if attached {
+                    tracing::info!("card `{id}`: its box is on screen ({pane_request})");
+                }
+                return attached;
             }
         }
         if tokio::time::timeout_at(deadline, arrived).await.is_err() {

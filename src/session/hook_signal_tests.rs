@@ -154,7 +154,7 @@ fn card_text_is_scrubbed_and_made_visible() {
     );
     let sneaky = "echo sk-secret-value-123; r\u{200b}m -rf x";
     let signal = read(&payload(sneaky), &data()).expect("signal");
-    state.hook_signal(&signal);
+    state.hook_signal(signal.request(), &signal.agent_id);
     let title = &state.cards()[0].title;
     assert!(!title.contains("sk-secret-value-123"), "{title}");
     assert!(title.contains("⟨U+200B⟩"), "{title}");
@@ -209,7 +209,7 @@ async fn the_pane_attaches_the_hook_card_whose_command_it_shows() {
     // No hook card: the pane makes its own, after the wait.
     assert!(!attach(&state, &tui, &screen, "pane-1").await);
     // A hook card for another command is not this box's.
-    state.hook_signal(&read(&payload("touch b"), &hook).expect("signal"));
+    signal(&state, &hook, "touch b");
     assert!(!attach(&state, &tui, &screen, "pane-1").await);
     // The hook arriving while the pane waits: attached.
     let waiting = {
@@ -219,7 +219,7 @@ async fn the_pane_attaches_the_hook_card_whose_command_it_shows() {
         tokio::spawn(async move { attach(&state, &tui, &screen, "pane-2").await })
     };
     tokio::task::yield_now().await;
-    state.hook_signal(&read(&payload("touch a"), &hook).expect("signal"));
+    signal(&state, &hook, "touch a");
     assert!(waiting.await.expect("task"));
     let card = state
         .cards()
@@ -232,4 +232,10 @@ async fn the_pane_attaches_the_hook_card_whose_command_it_shows() {
         state.lock().book.card(&card.id).map(|card| card.state),
         Some(CardState::AnsweredInTerminal)
     );
+}
+
+/// What the signals socket does with `command`'s payload.
+fn signal(state: &SessionState, data: &HookSignalData, command: &str) {
+    let signal = read(&payload(command), data).expect("signal");
+    state.hook_signal(signal.request(), &signal.agent_id);
 }

@@ -151,12 +151,12 @@ impl SessionState {
         }
     }
 
-    /// The agent's hook says it is about to ask: the card, at once (none
-    /// when that ask has one already).
-    pub fn hook_signal(&self, signal: &super::hook_signal::HookSignal) {
+    /// The agent's hook says it is about to ask (`request`, the agent's
+    /// own `agent_id`): the card, at once (none when that ask has one).
+    pub fn hook_signal(&self, request: ApprovalRequest, agent_id: &str) {
         let card = {
             let mut inner = self.lock();
-            let Some(card) = inner.book.open_signal(signal.request(), &signal.agent_id) else {
+            let Some(card) = inner.book.open_signal(request, agent_id) else {
                 return;
             };
             self.publish(card.clone());

@@ -225,6 +225,16 @@ pub fn run(
     }
     fresh_recorder(&plan.paths.recorder)?;
     let mut reader = LineReader::at_end(&plan.paths.recorder);
+    let runtime = crate::process::runtime()
+        .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
+    // Listening before the agent starts: its first hook must find us.
+    let signals = match plan.tui.signals.hook {
+        Some(_) => {
+            let _entered = runtime.enter();
+            Some(approvals_channel::bind(&plan.paths.signals)?)
+        }
+        None => None,
+    };
     plan.tmux.start(
         &plan.cwd,
         plan.tui.width,
@@ -255,8 +265,6 @@ pub fn run(
             return Err(error.into());
         }
     };
-    let runtime = crate::process::runtime()
-        .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
     let outcome = runtime.block_on(async {
         let tmux = plan.tmux.clone();
         let factory: PaneFactory = Arc::new(move || Box::new(OwnedTmuxPane(tmux.clone())));
@@ -272,14 +280,13 @@ pub fn run(
         let listener = approvals_channel::bind(&plan.paths.approvals)?;
         let (_watcher, mut wake) = recorder_tail::watch(&plan.runtime);
         let server = tokio::spawn(approvals_channel::serve(listener, Arc::clone(&state)));
-        let signals = match plan.tui.signals.hook {
-            Some(_) => Some(tokio::spawn(super::hook_signal::serve(
-                approvals_channel::bind(&plan.paths.signals)?,
+        let signals = signals.map(|listener| {
+            tokio::spawn(super::hook_signal::serve(
+                listener,
                 Arc::clone(&state),
                 plan.tui.clone(),
-            ))),
-            None => None,
-        };
+            ))
+        });
         let pane_watch = plan.pane_fallback.map(|every| {
             tokio::spawn(super::pane_watch::run(
                 plan.tmux.clone(),

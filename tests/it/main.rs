@@ -58,6 +58,7 @@ mod shutdown;
 mod sources;
 mod supervisor;
 mod supervisor_fallback;
+mod supervisor_hook;
 mod supervisor_key_times;
 mod supervisor_lifecycle;
 mod supervisor_races;

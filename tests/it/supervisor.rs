@@ -213,7 +213,7 @@ impl Session {
             .assert_success();
         assert_gone(&pids);
         assert!(self.record().is_none(), "record left behind");
-        for socket in ["approvals.sock", "tmux.sock"] {
+        for socket in ["approvals.sock", "signals.sock", "tmux.sock"] {
             assert!(!runtime.join(socket).exists(), "{socket} left behind");
         }
     }

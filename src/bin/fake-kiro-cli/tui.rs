@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::process::monotonic_ns;
-use crate::tui_script::{Action, RequestScript, TuiScript};
+use crate::tui_script::{Action, HookCall, RequestScript, TuiScript};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Key {
@@ -186,6 +186,9 @@ impl Tui<'_> {
                 record(&line);
             }
             if !silent {
+                if let Some(hook) = &request.hook {
+                    run_hooks(hook);
+                }
                 let tool_line = request.tool_line.clone().unwrap_or_else(|| {
                     match request.title.strip_prefix("Running: ") {
                         Some(command) => format!("Shell {command}"),
@@ -384,5 +387,59 @@ fn append(path: &Path, bytes: &[u8]) {
         .open(path)
     {
         let _ = file.write_all(bytes);
+    }
+}
+
+/// Runs the hooks registered for `hook.event` and waits for each, logging
+/// what it printed and how it exited (a signal hook must print nothing).
+fn run_hooks(hook: &HookCall) {
+    let Some(home) = std::env::var_os("KIRO_HOME") else {
+        return;
+    };
+    let file = Path::new(&home)
+        .join("agents")
+        .join(format!("{}.json", hook.agent));
+    let agent: Value = fs_err::read(&file)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or(Value::Null);
+    let commands: Vec<String> = agent["hooks"][&hook.event]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry["command"].as_str().map(str::to_owned))
+        .collect();
+    for command in commands {
+        let start = monotonic_ns();
+        let child = std::process::Command::new("sh")
+            .args(["-c", &command])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn();
+        let Ok(mut child) = child else {
+            append(
+                &hook.log,
+                format!("{}\n", json!({"command": command, "spawn": false})).as_bytes(),
+            );
+            continue;
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(hook.payload.to_string().as_bytes());
+        }
+        let output = child.wait_with_output();
+        let end = monotonic_ns();
+        let line = match output {
+            Ok(output) => json!({
+                "command": command,
+                "exit": output.status.code(),
+                "stdout": String::from_utf8_lossy(&output.stdout),
+                "stderr": String::from_utf8_lossy(&output.stderr),
+                "startNs": start,
+                "endNs": end,
+            }),
+            Err(error) => json!({"command": command, "error": error.to_string()}),
+        };
+        append(&hook.log, format!("{line}\n").as_bytes());
     }
 }

@@ -59,6 +59,24 @@ pub struct RequestScript {
     /// `rawInput`, `locations`).
     #[serde(default)]
     pub tool_call: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Run the hooks the profile registered for an event before the
+    /// prompt is drawn, as an agent that waits for its hook does.
+    #[serde(default)]
+    pub hook: Option<HookCall>,
+}
+
+/// An agent's hook call: every command of `event` in the agent file
+/// (`$KIRO_HOME/agents/<agent>.json`, `hooks.<event>[].command`), run with
+/// `sh -c`, `payload` on its stdin; waited for.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookCall {
+    pub agent: String,
+    pub event: String,
+    pub payload: serde_json::Value,
+    /// One JSON line per command run: `{"command", "exit", "stdout",
+    /// "stderr", "startNs", "endNs"}` (`CLOCK_MONOTONIC`).
+    pub log: PathBuf,
 }
 
 fn yes() -> bool {
