@@ -16,6 +16,10 @@ use crate::session::recorder::ApprovalRequest;
 /// The request id prefix of a signal card not yet seen on the pane.
 const UNATTACHED: &str = "signal:";
 
+/// Why a signal card whose box never showed its text failed.
+const NOT_SHOWN: &str =
+    "the agent's box on screen shows another request than its hook announced: answer it in the terminal";
+
 /// How many asks with one agent id a session tells apart.
 const CHAIN: usize = 64;
 
@@ -67,6 +71,25 @@ impl CardBook {
             })
             .map(|entry| (entry.card.id.clone(), entry.request.title.clone()))
             .collect()
+    }
+
+    /// A box of this agent showed and no signal card matched it while
+    /// `id` was the only one waiting: the hook said one thing, the screen
+    /// shows another (a command the box draws differently, a forged
+    /// signal). Nothing can be delivered to it: it fails, with the reason.
+    pub fn signal_not_shown(&mut self, id: &str) -> Option<Card> {
+        let now = (self.now)();
+        let entry = self.entries.iter_mut().find(|entry| {
+            entry.card.id == id
+                && entry.request.id.starts_with(UNATTACHED)
+                && entry.card.state == CardState::Pending
+        })?;
+        entry.cancel.cancel();
+        entry.card.state = CardState::DeliveryFailed;
+        entry.card.reason = Some(NOT_SHOWN.to_owned());
+        entry.card.resolved_at = Some(now);
+        let card = entry.card.clone();
+        Some(self.record(&card))
     }
 
     /// The pane watcher saw card `id`'s box as occurrence `pane_request`:
@@ -138,5 +161,26 @@ mod tests {
         book.open(pane);
         assert_eq!(book.open_signal(request("touch a"), "agent-1"), None);
         assert!(book.open_signal(request("touch b"), "agent-2").is_some());
+    }
+
+    #[test]
+    fn a_signal_card_whose_box_shows_something_else_fails() {
+        let mut book = CardBook::new("claude_s", None, None);
+        let card = book
+            .open_signal(request("touch a"), "agent-1")
+            .expect("card");
+        let failed = book.signal_not_shown(&card.id).expect("failed");
+        assert_eq!(failed.state, CardState::DeliveryFailed);
+        assert!(failed
+            .reason
+            .as_deref()
+            .is_some_and(|reason| reason.contains("another request")));
+        assert!(book.claim(&card.id, Verdict::Accept).is_err());
+        assert_eq!(book.signal_not_shown(&card.id), None, "once");
+        let attached = book
+            .open_signal(request("touch b"), "agent-2")
+            .expect("card");
+        assert!(book.attach_pane(&attached.id, "pane-1"));
+        assert_eq!(book.signal_not_shown(&attached.id), None, "its box showed");
     }
 }

@@ -185,7 +185,8 @@ pub fn receive(state: &SessionState, data: &HookSignalData, line: &[u8]) {
 /// `pane_request`): a pending signal card whose text the box shows (the
 /// bridge's own check) takes it, waiting up to the data's `paneWaitMs`
 /// for the hook's card to arrive. `false`: no such card — the pane makes
-/// its own.
+/// its own, and a lone signal card still waiting is not this box's text
+/// ([`SessionState::signal_not_shown`]).
 pub async fn attach(
     state: &SessionState,
     tui: &TuiData,
@@ -219,6 +220,7 @@ pub async fn attach(
             }
         }
         if tokio::time::timeout_at(deadline, arrived).await.is_err() {
+            state.signal_not_shown();
             return false;
         }
     }

@@ -169,6 +169,18 @@ impl SessionState {
         }
     }
 
+    /// The agent's box showed and no signal card matched it: the one
+    /// signal card still waiting, if exactly one, fails (its text is not
+    /// what the agent shows; the pane's card is the one to answer).
+    pub fn signal_not_shown(&self) {
+        let mut inner = self.lock();
+        if let [(id, _)] = inner.book.unattached_signals().as_slice() {
+            if let Some(card) = inner.book.signal_not_shown(id) {
+                self.publish(card);
+            }
+        }
+    }
+
     /// The pane fallback saw a prompt vanish.
     pub fn pane_vanished(&self, request_id: &str) {
         let mut inner = self.lock();

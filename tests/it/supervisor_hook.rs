@@ -195,17 +195,19 @@ fn a_hook_that_names_another_command_gets_no_key() {
     // The pane makes its own card for the box it shows.
     let shown = session.wait_card("from the pane", |card| card["title"] == "touch probe.txt");
     assert_ne!(forged["id"], shown["id"]);
-    let outcome = session.answer(&forged, "accept");
-    let failed = session.wait_card("refused", |card| {
+    // The hook's card cannot be this box's: it failed, naming why.
+    let failed = session.wait_card("failed", |card| {
         card["id"] == forged["id"] && card["state"] == "delivery_failed"
     });
     assert!(
         failed["reason"]
             .as_str()
-            .is_some_and(|reason| reason.contains("not the one of this card")),
+            .is_some_and(|reason| reason.contains("another request than its hook announced")),
         "{failed}"
     );
+    let outcome = session.answer(&forged, "accept");
     assert_eq!(outcome.code, Some(11), "{outcome:?}");
+    assert!(outcome.stderr.contains("no longer pending"), "{outcome:?}");
     assert!(session.keys().is_empty(), "no key reached the box");
     let _ = std::fs::remove_file(&log);
     session.stop_and_check();
