@@ -50,9 +50,11 @@ fn a_claude_payload_reads_as_its_command_tool_and_cwd() {
 #[test]
 fn a_tool_without_a_command_shows_its_whole_input() {
     let mut edit = payload("x");
-    edit["tool_name"] = json!("Write");
     edit["tool_input"] = json!({"file_path": "/work/p/a.txt", "content": "hi"});
     let signal = read(&edit, &data()).expect("signal");
+    // Claude's data takes shell asks only.
+    edit["tool_name"] = json!("Write");
+    assert_eq!(read(&edit, &data()), None);
     assert_eq!(
         signal.text,
         r#"{"file_path":"/work/p/a.txt","content":"hi"}"#

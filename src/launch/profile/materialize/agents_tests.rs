@@ -361,12 +361,12 @@ fn claude_gets_its_signal_hook_only_when_a_supervisor_asks() {
     let plan = plan_in(&config(yaml), &data, &supervised).expect("plan");
     let files = plan.scrubbed(&scrubber(&data));
     let settings: Value = serde_json::from_str(&file(&files, "settings.json")).expect("json");
-    // The person's own hook first, ours after it; no matcher: every tool.
+    // The person's own hook first, ours after it, for shell asks.
     assert_eq!(
         settings["hooks"],
         json!({"PermissionRequest": [
             {"hooks": [{"type": "command", "command": "./mine.sh"}]},
-            {"hooks": [{"type": "command", "command": command}]},
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": command}]},
         ]})
     );
     // `run` and `config render` ask for none.
