@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::document;
-use super::plan::{data_path, Plan};
+use super::planned::{data_path, Plan};
 use super::settings_file::path_of;
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;

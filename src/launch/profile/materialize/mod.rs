@@ -19,6 +19,7 @@ pub mod hooks;
 mod keep;
 pub mod mcp;
 mod plan;
+pub mod planned;
 mod scrub;
 pub mod settings_file;
 pub mod skill_source;

@@ -3,7 +3,7 @@
 //! project, environment, signal hook). Reads skill sources; writes
 //! nothing.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -16,39 +16,8 @@ use crate::config::AdapterConfig;
 use crate::launch::profile::ProfileError;
 use crate::locations::Environment;
 
-/// One file to write, relative to the agent's home.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedFile {
-    pub relative: PathBuf,
-    pub contents: String,
-}
-
-/// Everything a session gets, before it is written.
-#[derive(Debug, Clone, Default)]
-pub struct Plan {
-    pub files: Vec<PlannedFile>,
-    /// Skill folder names under the skills folder (oneworks-owned).
-    pub skill_dirs: Vec<String>,
-    pub diagnostics: Vec<String>,
-    /// What oneworks itself generates, which scrubbing never takes away
-    /// (SPEC §6.2): the agent file, its name and resource URIs, the
-    /// prompt file's front matter, the values it sets in JSON files.
-    pub generated: Generated,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Generated {
-    pub agent_file: PathBuf,
-    pub agent_name: String,
-    pub resources: Vec<String>,
-    /// The system prompt file and its front matter (oneworks').
-    pub steering_file: Option<PathBuf>,
-    pub front_matter: String,
-    /// Values oneworks sets in a JSON file (forced keys, the login method,
-    /// the trust level): `(file, JSON path, value)`, put back after
-    /// scrubbing.
-    pub values: Vec<(PathBuf, Vec<String>, Value)>,
-}
+pub(super) use super::planned::data_path;
+pub use super::planned::{Generated, Plan, PlannedFile};
 
 /// What a world depends on besides the config and the adapter data.
 #[derive(Debug, Clone, Copy)]
@@ -117,24 +86,6 @@ pub fn prompt_text(front_matter: &str, prompt: &str) -> String {
 }
 
 pub(super) use super::document::to_json;
-
-/// A path of the adapter data, relative to the agent's home: plain names
-/// only (a data file from `ONEWORKS_ADAPTERS_DIR` must not point outside).
-pub(super) fn data_path(path: &str, key: &str) -> Result<PathBuf, ProfileError> {
-    let relative = PathBuf::from(path);
-    let plain = !path.is_empty()
-        && relative
-            .components()
-            .all(|component| matches!(component, Component::Normal(_)));
-    if plain {
-        Ok(relative)
-    } else {
-        Err(ProfileError::Config {
-            key: format!("session.{key}"),
-            message: format!("`{path}` in the adapter data is not a relative path of plain names"),
-        })
-    }
-}
 
 /// Whether `version` is at least `since` (an unknown version is assumed
 /// to be).

@@ -6,7 +6,8 @@
 use serde_json::{Map, Value};
 
 use super::document;
-use super::plan::{to_json, Generated, Plan, PlannedFile};
+use super::document::to_json;
+use super::planned::{Generated, Plan, PlannedFile};
 use crate::adapter::session_data::SettingsFormat;
 use crate::redact::Scrubber;
 

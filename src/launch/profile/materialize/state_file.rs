@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::plan::{data_path, Generated, Plan, PlannedFile};
+use super::planned::{data_path, Generated, Plan, PlannedFile};
 use super::settings_file;
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::{SettingsFormat, StateFileData};
@@ -60,7 +60,7 @@ pub fn planned(
     }
     Ok(PlannedFile {
         relative,
-        contents: super::plan::to_json(&document),
+        contents: super::document::to_json(&document),
     })
 }
 
@@ -116,7 +116,7 @@ pub fn over_agent_file(
         };
         let mut document = Value::Object(existing.clone());
         lay_over(&mut document, keys);
-        file.contents = super::plan::to_json(&document);
+        file.contents = super::document::to_json(&document);
     }
     Ok(merged)
 }

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::plan::{data_path, to_json, Plan};
+use super::document::to_json;
+use super::planned::{data_path, Plan};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::{TrustData, TRUST_PROJECT};
 use crate::fs_safety;

@@ -1,0 +1,71 @@
+use super::*;
+
+const TEXT: &str = "id: x
+acp:
+  # comment
+  command:
+    - since: \"0.33.0\"
+      args: [\"--acp\"]
+    - args: [\"--experimental-acp\"]
+  quirks: none
+tui:
+  recorderSince: \"2.4.0\"
+";
+
+#[test]
+fn key_paths_are_located_by_indentation() {
+    assert_eq!(locate(TEXT, "acp.quirks"), Some((8, 3)));
+    assert_eq!(locate(TEXT, "acp.command[0].since"), Some((5, 7)));
+    assert_eq!(locate(TEXT, "acp.command[1].args"), Some((7, 7)));
+    assert_eq!(locate(TEXT, "tui.recorderSince"), Some((10, 3)));
+    // A key the parent does not hold points at the parent.
+    assert_eq!(locate(TEXT, "tui.nothing"), Some((9, 1)));
+    assert_eq!(locate(TEXT, "missing"), None);
+}
+
+#[test]
+fn paths_must_stay_inside() {
+    assert!(inside("k", "settings/cli.json", "home").is_ok());
+    assert!(inside("k", "./a", "home").is_ok());
+    assert!(inside("k", "../a", "home").is_err());
+    assert!(inside("k", "a/../../b", "home").is_err());
+    assert!(inside("k", "/etc/passwd", "home").is_err());
+    assert!(inside("k", "", "home").is_err());
+}
+
+#[test]
+fn versions_and_names() {
+    assert!(semver("k", "2.4.0").is_ok());
+    assert!(semver("k", "v0.33.0-nightly.1").is_ok());
+    assert!(semver("k", "2.4").is_err());
+    assert!(dotted_version("k", "2.34").is_ok());
+    assert!(dotted_version("k", "2.x").is_err());
+    assert!(bare_name("k", "acme-cli-chat").is_ok());
+    assert!(bare_name("k", "../bin/sh").is_err());
+    assert!(bare_name("k", "").is_err());
+}
+
+#[test]
+fn builtin_files_pass() {
+    for (name, text) in crate::adapter::registry::BUILTIN {
+        let data: AdapterData = serde_yaml_ng::from_str(text).expect(name);
+        assert_eq!(check(&data), Ok(()), "{name}");
+    }
+}
+
+#[test]
+fn an_own_mcp_file_is_named_and_stays_in_the_home() {
+    let builtin = crate::adapter::registry::Registry::builtin();
+    let mut data = builtin.load("copilot").expect("copilot");
+    assert!(check(&data).is_ok());
+    let mcp = data.session.mcp_servers.as_mut().expect("mcp section");
+    mcp.file = Some("../outside.json".to_owned());
+    assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
+    let mcp = data.session.mcp_servers.as_mut().expect("mcp section");
+    mcp.file = None;
+    assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
+    let mcp = data.session.mcp_servers.as_mut().expect("mcp section");
+    mcp.place = Place::Settings;
+    mcp.file = Some("mcp-config.json".to_owned());
+    assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
+}

@@ -1,0 +1,119 @@
+//! A box that changes between two keys gets no further key (issue 21
+//! item 3): the library's keystroke bridge on a session's real pane,
+//! with one more `keys.next` pressed after its first key.
+
+use serde_json::Value;
+
+use super::{TuiAgent, TuiCase};
+
+/// A pane wrapper for [`assert_refuses_a_box_changed_between_keys`]: the
+/// real pane of a session, through which the bridge's keys are counted,
+/// and which — right after the bridge's first key — presses one more
+/// `keys.next` itself, as a person moving the focus would.
+pub struct NudgedPane {
+    tmux: oneworks::session::tmux::Tmux,
+    next: String,
+    /// The keys the bridge sent (not the nudge).
+    pub sent: Vec<String>,
+}
+
+impl NudgedPane {
+    /// The pane of the private tmux server at `socket`.
+    pub fn new(socket: &std::path::Path, next: &str) -> NudgedPane {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let program = oneworks::session::tmux::find(Some(&path))
+            .expect("tmux on PATH (the TUI tests need it: apt-get install tmux)");
+        NudgedPane {
+            tmux: oneworks::session::tmux::Tmux {
+                program,
+                socket: socket.to_owned(),
+                env: [("PATH".to_owned(), path)].into_iter().collect(),
+            },
+            next: next.to_owned(),
+            sent: Vec::new(),
+        }
+    }
+}
+
+impl oneworks::session::keystroke_bridge::Pane for NudgedPane {
+    fn capture(&mut self) -> Result<String, String> {
+        self.tmux
+            .capture_styled()
+            .map_err(|error| error.to_string())
+    }
+
+    fn send_key(&mut self, key: &str) -> Result<(), String> {
+        self.sent.push(key.to_owned());
+        self.tmux.send_key(key).map_err(|error| error.to_string())?;
+        if self.sent.len() == 1 {
+            self.tmux
+                .send_key(&self.next)
+                .map_err(|error| error.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+/// A box that changes between two keys gets no further key (issue 21
+/// item 3): with a card pending on the session's real pane at `socket`
+/// (the supervisor sends nothing until it is answered), the library's
+/// keystroke bridge delivers a decline for the card titled `title` with
+/// the adapter's `tui` data, through a [`NudgedPane`]. The bridge must
+/// fail closed with a focus refusal after its first key: one more
+/// `next` moved the focus past the row it aimed at (or wrapped, for a
+/// box with a single move to reject). Returns the refusal.
+pub fn assert_refuses_a_box_changed_between_keys(
+    socket: &std::path::Path,
+    tui: &oneworks::adapter::tui_data::TuiData,
+    title: &str,
+) -> String {
+    use oneworks::session::cards::{CancelFlag, Verdict};
+    use oneworks::session::keystroke_bridge::Bridge;
+    let next = tui.keys.next.as_str();
+    let mut pane = NudgedPane::new(socket, next);
+    let result =
+        Bridge::new(tui).deliver(&mut pane, title, Verdict::Decline, &CancelFlag::default());
+    let reason = match result {
+        Ok(()) => panic!(
+            "the bridge answered a box whose focus moved between its keys: keys {:?}",
+            pane.sent
+        ),
+        Err(reason) => reason,
+    };
+    assert_eq!(
+        pane.sent,
+        [next],
+        "the bridge sent a further key ({reason})"
+    );
+    assert!(
+        reason.contains("the focus is on") || reason.contains("the focus did not move"),
+        "not a focus refusal: {reason}"
+    );
+    reason
+}
+
+impl TuiAgent {
+    /// [`assert_refuses_a_box_changed_between_keys`] for this agent:
+    /// session `name` asks for `touch FILE`, its card pending, the bridge
+    /// runs on its real pane with the agent's built-in `tui` data; then
+    /// the session stops.
+    pub fn box_changed_between_keys(&self, name: &str, file: &str, case: &TuiCase) -> String {
+        let card = self.ask(name, file, case);
+        let title = card["title"].as_str().expect("card title").to_owned();
+        let tui = oneworks::adapter::registry::Registry::builtin()
+            .load(self.agent.agent)
+            .expect("the agent's built-in data")
+            .tui;
+        let reason = assert_refuses_a_box_changed_between_keys(&self.socket(name), &tui, &title);
+        assert_eq!(
+            self.cards(name)
+                .iter()
+                .find(|c| c["id"] == card["id"])
+                .map(|c| c["state"].clone()),
+            Some(Value::from("pending")),
+            "the card stays pending: the supervisor sent nothing"
+        );
+        self.stop(name);
+        reason
+    }
+}
