@@ -424,11 +424,12 @@ fn the_real_gemini_box_that_changes_between_two_keys_gets_no_further_key() {
             .as_str()
             .expect("tmux socket"),
     );
-    // Down (the bridge's), Down (the person's): past the row the bridge
-    // aimed at, or (two rows: this project's folder is not trusted, no
-    // `Allow for this session`) wrapped back to `Allow once`.
-    let reason = crate::tui_real::assert_refuses_a_box_changed_between_keys(&socket, &tui, title);
-    assert!(reason.contains("instead of"), "{reason}");
+    // Down (the bridge's), Down (the person's): two rows here (this
+    // project's folder is not trusted, no `Allow for this session`), so
+    // the focus wraps back to `Allow once` — seen as `the focus is on …
+    // instead of …` or, when both keys land before the bridge looks, as
+    // a focus that never moved. Either way a focus refusal, no more keys.
+    crate::tui_real::assert_refuses_a_box_changed_between_keys(&socket, &tui, title);
     // Nothing was chosen: the box is still up, the card pending.
     let pane = gemini.pane("changed");
     assert!(pane.contains("Allow execution of [Shell]?"), "{pane}");
