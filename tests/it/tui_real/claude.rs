@@ -115,7 +115,7 @@ fn checks(tui: &TuiAgent) {
     // answered in the terminal
     let card = ask(tui, "terminal", "probe-terminal.txt");
     let id = card["id"].as_str().expect("card id").to_owned();
-    tui.press("terminal", CASE.terminal_allow);
+    tui.answer_in_terminal("terminal", CASE.terminal_allow);
     let card = tui.wait_card("terminal", "answered in the terminal", |c| {
         c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
     });

@@ -33,8 +33,13 @@ pub(super) fn questions(agent: &str) -> Vec<regex::Regex> {
 
 pub(super) fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
     pane.lines().any(|line| {
+        // The data's patterns are read whole by the grammar: here, on the
+        // line as drawn or without its box sides (`┃  △ Permission
+        // required` is opencode's whole question).
         let text = line.trim().trim_matches(['│', '┃', '|']).trim();
-        questions.iter().any(|q| q.is_match(text))
+        questions
+            .iter()
+            .any(|q| q.is_match(line.trim()) || q.is_match(text))
     })
 }
 

@@ -156,6 +156,33 @@ impl TuiAgent {
         }
     }
 
+    /// Presses `keys` in the terminal as a person answering the box would:
+    /// once the box is on screen (a card may come before it: the agent's
+    /// hook fires while the box is drawn), and once more if the box is
+    /// still up 5 s later (a key that reached the agent before its box
+    /// took input is lost, as it would be for a person, who presses again).
+    pub fn answer_in_terminal(&self, name: &str, keys: &[&str]) {
+        let questions = measure::questions(self.agent.agent);
+        let deadline = Instant::now() + DEADLINE;
+        while !measure::box_on_screen(&self.pane(name), &questions) {
+            assert!(
+                Instant::now() < deadline,
+                "the box never showed:\n{}",
+                self.pane(name)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.press(name, keys);
+        let again = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < again {
+            if !measure::box_on_screen(&self.pane(name), &questions) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.press(name, keys);
+    }
+
     /// Types `text` literally, then Enter.
     pub fn type_line(&self, name: &str, text: &str) {
         let status = self
@@ -285,7 +312,7 @@ impl TuiAgent {
         // answered in the terminal
         let card = self.ask("terminal", "probe-terminal.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
-        self.press("terminal", case.terminal_allow);
+        self.answer_in_terminal("terminal", case.terminal_allow);
         let card = self.wait_card("terminal", "answered in the terminal", |c| {
             c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
         });

@@ -152,7 +152,7 @@ impl TuiAgent {
 
         let card = self.ask("terminal", "probe-terminal.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
-        self.press("terminal", case.terminal_allow);
+        self.answer_in_terminal("terminal", case.terminal_allow);
         self.wait_card("terminal", "answered in the terminal", |c| {
             c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
         });
