@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use super::*;
 use crate::session::cards::{CardBook, CardState};
 use crate::session::keystroke_bridge::Pane;
-use crate::session::pane::tests::kiro_prompt;
+use crate::session::pane::tests::spec_prompt;
 use crate::session::recorder::parse_line;
 use crate::session::recorder::tests::{line, request_message};
 use crate::session::state::PaneFactory;
@@ -17,7 +17,7 @@ struct FixedPane {
 
 impl Pane for FixedPane {
     fn capture(&mut self) -> Result<String, String> {
-        Ok(kiro_prompt("Shell pwd", true, 0))
+        Ok(spec_prompt("Shell pwd", true, 0))
     }
     fn send_key(&mut self, key: &str) -> Result<(), String> {
         self.keys.lock().expect("keys").push(key.to_owned());

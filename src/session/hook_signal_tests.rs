@@ -206,7 +206,7 @@ async fn the_pane_attaches_the_hook_card_whose_command_it_shows() {
     tui.signals.hook = Some(hook.clone());
     let factory: PaneFactory = Arc::new(|| Box::new(Screen(Arc::default())));
     let state = SessionState::new(CardBook::new("claude_s", None, None), tui.clone(), factory);
-    let screen = crate::session::pane::tests::kiro_prompt("touch a", false, 0);
+    let screen = crate::session::pane::tests::spec_prompt("touch a", false, 0);
 
     // No hook card: the pane makes its own, after the wait.
     assert!(!attach(&state, &tui, &screen, "pane-1").await);

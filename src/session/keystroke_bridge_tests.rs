@@ -3,7 +3,7 @@
 //! between two keys or two captures (the hostile twins of SPEC §8.3).
 
 use super::*;
-use crate::session::pane::tests::kiro_prompt;
+use crate::session::pane::tests::spec_prompt;
 
 #[derive(Debug, Clone)]
 struct Screen {
@@ -68,7 +68,7 @@ impl Pane for SimPane {
             }
         }
         let text = if self.screen.visible {
-            kiro_prompt(&self.screen.tool, self.screen.trust, self.screen.focus)
+            spec_prompt(&self.screen.tool, self.screen.trust, self.screen.focus)
         } else {
             "> \n".to_owned()
         };

@@ -2,7 +2,7 @@
 //! The detector on both fixtures of the SPEC and captured variants.
 
 use super::*;
-use crate::session::pane::tests::kiro_prompt;
+use crate::session::pane::tests::spec_prompt;
 
 fn data() -> TuiData {
     crate::adapter::data::AdapterData::builtin()
@@ -49,7 +49,7 @@ fn the_other_tui_fixture_advertises_its_keys() {
 
 #[test]
 fn the_kiro_fixture_is_detected_and_tab_to_edit_is_not_a_key() {
-    let prompt = detect(&kiro_prompt("Shell pwd", true, 0), &data()).expect("prompt");
+    let prompt = detect(&spec_prompt("Shell pwd", true, 0), &data()).expect("prompt");
     assert_eq!(prompt.title, "shell requires approval");
     assert_eq!(prompt.context.as_deref(), Some("↓ Shell pwd"));
     assert_eq!(prompt.options.len(), 3);
@@ -61,11 +61,11 @@ fn the_kiro_fixture_is_detected_and_tab_to_edit_is_not_a_key() {
 #[test]
 fn two_rows_without_the_trust_row_and_a_moved_focus_keep_the_hash() {
     let data = data();
-    let two = detect(&kiro_prompt("Shell pwd", false, 0), &data).expect("prompt");
+    let two = detect(&spec_prompt("Shell pwd", false, 0), &data).expect("prompt");
     assert_eq!(two.options.len(), 2);
-    let moved = detect(&kiro_prompt("Shell pwd", false, 1), &data).expect("prompt");
+    let moved = detect(&spec_prompt("Shell pwd", false, 1), &data).expect("prompt");
     assert_eq!(two.hash, moved.hash, "the focus is not content");
-    let other = detect(&kiro_prompt("Shell ls", false, 0), &data).expect("prompt");
+    let other = detect(&spec_prompt("Shell ls", false, 0), &data).expect("prompt");
     assert_ne!(two.hash, other.hash);
 }
 
@@ -129,7 +129,7 @@ fn one_active_prompt_and_a_vanish_tells_identical_prompts_apart() {
     ));
     tracker.keystroke();
     // Replaced by another prompt after our key.
-    let other = detect(&kiro_prompt("Shell pwd", true, 0), &data);
+    let other = detect(&spec_prompt("Shell pwd", true, 0), &data);
     let events = tracker.observe(other);
     assert!(matches!(
         events.as_slice(),

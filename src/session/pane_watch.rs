@@ -144,7 +144,7 @@ pub fn tmux_key(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::pane::tests::kiro_prompt;
+    use crate::session::pane::tests::spec_prompt;
 
     fn tui() -> TuiData {
         crate::adapter::data::AdapterData::builtin()
@@ -179,7 +179,7 @@ mod tests {
     #[test]
     fn kiro_prompts_use_the_bridge_with_the_tool_line_as_title() {
         let tui = tui();
-        let screen = kiro_prompt("Shell pwd", true, 0);
+        let screen = spec_prompt("Shell pwd", true, 0);
         let prompt = pane_fallback::detect(&screen, &tui).expect("prompt");
         let (request, delivery) = card_for(2, &prompt, &screen, &tui);
         assert_eq!(request.title, "Shell pwd");

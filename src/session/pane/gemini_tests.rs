@@ -267,7 +267,7 @@ fn a_box_that_does_not_read_exactly_is_not_visible() {
 fn the_kiro_grammar_does_not_read_the_gemini_box_nor_the_reverse() {
     let kiro = crate::session::pane::tests::labels();
     assert_eq!(parse(BOX, &kiro), None);
-    let kiro_screen = crate::session::pane::tests::kiro_prompt("Shell pwd", true, 0);
+    let kiro_screen = crate::session::pane::tests::spec_prompt("Shell pwd", true, 0);
     assert_eq!(parse(&kiro_screen, &labels()), None);
 }
 

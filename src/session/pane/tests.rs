@@ -11,7 +11,7 @@ pub fn labels() -> PromptGrammar {
 }
 
 /// The prompt of SPEC §8.3, focus on `focus` (0-based row).
-pub fn kiro_prompt(tool: &str, trust: bool, focus: usize) -> String {
+pub fn spec_prompt(tool: &str, trust: bool, focus: usize) -> String {
     let mut rows = vec!["Yes, single permission"];
     if trust {
         rows.push("Trust, always allow in this session");
@@ -29,12 +29,12 @@ pub fn kiro_prompt(tool: &str, trust: bool, focus: usize) -> String {
 
 #[test]
 fn the_spec_prompt_parses_with_and_without_the_trust_row() {
-    let view = parse(&kiro_prompt("Shell pwd", true, 0), &labels()).expect("prompt");
+    let view = parse(&spec_prompt("Shell pwd", true, 0), &labels()).expect("prompt");
     assert_eq!(view.tool_line, "↓ Shell pwd");
     assert_eq!(view.rows, [Row::Allow, Row::Other(0), Row::Reject]);
     assert_eq!(view.focused, Row::Allow);
     assert_eq!(view.below(Row::Allow), Some(Row::Other(0)));
-    let view = parse(&kiro_prompt("Shell pwd", false, 1), &labels()).expect("prompt");
+    let view = parse(&spec_prompt("Shell pwd", false, 1), &labels()).expect("prompt");
     assert_eq!(view.rows, [Row::Allow, Row::Reject]);
     assert_eq!(view.focused, Row::Reject);
 }
@@ -43,11 +43,11 @@ fn the_spec_prompt_parses_with_and_without_the_trust_row() {
 fn an_unclear_prompt_is_not_visible() {
     let labels = labels();
     // No focus marker, two markers, missing reject row, foreign rows.
-    let none = kiro_prompt("Shell pwd", true, 9);
+    let none = spec_prompt("Shell pwd", true, 9);
     assert_eq!(parse(&none, &labels), None);
-    let two = kiro_prompt("Shell pwd", true, 0).replace("   Trust", " ❯ Trust");
+    let two = spec_prompt("Shell pwd", true, 0).replace("   Trust", " ❯ Trust");
     assert_eq!(parse(&two, &labels), None);
-    let no_reject = kiro_prompt("Shell pwd", true, 0).replace("No (Tab", "Nope (Tab");
+    let no_reject = spec_prompt("Shell pwd", true, 0).replace("No (Tab", "Nope (Tab");
     assert_eq!(parse(&no_reject, &labels), None);
     assert_eq!(parse("plain shell output\n$ ls\n", &labels), None);
     assert!(!approval_visible("plain shell output", &labels));
@@ -90,7 +90,7 @@ fn a_cjk_title_and_a_long_joined_line_match() {
         &labels
     ));
     let long = format!("echo {}", "x".repeat(300));
-    let prompt = kiro_prompt(&format!("Shell {long}"), true, 0);
+    let prompt = spec_prompt(&format!("Shell {long}"), true, 0);
     let view = parse(&prompt, &labels).expect("prompt");
     assert!(title_matches(
         &view.tool_line,
