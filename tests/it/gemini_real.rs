@@ -16,12 +16,13 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::support::npm_registry::sri;
 use crate::support::server::{Route, Server};
+use crate::support::wait::wait_for_every;
 use crate::support::TestEnv;
 
 const PACKAGE: &str = "@google/gemini-cli";
@@ -33,6 +34,8 @@ const DOCUMENT_PATH: &str = "/@google%2fgemini-cli";
 const TARBALL_PATH: &str = "/@google/gemini-cli/-/gemini-cli-0.61.0.tgz";
 const PROBE: &str = "probe-created.txt";
 const DEADLINE: Duration = Duration::from_secs(120);
+/// How often a wait looks again (a look runs `oneworks` or tmux).
+const PACE: Duration = Duration::from_millis(200);
 
 /// The real agents are heavy (one Node process of ~200 MB each, a 2-core
 /// machine): one test at a time.
@@ -289,24 +292,18 @@ impl RealGemini {
     }
 
     /// Waits for a card of session `name` that passes `test`.
+    #[track_caller]
     fn wait_card(&self, name: &str, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
+        let what = format!("a card {what} in session `{name}`");
+        wait_for_every(PACE, &what, DEADLINE, || {
             let outcome = self.session(&["approvals", name, "--json"]);
             outcome.assert_success();
-            if let Some(card) = outcome
-                .json()
+            let cards = outcome.json();
+            cards
                 .as_array()
                 .and_then(|cards| cards.iter().find(|card| test(card)).cloned())
-            {
-                return card;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no card {what} in session `{name}`"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
+                .ok_or_else(|| format!("{cards:#}"))
+        })
     }
 
     /// The session's pane, as tmux shows it.
@@ -331,19 +328,17 @@ impl RealGemini {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
+    /// Waits until the pane of session `name` shows `needle`.
+    #[track_caller]
     fn wait_pane(&self, name: &str, what: &str, needle: &str) {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
+        wait_for_every(PACE, &format!("the pane shows {what}"), DEADLINE, || {
             let pane = self.pane(name);
             if pane.contains(needle) {
-                return;
+                Ok(())
+            } else {
+                Err(pane)
             }
-            assert!(
-                Instant::now() < deadline,
-                "the pane never showed {what}:\n{pane}"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        });
     }
 }
 
@@ -381,15 +376,13 @@ fn the_real_gemini_approval_box_becomes_a_card_that_accepts_or_declines() {
     gemini
         .session(&["answer", "accept", &id, "accept"])
         .assert_success();
-    let deadline = Instant::now() + DEADLINE;
-    while !probe.is_file() {
-        assert!(
-            Instant::now() < deadline,
-            "the accepted touch never ran:\n{}",
-            gemini.pane("accept")
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_every(PACE, "the accepted touch ran", DEADLINE, || {
+        if probe.is_file() {
+            Ok(())
+        } else {
+            Err(gemini.pane("accept"))
+        }
+    });
     gemini.wait_pane("accept", "the end of the turn", "All done");
     gemini.session(&["stop", "accept"]).assert_success();
 }

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use oneworks::adapter::tui_data::TuiData;
 use oneworks::session::cards::{CancelFlag, Card, CardBook, CardState, Verdict};
@@ -16,6 +16,8 @@ use oneworks::session::pane_fallback::detect_any;
 use oneworks::session::pane_watch::{self, card_for};
 use oneworks::session::state::{Delivery, PaneFactory, SessionState};
 use oneworks::session::tmux::{Tmux, TmuxPane};
+
+use crate::support::wait::wait_until_async;
 
 /// tmux tests run serially: a loaded 2-core machine.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -36,12 +38,9 @@ const RESPONSES: &str = r#"{"method":"generateContentStream","response":[{"candi
 {"method":"countTokens","response":{"totalTokens":10}}
 "#;
 
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + DEADLINE;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+#[track_caller]
+fn wait_until(what: &str, check: impl FnMut() -> bool) {
+    crate::support::wait::wait_until(what, DEADLINE, check);
 }
 
 /// The `tui:` section of the built-in Gemini data file.
@@ -326,14 +325,13 @@ impl Pane for OwnedPane {
 }
 
 async fn wait_card(state: &SessionState, what: &str, check: impl Fn(&Card) -> bool) -> Card {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        if let Some(card) = state.cards().into_iter().find(|card| check(card)) {
-            return card;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting: {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let mut found = None;
+    wait_until_async(what, DEADLINE, || {
+        found = state.cards().into_iter().find(|card| check(card));
+        found.is_some()
+    })
+    .await;
+    found.expect("the card waited for")
 }
 
 /// The watcher and the card book of a supervisor on the Gemini pane, as
@@ -376,18 +374,13 @@ fn gemini_watcher_parks_one_card_and_its_answer_runs_the_command() {
         state.answer(&card.id, Verdict::Accept).expect("claimed");
         let ended = state.delivery_end(&card.id, updates).await.expect("card");
         assert_eq!(ended.state, CardState::Delivered, "{ended:?}");
-        let deadline = Instant::now() + DEADLINE;
-        while !pane.probe().exists() {
-            assert!(Instant::now() < deadline, "the touch never ran");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until_async("the touch ran", DEADLINE, || pane.probe().exists()).await;
         // The box goes after our Enter: the card stays ours, and the
         // redraws on the way parked no second card.
-        let deadline = Instant::now() + DEADLINE;
-        while detect_any(&pane.capture(), &pane.tui).is_some() {
-            assert!(Instant::now() < deadline, "the box never went");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until_async("the box went", DEADLINE, || {
+            detect_any(&pane.capture(), &pane.tui).is_none()
+        })
+        .await;
         tokio::time::sleep(Duration::from_millis(pane.tui.fallback.poll_ms * 3)).await;
         let cards = state.cards();
         assert_eq!(cards.len(), 1, "{cards:?}");
@@ -415,11 +408,7 @@ fn gemini_watcher_sees_the_terminal_answer_first() {
             state.answer(&card.id, Verdict::Decline).is_err(),
             "a resolved card refuses a second answer"
         );
-        let deadline = Instant::now() + DEADLINE;
-        while !pane.probe().exists() {
-            assert!(Instant::now() < deadline, "the person's allow never ran");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until_async("the person's allow ran", DEADLINE, || pane.probe().exists()).await;
     });
 }
 

@@ -13,18 +13,13 @@
 
 use super::{RealAgent, Snapshot, SECRET, SERIAL};
 
-const VERSION: &str = "2.6.0";
+pub const VERSION: &str = "2.6.0";
 
-#[test]
-fn the_real_codex_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let snapshot = Snapshot::get("codex");
-    assert_eq!(snapshot.root.name, "@agentclientprotocol/codex-acp");
-    assert_eq!(snapshot.root.version, VERSION);
-    let mut codex = RealAgent::new("codex", "shell|exec_command|shell_command");
-    codex.write_user_config(&format!(
+/// The user config of a managed Codex [`VERSION`] whose `local` provider
+/// is the fake model at `url` (its key from `OPENAI_API_KEY`, in the
+/// environment only); more `configContent` keys may follow.
+pub fn user_config(url: &str) -> String {
+    format!(
         "adapters:
   codex:
     cli:
@@ -40,8 +35,20 @@ fn the_real_codex_asks_before_its_shell_tool_runs_allow_once_then_reject_once() 
           env_key: OPENAI_API_KEY
           wire_api: responses
 ",
-        codex.model.url("/v1")
-    ));
+        url
+    )
+}
+
+#[test]
+fn the_real_codex_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let snapshot = Snapshot::get("codex");
+    assert_eq!(snapshot.root.name, "@agentclientprotocol/codex-acp");
+    assert_eq!(snapshot.root.version, VERSION);
+    let mut codex = RealAgent::new("codex", "shell|exec_command|shell_command");
+    codex.write_user_config(&user_config(&codex.model.url("/v1")));
     let prepared = codex.prepare();
     assert_eq!(prepared["adapter"], "codex", "{prepared}");
     assert_eq!(prepared["version"], VERSION, "{prepared}");

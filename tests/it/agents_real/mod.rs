@@ -15,9 +15,9 @@
 //! A missing cache FAILS the test with the command that fetches it.
 
 mod claude;
-mod codex;
+pub mod codex;
 mod copilot;
-mod opencode;
+pub mod opencode;
 mod qwen;
 
 use std::collections::BTreeMap;

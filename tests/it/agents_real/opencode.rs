@@ -13,18 +13,13 @@
 
 use super::{RealAgent, Snapshot, SECRET, SERIAL};
 
-const VERSION: &str = "1.18.33";
+pub const VERSION: &str = "1.18.33";
 
-#[test]
-fn the_real_opencode_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let snapshot = Snapshot::get("opencode");
-    assert_eq!(snapshot.root.name, "opencode-ai");
-    assert_eq!(snapshot.root.version, VERSION);
-    let mut opencode = RealAgent::new("opencode", "bash");
-    opencode.write_user_config(&format!(
+/// The user config of a managed opencode [`VERSION`] whose `local`
+/// provider is the fake model at `url` (its key from `OPENAI_API_KEY`, in
+/// the environment only).
+pub fn user_config(url: &str) -> String {
+    format!(
         "adapters:
   opencode:
     cli:
@@ -44,8 +39,20 @@ fn the_real_opencode_asks_before_its_shell_tool_runs_allow_once_then_reject_once
             fake-model:
               name: Fake model
 ",
-        opencode.model.url("/v1")
-    ));
+        url
+    )
+}
+
+#[test]
+fn the_real_opencode_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let snapshot = Snapshot::get("opencode");
+    assert_eq!(snapshot.root.name, "opencode-ai");
+    assert_eq!(snapshot.root.version, VERSION);
+    let mut opencode = RealAgent::new("opencode", "bash");
+    opencode.write_user_config(&user_config(&opencode.model.url("/v1")));
     let prepared = opencode.prepare();
     assert_eq!(prepared["adapter"], "opencode", "{prepared}");
     assert_eq!(prepared["version"], VERSION, "{prepared}");

@@ -27,7 +27,15 @@ pub fn wait_until(what: &str, deadline: Duration, mut check: impl FnMut() -> boo
 /// `Err(what it saw)` while the value is not there; the last of these is
 /// in the failure when the deadline passes first.
 #[track_caller]
-pub fn wait_for<T>(
+pub fn wait_for<T>(what: &str, deadline: Duration, look: impl FnMut() -> Result<T, String>) -> T {
+    wait_for_every(POLL, what, deadline, look)
+}
+
+/// [`wait_for`], looking every `pace`: for a look that costs (a process
+/// per look, such as `tmux capture-pane` beside a real agent).
+#[track_caller]
+pub fn wait_for_every<T>(
+    pace: Duration,
     what: &str,
     deadline: Duration,
     mut look: impl FnMut() -> Result<T, String>,
@@ -46,6 +54,19 @@ pub fn wait_for<T>(
             };
             panic!("timed out after {deadline:?} waiting until {what}{seen}");
         }
-        std::thread::sleep(POLL);
+        std::thread::sleep(pace);
+    }
+}
+
+/// [`wait_until`] inside a tokio runtime: the poll sleeps without blocking
+/// the tasks it waits for.
+pub async fn wait_until_async(what: &str, deadline: Duration, mut check: impl FnMut() -> bool) {
+    let end = Instant::now() + deadline;
+    while !check() {
+        assert!(
+            Instant::now() < end,
+            "timed out after {deadline:?} waiting until {what}"
+        );
+        tokio::time::sleep(POLL).await;
     }
 }

@@ -7,16 +7,13 @@
 //! "use this API key?" question, folder trust with `--trust-workspace`):
 //! the test types its prompt into a ready TUI, or fails showing the pane.
 //!
-//! The shared [`TuiAgent::standard_checks`] do not fit Claude twice: its
-//! prompt must be sent only once the pane shows the typed text (an Enter
-//! in the same burst is a new line of the prompt), and its `No` ends the
-//! turn ("Interrupted · What should Claude do instead?") without a word
-//! to the model, while the shared decline step waits for the tool result
-//! to reach it. [`checks`] runs the same three checks with the prompt
-//! sent that way and the decline step replaced by "the pane says
-//! Interrupted, the model heard nothing more, and no file".
+//! Claude's prompt is sent only once the pane shows the typed text (an
+//! Enter in the same burst is a new line of the prompt:
+//! [`TuiAgent::enter_once_shown`]), and its `No` ends the turn
+//! ("Interrupted · What should Claude do instead?") without a word to the
+//! model ([`Declined::EndsTheTurn`], silent).
 
-use super::{TuiAgent, TuiCase};
+use super::{Declined, TuiAgent, TuiCase};
 use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
 use crate::support::node_mirror::{self, NodeRelease};
 
@@ -52,102 +49,11 @@ fn prepared() -> TuiAgent {
         .set_env("ANTHROPIC_BASE_URL", &claude.model.url(""));
     claude.env.set_env("ANTHROPIC_API_KEY", SECRET);
     TuiAgent::new(claude)
-}
-
-/// [`TuiAgent::ask`], with the prompt sent only once the pane shows it
-/// ([`TuiAgent::type_line_shown`]: Claude takes an Enter arriving with the
-/// typed text as a new line of the prompt).
-fn ask(tui: &TuiAgent, name: &str, file: &str) -> serde_json::Value {
-    tui.agent.model.set_command(&format!("touch {file}"));
-    tui.agent.model.set_trigger(Some(file));
-    tui.start(name, CASE.start_args);
-    tui.wait_pane(name, "the TUI ready for a prompt", CASE.ready);
-    tui.type_line_shown(
-        name,
-        &format!("Create the file {file} with the shell tool."),
-    );
-    let card = tui.wait_card(name, "pending", |card| card["state"] == "pending");
-    assert_eq!(
-        card["title"].as_str(),
-        Some((CASE.title)(&format!("touch {file}")).as_str()),
-        "{card:#}\npane:\n{}",
-        tui.pane(name)
-    );
-    card
-}
-
-/// accept runs the command; decline does not (and tells the model
-/// nothing: the turn is interrupted); an allow pressed in the terminal
-/// resolves the card `answered_in_terminal`; a box whose focus moved
-/// between the bridge's keys gets no further key.
-fn checks(tui: &TuiAgent) {
-    // accept
-    let card = ask(tui, "accept", "probe-accepted.txt");
-    let id = card["id"].as_str().expect("card id").to_owned();
-    assert!(id.starts_with("claude_accept_"), "{id}");
-    tui.session(&["answer", "accept", &id, "accept"])
-        .assert_success();
-    tui.wait_file("accept", "probe-accepted.txt");
-    tui.wait_tool_result("accept", 0);
-    tui.stop("accept");
-
-    // decline
-    let card = ask(tui, "decline", "probe-declined.txt");
-    let id = card["id"].as_str().expect("card id").to_owned();
-    let before = tui.agent.model.requests().len();
-    tui.session(&["answer", "decline", &id, "decline"])
-        .assert_success();
-    tui.wait_pane("decline", "the turn interrupted by No", INTERRUPTED);
-    tui.wait_pane("decline", "the TUI ready again", READY);
-    assert!(
-        !tui.agent.env.project.join("probe-declined.txt").exists(),
-        "a declined touch ran:\n{}",
-        tui.pane("decline")
-    );
-    assert_eq!(
-        tui.agent.model.requests().len(),
-        before,
-        "No sends nothing to the model:\n{}",
-        tui.agent.model.describe()
-    );
-    tui.stop("decline");
-
-    // answered in the terminal
-    let card = ask(tui, "terminal", "probe-terminal.txt");
-    let id = card["id"].as_str().expect("card id").to_owned();
-    tui.answer_in_terminal("terminal", CASE.terminal_allow);
-    let card = tui.wait_card("terminal", "answered in the terminal", |c| {
-        c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
-    });
-    assert_eq!(card["state"], "answered_in_terminal");
-    tui.wait_file("terminal", "probe-terminal.txt");
-    let late = tui.session(&["answer", "terminal", &id, "accept"]);
-    late.assert_code(11);
-    assert!(
-        late.stderr.contains("no longer pending"),
-        "{}",
-        late.describe()
-    );
-    tui.stop("terminal");
-
-    // a box that changes between two keys (a person moved the focus
-    // after the bridge's first Down) gets no further key
-    let card = ask(tui, "nudged", "probe-nudged.txt");
-    let title = card["title"].as_str().expect("card title");
-    let data = oneworks::adapter::registry::Registry::builtin()
-        .load("claude")
-        .expect("the built-in claude data")
-        .tui;
-    let reason =
-        super::assert_refuses_a_box_changed_between_keys(&tui.socket("nudged"), &data, title);
-    assert!(
-        tui.cards("nudged")
-            .iter()
-            .any(|c| c["id"] == card["id"] && c["state"] == "pending"),
-        "the card stays pending ({reason})"
-    );
-    assert!(!tui.agent.env.project.join("probe-nudged.txt").exists());
-    tui.stop("nudged");
+        .declined(Declined::EndsTheTurn {
+            shows: |_| INTERRUPTED.to_owned(),
+            silent: true,
+        })
+        .enter_once_shown()
 }
 
 #[test]
@@ -156,7 +62,10 @@ fn the_real_claude_tui_is_supervised_accept_decline_and_the_terminal_answer() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let tui = prepared();
-    checks(&tui);
+    tui.standard_checks(&CASE);
+    // A box whose focus moved between the bridge's keys gets no further key.
+    tui.box_changed_between_keys("nudged", "probe-nudged.txt", &CASE);
+    assert!(!tui.agent.env.project.join("probe-nudged.txt").exists());
     let model = &tui.agent.model;
     let requests = model.requests();
     assert!(

@@ -15,10 +15,10 @@
 //! Codex's one "no" (`No, and tell Codex what to do differently`) ends its
 //! turn: the model is not asked again, the pane says so.
 
-use super::{TuiAgent, TuiCase};
+use super::{Declined, TuiAgent, TuiCase};
 use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
 
-const VERSION: &str = "2.6.0";
+use crate::agents_real::codex::VERSION;
 
 fn codex() -> TuiAgent {
     let snapshot = Snapshot::get("codex");
@@ -27,25 +27,9 @@ fn codex() -> TuiAgent {
     // `tui.disable_paste_burst`: the test types its prompt with one
     // `send-keys -l`, which Codex takes for a paste, and an Enter right
     // after a paste is not a submit (0.166.0); a person typing is not.
+    let config = crate::agents_real::codex::user_config(&codex.model.url("/v1"));
     codex.write_user_config(&format!(
-        "adapters:
-  codex:
-    cli:
-      source: managed
-      version: {VERSION}
-    configContent:
-      model: fake-model
-      model_provider: local
-      model_providers:
-        local:
-          name: Local
-          base_url: {}
-          env_key: OPENAI_API_KEY
-          wire_api: responses
-      tui:
-        disable_paste_burst: true
-",
-        codex.model.url("/v1")
+        "{config}      tui:\n        disable_paste_burst: true\n"
     ));
     let prepared = codex.prepare();
     assert_eq!(prepared["version"], VERSION, "{prepared}");
@@ -63,7 +47,12 @@ fn codex() -> TuiAgent {
         .status()
         .expect("git (apt-get install git)");
     assert!(status.success(), "git init");
-    TuiAgent::new(codex)
+    // Codex's `No, and tell Codex what to do differently` interrupts the
+    // turn; the pane says it did not run.
+    TuiAgent::new(codex).declined(Declined::EndsTheTurn {
+        shows: |command| format!("You canceled the request to run {command}"),
+        silent: false,
+    })
 }
 
 fn case() -> TuiCase {
@@ -86,7 +75,5 @@ fn the_real_codex_tui_box_is_answered_from_a_card() {
     codex.start("untrusted", &[]);
     codex.wait_pane("untrusted", "Codex's folder question", "Trust this folder?");
     codex.stop("untrusted");
-    codex.standard_checks_where_no_ends_the_turn(&case(), |command| {
-        format!("You canceled the request to run {command}")
-    });
+    codex.standard_checks(&case());
 }

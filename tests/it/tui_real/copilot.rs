@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{TuiAgent, TuiCase};
+use super::{Declined, TuiAgent, TuiCase};
 use crate::agents_real::{RealAgent, SECRET, SERIAL};
 use crate::support::TestEnv;
 
@@ -48,7 +48,10 @@ fn copilot() -> TuiAgent {
     // Copilot declines by Esc, which ends its turn without asking the
     // model again (see the fixtures' README): the pane says so.
     TuiAgent::new(agent)
-        .declined_when_pane_shows("Operation cancelled by user")
+        .declined(Declined::EndsTheTurn {
+            shows: |_| "Operation cancelled by user".to_owned(),
+            silent: false,
+        })
         .enter_again_when_lost()
 }
 

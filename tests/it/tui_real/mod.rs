@@ -26,7 +26,7 @@ mod qwen;
 mod turn_ends;
 
 pub use nudge::assert_refuses_a_box_changed_between_keys;
-pub use turn_ends::DeclineEndsTurn;
+pub use turn_ends::{DeclineEndsTurn, Declined};
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -35,9 +35,13 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::agents_real::RealAgent;
+use crate::support::wait::wait_for_every;
 
 /// How long an agent may take to show its prompt, its box, its answer.
 pub const DEADLINE: Duration = Duration::from_secs(120);
+
+/// How often a wait looks again (a look may spawn tmux beside the agent).
+const PACE: Duration = Duration::from_millis(100);
 
 /// What differs between agents in the standard checks.
 pub struct TuiCase {
@@ -57,22 +61,21 @@ pub struct TuiCase {
 /// A prepared real agent whose TUI sessions the test starts.
 pub struct TuiAgent {
     pub agent: RealAgent,
-    /// See [`TuiAgent::declined_when_pane_shows`].
-    pub declined_shows: Option<&'static str>,
+    /// See [`TuiAgent::declined`].
+    pub declined: Declined,
     /// See [`TuiAgent::enter_again_when_lost`].
     pub enter_again: bool,
-    /// Set for an agent whose turn ends at a declined tool call
-    /// ([`DeclineEndsTurn`]).
-    pub decline_ends_turn: Option<DeclineEndsTurn>,
+    /// See [`TuiAgent::enter_once_shown`].
+    pub enter_once_shown: bool,
 }
 
 impl TuiAgent {
     pub fn new(agent: RealAgent) -> TuiAgent {
         TuiAgent {
             agent,
-            declined_shows: None,
+            declined: Declined::ToTheModel,
             enter_again: false,
-            decline_ends_turn: None,
+            enter_once_shown: false,
         }
     }
 
@@ -128,20 +131,29 @@ impl TuiAgent {
     }
 
     /// Waits until the pane shows `needle`.
+    #[track_caller]
     pub fn wait_pane(&self, name: &str, what: &str, needle: &str) {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let pane = self.pane(name);
-            if pane.contains(needle) {
-                return;
+        self.wait(&format!("the pane shows {what} ({needle:?})"), name, || {
+            self.pane(name).contains(needle)
+        });
+    }
+
+    /// Polls `check` every 100 ms (each look may spawn tmux) until it
+    /// holds; past [`DEADLINE`], fails naming `what` with the pane of
+    /// session `name` and what the model saw.
+    #[track_caller]
+    pub fn wait(&self, what: &str, name: &str, mut check: impl FnMut() -> bool) {
+        wait_for_every(PACE, what, DEADLINE, || {
+            if check() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "pane:\n{}\nmodel:\n{}",
+                    self.pane(name),
+                    self.agent.model.describe()
+                ))
             }
-            assert!(
-                Instant::now() < deadline,
-                "the pane never showed {what} ({needle:?}):\n{pane}\nmodel:\n{}",
-                self.agent.model.describe()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        });
     }
 
     /// Presses tmux `keys` in the pane, one per call, as a person would.
@@ -163,15 +175,9 @@ impl TuiAgent {
     /// took input is lost, as it would be for a person, who presses again).
     pub fn answer_in_terminal(&self, name: &str, keys: &[&str]) {
         let questions = measure::questions(self.agent.agent);
-        let deadline = Instant::now() + DEADLINE;
-        while !measure::box_on_screen(&self.pane(name), &questions) {
-            assert!(
-                Instant::now() < deadline,
-                "the box never showed:\n{}",
-                self.pane(name)
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.wait("the box is on screen", name, || {
+            measure::box_on_screen(&self.pane(name), &questions)
+        });
         self.press(name, keys);
         let again = Instant::now() + Duration::from_secs(5);
         while Instant::now() < again {
@@ -202,21 +208,23 @@ impl TuiAgent {
     }
 
     /// Waits for a card of session `name` that passes `test`.
+    #[track_caller]
     pub fn wait_card(&self, name: &str, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            if let Some(card) = self.cards(name).into_iter().find(|card| test(card)) {
-                return card;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no card {what} in session `{name}`: {:#?}\npane:\n{}\nmodel:\n{}",
-                self.cards(name),
-                self.pane(name),
-                self.agent.model.describe()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        let what = format!("a card {what} in session `{name}`");
+        wait_for_every(PACE, &what, DEADLINE, || {
+            let cards = self.cards(name);
+            cards
+                .iter()
+                .find(|card| test(card))
+                .cloned()
+                .ok_or_else(|| {
+                    format!(
+                        "{cards:#?}\npane:\n{}\nmodel:\n{}",
+                        self.pane(name),
+                        self.agent.model.describe()
+                    )
+                })
+        })
     }
 
     /// Starts session `name`, waits for the TUI, asks for `touch FILE`
@@ -241,67 +249,55 @@ impl TuiAgent {
     }
 
     /// Waits until `file` exists in the project.
+    #[track_caller]
     pub fn wait_file(&self, name: &str, file: &str) {
         let path = self.agent.env.project.join(file);
-        let deadline = Instant::now() + DEADLINE;
-        while !path.is_file() {
-            assert!(
-                Instant::now() < deadline,
-                "{file} never appeared:\n{}\nmodel:\n{}",
-                self.pane(name),
-                self.agent.model.describe()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        self.wait(&format!("{file} exists"), name, || path.is_file());
     }
 
     /// Waits until the agent has sent the model the result of its tool
     /// call (the turn went on after the box closed): a request answered
     /// with the closing text.
+    #[track_caller]
     pub fn wait_tool_result(&self, name: &str, before: usize) {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let done = self
-                .agent
+        self.wait("the agent went on after the box", name, || {
+            self.agent
                 .model
                 .requests()
                 .iter()
                 .skip(before)
-                .any(|r| matches!(r.answer, crate::support::fake_model::Answer::Done));
-            if done {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the agent never went on after the box:\n{}\nmodel:\n{}",
-                self.pane(name),
-                self.agent.model.describe()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+                .any(|r| matches!(r.answer, crate::support::fake_model::Answer::Done))
+        });
     }
 
-    /// accept runs the command; decline does not (the turn goes on to the
-    /// model with the refusal, and no file appears); an allow pressed in
-    /// the terminal resolves the card `answered_in_terminal`.
+    /// accept runs the command (and the agent sends the model its
+    /// result); decline does not (what the decline shows is the agent's:
+    /// [`TuiAgent::declined`]); an allow pressed in the terminal resolves
+    /// the card `answered_in_terminal`, and a late answer to it exits 11;
+    /// no file holds the key.
     pub fn standard_checks(&self, case: &TuiCase) {
         let agent = self.agent.agent;
         // accept
         let card = self.ask("accept", "probe-accepted.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
         assert!(id.starts_with(&format!("{agent}_accept_")), "{id}");
+        let before = self.agent.model.requests().len();
         self.session(&["answer", "accept", &id, "accept"])
             .assert_success();
         self.wait_file("accept", "probe-accepted.txt");
+        self.wait_tool_result("accept", before);
         self.stop("accept");
 
         // decline
-        let before = self.agent.model.requests().len();
         let card = self.ask("decline", "probe-declined.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
+        let before = self.agent.model.requests().len();
         self.session(&["answer", "decline", &id, "decline"])
             .assert_success();
         self.wait_declined("decline", before);
+        self.wait_card("decline", "declined", |c| {
+            c["id"] == id.as_str() && c["state"] != "pending"
+        });
         assert!(
             !self.agent.env.project.join("probe-declined.txt").exists(),
             "a declined touch ran:\n{}",
@@ -313,10 +309,9 @@ impl TuiAgent {
         let card = self.ask("terminal", "probe-terminal.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
         self.answer_in_terminal("terminal", case.terminal_allow);
-        let card = self.wait_card("terminal", "answered in the terminal", |c| {
+        self.wait_card("terminal", "answered in the terminal", |c| {
             c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
         });
-        assert_eq!(card["state"], "answered_in_terminal");
         self.wait_file("terminal", "probe-terminal.txt");
         let late = self.session(&["answer", "terminal", &id, "accept"]);
         late.assert_code(11);

@@ -8,10 +8,10 @@
 //! refusal reaches it with the person's next message
 //! ([`DeclineEndsTurn`]).
 
-use super::{DeclineEndsTurn, TuiAgent, TuiCase};
+use super::{DeclineEndsTurn, Declined, TuiAgent, TuiCase};
 use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
 
-const VERSION: &str = "1.18.33";
+use crate::agents_real::opencode::VERSION;
 
 /// opencode's world: the managed install of [`VERSION`], a `local`
 /// provider pointing at the fake model, the key only in the environment.
@@ -19,39 +19,18 @@ fn opencode() -> TuiAgent {
     let snapshot = Snapshot::get("opencode");
     assert_eq!(snapshot.root.version, VERSION);
     let mut agent = RealAgent::new("opencode", "bash");
-    agent.write_user_config(&format!(
-        "adapters:
-  opencode:
-    cli:
-      source: managed
-      version: {VERSION}
-    configContent:
-      model: local/fake-model
-      small_model: local/fake-model
-      provider:
-        local:
-          npm: \"@ai-sdk/openai-compatible\"
-          name: Local
-          options:
-            baseURL: {}
-            apiKey: \"{{env:OPENAI_API_KEY}}\"
-          models:
-            fake-model:
-              name: Fake model
-",
-        agent.model.url("/v1")
+    agent.write_user_config(&crate::agents_real::opencode::user_config(
+        &agent.model.url("/v1"),
     ));
     let prepared = agent.prepare();
     assert_eq!(prepared["version"], VERSION, "{prepared}");
     agent.env.set_env("OPENAI_API_KEY", SECRET);
-    let mut tui = TuiAgent::new(agent);
-    tui.decline_ends_turn = Some(DeclineEndsTurn {
+    TuiAgent::new(agent).declined(Declined::WithTheNextMessage(DeclineEndsTurn {
         question: "Permission required",
         next: "Go on without that file.",
         // opencode's PermissionRejectedError, in the tool result it sends.
         refusal: "The user rejected permission to use this specific tool call.",
-    });
-    tui
+    }))
 }
 
 const CASE: TuiCase = TuiCase {

@@ -10,16 +10,14 @@
 //! forces `tools.approvalMode: default` and the English interface; Qwen's
 //! folder trust is off by default.
 //!
-//! The shared [`TuiAgent::standard_checks`] do not fit Qwen's No: it ends
-//! the turn (`- Shell …` stays in the history) without a word to the
-//! model, while the shared decline step waits for the tool result to
-//! reach it. [`checks`] runs the same three checks with the decline step
-//! replaced by "the pane shows the call cancelled, the model heard
-//! nothing more, and no file".
+//! Qwen's No ends the turn (`- Shell …` stays in the history) without a
+//! word to the model ([`Declined::EndsTheTurn`], silent), and it drops keys
+//! that arrive while it still initializes
+//! ([`TuiAgent::enter_once_shown`]).
 
 use serde_json::Value;
 
-use super::{TuiAgent, TuiCase};
+use super::{Declined, TuiAgent, TuiCase};
 use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
 use crate::support::node_mirror::{self, NodeRelease};
 
@@ -54,101 +52,11 @@ fn prepared() -> TuiAgent {
     qwen.env.set_env("OPENAI_BASE_URL", &qwen.model.url("/v1"));
     qwen.env.set_env("OPENAI_MODEL", "fake-model");
     TuiAgent::new(qwen)
-}
-
-/// Types `text`, waits until the pane shows it (Qwen drops keys that
-/// arrive while it still initializes), then Enter.
-fn type_prompt(tui: &TuiAgent, name: &str, text: &str) {
-    // An argument that names no key is sent as its characters.
-    tui.press(name, &[text]);
-    tui.wait_pane(name, "the typed prompt", text);
-    tui.press(name, &["Enter"]);
-}
-
-/// [`TuiAgent::ask`], with the prompt typed by [`type_prompt`].
-fn ask(tui: &TuiAgent, name: &str, file: &str) -> Value {
-    tui.agent.model.set_command(&format!("touch {file}"));
-    tui.agent.model.set_trigger(Some(file));
-    tui.start(name, CASE.start_args);
-    tui.wait_pane(name, "the TUI ready for a prompt", CASE.ready);
-    type_prompt(
-        tui,
-        name,
-        &format!("Create the file {file} with the shell tool."),
-    );
-    let card = tui.wait_card(name, "pending", |card| card["state"] == "pending");
-    assert_eq!(
-        card["title"].as_str(),
-        Some((CASE.title)(&format!("touch {file}")).as_str()),
-        "{card:#}\npane:\n{}",
-        tui.pane(name)
-    );
-    card
-}
-
-/// accept runs the command; decline does not (and tells the model
-/// nothing: the turn ends); an allow pressed in the terminal resolves
-/// the card `answered_in_terminal`.
-fn checks(tui: &TuiAgent) {
-    // accept
-    let card = ask(tui, "accept", "probe-accepted.txt");
-    let id = card["id"].as_str().expect("card id").to_owned();
-    assert!(id.starts_with("qwen_accept_"), "{id}");
-    tui.session(&["answer", "accept", &id, "accept"])
-        .assert_success();
-    tui.wait_file("accept", "probe-accepted.txt");
-    tui.wait_tool_result("accept", 0);
-    tui.wait_pane(
-        "accept",
-        "the call shown done",
-        "✓ Shell touch probe-accepted.txt",
-    );
-    tui.stop("accept");
-
-    // decline
-    let card = ask(tui, "decline", "probe-declined.txt");
-    let id = card["id"].as_str().expect("card id").to_owned();
-    let before = tui.agent.model.requests().len();
-    tui.session(&["answer", "decline", &id, "decline"])
-        .assert_success();
-    tui.wait_pane(
-        "decline",
-        "the call shown cancelled",
-        "- Shell touch probe-declined.txt",
-    );
-    tui.wait_card("decline", "declined", |c| {
-        c["id"] == id.as_str() && c["state"] != "pending"
-    });
-    assert!(
-        !tui.agent.env.project.join("probe-declined.txt").exists(),
-        "a declined touch ran:\n{}",
-        tui.pane("decline")
-    );
-    assert_eq!(
-        tui.agent.model.requests().len(),
-        before,
-        "No sends nothing to the model:\n{}",
-        tui.agent.model.describe()
-    );
-    tui.stop("decline");
-
-    // answered in the terminal
-    let card = ask(tui, "terminal", "probe-terminal.txt");
-    let id = card["id"].as_str().expect("card id").to_owned();
-    tui.answer_in_terminal("terminal", CASE.terminal_allow);
-    let card = tui.wait_card("terminal", "answered in the terminal", |c| {
-        c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
-    });
-    assert_eq!(card["state"], "answered_in_terminal");
-    tui.wait_file("terminal", "probe-terminal.txt");
-    let late = tui.session(&["answer", "terminal", &id, "accept"]);
-    late.assert_code(11);
-    assert!(
-        late.stderr.contains("no longer pending"),
-        "{}",
-        late.describe()
-    );
-    tui.stop("terminal");
+        .declined(Declined::EndsTheTurn {
+            shows: |command| format!("- Shell {command}"),
+            silent: true,
+        })
+        .enter_once_shown()
 }
 
 #[test]
@@ -157,7 +65,7 @@ fn the_real_qwen_tui_is_supervised_accept_decline_and_the_terminal_answer() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let tui = prepared();
-    checks(&tui);
+    tui.standard_checks(&CASE);
     // A box whose focus moves between two keys gets no further key.
     let reason = tui.box_changed_between_keys("nudged", "probe-nudged.txt", &CASE);
     assert!(!reason.is_empty());
@@ -292,8 +200,7 @@ fn measure() {
                 }
             }
         });
-        type_prompt(
-            &tui,
+        tui.type_line_shown(
             name,
             &format!("Create the file {file} with the shell tool."),
         );

@@ -4,20 +4,43 @@
 
 use std::time::{Duration, Instant};
 
-use super::{TuiAgent, TuiCase, DEADLINE};
+use super::TuiAgent;
+
+/// What a declined box leads to, by agent: where the decline check
+/// looks for proof that it went through.
+pub enum Declined {
+    /// The agent sends the model the refusal at once, as the tool's result
+    /// (the default).
+    ToTheModel,
+    /// The turn ends at the refusal, which reaches the model only with the
+    /// person's next message ([`DeclineEndsTurn`]).
+    WithTheNextMessage(DeclineEndsTurn),
+    /// The turn ends at the refusal: the pane shows `shows(command)` (the
+    /// agent's own word that it did not run); with `silent`, the model
+    /// hears nothing more of it.
+    EndsTheTurn {
+        shows: fn(&str) -> String,
+        silent: bool,
+    },
+}
 
 impl TuiAgent {
-    /// For an agent whose decline ends its turn without asking the model
-    /// again (Copilot's Esc): the pane text that shows the decline landed,
-    /// waited for instead of the tool result.
-    pub fn declined_when_pane_shows(mut self, text: &'static str) -> TuiAgent {
-        self.declined_shows = Some(text);
+    /// Sets what a decline leads to for this agent ([`Declined`]).
+    pub fn declined(mut self, declined: Declined) -> TuiAgent {
+        self.declined = declined;
+        self
+    }
+
+    /// For an agent that reads keys arriving in one burst as a paste
+    /// (Claude Code, Qwen Code while it initializes): [`TuiAgent::submit`]
+    /// presses Enter only once the pane shows the typed text.
+    pub fn enter_once_shown(mut self) -> TuiAgent {
+        self.enter_once_shown = true;
         self
     }
 
     /// After an answer: the tool result reached the model, or, for a
-    /// decline of an agent with [`TuiAgent::declined_when_pane_shows`],
-    /// the pane shows that text.
+    /// decline, what [`TuiAgent::declined`] says a decline shows.
     pub fn wait_went_on(&self, name: &str, before: usize, declined: bool) {
         if declined {
             self.wait_declined(name, before);
@@ -41,7 +64,11 @@ impl TuiAgent {
     /// 3 s in which the model got no request and the line still shows.
     pub fn submit(&self, name: &str, text: &str) {
         let before = self.agent.model.requests().len();
-        self.type_line(name, text);
+        if self.enter_once_shown {
+            self.type_line_shown(name, text);
+        } else {
+            self.type_line(name, text);
+        }
         if !self.enter_again {
             return;
         }
@@ -75,97 +102,43 @@ pub struct DeclineEndsTurn {
 }
 
 impl TuiAgent {
-    /// The decline went through: the agent told the model (at once, or
-    /// with the next message for a [`DeclineEndsTurn`] agent).
+    /// The decline of the box for the model's current command went
+    /// through, as [`TuiAgent::declined`] says it shows for this agent.
     pub fn wait_declined(&self, name: &str, before: usize) {
-        if let Some(text) = self.declined_shows {
-            return self.wait_pane(name, "the decline", text);
+        match &self.declined {
+            Declined::ToTheModel => self.wait_tool_result(name, before),
+            Declined::EndsTheTurn { shows, silent } => {
+                let shown = shows(&self.agent.model.command());
+                self.wait_pane(name, "the decline", &shown);
+                if *silent {
+                    assert_eq!(
+                        self.agent.model.requests().len(),
+                        before,
+                        "the declined call sent the model something:\n{}",
+                        self.agent.model.describe()
+                    );
+                }
+            }
+            Declined::WithTheNextMessage(ends) => {
+                self.wait_told_with_next_message(name, before, ends)
+            }
         }
-        let Some(ends) = &self.decline_ends_turn else {
-            return self.wait_tool_result(name, before);
-        };
-        let deadline = Instant::now() + DEADLINE;
-        while self.pane(name).contains(ends.question) {
-            assert!(
-                Instant::now() < deadline,
-                "the box stayed after the decline:\n{}",
-                self.pane(name)
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+    }
+
+    fn wait_told_with_next_message(&self, name: &str, before: usize, ends: &DeclineEndsTurn) {
+        self.wait("the box is gone after the decline", name, || {
+            !self.pane(name).contains(ends.question)
+        });
         self.type_line(name, ends.next);
-        loop {
-            let told = self
-                .agent
+        let what = format!("the model heard of the refusal ({:?})", ends.refusal);
+        self.wait(&what, name, || {
+            self.agent
                 .model
                 .requests()
                 .iter()
                 .skip(before)
-                .any(|r| r.text().contains(ends.refusal));
-            if told {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the model never heard of the refusal ({:?}):\n{}\nmodel:\n{}",
-                ends.refusal,
-                self.pane(name),
-                self.agent.model.describe()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-/// For an agent whose one "no" ends its turn instead of sending the model a
-/// refusal (Codex 0.166.0: `No, and tell Codex what to do differently`
-/// interrupts the turn): the standard checks, but a decline waits for the
-/// pane to show `declined(command)` (the agent's own word that it did not
-/// run) instead of the model's next request.
-impl TuiAgent {
-    pub fn standard_checks_where_no_ends_the_turn(
-        &self,
-        case: &TuiCase,
-        declined: fn(&str) -> String,
-    ) {
-        let agent = self.agent.agent;
-        let card = self.ask("accept", "probe-accepted.txt", case);
-        let id = card["id"].as_str().expect("card id").to_owned();
-        assert!(id.starts_with(&format!("{agent}_accept_")), "{id}");
-        self.session(&["answer", "accept", &id, "accept"])
-            .assert_success();
-        self.wait_file("accept", "probe-accepted.txt");
-        self.stop("accept");
-
-        let card = self.ask("decline", "probe-declined.txt", case);
-        let id = card["id"].as_str().expect("card id").to_owned();
-        self.session(&["answer", "decline", &id, "decline"])
-            .assert_success();
-        let shown = declined("touch probe-declined.txt");
-        self.wait_pane("decline", "the declined command", &shown);
-        assert!(
-            !self.agent.env.project.join("probe-declined.txt").exists(),
-            "a declined touch ran:\n{}",
-            self.pane("decline")
-        );
-        self.stop("decline");
-
-        let card = self.ask("terminal", "probe-terminal.txt", case);
-        let id = card["id"].as_str().expect("card id").to_owned();
-        self.answer_in_terminal("terminal", case.terminal_allow);
-        self.wait_card("terminal", "answered in the terminal", |c| {
-            c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
+                .any(|r| r.text().contains(ends.refusal))
         });
-        self.wait_file("terminal", "probe-terminal.txt");
-        let late = self.session(&["answer", "terminal", &id, "accept"]);
-        late.assert_code(11);
-        assert!(
-            late.stderr.contains("no longer pending"),
-            "{}",
-            late.describe()
-        );
-        self.stop("terminal");
-        self.agent.assert_no_file_holds_the_secret();
     }
 }
 

@@ -211,6 +211,11 @@ impl FakeModel {
         command.clone_into(&mut self.shared.lock().command);
     }
 
+    /// The command the next tool calls ask for ([`FakeModel::set_command`]).
+    pub fn command(&self) -> String {
+        self.shared.lock().command.clone()
+    }
+
     /// Only a person's message holding `trigger` asks for the tool (the
     /// test's prompt, or a word of it): the agent's background requests
     /// (memory extraction, next-prompt suggestions) that also offer the
