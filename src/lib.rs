@@ -30,5 +30,6 @@ pub mod output;
 pub mod process;
 pub mod redact;
 pub mod run;
+pub mod serve;
 pub mod session;
 pub mod settings;

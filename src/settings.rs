@@ -88,7 +88,7 @@ pub struct HookSettings {
 
 impl HookSettings {
     pub fn resolve() -> Self {
-        let variable = crate::session::hook_signal::SOCKET_VARIABLE;
+        let variable = crate::session::signals::hook::SOCKET_VARIABLE;
         Self {
             socket: std::env::var_os(variable).map(PathBuf::from),
         }

@@ -2,7 +2,7 @@
 //! stdout (`{"url":…}` with `--json`; the token in its fragment), serves
 //! until Ctrl-C. `--open` hands the desktop's opener a single-use code,
 //! never the token: every user can read a process's argv. The server is in
-//! [`crate::session::serve`].
+//! [`crate::serve`].
 
 use std::net::SocketAddr;
 
@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::error::{Error, ErrorKind};
 use crate::output;
-use crate::session::serve::{self, sources::Sources, Options};
+use crate::serve::{self, sources::Sources, Options};
 use crate::settings::Settings;
 
 pub fn run(

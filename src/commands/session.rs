@@ -14,9 +14,9 @@ use crate::cli::{GlobalArgs, SessionCommand, VerdictArg};
 use crate::error::{Error, ErrorKind};
 use crate::launch::profile::layout::ProfileLayout;
 use crate::output;
-use crate::session::approvals_channel::{card_of, Client};
 use crate::session::cards::{Card, CardState};
-use crate::session::supervisor::{self, Record, SessionPaths};
+use crate::session::channel::{card_of, Client};
+use crate::session::supervisor::{self, supervise, Record, SessionPaths};
 use crate::session::tmux::{self, Tmux};
 use crate::session::SessionError;
 use crate::settings::{Adapter, Settings};
@@ -62,7 +62,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         } => {
             let mut adapter = settings.adapter(adapter.as_str())?;
             adapter.config.trust_workspace |= trust_workspace;
-            crate::session::launch::supervise(
+            supervise::supervise(
                 &settings.world(&adapter),
                 &name,
                 cli_path,
@@ -146,7 +146,7 @@ fn start(
         ])
         .arg("--cli-path")
         .arg(&cli.path)
-        .args(crate::session::launch::runtime_args(&cli.runtime_path));
+        .args(supervise::runtime_args(&cli.runtime_path));
     if adapter.config.trust_workspace {
         command.arg("--trust-workspace");
     }
@@ -170,7 +170,7 @@ fn start(
         let _ = sender.send(line);
     });
     let line = receiver.recv_timeout(READY_DEADLINE).unwrap_or_default();
-    let ready = crate::session::ready::ReadyLine::parse(&line);
+    let ready = crate::session::supervisor::ready::ReadyLine::parse(&line);
     if !ready.ready {
         let _ = child.kill();
         let _ = child.wait();
@@ -445,7 +445,7 @@ fn history_instead(
         SessionError::SupervisorGone(_) | SessionError::Unresponsive { .. } => error.to_string(),
         _ => return Err(error.into()),
     };
-    let Some(cards) = crate::session::history::read(history) else {
+    let Some(cards) = crate::session::cards::history::read(history) else {
         return Err(error.into());
     };
     output::say(

@@ -9,6 +9,6 @@ use crate::error::Error;
 use crate::settings::HookSettings;
 
 pub fn run(settings: &HookSettings) -> Result<(), Error> {
-    crate::session::hook_signal::forward(std::io::stdin().lock(), settings.socket.as_deref());
+    crate::session::signals::hook::forward(std::io::stdin().lock(), settings.socket.as_deref());
     Ok(())
 }

@@ -2,35 +2,31 @@
 //! private tmux server, with every one-time approval mirrored as a card
 //! that can be answered from elsewhere.
 //!
-//! - [`recorder`], [`recorder_tail`]: the agent's ACP recorder, parsed and
-//!   tailed with the race rules of the original design.
-//! - [`cards`]: the card model, states, ids and `cards.jsonl` history;
-//!   [`history`] reads it back.
-//! - [`pane`], [`keystroke_bridge`]: reading the prompt on screen and
-//!   typing a verdict into it, verify-then-key, failing closed.
-//! - [`pane_fallback`]: the generic approval detector for agent versions
-//!   without the recorder and other TUIs.
-//! - [`hook_signal`]: the agent's own hook that fires when it is about to
-//!   ask, handed over by `oneworks session hook`.
+//! A folder per job:
+//! - [`supervisor`]: the one background process per session (its start
+//!   from plain values, its ready line, the shared state the others go
+//!   through);
+//! - [`signals`]: where approvals come from, strongest first — the agent's
+//!   ACP recorder and its tail, the agent's own hook, the pane read through
+//!   the adapter's grammar or the generic detector;
+//! - [`cards`]: the card model, states, ids and the `cards.jsonl` history;
+//! - [`delivery`]: a verdict typed into the box by the keystroke bridge
+//!   (verify-then-key, failing closed), the webhook, the answer links;
+//! - [`channel`]: the approvals socket's JSON-lines protocol and who may
+//!   answer over it;
+//! - [`tmux`]: the private tmux server; [`secret`]: random tokens compared
+//!   in constant time.
+//!
+//! `session serve`'s page is above this, in [`crate::serve`]: a client of
+//! the sockets.
 
-pub mod answerer;
-pub mod approvals_channel;
 pub mod cards;
-pub mod history;
-pub mod hook_signal;
-pub mod keystroke_bridge;
-pub mod launch;
-pub mod pane;
-pub mod pane_fallback;
-pub mod pane_watch;
-pub mod ready;
-pub mod recorder;
-pub mod recorder_tail;
-pub mod serve;
-pub mod state;
+pub mod channel;
+pub mod delivery;
+pub mod secret;
+pub mod signals;
 pub mod supervisor;
 pub mod tmux;
-pub mod webhook;
 
 use std::path::PathBuf;
 

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::keystroke_bridge::Pane;
-use super::SessionError;
+use crate::session::delivery::keystroke_bridge::Pane;
+use crate::session::SessionError;
 
 /// The tmux session (and target) name inside the private server.
 pub const SESSION: &str = "oneworks";

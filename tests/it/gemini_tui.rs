@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use oneworks::adapter::tui_data::TuiData;
 use oneworks::session::cards::{CancelFlag, Card, CardBook, CardState, Verdict};
-use oneworks::session::keystroke_bridge::{Bridge, Pane};
-use oneworks::session::pane_fallback::detect_any;
-use oneworks::session::pane_watch::{self, card_for};
-use oneworks::session::state::{Delivery, PaneFactory, SessionState};
+use oneworks::session::delivery::keystroke_bridge::{Bridge, Pane};
+use oneworks::session::signals::pane_fallback::detect_any;
+use oneworks::session::signals::pane_watch::{self, card_for};
+use oneworks::session::supervisor::state::{Delivery, PaneFactory, SessionState};
 use oneworks::session::tmux::{Tmux, TmuxPane};
 
 use crate::support::wait::wait_until_async;

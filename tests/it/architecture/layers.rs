@@ -1,6 +1,6 @@
 //! The layer map (issue 13, STYLE.md "Layers") as data, and the test that
-//! imports only point down it. Bottom to top: platform → vendor data →
-//! install → launch → acp / session → commands. A file under `src/` that
+//! imports only point down it. Bottom to top: platform → data → install →
+//! launch → ACP wire → acp / session → serve → commands. A file under `src/` that
 //! the map does not place fails the test, so a new folder must be placed.
 
 use super::{import_graph, src, Module};
@@ -11,17 +11,23 @@ use std::path::Path;
 pub enum Layer {
     /// Files, errors, processes, redaction, output, logging, locations.
     Platform,
-    /// Data files parsed into plain types: the adapter files and the user's
-    /// `config.yaml` (read, checked, no behaviour).
-    VendorData,
+    /// Data files parsed into plain types, no behaviour: the adapter files
+    /// (vendor facts) and the user's `config.yaml` (read and checked).
+    Data,
     /// Sources and the one verify → extract → publish pipeline.
     Install,
     /// Pick a source and version, enter the profile world, start a child.
     Launch,
+    /// ACP messages both peers read (the one permission-request parser),
+    /// decoded through the schema crate.
+    Wire,
     /// The ACP client (`run`). Peer of `Session`: neither imports the other.
     Acp,
     /// The session supervisor. Peer of `Acp`.
     Session,
+    /// `session serve`: the approvals page, a client of the sessions'
+    /// sockets.
+    Serve,
     /// clap, `Settings`, one file per command, dispatch.
     Commands,
 }
@@ -30,11 +36,13 @@ impl Layer {
     fn rank(self) -> u8 {
         match self {
             Layer::Platform => 0,
-            Layer::VendorData => 1,
+            Layer::Data => 1,
             Layer::Install => 2,
             Layer::Launch => 3,
-            Layer::Acp | Layer::Session => 4,
-            Layer::Commands => 5,
+            Layer::Wire => 4,
+            Layer::Acp | Layer::Session => 5,
+            Layer::Serve => 6,
+            Layer::Commands => 7,
         }
     }
 
@@ -61,19 +69,19 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     ("output", Platform),
     ("process", Platform),
     ("redact", Platform),
-    // vendor data: `config/` is data too — the strict schema of the user's
-    // file, its layered loading and `${VAR}` references, read and checked,
-    // no behaviour; install and launch read it, it reads nothing above.
-    ("adapter", VendorData),
-    ("adapter/data", VendorData),
-    ("adapter/registry", VendorData),
-    ("adapter/file_type", VendorData),
-    ("adapter/acp_data", VendorData),
-    ("adapter/tui_data", VendorData),
-    // ACP messages that both peers read (the one permission-request
-    // parser), decoded through the schema crate: data, no behaviour.
-    ("acp_wire", VendorData),
-    ("config", VendorData),
+    // data: the adapter files, and `config/` — the strict schema of the
+    // user's file, its layered loading and `${VAR}` references, read and
+    // checked, no behaviour; install and launch read it, it reads nothing
+    // above.
+    ("adapter", Data),
+    ("adapter/data", Data),
+    ("adapter/registry", Data),
+    ("adapter/file_type", Data),
+    ("adapter/acp_data", Data),
+    ("adapter/tui_data", Data),
+    ("config", Data),
+    // ACP messages that both peers read
+    ("acp_wire", Wire),
     // install
     ("install", Install),
     // Node.js as a managed runtime of npm packages (SPEC §11.2)
@@ -84,6 +92,8 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     // the two peers
     ("acp", Acp),
     ("session", Session),
+    // the approvals page over the sessions' sockets
+    ("serve", Serve),
     // commands
     ("", Commands),
     ("cli", Commands),
@@ -224,9 +234,12 @@ fn planted_copy(edits: &[(&str, &str)]) -> tempfile::TempDir {
 fn the_layer_check_finds_a_planted_upward_import() {
     let copy = planted_copy(&[
         ("error.rs", "use crate::settings::Settings;"),
-        ("acp/rpc.rs", "use crate::session::state::Something;"),
         (
-            "session/cards.rs",
+            "acp/rpc.rs",
+            "use crate::session::supervisor::state::Something;",
+        ),
+        (
+            "session/cards/mod.rs",
             "// crate::acp::rpc in a comment is not an import",
         ),
         // After a nested group, the next item is still read.
@@ -239,7 +252,7 @@ fn the_layer_check_finds_a_planted_upward_import() {
     assert_eq!(
         problems,
         [
-            "new upward import `acp/rpc` -> `session/state`: move the code down, or invert the dependency",
+            "new upward import `acp/rpc` -> `session/supervisor/state`: move the code down, or invert the dependency",
             "new upward import `error` -> `settings`: move the code down, or invert the dependency",
             "new upward import `redact/rules` -> `launch/resolve`: move the code down, or invert the dependency",
         ],
@@ -265,10 +278,7 @@ fn the_layer_check_fails_on_an_unplaced_folder_and_a_paid_debt() {
 fn the_map_places_files_by_their_longest_entry() {
     let module = |path: &str| -> Module { path.split('/').map(str::to_owned).collect() };
     assert_eq!(layer_of(LAYER_MAP, &module("launch/resolve")), Some(Launch));
-    assert_eq!(
-        layer_of(LAYER_MAP, &module("adapter/data")),
-        Some(VendorData)
-    );
+    assert_eq!(layer_of(LAYER_MAP, &module("adapter/data")), Some(Data));
     assert_eq!(
         layer_of(LAYER_MAP, &module("install/extract/tar")),
         Some(Install)
@@ -280,7 +290,7 @@ fn the_map_places_files_by_their_longest_entry() {
         "the root entry places only lib.rs and main.rs"
     );
     assert!(Session.may_not_import(Acp) && Acp.may_not_import(Session));
-    assert!(Platform.may_not_import(VendorData) && !Commands.may_not_import(Platform));
+    assert!(Platform.may_not_import(Data) && !Commands.may_not_import(Platform));
 }
 
 /// Only the commands layer sees clap (STYLE.md "Layers"): a lower layer

@@ -8,7 +8,7 @@
 
 use oneworks::adapter::registry::Registry;
 use oneworks::adapter::tui_data::PromptGrammar;
-use oneworks::session::pane::{card_title, parse, view_matches, PromptView, Row};
+use oneworks::session::signals::pane::{card_title, parse, view_matches, PromptView, Row};
 
 macro_rules! capture {
     ($name:literal) => {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use oneworks::adapter::data::AdapterData;
 use oneworks::adapter::registry::BUILTIN;
 use oneworks::adapter::tui_grammar::PromptGrammar;
-use oneworks::session::pane::{card_title, parse, view_matches, PromptView, Row};
+use oneworks::session::signals::pane::{card_title, parse, view_matches, PromptView, Row};
 
 fn grammar() -> PromptGrammar {
     let (_, text) = BUILTIN

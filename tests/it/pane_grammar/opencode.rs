@@ -11,7 +11,9 @@
 
 use oneworks::adapter::registry::Registry;
 use oneworks::adapter::tui_data::PromptGrammar;
-use oneworks::session::pane::{approval_visible, card_title, parse, view_matches, PromptView, Row};
+use oneworks::session::signals::pane::{
+    approval_visible, card_title, parse, view_matches, PromptView, Row,
+};
 
 macro_rules! capture {
     ($name:literal) => {

@@ -46,7 +46,7 @@ impl NudgedPane {
     }
 }
 
-impl oneworks::session::keystroke_bridge::Pane for NudgedPane {
+impl oneworks::session::delivery::keystroke_bridge::Pane for NudgedPane {
     fn capture(&mut self) -> Result<String, String> {
         let capture = self
             .tmux
@@ -86,7 +86,7 @@ pub fn assert_refuses_a_box_changed_between_keys(
     title: &str,
 ) -> String {
     use oneworks::session::cards::{CancelFlag, Verdict};
-    use oneworks::session::keystroke_bridge::Bridge;
+    use oneworks::session::delivery::keystroke_bridge::Bridge;
     let next = tui.keys.next.as_str();
     let one_key = tui.keys.reject.is_some();
     let mut pane = NudgedPane::new(socket, next, one_key);

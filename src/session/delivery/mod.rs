@@ -1,0 +1,8 @@
+//! Delivering a verdict (SPEC §8.2, §8.3, §8.5): the keystroke bridge that
+//! types it into the agent's own box, verify-then-key, failing closed; the
+//! optional webhook that POSTs each new card and takes an answer back; the
+//! one-time answer links a card's message carries.
+
+pub mod keystroke_bridge;
+pub mod links;
+pub mod webhook;

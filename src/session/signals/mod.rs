@@ -1,0 +1,13 @@
+//! Where approvals come from (SPEC §8.1, §8.4; issue 21), strongest signal
+//! first: the agent's ACP recorder ([`recorder`], tailed by
+//! [`recorder_tail`]), the agent's own hook ([`hook`]), and the pane
+//! ([`pane`]: the box read through the adapter's grammar; [`pane_fallback`]:
+//! the generic detector; [`pane_watch`]: the loop that turns what appears
+//! and vanishes into cards). Everything read here is untrusted.
+
+pub mod hook;
+pub mod pane;
+pub mod pane_fallback;
+pub mod pane_watch;
+pub mod recorder;
+pub mod recorder_tail;

@@ -1,0 +1,134 @@
+//! The supervisor process's start (`session supervise`, run by `session
+//! start`): from plain values to a running [`supervisor`]: the profile
+//! world with our own recorder variable (when the adapter's TUI has one),
+//! the private tmux server, the command's scrubber and the webhook from the
+//! config. It prints one `{"ready":true}` line once the channel listens.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::error::{Error, ErrorKind};
+use crate::launch::profile::world::{self, Purpose};
+use crate::output;
+use crate::session::delivery::webhook::Webhook;
+use crate::session::supervisor::{self, Plan, SessionPaths};
+use crate::session::tmux::{self, Tmux};
+
+/// The `session supervise` arguments that hand the agent's runtime (the
+/// managed Node.js's `bin/`, SPEC §11.2) to the supervisor.
+pub fn runtime_args(runtime_path: &Option<PathBuf>) -> Vec<std::ffi::OsString> {
+    runtime_path
+        .as_ref()
+        .map(|path| vec!["--runtime-path".into(), path.as_os_str().to_owned()])
+        .unwrap_or_default()
+}
+
+pub fn supervise(
+    inputs: &world::Inputs<'_>,
+    name: &str,
+    cli_path: PathBuf,
+    cli_version: &str,
+    runtime_path: Option<PathBuf>,
+    cwd: Option<PathBuf>,
+) -> Result<(), Error> {
+    let tmux_program = tmux::find(inputs.env.get("PATH"))?;
+    let mut world = world::enter(inputs, name, cli_version, Purpose::Supervised)?;
+    world.use_runtime(runtime_path.as_deref());
+    for diagnostic in &world.diagnostics {
+        tracing::warn!("{}", output::clean(diagnostic));
+    }
+    let paths = SessionPaths::new(&world.layout);
+    let tui = inputs.data.tui.clone();
+    // Ours, in the 0700 runtime folder; a value from the parent never counts.
+    for (name, value) in &tui.env {
+        world.environment.set(name.clone(), value.clone());
+    }
+    // The agent's hook finds the supervisor here, never from its payload.
+    if tui.signals.hook.is_some() {
+        world.environment.set(
+            crate::session::signals::hook::SOCKET_VARIABLE,
+            paths.signals.to_string_lossy(),
+        );
+    }
+    if let Some(variable) = &tui.recorder_variable {
+        world
+            .environment
+            .set(variable.clone(), paths.recorder.to_string_lossy());
+    }
+    let webhook = webhook(inputs, name)?;
+    // `auto`: scrape the pane only when this CLI writes no recorder.
+    let scrape = match inputs.config.approvals.pane_fallback {
+        crate::config::schema::PaneFallback::On => true,
+        crate::config::schema::PaneFallback::Off => false,
+        crate::config::schema::PaneFallback::Auto => !tui.has_recorder(cli_version),
+    };
+    if !scrape && !tui.has_recorder(cli_version) {
+        tracing::warn!(
+            "{} {cli_version} writes no recorder and paneFallback is off: approvals are not mirrored",
+            inputs.data.display_name
+        );
+    }
+    let pane_fallback = scrape.then(|| std::time::Duration::from_millis(tui.fallback.poll_ms));
+    let plan = Plan {
+        name: name.to_owned(),
+        tmux: Tmux {
+            program: tmux_program,
+            socket: paths.tmux.clone(),
+            env: world
+                .environment
+                .iter()
+                .map(|(name, value)| (name.to_owned(), value.to_owned()))
+                .collect(),
+        },
+        adapter: inputs.data.id.clone(),
+        cli_path,
+        cli_version: cli_version.to_owned(),
+        cwd: cwd.unwrap_or_else(|| world.layout.project.clone()),
+        tui,
+        scrubber: std::sync::Arc::clone(inputs.scrubber),
+        runtime: world.layout.runtime.clone(),
+        paths,
+        webhook,
+        pane_fallback,
+    };
+    let outcome = supervisor::run(plan, || output::print_json(&json!({"ready": true})));
+    drop(world);
+    outcome
+}
+
+/// The approvals webhook from the config, if one is set.
+fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Error> {
+    let approvals = &inputs.config.approvals;
+    let Some(text) = &approvals.webhook else {
+        return Ok(None);
+    };
+    let url = url::Url::parse(text)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https"))
+        .ok_or_else(|| {
+            Error::msg(
+                ErrorKind::Config,
+                format!(
+                    "invalid config at `adapters.{}.approvals.webhook`: not an http or https URL",
+                    inputs.data.id
+                ),
+            )
+        })?;
+    let token = approvals
+        .webhook_auth_env
+        .as_ref()
+        .and_then(|variable| inputs.env.get(&variable.0))
+        .filter(|token| !token.is_empty())
+        .map(str::to_owned);
+    Ok(Some(Webhook {
+        url,
+        token,
+        timeout: crate::env_options::EnvOptions::new(inputs.env).http_timeout()?,
+        session: name.to_owned(),
+        answer_links: crate::session::delivery::links::links_prefix(
+            &inputs.locations.runtime_dir,
+            &inputs.project.root,
+        ),
+    }))
+}
