@@ -6,12 +6,12 @@ use serde_json::json;
 
 use crate::config::SourceKind;
 use crate::error::Error;
-use crate::install::pin::Pin;
+use crate::install::lock_file::Pin;
 use crate::install::policy::{self, Choice, Selection};
 use crate::install::probe::ProbeSettings;
 use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
-use crate::launch::source::{self, Candidate, Probes};
+use crate::launch::candidate::{self, Candidate, Probes};
 use crate::output;
 use crate::output::sanitize::sanitize_line;
 use crate::settings::{Adapter, Settings};
@@ -141,9 +141,9 @@ pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), 
     let data = &adapter.data;
     let cli = &adapter.config.cli;
     let probe = settings.probe_settings(data);
-    let mut candidates = source::system_candidates(data, &probe);
+    let mut candidates = candidate::system_candidates(data, &probe);
     if let (SourceKind::Path, Some(path)) = (cli.source, &cli.path) {
-        candidates.push(source::path_candidate(path, data, &probe));
+        candidates.push(candidate::path_candidate(path, data, &probe));
     }
     // One unsafe version folder (a linked binary, say) is a candidate
     // reported as skipped, not a failure of the whole report.

@@ -3,6 +3,6 @@
 //! by `adapter login`, `run` and `session start`; below the ACP client and
 //! the session supervisor, above install and the vendor data.
 
+pub mod candidate;
 pub mod profile;
 pub mod resolve;
-pub mod source;

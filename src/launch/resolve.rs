@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::source;
+use super::candidate;
 use crate::adapter::data::AdapterData;
 use crate::config::{CliConfig, SourceKind};
 use crate::error::{Error, ErrorKind};
@@ -134,8 +134,8 @@ fn probe_unmanaged(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {
     let cli = resolver.cli;
     let probe = &resolver.probe;
     let candidate = match (cli.source, &cli.path) {
-        (SourceKind::Path, Some(path)) => source::resolve_path(path, resolver.data, probe)?,
-        _ => source::resolve_system(resolver.data, probe)?,
+        (SourceKind::Path, Some(path)) => candidate::resolve_path(path, resolver.data, probe)?,
+        _ => candidate::resolve_system(resolver.data, probe)?,
     };
     Ok(ResolvedCli {
         source: cli.source,
