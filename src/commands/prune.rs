@@ -9,16 +9,16 @@ use crate::settings::{Adapter, Settings};
 
 pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Error> {
     let data = &adapter.data;
-    let store = settings.store(data);
+    let store = &adapter.cli.store;
     store.prepare_dirs()?;
-    let protected = match settings.pin_path(data) {
-        Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
+    let protected = match &adapter.cli.lock_file {
+        Some(path) => Pin::read(path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
         None => None,
     };
     let quiet = settings.quiet;
     let _lock = crate::install::install_lock::acquire_announced(
         &store.lock_path(),
-        settings.lock_timeout()?,
+        settings.options().lock_timeout()?,
         quiet,
     )?;
     let installed = store.list()?;
@@ -66,7 +66,7 @@ fn prune_node(settings: &Settings) -> Result<(), Error> {
     }
     let _lock = crate::install::install_lock::acquire_announced(
         &store.lock_path(),
-        settings.lock_timeout()?,
+        settings.options().lock_timeout()?,
         settings.quiet,
     )?;
     let in_use = crate::install::node_runtime::versions_in_use(home);
