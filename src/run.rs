@@ -1,12 +1,12 @@
 //! Dispatch: from parsed arguments to the command that handles them.
 
-use crate::cli::{AdapterCommand, Cli, Command, ConfigCommand};
+use crate::cli::{AdapterCommand, Cli, Command, ConfigCommand, GlobalArgs, SessionCommand};
 use crate::commands;
 use crate::error::Error;
 use crate::settings::{Settings, TrustSettings};
 
-/// Until a command knows its adapter (and `Settings::adapter` installs that
-/// adapter's scrubber), everything printed is scrubbed of the credential
+/// Until a command knows its adapter (and the command edge makes that
+/// adapter's scrubber the print scrubber), everything printed is scrubbed of the credential
 /// variables of this process's environment under every known adapter's
 /// rules. Built lazily: most runs print one line.
 pub fn install_startup_scrubber() {
@@ -39,74 +39,77 @@ pub fn install_startup_scrubber() {
     });
 }
 
-/// The settings of a command, and the one note naming what an untrusted
-/// project config had ignored (SPEC §2.1).
-fn settings(global: &crate::cli::GlobalArgs) -> Result<Settings, Error> {
-    let settings = Settings::resolve(global)?;
-    commands::config::note_untrusted(&settings);
+/// The settings of `command`, and the one note naming what an untrusted
+/// project config had ignored (SPEC §2.1). The adapter's scrubber becomes
+/// the print scrubber here, at the command edge, in plain sight: reading
+/// settings has no side effect.
+fn settings(global: &GlobalArgs, command: &Command) -> Result<Settings, Error> {
+    let settings = Settings::resolve(global, command)?;
+    if let Some(adapter) = &settings.adapter {
+        crate::output::set_scrubber(std::sync::Arc::clone(&adapter.scrubber));
+    }
+    if !matches!(command, Command::Config(ConfigCommand::Check)) && !running_sessions_only(command)
+    {
+        commands::config::note_untrusted(&settings);
+    }
     Ok(settings)
 }
 
+fn running_sessions_only(command: &Command) -> bool {
+    matches!(command, Command::Session(command) if command.reaches_running_sessions_only())
+}
+
 pub fn run(cli: Cli) -> Result<(), Error> {
-    match cli.command {
-        Command::Completions { shell } => commands::completions::print(shell),
-        Command::Adapter(command) => {
-            let settings = settings(&cli.global)?;
-            match command {
-                AdapterCommand::Prepare(args) => {
-                    let adapter = settings.adapter(args.adapter.as_str())?;
-                    commands::prepare::run(&settings, &adapter, &args)
-                }
-                AdapterCommand::Status { adapter, json } => {
-                    let adapter = settings.adapter(adapter.as_str())?;
-                    commands::status::status(&settings, &adapter, json)
-                }
-                AdapterCommand::List { json } => commands::status::list(&settings, json),
-                AdapterCommand::Prune { adapter, keep } => {
-                    let adapter = settings.adapter(adapter.as_str())?;
-                    commands::prune::run(&settings, &adapter, keep)
-                }
-                AdapterCommand::Login { adapter, session } => {
-                    let adapter = settings.adapter(adapter.as_str())?;
-                    commands::login::run(&settings, &adapter, &session)
-                }
-            }
-        }
-        Command::Run(args) => {
-            let settings = settings(&cli.global)?;
-            let mut adapter = settings.adapter(args.adapter.as_str())?;
-            adapter.config.trust_workspace |= args.trust_workspace;
-            commands::run::run(&settings, &adapter, &args)
-        }
+    let command = &cli.command;
+    match command {
+        Command::Completions { shell } => commands::completions::print(*shell),
         // The agent waits for its hook: no settings, no config, no runtime.
-        Command::Session(crate::cli::SessionCommand::Hook) => {
+        Command::Session(SessionCommand::Hook) => {
             commands::session_hook::run(&crate::settings::HookSettings::resolve())
         }
-        Command::Session(command) => {
-            let settings = if command.reaches_running_sessions_only() {
-                Settings::resolve_for_running_sessions(&cli.global)?
-            } else {
-                settings(&cli.global)?
-            };
-            commands::session::run(&settings, &cli.global, command)
+        // `trust` and `untrust` judge one file and load no config.
+        Command::Config(ConfigCommand::Trust) => {
+            commands::config::trust(&TrustSettings::resolve(&cli.global)?)
         }
-        // `check` lists what was ignored itself; `trust` and `untrust`
-        // judge one file and load no config.
-        Command::Config(command) => match command {
-            ConfigCommand::Check => commands::config::check(&Settings::resolve(&cli.global)?),
-            ConfigCommand::Trust => commands::config::trust(&TrustSettings::resolve(&cli.global)?),
-            ConfigCommand::Untrust => {
-                commands::config::untrust(&TrustSettings::resolve(&cli.global)?)
+        Command::Config(ConfigCommand::Untrust) => {
+            commands::config::untrust(&TrustSettings::resolve(&cli.global)?)
+        }
+        _ => {
+            let settings = settings(&cli.global, command)?;
+            dispatch(&settings, &cli.global, cli.command)
+        }
+    }
+}
+
+/// The commands that run on resolved [`Settings`].
+fn dispatch(settings: &Settings, global: &GlobalArgs, command: Command) -> Result<(), Error> {
+    match command {
+        Command::Adapter(command) => match command {
+            AdapterCommand::Prepare(args) => {
+                commands::prepare::run(settings, settings.adapter()?, &args)
             }
-            ConfigCommand::Render {
-                adapter,
-                session,
-                dry_run,
-            } => {
-                let settings = settings(&cli.global)?;
-                let adapter = settings.adapter(adapter.as_str())?;
-                commands::config::render(&settings, &adapter, &session, dry_run)
+            AdapterCommand::Status { json, .. } => {
+                commands::status::status(settings.adapter()?, json)
+            }
+            AdapterCommand::List { json } => commands::status::list(settings, json),
+            AdapterCommand::Prune { keep, .. } => {
+                commands::prune::run(settings, settings.adapter()?, keep)
+            }
+            AdapterCommand::Login { session, .. } => {
+                commands::login::run(settings, settings.adapter()?, &session)
             }
         },
+        Command::Run(args) => commands::run::run(settings, settings.adapter()?, &args),
+        Command::Session(command) => commands::session::run(settings, global, command),
+        // `check` lists what was ignored itself.
+        Command::Config(ConfigCommand::Check) => commands::config::check(settings),
+        Command::Config(ConfigCommand::Render {
+            session, dry_run, ..
+        }) => commands::config::render(settings, settings.adapter()?, &session, dry_run),
+        Command::Config(ConfigCommand::Trust | ConfigCommand::Untrust)
+        | Command::Completions { .. } => Err(Error::msg(
+            crate::error::ErrorKind::Internal,
+            "this command runs without settings",
+        )),
     }
 }

@@ -1,6 +1,9 @@
-//! Resolved settings: clap's global flags, the environment, the project,
-//! the layered config and the adapter data, combined once into plain values
-//! the commands use.
+//! Resolved settings: clap's global flags and command, the environment, the
+//! project, the layered config and the adapter data, combined once by
+//! [`Settings::resolve`] into plain values. Nothing here builds or installs
+//! anything: a command builds its `Resolver` and `Installer` itself from
+//! these values (astral-sh/uv's `settings.rs` shape), and the command edge
+//! (`run.rs`) makes the adapter's scrubber the print scrubber.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,15 +12,16 @@ use std::sync::Arc;
 
 use crate::adapter::data::AdapterData;
 use crate::adapter::registry::{self, Registry, RegistryError};
-use crate::cli::GlobalArgs;
+use crate::cli::{AdapterCommand, Command, ConfigCommand, GlobalArgs, SessionCommand};
 use crate::config::trust_store::TrustStore;
 use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
-use crate::install::download::{Fetcher, RetryPolicy};
+use crate::install::node_runtime::NodeSettings;
 use crate::install::platform::Host;
 use crate::install::probe::ProbeSettings;
+use crate::install::retry::RetryPolicy;
 use crate::install::store::Store;
-use crate::install::{Installer, ManagedSource};
+use crate::install::ManagedSource;
 use crate::locations::{Environment, Locations, Project};
 
 /// Whether a command needs the config to load.
@@ -36,6 +40,9 @@ pub struct Settings {
     pub config: LoadedConfig,
     pub quiet: bool,
     pub progress: bool,
+    /// The adapter the command names, resolved for what the command does
+    /// with it (`None` for a command that names none).
+    pub adapter: Option<Adapter>,
 }
 
 /// What `config trust`/`config untrust` act on, resolved without loading
@@ -95,34 +102,116 @@ impl HookSettings {
     }
 }
 
-/// One adapter, resolved: its data file, its `adapters.<name>` config and
-/// the command's one scrubber (its credential variables, the config's
-/// `${VAR}` references, the webhook token), built once here and passed
-/// down to everything that writes or prints.
+/// One adapter, resolved: its data file, its `adapters.<name>` config (with
+/// the command's `--trust-workspace`), the command's one scrubber (its
+/// credential variables, the config's `${VAR}` references, the webhook
+/// token), built once here and passed down to everything that writes or
+/// prints, and what finding its CLI needs.
 pub struct Adapter {
     pub data: AdapterData,
     pub config: AdapterConfig,
     pub scrubber: Arc<crate::redact::Scrubber>,
+    pub cli: CliInputs,
+}
+
+/// What a command does with its adapter's CLI: decides which inputs are
+/// resolved (a command reads only what it uses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CliUse {
+    /// Looks at installs or runs a CLI it was handed (`status`, `prune`,
+    /// `config render`, `session supervise`): nothing is installed, so no
+    /// installer inputs, and the lock file is only read.
+    Inspect,
+    /// Prepares or launches it (`prepare`, `login`, `run`, `session
+    /// start`): for `source: managed`, the installer's inputs too, and the
+    /// project's `.oneworks` checked before the lock file is written
+    /// through it.
+    Launch,
+}
+
+/// The resolver's inputs, as plain values.
+#[derive(Debug, Clone)]
+pub struct CliInputs {
+    pub probe: ProbeSettings,
+    /// The adapter's managed store under `$ONEWORKS_HOME`.
+    pub store: Store,
+    /// `$ONEWORKS_HOME` (the managed Node.js store is under it).
+    pub data_home: PathBuf,
+    /// `.oneworks/<adapter>.lock`, only inside a project that has `.oneworks/`.
+    pub lock_file: Option<PathBuf>,
+    /// The installer's inputs: [`CliUse::Launch`] with `source: managed` only.
+    pub install: Option<InstallInputs>,
+}
+
+/// The installer's inputs, as plain values (the command builds the
+/// `Installer` from them).
+#[derive(Debug, Clone)]
+pub struct InstallInputs {
+    pub cache_dir: PathBuf,
+    pub source: ManagedSource,
+    /// `ONEWORKS_LOCK_TIMEOUT`.
+    pub lock_timeout: Duration,
+    pub host: Host,
+    /// 3 attempts, announced unless quiet; `ONEWORKS_TEST_BACKOFF_MS`
+    /// (tests only) replaces every wait.
+    pub retry: RetryPolicy,
+    /// `ONEWORKS_HTTP_TIMEOUT`.
+    pub http_timeout: Duration,
+    pub progress: bool,
+    pub quiet: bool,
+    pub node: NodeSettings,
+}
+
+/// The adapter a command names, and what it does with its CLI.
+fn adapter_of(command: &Command) -> Option<(&str, CliUse, bool)> {
+    use CliUse::{Inspect, Launch};
+    match command {
+        Command::Adapter(command) => match command {
+            AdapterCommand::Prepare(args) => Some((args.adapter.as_str(), Launch, false)),
+            AdapterCommand::Login { adapter, .. } => Some((adapter.as_str(), Launch, false)),
+            AdapterCommand::Status { adapter, .. } | AdapterCommand::Prune { adapter, .. } => {
+                Some((adapter.as_str(), Inspect, false))
+            }
+            AdapterCommand::List { .. } => None,
+        },
+        Command::Run(args) => Some((args.adapter.as_str(), Launch, args.trust_workspace)),
+        Command::Session(SessionCommand::Start {
+            adapter,
+            trust_workspace,
+            ..
+        }) => Some((adapter.as_str(), Launch, *trust_workspace)),
+        Command::Session(SessionCommand::Supervise {
+            adapter,
+            trust_workspace,
+            ..
+        }) => Some((adapter.as_str(), Inspect, *trust_workspace)),
+        Command::Config(ConfigCommand::Render { adapter, .. }) => {
+            Some((adapter.as_str(), Inspect, false))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a command needs the config to load.
+fn config_need(command: &Command) -> ConfigNeed {
+    match command {
+        Command::Session(command) if command.reaches_running_sessions_only() => {
+            ConfigNeed::Optional
+        }
+        _ => ConfigNeed::Required,
+    }
 }
 
 impl Settings {
-    pub fn resolve(global: &GlobalArgs) -> Result<Self, Error> {
+    /// The settings of `command`: the config (a command that only reaches
+    /// running sessions — `session stop`, `list`, `attach`, `approvals`,
+    /// `answer` — warns about a config that does not load and uses its
+    /// defaults), and the adapter it names, resolved for what it does.
+    pub fn resolve(global: &GlobalArgs, command: &Command) -> Result<Self, Error> {
         let env = Environment::from_process();
         let cwd =
             std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-        Self::resolve_in(env, &cwd, global)
-    }
-
-    /// [`Settings::resolve`] for the commands that only reach sessions
-    /// already running (`session stop`, `list`, `attach`, `approvals`,
-    /// `answer`): a config that does not load is a warning naming it and
-    /// why, and its defaults stand in — a person who broke `config.yaml`
-    /// while sessions run can still list, answer and stop them.
-    pub fn resolve_for_running_sessions(global: &GlobalArgs) -> Result<Self, Error> {
-        let env = Environment::from_process();
-        let cwd =
-            std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-        Self::resolve_with(env, &cwd, global, ConfigNeed::Optional)
+        Self::resolve_in(env, &cwd, global, command)
     }
 
     /// [`Settings::resolve`] from a given environment and working folder
@@ -131,8 +220,15 @@ impl Settings {
         env: Environment,
         cwd: &std::path::Path,
         global: &GlobalArgs,
+        command: &Command,
     ) -> Result<Self, Error> {
-        Self::resolve_with(env, cwd, global, ConfigNeed::Required)
+        let mut settings = Self::resolve_with(env, cwd, global, config_need(command))?;
+        if let Some((name, cli_use, trust_workspace)) = adapter_of(command) {
+            let mut adapter = settings.load_adapter(name, cli_use)?;
+            adapter.config.trust_workspace |= trust_workspace;
+            settings.adapter = Some(adapter);
+        }
+        Ok(settings)
     }
 
     fn resolve_with(
@@ -178,12 +274,24 @@ impl Settings {
             config,
             quiet: global.quiet,
             progress: !global.quiet && !global.no_progress && crate::output::stderr_is_terminal(),
+            adapter: None,
         })
     }
 
-    /// Adapter `name`: an unknown name is a usage error listing the known
-    /// ones. Installs the adapter's scrubber for everything printed.
-    pub fn adapter(&self, name: &str) -> Result<Adapter, Error> {
+    /// The command's adapter ([`Settings::resolve`] resolved it).
+    pub fn adapter(&self) -> Result<&Adapter, Error> {
+        self.adapter.as_ref().ok_or_else(|| {
+            Error::msg(
+                ErrorKind::Internal,
+                "the command's adapter was not resolved",
+            )
+        })
+    }
+
+    /// Adapter `name` as plain values: an unknown name is a usage error
+    /// listing the known ones. No side effect: the scrubber is built, not
+    /// installed anywhere.
+    pub fn load_adapter(&self, name: &str, cli_use: CliUse) -> Result<Adapter, Error> {
         let data = self.registry.load(name).map_err(|error| match error {
             RegistryError::Unknown { .. } => Error::new(ErrorKind::Usage, error),
             other => Error::new(ErrorKind::Config, other),
@@ -192,29 +300,76 @@ impl Settings {
         let scrubber = Arc::new(crate::launch::profile::scrubber_for(
             &self.env, &data, &config,
         ));
-        crate::output::set_scrubber(Arc::clone(&scrubber));
+        let cli = self.cli_inputs(&data, &config, cli_use)?;
         Ok(Adapter {
             data,
             config,
             scrubber,
+            cli,
         })
     }
 
-    /// The resolver of `adapter`'s CLI (with an installer for `managed`).
-    pub fn resolver<'a>(
-        &'a self,
-        adapter: &'a Adapter,
-    ) -> Result<crate::launch::resolve::Resolver<'a>, Error> {
-        let installer = match adapter.config.cli.source {
-            config::SourceKind::Managed => Some(self.installer(adapter)?),
-            config::SourceKind::System | config::SourceKind::Path => None,
+    fn cli_inputs(
+        &self,
+        data: &AdapterData,
+        config: &AdapterConfig,
+        cli_use: CliUse,
+    ) -> Result<CliInputs, Error> {
+        if cli_use == CliUse::Launch && self.project.initialized {
+            // The lock file is written through `.oneworks`: a symlink (or
+            // not a folder) there is refused, as `config render` does.
+            crate::fs_safety::check_dir_chain(&self.project.root, &self.project.dot_dir())?;
+        }
+        let install = match (cli_use, config.cli.source) {
+            (CliUse::Launch, config::SourceKind::Managed) => {
+                Some(self.install_inputs(data, config)?)
+            }
+            _ => None,
         };
-        Ok(crate::launch::resolve::Resolver {
-            data: &adapter.data,
-            cli: &adapter.config.cli,
-            probe: self.probe_settings(&adapter.data),
-            pin_path: self.checked_pin_path(&adapter.data)?,
-            installer,
+        Ok(CliInputs {
+            probe: ProbeSettings::from_data(data, self.env.get("PATH").map(str::to_owned)),
+            store: Store::new(self.locations.data_home.clone(), &data.id),
+            data_home: self.locations.data_home.clone(),
+            lock_file: self
+                .project
+                .initialized
+                .then(|| self.project.lock_file(&data.id)),
+            install,
+        })
+    }
+
+    fn install_inputs(
+        &self,
+        data: &AdapterData,
+        config: &AdapterConfig,
+    ) -> Result<InstallInputs, Error> {
+        let options = self.options();
+        let mut retry = RetryPolicy {
+            announce: !self.quiet,
+            ..RetryPolicy::default()
+        };
+        if let Some(wait) = options.test_backoff() {
+            retry.base_delay = wait;
+            retry.max_delay = wait;
+        }
+        Ok(InstallInputs {
+            cache_dir: self.locations.cache_dir.clone(),
+            source: ManagedSource::from_data(
+                data,
+                &|name| self.env.get(name).map(str::to_owned),
+                self.env.home().as_deref(),
+            )?,
+            lock_timeout: options.lock_timeout()?,
+            host: Host::detect(),
+            retry,
+            http_timeout: options.http_timeout()?,
+            progress: self.progress,
+            quiet: self.quiet,
+            node: NodeSettings {
+                mode: config.cli.runtime,
+                mirror: options.node_mirror()?,
+                store: crate::install::node_runtime::store(&self.locations.data_home),
+            },
         })
     }
 
@@ -230,81 +385,8 @@ impl Settings {
         }
     }
 
-    pub fn probe_settings(&self, data: &AdapterData) -> ProbeSettings {
-        ProbeSettings::from_data(data, self.env.get("PATH").map(str::to_owned))
-    }
-
-    pub fn store(&self, data: &AdapterData) -> Store {
-        Store::new(self.locations.data_home.clone(), &data.id)
-    }
-
-    /// `.oneworks/<adapter>.lock`, only inside a project that has `.oneworks/`.
-    pub fn pin_path(&self, data: &AdapterData) -> Option<PathBuf> {
-        self.project
-            .initialized
-            .then(|| self.project.lock_file(&data.id))
-    }
-
-    /// [`Settings::pin_path`], refusing a `.oneworks` that is a symlink (or
-    /// not a folder) the way `config render` does: the lock file is written
-    /// through it.
-    pub fn checked_pin_path(&self, data: &AdapterData) -> Result<Option<PathBuf>, Error> {
-        if self.project.initialized {
-            crate::fs_safety::check_dir_chain(&self.project.root, &self.project.dot_dir())?;
-        }
-        Ok(self.pin_path(data))
-    }
-
     /// The `ONEWORKS_*` settings, parsed where they are read.
     pub fn options(&self) -> crate::env_options::EnvOptions<'_> {
         crate::env_options::EnvOptions::new(&self.env)
-    }
-
-    pub fn lock_timeout(&self) -> Result<Duration, Error> {
-        self.options().lock_timeout()
-    }
-
-    /// The retry policy: 3 attempts, announced on stderr unless quiet.
-    /// `ONEWORKS_TEST_BACKOFF_MS` (tests only, undocumented for users)
-    /// replaces every wait, `Retry-After` included, so failure tests do not
-    /// sit through real delays.
-    fn retry_policy(&self) -> RetryPolicy {
-        let mut policy = RetryPolicy {
-            announce: !self.quiet,
-            ..RetryPolicy::default()
-        };
-        if let Some(wait) = self.options().test_backoff() {
-            policy.base_delay = wait;
-            policy.max_delay = wait;
-        }
-        policy
-    }
-
-    /// The installer of `adapter`'s managed source.
-    pub fn installer<'a>(&'a self, adapter: &'a Adapter) -> Result<Installer<'a>, Error> {
-        let data = &adapter.data;
-        let source = ManagedSource::from_data(
-            data,
-            &|name| self.env.get(name).map(str::to_owned),
-            self.env.home().as_deref(),
-        )?;
-        Ok(Installer {
-            data,
-            store: self.store(data),
-            cache_dir: self.locations.cache_dir.clone(),
-            source,
-            lock_timeout: self.lock_timeout()?,
-            host: Host::detect(),
-            probe: self.probe_settings(data),
-            fetcher: Fetcher::new(self.retry_policy(), self.options().http_timeout()?),
-            progress: self.progress,
-            quiet: self.quiet,
-            scrubber: Arc::clone(&adapter.scrubber),
-            node: crate::install::node_runtime::NodeSettings {
-                mode: adapter.config.cli.runtime,
-                mirror: self.options().node_mirror()?,
-                store: crate::install::node_runtime::store(&self.locations.data_home),
-            },
-        })
     }
 }

@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorKind};
 use crate::launch::profile::layout::ProfileLayout;
 use crate::launch::profile::materialize::{self, mcp::Target};
 use crate::output;
-use crate::settings::{Adapter, Settings, TrustSettings};
+use crate::settings::{Adapter, CliUse, Settings, TrustSettings};
 
 /// Everything `render` checks, without writing: the config (loaded with
 /// the settings), the default session's folders, and the plan — skill
@@ -18,7 +18,10 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
     let names: Vec<String> = settings.config.config.adapters.keys().cloned().collect();
     let mut summaries = Vec::new();
     for name in names {
-        let adapter = settings.adapter(&name)?;
+        let adapter = settings.load_adapter(&name, CliUse::Inspect)?;
+        // What this adapter's plan prints passes its scrubber (its
+        // config's `${VAR}` references included).
+        output::set_scrubber(std::sync::Arc::clone(&adapter.scrubber));
         let layout = ProfileLayout::new(
             &settings.project,
             &settings.locations,

@@ -31,7 +31,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, name: &str) -> Result<(), Err
             None => error,
         });
     }
-    let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
     let mut world = world::enter(
         &settings.world(adapter),
         name,

@@ -34,7 +34,7 @@ fn options(args: &PrepareArgs) -> PrepareOptions {
 }
 
 pub fn run(settings: &Settings, adapter: &Adapter, args: &PrepareArgs) -> Result<(), Error> {
-    let resolved = resolve_for_prepare(&settings.resolver(adapter)?, options(args))?;
+    let resolved = resolve_for_prepare(&super::resolver(adapter), options(args))?;
     let report = PrepareReport {
         adapter: adapter.data.id.clone(),
         source: resolved.source,

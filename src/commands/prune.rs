@@ -2,23 +2,23 @@
 //! under the install lock, never the one `.oneworks/<adapter>.lock` names.
 
 use crate::error::Error;
-use crate::install::pin::Pin;
+use crate::install::lock_file::Pin;
 use crate::install::InstallError;
 use crate::output;
 use crate::settings::{Adapter, Settings};
 
 pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Error> {
     let data = &adapter.data;
-    let store = settings.store(data);
+    let store = &adapter.cli.store;
     store.prepare_dirs()?;
-    let protected = match settings.pin_path(data) {
-        Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
+    let protected = match &adapter.cli.lock_file {
+        Some(path) => Pin::read(path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
         None => None,
     };
     let quiet = settings.quiet;
-    let _lock = crate::install::lock::acquire_announced(
+    let _lock = crate::install::install_lock::acquire_announced(
         &store.lock_path(),
-        settings.lock_timeout()?,
+        settings.options().lock_timeout()?,
         quiet,
     )?;
     let installed = store.list()?;
@@ -64,9 +64,9 @@ fn prune_node(settings: &Settings) -> Result<(), Error> {
     if fs_err::symlink_metadata(store.versions_dir()).is_err() {
         return Ok(());
     }
-    let _lock = crate::install::lock::acquire_announced(
+    let _lock = crate::install::install_lock::acquire_announced(
         &store.lock_path(),
-        settings.lock_timeout()?,
+        settings.options().lock_timeout()?,
         settings.quiet,
     )?;
     let in_use = crate::install::node_runtime::versions_in_use(home);

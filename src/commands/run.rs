@@ -89,7 +89,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));
     }
     refuse_interactive_login_setting(adapter)?;
-    let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
     let mut world = world::enter(
         &settings.world(adapter),
         &args.session,

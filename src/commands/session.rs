@@ -28,17 +28,10 @@ const STOP_DEADLINE: Duration = Duration::from_secs(20);
 
 pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) -> Result<(), Error> {
     match command {
+        // The settings resolved the adapter, `--trust-workspace` applied.
         SessionCommand::Start {
-            adapter,
-            name,
-            cwd,
-            detach,
-            trust_workspace,
-        } => {
-            let mut adapter = settings.adapter(adapter.as_str())?;
-            adapter.config.trust_workspace |= trust_workspace;
-            start(settings, &adapter, global, &name, cwd, detach)
-        }
+            name, cwd, detach, ..
+        } => start(settings, settings.adapter()?, global, &name, cwd, detach),
         SessionCommand::List { json } => list(settings, json),
         SessionCommand::Hook => super::session_hook::run(&crate::settings::HookSettings::resolve()),
         SessionCommand::Attach { name } => attach_here(settings, &name),
@@ -53,17 +46,15 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         } => crate::commands::serve::run(settings, listen, public_url, open, json),
         SessionCommand::Supervise {
             name,
-            adapter,
             cli_path,
             cli_version,
             runtime_path,
             cwd,
-            trust_workspace,
+            ..
         } => {
-            let mut adapter = settings.adapter(adapter.as_str())?;
-            adapter.config.trust_workspace |= trust_workspace;
+            let adapter = settings.adapter()?;
             supervise::supervise(
-                &settings.world(&adapter),
+                &settings.world(adapter),
                 &name,
                 cli_path,
                 &cli_version,
@@ -124,7 +115,7 @@ fn start(
         }
         None => {}
     }
-    let cli = crate::launch::resolve::resolve_for_launch(&settings.resolver(adapter)?)?;
+    let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
     layout.ensure()?;
     layout.ensure_runtime()?;
     let log = open_log(&paths.log)?;

@@ -6,12 +6,10 @@ use serde_json::json;
 
 use crate::config::SourceKind;
 use crate::error::Error;
-use crate::install::pin::Pin;
-use crate::install::policy::{self, Choice, Selection};
 use crate::install::probe::ProbeSettings;
-use crate::install::reuse::Integrity;
-use crate::install::store::Installed;
-use crate::launch::source::{self, Candidate, Probes};
+use crate::install::store::{Installed, Store};
+use crate::launch::candidate::Candidate;
+use crate::launch::decision::{self, Scope, SourceVerdict};
 use crate::output;
 use crate::output::sanitize::sanitize_line;
 use crate::settings::{Adapter, Settings};
@@ -22,6 +20,8 @@ struct StatusReport {
     configured: Configured,
     selected: Option<Candidate>,
     candidates: Vec<Candidate>,
+    /// Each source, and why it won or did not: the resolver's own words.
+    sources: Vec<SourceVerdict>,
     /// The Node.js that runs the selected npm package (SPEC §11.2).
     #[serde(skip_serializing_if = "Option::is_none")]
     node: Option<NodeStatus>,
@@ -43,7 +43,7 @@ struct NodeStatus {
 
 /// The Node.js that runs `installed` (an npm package).
 fn node_status(
-    settings: &Settings,
+    home: &std::path::Path,
     name: &str,
     installed: &Installed,
     probe: &ProbeSettings,
@@ -52,7 +52,7 @@ fn node_status(
     use crate::install::npm::node;
     let range = installed.record.engines_node.clone();
     if let Some(used) = &installed.record.node {
-        let store = node_runtime::store(&settings.locations.data_home);
+        let store = node_runtime::store(home);
         return match node_runtime::installed_node(&store, used) {
             Ok(managed) => NodeStatus {
                 source: SourceKind::Managed,
@@ -92,146 +92,33 @@ struct Configured {
     version: String,
 }
 
-/// A managed install as status reports it: probed now, like every other
-/// candidate, and compared with its install record.
-fn managed_candidate(
-    installed: &Installed,
-    probe: &ProbeSettings,
-    home: &std::path::Path,
-) -> Candidate {
-    // An npm package on a managed Node.js is probed with that Node first
-    // on PATH, as it is launched.
-    let store = crate::install::node_runtime::store(home);
-    let probe = crate::install::node_runtime::probe_for(probe, &store, &installed.record);
-    let report = crate::install::probe::probe(&installed.executable, &probe);
-    let usable = report.version_ok && report.acp_ok;
-    let probes = Probes::from_report(&report);
-    let change = match installed.integrity() {
-        Integrity::Intact => None,
-        Integrity::Changed(change) => Some(change),
-    };
-    let reason = match (usable, change) {
-        (true, _) => None,
-        (false, Some(change)) => Some(format!(
-            "{change}, and {}",
-            report
-                .explained()
-                .unwrap_or_else(|| "it fails its probes".to_owned())
-        )),
-        (false, None) => Some(
-            report
-                .explained()
-                .unwrap_or_else(|| "it fails its probes".to_owned()),
-        ),
-    };
-    Candidate {
-        source: SourceKind::Managed,
-        path: installed.executable.clone(),
-        version: Some(installed.version.to_string()),
-        version_output: Some(report.version_output).filter(|output| !output.is_empty()),
-        sha256: Some(installed.record.sha256.clone()),
-        probes,
-        usable,
-        reason,
-        cause_hint: None,
-    }
-}
-
-pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), Error> {
+/// Prints the resolver's decision over every source: what a launch would
+/// use, what else was found, and why each was skipped.
+pub fn status(adapter: &Adapter, json: bool) -> Result<(), Error> {
     let data = &adapter.data;
     let cli = &adapter.config.cli;
-    let probe = settings.probe_settings(data);
-    let mut candidates = source::system_candidates(data, &probe);
-    if let (SourceKind::Path, Some(path)) = (cli.source, &cli.path) {
-        candidates.push(source::path_candidate(path, data, &probe));
-    }
-    // One unsafe version folder (a linked binary, say) is a candidate
-    // reported as skipped, not a failure of the whole report.
-    let store = settings.store(data);
-    let mut installed = Vec::new();
-    let mut refused = Vec::new();
-    for version in store.versions()? {
-        match store.installed(&version) {
-            Ok(Some(found)) => installed.push(found),
-            Ok(None) => {}
-            Err(error) => refused.push(Candidate {
-                source: SourceKind::Managed,
-                path: store.version_dir(&version),
-                version: Some(version.to_string()),
-                version_output: None,
-                sha256: None,
-                probes: Probes::default(),
-                usable: false,
-                reason: Some(format!(
-                    "{error}; `oneworks adapter prepare {} --force` reinstalls it",
-                    data.id
-                )),
-                cause_hint: None,
-            }),
+    let decision = decision::decide(&super::resolver(adapter), Scope::Every)?;
+    let node = match (cli.source, &decision.chosen_install) {
+        (SourceKind::Managed, Some(found)) if found.record.integrity.is_some() => {
+            Some(node_status(
+                &adapter.cli.data_home,
+                &data.binary.name,
+                found,
+                &adapter.cli.probe,
+            ))
         }
-    }
-    let pinned = match settings.pin_path(data) {
-        Some(path) => Pin::read(&path)?.and_then(|pin| semver::Version::parse(&pin.version).ok()),
-        None => None,
+        _ => None,
     };
-    let versions: Vec<semver::Version> = installed
-        .iter()
-        .map(|found| found.version.clone())
-        .collect();
-    // What a launch would use: the same choice `run` and `login` make.
-    let choice =
-        policy::choose_installed(&versions, &cli.version, pinned.as_ref(), Selection::Launch);
-    let mut managed: Vec<Candidate> = installed
-        .iter()
-        .map(|found| managed_candidate(found, &probe, &settings.locations.data_home))
-        .collect();
-    let mut node = None;
-    let selected = match cli.source {
-        SourceKind::Managed => {
-            let index = match &choice {
-                Choice::Use(chosen) => versions.iter().position(|found| found == chosen),
-                Choice::Missing { .. } => None,
-            };
-            node = index
-                .and_then(|index| installed.get(index))
-                .filter(|found| found.record.integrity.is_some())
-                .map(|found| node_status(settings, &data.binary.name, found, &probe));
-            for (position, candidate) in managed.iter_mut().enumerate() {
-                if Some(position) != index && candidate.reason.is_none() {
-                    candidate.reason = Some(match &choice {
-                        Choice::Use(chosen) => format!("{chosen} is the one in use"),
-                        Choice::Missing {
-                            wanted: Some(version),
-                        } => format!("not the configured or locked version {version}"),
-                        Choice::Missing { wanted: None } => "not selected".to_owned(),
-                    });
-                }
-            }
-            index
-                .map(|index| managed[index].clone())
-                .filter(|candidate| candidate.usable)
-        }
-        SourceKind::System => candidates
-            .iter()
-            .find(|candidate| candidate.source == SourceKind::System && candidate.usable)
-            .cloned(),
-        SourceKind::Path => candidates
-            .iter()
-            .find(|candidate| candidate.source == SourceKind::Path && candidate.usable)
-            .cloned(),
-    };
-    let broken_managed =
-        cli.source == SourceKind::Managed && selected.is_none() && matches!(choice, Choice::Use(_));
-    candidates.extend(managed);
-    candidates.extend(refused);
+    let broken_managed = decision.broken_managed;
     let report = StatusReport {
         adapter: data.id.clone(),
         configured: Configured {
             source: cli.source,
             version: cli.version.to_string(),
         },
-        selected,
-        candidates,
+        selected: decision.selected,
+        candidates: decision.candidates,
+        sources: decision.sources,
         node,
     };
     if json {
@@ -304,6 +191,18 @@ pub fn status(settings: &Settings, adapter: &Adapter, json: bool) -> Result<(), 
                 .unwrap_or_default()
         ));
     }
+    for verdict in &report.sources {
+        output::human(format_args!(
+            "source {}: {} — {}",
+            verdict.source,
+            if verdict.chosen {
+                "chosen"
+            } else {
+                "not chosen"
+            },
+            sanitize_line(&verdict.reason)
+        ));
+    }
     Ok(())
 }
 
@@ -352,7 +251,7 @@ pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     let mut documents = Vec::new();
     for data in &adapters {
         let source = settings.config.config.adapter(&data.id).cli.source;
-        let installed = settings.store(data).list()?;
+        let installed = Store::new(settings.locations.data_home.clone(), &data.id).list()?;
         let versions: Vec<_> = installed
             .iter()
             .map(|found| {

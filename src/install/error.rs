@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use super::download::NetworkError;
 use super::extract::ExtractError;
 use super::format::FileType;
-use super::lock::LockError;
+use super::install_lock::LockError;
+use super::lock_file::PinError;
 use super::manifest::ManifestError;
 use super::npm::document::PackageError;
 use super::npm::node::NodeError;
-use super::npm::registry::RegistryError;
-use super::pin::PinError;
+use super::npm::registry::NpmRegistryError;
 use super::platform::NoPackage;
 use crate::error::{Classify, ErrorKind};
 use crate::fs_safety::UnsafePath;
@@ -101,7 +101,7 @@ pub enum InstallError {
         source: PackageError,
     },
     #[error(transparent)]
-    Registry(#[from] RegistryError),
+    Registry(#[from] NpmRegistryError),
     #[error(transparent)]
     Node(#[from] NodeError),
     #[error(transparent)]

@@ -11,12 +11,13 @@ pub mod extract;
 mod fetch;
 pub mod fingerprint;
 pub mod format;
-pub mod lock;
+pub mod install_lock;
+pub mod lock_file;
+pub mod managed_source;
 pub mod manifest;
 pub mod network_error;
 pub mod node_runtime;
 pub mod npm;
-pub mod pin;
 pub mod pipeline;
 pub mod platform;
 pub mod policy;
@@ -25,7 +26,6 @@ pub mod probe_cause;
 mod publish;
 pub mod retry;
 pub mod reuse;
-pub mod source;
 mod spool;
 pub mod store;
 mod vendor;
@@ -36,12 +36,12 @@ use std::time::Duration;
 use self::download::Fetcher;
 pub use self::error::{InstallError, Names};
 use self::format::FileType;
+use self::lock_file::Pin;
+pub use self::managed_source::ManagedSource;
 use self::manifest::ArtifactEntry;
-use self::pin::Pin;
 use self::platform::Host;
 use self::policy::{Choice, Route, Selection};
 use self::reuse::Verdict;
-pub use self::source::ManagedSource;
 use self::store::{Installed, Store};
 use crate::adapter::data::AdapterData;
 use crate::config::VersionRequest;
@@ -320,8 +320,8 @@ impl Installer<'_> {
         Ok(None)
     }
 
-    fn lock(&self) -> Result<lock::InstallLock, InstallError> {
-        Ok(lock::acquire_announced(
+    fn lock(&self) -> Result<install_lock::InstallLock, InstallError> {
+        Ok(install_lock::acquire_announced(
             &self.store.lock_path(),
             self.lock_timeout,
             self.quiet,

@@ -1,40 +1,17 @@
 //! The one resolver from plain values to a runnable adapter CLI (SPEC §3), with
 //! two entry points: [`resolve_for_prepare`] (`adapter prepare`) and
 //! [`resolve_for_launch`] (`adapter login`, `run`, `session start`). The
-//! launch path makes no request when a usable version is installed.
+//! launch path makes no request when a usable version is installed. For
+//! `system` and `path` both act on [`decision::decide`], the decision
+//! `adapter status` prints.
 
 use std::path::PathBuf;
 
-use super::source;
-use crate::adapter::data::AdapterData;
-use crate::config::{CliConfig, SourceKind};
+use super::decision::{self, Scope};
+pub use super::resolver::Resolver;
+use crate::config::SourceKind;
 use crate::error::{Error, ErrorKind};
-use crate::install::probe::ProbeSettings;
-use crate::install::{Installer, Prepared, Request};
-
-/// What resolving an adapter's CLI needs, as plain values (the commands
-/// build it from their settings).
-pub struct Resolver<'a> {
-    pub data: &'a AdapterData,
-    /// `adapters.<name>.cli`.
-    pub cli: &'a CliConfig,
-    pub probe: ProbeSettings,
-    /// `.oneworks/<adapter>.lock`, already checked (inside a project only).
-    pub pin_path: Option<PathBuf>,
-    /// The installer, for `source: managed` only.
-    pub installer: Option<Installer<'a>>,
-}
-
-impl Resolver<'_> {
-    fn installer(&self) -> Result<&Installer<'_>, Error> {
-        self.installer.as_ref().ok_or_else(|| {
-            Error::msg(
-                ErrorKind::Internal,
-                "the managed source was chosen without an installer",
-            )
-        })
-    }
-}
+use crate::install::{Prepared, Request};
 
 /// What `prepare` was asked to do (the flags, without clap).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,7 +63,7 @@ pub fn resolve_for_prepare(
             let installer = resolver.installer()?;
             let prepared = installer.prepare(&Request {
                 version: cli.version.clone(),
-                pin_path: resolver.pin_path.clone(),
+                pin_path: resolver.lock_file.clone(),
                 offline: options.offline,
                 force: options.force,
                 locked: options.locked,
@@ -121,7 +98,7 @@ pub fn resolve_for_launch(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error>
     match cli.source {
         SourceKind::Managed => {
             let installer = resolver.installer()?;
-            match installer.installed_for_launch(&cli.version, resolver.pin_path.as_ref())? {
+            match installer.installed_for_launch(&cli.version, resolver.lock_file.as_ref())? {
                 Some(prepared) => Ok(prepared.into()),
                 None => resolve_for_prepare(resolver, PrepareOptions::default()),
             }
@@ -130,15 +107,15 @@ pub fn resolve_for_launch(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error>
     }
 }
 
+/// `system` and `path`: the decision's candidate, or the refusal naming
+/// every candidate and why it was skipped.
 fn probe_unmanaged(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {
-    let cli = resolver.cli;
-    let probe = &resolver.probe;
-    let candidate = match (cli.source, &cli.path) {
-        (SourceKind::Path, Some(path)) => source::resolve_path(path, resolver.data, probe)?,
-        _ => source::resolve_system(resolver.data, probe)?,
+    let decision = decision::decide(resolver, Scope::Configured)?;
+    let Some(candidate) = decision.selected.clone() else {
+        return Err(decision.refusal(resolver).into());
     };
     Ok(ResolvedCli {
-        source: cli.source,
+        source: candidate.source,
         version: candidate.version.unwrap_or_default(),
         path: candidate.path,
         sha256: None,

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use oneworks::cli::GlobalArgs;
+use oneworks::cli::{AdapterCommand, AdapterName, Command, GlobalArgs};
 use oneworks::config::SourceKind;
 use oneworks::error::{Error, ErrorKind};
 use oneworks::launch::resolve::{resolve_for_launch, ResolvedCli};
@@ -29,9 +29,18 @@ fn launch(env: &TestEnv) -> Result<ResolvedCli, Error> {
         verbose: 0,
         no_progress: true,
     };
-    let settings = Settings::resolve_in(Environment::from_pairs(pairs), &env.project, &global)?;
-    let adapter = settings.adapter("kiro")?;
-    resolve_for_launch(&settings.resolver(&adapter)?)
+    // `adapter login` resolves its CLI as every launch does.
+    let login = Command::Adapter(AdapterCommand::Login {
+        adapter: AdapterName("kiro".to_owned()),
+        session: "default".to_owned(),
+    });
+    let settings = Settings::resolve_in(
+        Environment::from_pairs(pairs),
+        &env.project,
+        &global,
+        &login,
+    )?;
+    resolve_for_launch(&oneworks::commands::resolver(settings.adapter()?))
 }
 
 fn installed(env: &TestEnv, version: &str) -> ResolvedCli {

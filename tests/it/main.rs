@@ -53,6 +53,7 @@ mod serve_links;
 mod session_names;
 mod shutdown;
 mod sources;
+mod status_choice;
 mod supervisor;
 mod supervisor_fallback;
 mod supervisor_hook;

@@ -17,7 +17,7 @@ use crate::install::npm::node::{self, NodeError};
 use crate::install::platform::Libc;
 use crate::install::reuse::{Fingerprint, Integrity};
 use crate::install::store::InstallRecord;
-use crate::install::{lock, FileType, Installer};
+use crate::install::{install_lock, FileType, Installer};
 
 /// The largest Node tarball downloaded (official ones are ~30 MB).
 const TARBALL_LIMIT: u64 = 512 * 1024 * 1024;
@@ -68,7 +68,8 @@ impl Installer<'_> {
             host: self.host.to_string(),
         })?;
         store.prepare_dirs()?;
-        let _lock = lock::acquire_announced(&store.lock_path(), self.lock_timeout, self.quiet)?;
+        let _lock =
+            install_lock::acquire_announced(&store.lock_path(), self.lock_timeout, self.quiet)?;
         // Under the lock: anything in staging was left by a killed install.
         store.sweep_staging();
         if fetch == Fetch::Offline {

@@ -12,7 +12,7 @@ use super::integrity::Sha512Integrity;
 use super::{tarball_url, tree, DepArtifact};
 use crate::install::download::shown;
 use crate::install::error::InstallError;
-use crate::install::pin::{NpmPin, NpmPinPackage};
+use crate::install::lock_file::{NpmPin, NpmPinPackage};
 use crate::install::{Installer, Prepared};
 
 impl Installer<'_> {

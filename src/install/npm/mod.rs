@@ -33,7 +33,7 @@ use self::urls::tarball_url;
 use super::download::{self, shown, NetworkError};
 use super::error::{io, InstallError};
 use super::extract::{guard::Staging, Compression};
-use super::pin::{NpmPin, NpmPinPackage, Pin};
+use super::lock_file::{NpmPin, NpmPinPackage, Pin};
 use super::store::InstallRecord;
 use super::{FileType, Installer, ManagedSource, Prepared, Request, Staged};
 

@@ -19,23 +19,23 @@ pub const PUBLIC_REGISTRY: &str = "https://registry.npmjs.org/";
 const MAX_NPMRC_BYTES: u64 = 256 * 1024;
 
 #[derive(Debug, thiserror::Error)]
-pub enum RegistryError {
+pub enum NpmRegistryError {
     #[error("the npm registry `{}` (from {origin}) is not an http or https URL", sanitize_line(.url))]
     Url { url: String, origin: String },
     #[error("refusing to read the npm config `{path}`: {reason}")]
     Npmrc { path: PathBuf, reason: String },
 }
 
-impl Classify for RegistryError {
+impl Classify for NpmRegistryError {
     fn kind(&self) -> ErrorKind {
         ErrorKind::Config
     }
     fn hint(&self) -> Option<String> {
         Some(match self {
-            RegistryError::Url { origin, .. } => {
+            NpmRegistryError::Url { origin, .. } => {
                 format!("set {origin} to the registry's URL, like `{PUBLIC_REGISTRY}`")
             }
-            RegistryError::Npmrc { .. } => "make it a small regular file, or point NPM_CONFIG_USERCONFIG at one (or set ONEWORKS_NPM_REGISTRY)".to_owned(),
+            NpmRegistryError::Npmrc { .. } => "make it a small regular file, or point NPM_CONFIG_USERCONFIG at one (or set ONEWORKS_NPM_REGISTRY)".to_owned(),
         })
     }
 }
@@ -46,7 +46,7 @@ pub fn resolve(
     get: &dyn Fn(&str) -> Option<String>,
     home: Option<&Path>,
     package: &str,
-) -> Result<Url, RegistryError> {
+) -> Result<Url, NpmRegistryError> {
     let from_env = [
         "ONEWORKS_NPM_REGISTRY",
         "npm_config_registry",
@@ -68,7 +68,7 @@ pub fn resolve(
     parse_registry(text.trim(), origin)
 }
 
-fn parse_registry(text: &str, origin: String) -> Result<Url, RegistryError> {
+fn parse_registry(text: &str, origin: String) -> Result<Url, NpmRegistryError> {
     // A trailing `/` makes the package name join below the registry path
     // (mirrors often live under one: `https://host/api/npm/npm/`).
     let with_slash = if text.ends_with('/') {
@@ -78,7 +78,7 @@ fn parse_registry(text: &str, origin: String) -> Result<Url, RegistryError> {
     };
     match Url::parse(&with_slash) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => Ok(url),
-        _ => Err(RegistryError::Url {
+        _ => Err(NpmRegistryError::Url {
             url: crate::redact::redact_url(text),
             origin,
         }),
@@ -101,12 +101,12 @@ fn npmrc_registry(
     get: &dyn Fn(&str) -> Option<String>,
     home: Option<&Path>,
     package: &str,
-) -> Result<Option<(String, String)>, RegistryError> {
+) -> Result<Option<(String, String)>, NpmRegistryError> {
     use crate::fs_safety::{read_regular_file, ReadRefusal};
     let Some(path) = npmrc_path(get, home) else {
         return Ok(None);
     };
-    let refused = |reason: String| RegistryError::Npmrc {
+    let refused = |reason: String| NpmRegistryError::Npmrc {
         path: path.clone(),
         reason,
     };
@@ -274,7 +274,7 @@ mod tests {
             .expect("mkfifo");
         assert!(status.success());
         let error = resolve(&|_| None, Some(temp.path()), "pkg").expect_err("fifo");
-        assert!(matches!(error, RegistryError::Npmrc { .. }), "{error}");
+        assert!(matches!(error, NpmRegistryError::Npmrc { .. }), "{error}");
         let error = resolve(
             &|name| (name == "ONEWORKS_NPM_REGISTRY").then(|| "ftp://x.test".to_owned()),
             None,

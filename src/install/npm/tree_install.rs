@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use super::tree::{TreeError, MAX_PACKAGES};
 use super::{DepArtifact, NpmArtifact, Tarball, PACKAGE_DIR};
 use crate::install::error::{io, InstallError};
-use crate::install::pin::{NpmPin, NpmPinPackage};
+use crate::install::lock_file::{NpmPin, NpmPinPackage};
 use crate::install::store::Installed;
 use crate::install::Installer;
 use crate::output::sanitize::sanitize_line;

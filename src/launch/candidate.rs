@@ -1,7 +1,8 @@
-//! Finding a usable CLI outside the managed store (SPEC §3): `system`
+//! The candidate binaries outside the managed store (SPEC §3): `system`
 //! looks on PATH for the adapter's binary, then for its migration aliases
-//! that prove to be it (`identifies` in the data file); `path` checks one explicit executable. Every candidate keeps
-//! the reason it was skipped, for `adapter status`.
+//! that prove to be it (`identifies` in the data file); `path` checks one
+//! explicit executable. Every candidate keeps the reason it was skipped;
+//! [`super::decision`] chooses among them.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -60,7 +61,7 @@ pub struct Cli {
 }
 
 impl Cli {
-    fn of(data: &AdapterData) -> Self {
+    pub fn of(data: &AdapterData) -> Self {
         Self {
             adapter: data.id.clone(),
             binary: data.binary.name.clone(),
@@ -190,19 +191,6 @@ pub fn system_candidates(data: &AdapterData, settings: &ProbeSettings) -> Vec<Ca
         .collect()
 }
 
-/// Resolves `source: system`.
-pub fn resolve_system(
-    data: &AdapterData,
-    settings: &ProbeSettings,
-) -> Result<Candidate, SourceError> {
-    let candidates = system_candidates(data, settings);
-    candidates
-        .iter()
-        .find(|candidate| candidate.usable)
-        .cloned()
-        .ok_or_else(|| SourceError::NoSystemCli(Cli::of(data), candidates))
-}
-
 /// Checks `source: path` without running anything that is not a regular
 /// executable file.
 pub fn path_candidate(path: &Path, data: &AdapterData, settings: &ProbeSettings) -> Candidate {
@@ -241,17 +229,4 @@ pub fn path_candidate(path: &Path, data: &AdapterData, settings: &ProbeSettings)
         .and_then(|name| name.to_str())
         .is_some_and(|name| data.binary.aliases.iter().any(|alias| alias == name));
     probed(SourceKind::Path, path, alias, data, settings)
-}
-
-pub fn resolve_path(
-    path: &Path,
-    data: &AdapterData,
-    settings: &ProbeSettings,
-) -> Result<Candidate, SourceError> {
-    let candidate = path_candidate(path, data, settings);
-    if candidate.usable {
-        Ok(candidate)
-    } else {
-        Err(SourceError::BadPath(Cli::of(data), Box::new(candidate)))
-    }
 }
