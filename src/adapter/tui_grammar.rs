@@ -107,6 +107,12 @@ pub struct ToolData {
     /// column.
     #[serde(default)]
     pub column: Option<usize>,
+    /// Only blank lines stand below the tool line, up to the rows (or the
+    /// question, when the tool line is above it): a command's own next
+    /// lines (a script's, a wrapped one's) stand there, and one that reads
+    /// like a skipped line would hide part of the command.
+    #[serde(default)]
+    pub blank_below: bool,
     /// How far above the question the tool line (and the box) may start
     /// when there is no frame.
     #[serde(default = "default_search_lines")]

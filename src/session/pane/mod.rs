@@ -143,6 +143,15 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     let question_at = lines
         .iter()
         .rposition(|line| grammar.is_question(line.text()))?;
+    // Two questions on screen: a command's or the model's own line reads
+    // as one (the box drawn twice, a forged question under the real one);
+    // which box the rows belong to cannot be told.
+    if lines[..question_at]
+        .iter()
+        .any(|line| grammar.is_question(line.text()))
+    {
+        return None;
+    }
     // The box: from the frame top above the question (or `searchLines`
     // above it) to the frame bottom below it (or the screen's end). A
     // frame without its bottom is half-drawn.
@@ -173,6 +182,18 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     }
     let tool_at = tool_line_at(&lines, start, question_at, first_row_at, grammar)?;
     let tool_line = lines[tool_at].text().to_owned();
+    let below_to = if tool_at < question_at {
+        question_at
+    } else {
+        first_row_at
+    };
+    if grammar.tool.blank_below
+        && lines[tool_at + 1..below_to]
+            .iter()
+            .any(|line| !line.text().is_empty())
+    {
+        return None;
+    }
     let command = match &grammar.tool.command_box {
         CommandBox::Framed(true) if tool_at < question_at => {
             command_box(&lines, tool_at + 1..question_at, grammar)
@@ -329,9 +350,11 @@ pub fn view_matches(view: &PromptView, title: &str, grammar: &PromptGrammar) -> 
     }
 }
 
-/// Runs of whitespace collapsed to one space, ends trimmed.
+/// Runs of ASCII whitespace collapsed to one space, ends trimmed: a
+/// no-break or other Unicode space stays what it is (`rm\u{a0}-rf` is
+/// not `rm -rf` to a shell, so not to a title either).
 pub fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split_ascii_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The tool line without its prefix (`↓ `, `? `) and its suffixes (a
