@@ -12,6 +12,41 @@ use serde::Deserialize;
 
 use crate::redact::rules::Pattern;
 
+/// Why a value of a `tui.prompt` or `tui.keys` section is refused (the
+/// data file's loader puts the field's path in front).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrammarError {
+    #[error("`marker` is blank")]
+    BlankMarker,
+    #[error("`background` goes with `style: background` only")]
+    BackgroundWithoutStyle,
+    #[error("unknown focus style `{0}` (expected `reverse` or `background`)")]
+    UnknownFocusStyle(String),
+    #[error("give `marker` or `style`")]
+    NoFocus,
+    #[error("give exactly one of `marker` and `style`")]
+    TwoFoci,
+    #[error("`{0}` is not a background colour (`40`–`47`, `100`–`107`, `48;5;N`, `48;2;R;G;B`)")]
+    NotAColour(String),
+    #[error("invalid pattern `{pattern}`: {reason}")]
+    Pattern { pattern: String, reason: String },
+    #[error(
+        "unknown key name `{0}` (expected one of {keys}, a digit or a lowercase letter)",
+        keys = NAMED_KEYS.join(" ")
+    )]
+    UnknownKey(String),
+    #[error("`keys.{field}`: {reason}")]
+    Key {
+        field: &'static str,
+        reason: Box<GrammarError>,
+    },
+}
+
+/// Outside text in a message: control characters stripped.
+fn shown(text: &str) -> String {
+    crate::output::sanitize_line(text).into_owned()
+}
+
 /// How the agent's approval box reads in a captured pane.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -66,6 +101,18 @@ pub struct ToolData {
     /// line above the question is the tool line.
     #[serde(default)]
     pub prefixes: Vec<String>,
+    /// The display column (counted from 0, after `within`) where a tool
+    /// line's prefix starts: a prefixed line anywhere else (a command's
+    /// own line that reads like a tool line) is no tool line. Absent: any
+    /// column.
+    #[serde(default)]
+    pub column: Option<usize>,
+    /// Only blank lines stand below the tool line, up to the rows (or the
+    /// question, when the tool line is above it): a command's own next
+    /// lines (a script's, a wrapped one's) stand there, and one that reads
+    /// like a skipped line would hide part of the command.
+    #[serde(default)]
+    pub blank_below: bool,
     /// How far above the question the tool line (and the box) may start
     /// when there is no frame.
     #[serde(default = "default_search_lines")]
@@ -140,6 +187,12 @@ pub struct RowsData {
     /// optional, never chosen.
     #[serde(default)]
     pub others: Vec<WholePattern>,
+    /// The lines the box may show after its reject row (a key hint), each
+    /// matched whole: when given, every line there up to the box's end
+    /// that is not blank or skipped must match one (another box drawn
+    /// alike has its own footer). Absent: those lines are not read.
+    #[serde(default)]
+    pub after: Vec<WholePattern>,
 }
 
 /// How the rows are laid out.
@@ -176,9 +229,9 @@ struct FocusFields {
 }
 
 impl TryFrom<FocusFields> for Focus {
-    type Error = String;
+    type Error = GrammarError;
 
-    fn try_from(fields: FocusFields) -> Result<Self, String> {
+    fn try_from(fields: FocusFields) -> Result<Self, GrammarError> {
         let FocusFields {
             marker,
             style,
@@ -188,22 +241,16 @@ impl TryFrom<FocusFields> for Focus {
             (Some(marker), None, None) if !marker.trim().is_empty() => {
                 Ok(Focus::Marker(marker.trim().to_owned()))
             }
-            (Some(_), None, None) => Err("`marker` is blank".to_owned()),
+            (Some(_), None, None) => Err(GrammarError::BlankMarker),
             (None, Some("reverse"), None) => Ok(Focus::Reverse),
             (None, Some("background"), colour) => colour
                 .map(|colour| Background::parse(&colour))
                 .transpose()
                 .map(Focus::Background),
-            (None, Some("reverse"), Some(_)) => {
-                Err("`background` goes with `style: background` only".to_owned())
-            }
-            (None, Some(other), _) => Err(format!(
-                "unknown focus style `{other}` (expected `reverse` or `background`)"
-            )),
-            (None, None, _) => Err("give `marker` or `style`".to_owned()),
-            (Some(_), Some(_), _) | (Some(_), None, Some(_)) => {
-                Err("give exactly one of `marker` and `style`".to_owned())
-            }
+            (None, Some("reverse"), Some(_)) => Err(GrammarError::BackgroundWithoutStyle),
+            (None, Some(other), _) => Err(GrammarError::UnknownFocusStyle(shown(other))),
+            (None, None, _) => Err(GrammarError::NoFocus),
+            (Some(_), Some(_), _) | (Some(_), None, Some(_)) => Err(GrammarError::TwoFoci),
         }
     }
 }
@@ -221,12 +268,8 @@ pub enum Background {
 
 impl Background {
     /// `44`, `104`, `48;5;208`, `48;2;250;178;131`.
-    pub fn parse(text: &str) -> Result<Background, String> {
-        let bad = || {
-            format!(
-                "`{text}` is not a background colour (`40`–`47`, `100`–`107`, `48;5;N`, `48;2;R;G;B`)"
-            )
-        };
+    pub fn parse(text: &str) -> Result<Background, GrammarError> {
+        let bad = || GrammarError::NotAColour(shown(text));
         let parts: Vec<u8> = text
             .split(';')
             .map(|part| part.trim().parse::<u8>())
@@ -251,13 +294,16 @@ pub struct WholePattern {
 }
 
 impl WholePattern {
-    pub fn new(source: &str) -> Result<WholePattern, String> {
+    pub fn new(source: &str) -> Result<WholePattern, GrammarError> {
         regex::Regex::new(&format!("^(?:{source})$"))
             .map(|regex| WholePattern {
                 source: source.to_owned(),
                 regex,
             })
-            .map_err(|error| format!("invalid pattern `{source}`: {error}"))
+            .map_err(|error| GrammarError::Pattern {
+                pattern: shown(source),
+                reason: error.to_string(),
+            })
     }
 
     pub fn matches(&self, text: &str) -> bool {
@@ -305,7 +351,12 @@ impl<'de> Deserialize<'de> for SuffixPattern {
         let text = String::deserialize(deserializer)?;
         regex::Regex::new(&format!("(?:{text})$"))
             .map(SuffixPattern)
-            .map_err(|error| serde::de::Error::custom(format!("invalid pattern `{text}`: {error}")))
+            .map_err(|error| {
+                serde::de::Error::custom(GrammarError::Pattern {
+                    pattern: shown(&text),
+                    reason: error.to_string(),
+                })
+            })
     }
 }
 
@@ -335,12 +386,15 @@ struct KeyFields {
 }
 
 impl TryFrom<KeyFields> for KeyNames {
-    type Error = String;
+    type Error = GrammarError;
 
     /// Each name checked, the error naming its field.
-    fn try_from(fields: KeyFields) -> Result<Self, String> {
-        let named = |field: &str, name: &str| {
-            KeyName::new(name).map_err(|reason| format!("`keys.{field}`: {reason}"))
+    fn try_from(fields: KeyFields) -> Result<Self, GrammarError> {
+        let named = |field: &'static str, name: &str| {
+            KeyName::new(name).map_err(|reason| GrammarError::Key {
+                field,
+                reason: Box::new(reason),
+            })
         };
         Ok(KeyNames {
             next: named("next", &fields.next)?,
@@ -364,7 +418,7 @@ pub const NAMED_KEYS: &[&str] = &[
 ];
 
 impl KeyName {
-    pub fn new(name: &str) -> Result<KeyName, String> {
+    pub fn new(name: &str) -> Result<KeyName, GrammarError> {
         let single = {
             let mut chars = name.chars();
             matches!((chars.next(), chars.next()), (Some(c), None) if c.is_ascii_digit() || c.is_ascii_lowercase())
@@ -372,11 +426,7 @@ impl KeyName {
         if single || NAMED_KEYS.contains(&name) {
             Ok(KeyName(name.to_owned()))
         } else {
-            Err(format!(
-                "unknown key name `{}` (expected one of {}, a digit or a lowercase letter)",
-                crate::output::sanitize_line(name),
-                NAMED_KEYS.join(" ")
-            ))
+            Err(GrammarError::UnknownKey(shown(name)))
         }
     }
 

@@ -103,20 +103,23 @@ fn a_half_drawn_box_is_no_box() {
 }
 
 #[test]
-fn a_box_with_the_models_justification_is_no_box_until_two_tool_lines_are_refused() {
-    // The same box with a `Reason:` line (the model's text): Codex wraps a
-    // long one so that a line of the model's reads `$ touch harmless.txt`
-    // above the real command; a title read from it would show the person
-    // another command than the box runs. Not read at all: the terminal
-    // answers it.
+fn a_box_with_the_models_justification_is_read_unless_it_shows_two_tool_lines() {
+    // The same box with a `Reason:` line (the model's text, skipped): a
+    // short one is read as the box, titled with its command.
+    let view = view(captures!("reason-allow-focused"));
+    rows_of_the_command_box(&view);
+    assert_eq!(view.focused, Row::Allow);
+    assert_eq!(card_title(&view), TOUCH);
+    // Codex wraps a long one so that a line of the model's reads
+    // `$ touch harmless.txt` above the real command: two tool lines, and
+    // which is the tool's cannot be told. A title read from the first
+    // would show the person another command than the box runs: no box,
+    // the terminal answers it.
     for capture in captures!("reason-wrapped") {
         assert!(
             capture.contains("$ touch harmless.txt"),
             "the capture holds the forged line"
         );
-        assert_eq!(parse(capture, &grammar()), None, "{capture}");
-    }
-    for capture in captures!("reason-allow-focused") {
         assert_eq!(parse(capture, &grammar()), None, "{capture}");
     }
 }
@@ -131,7 +134,6 @@ fn the_models_own_question_with_descriptions_is_no_box() {
 }
 
 #[test]
-#[ignore = "needs the grammar to refuse a numbered row after the reject row (status/codex.md, FOR GRAMMAR)"]
 fn the_models_own_question_forged_as_the_box_is_no_box() {
     // Line for line the approval box, but for `Question 1/1` above it, a
     // third row `None of the above` after the reject row and its own
@@ -139,4 +141,25 @@ fn the_models_own_question_forged_as_the_box_is_no_box() {
     for capture in captures!("other-box-forged") {
         assert_eq!(parse(capture, &grammar()), None, "{capture}");
     }
+}
+
+#[test]
+fn the_forged_box_is_refused_by_its_extra_row_and_by_its_footer_each() {
+    // Each rule alone refuses it: the numbered row after reject (no
+    // `rows.after`), and the footer that is not the approval box's (the
+    // extra row's line dropped).
+    let [plain, _] = captures!("other-box-forged");
+    let mut no_footer_rule = grammar();
+    no_footer_rule.rows.after.clear();
+    assert_eq!(parse(plain, &no_footer_rule), None);
+    let without_row: String = plain
+        .lines()
+        .filter(|line| !line.contains("None of the above"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert_eq!(parse(&without_row, &grammar()), None);
+    assert!(
+        parse(&without_row, &no_footer_rule).is_some(),
+        "the rest reads as the box"
+    );
 }

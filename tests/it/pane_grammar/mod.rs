@@ -3,6 +3,7 @@
 //! `tests/it/fixtures/<agent>-pane/`: allow focused, moved, reject
 //! focused, half-drawn, scrolled, and another box that looks alike.
 
+mod attacks;
 mod claude;
 mod codex;
 mod copilot;

@@ -162,3 +162,45 @@ fn the_sidebar_brought_inside_the_box_makes_it_no_box() {
     lines[46] = "  ┃        /tmp/oc-world/project".to_owned();
     assert_eq!(parse(&lines.join("\n"), &grammar()), None);
 }
+
+/// A person attached in a terminal wider than the data's 200 columns: the
+/// box grows past `within.to` (156) and a long tool line runs through
+/// that column. Read cut there, the card would show part of the command:
+/// a cut through text on a line the box reads is no box; a cut through
+/// the blank cells after a short command is none.
+#[test]
+fn a_within_cut_through_the_tool_line_of_a_wider_pane_is_no_box() {
+    let (_, styled) = capture!("allow-focused");
+    let lines: Vec<&str> = styled.lines().collect();
+    let at = lines
+        .iter()
+        .position(|line| line.contains("$ touch probe-created.txt"))
+        .expect("the tool line");
+    let wide = |command: &str| {
+        let mut wide: Vec<String> = lines.iter().map(|line| (*line).to_owned()).collect();
+        // `  ┃  $ ` is 7 columns; blank cells up to column 230, then a
+        // sidebar further right.
+        let pad = 230usize.saturating_sub(7 + command.chars().count());
+        wide[at] = format!(
+            "\u{1b}[48;5;233m  ┃  $ {command}{}  Context",
+            " ".repeat(pad)
+        );
+        wide.join("\n")
+    };
+    let long = format!("touch {}", "a".repeat(170));
+    let grammar = grammar();
+    assert_eq!(
+        parse(&wide(&long), &grammar),
+        None,
+        "cut through the command"
+    );
+    let short = parse(&wide(TOUCH), &grammar).expect("a short command in a wide pane");
+    assert_eq!(card_title(&short), TOUCH);
+    // Cut right inside a word at the bound, and right after one (no cut
+    // through text: the next cell is blank).
+    let through = format!("{}xy", "a".repeat(156 - 7 - 1));
+    assert_eq!(parse(&wide(&through), &grammar), None);
+    let before = "a".repeat(156 - 7);
+    let view = parse(&wide(&before), &grammar).expect("ends at the bound");
+    assert_eq!(card_title(&view), before);
+}

@@ -201,15 +201,24 @@ fn a_wrapped_tool_line_is_not_read() {
 /// line at column 2, its continuation at 4 and the command under it at 5,
 /// but v2 reads lines trimmed, so the nearest `? `-prefixed line above the
 /// question — the command's own second line — would title the card `ls`.
-/// Open (status/qwen.md): v2 needs the tool line's column (or its style)
-/// to tell them apart; until then this box must not be read.
+/// `tool.column: 2` tells them apart: the command's lines are no tool
+/// line, and the tool line itself stands too far above the question
+/// (`searchLines`) for a two-line command: no box, the terminal answers.
 #[test]
-#[ignore = "open: pane grammar v2 cannot tell Qwen's tool line from a command line starting with `? ` (needs a tool-line column)"]
 fn a_command_line_that_looks_like_a_tool_line_is_not_a_title() {
     let grammar = grammar();
     for capture in capture("spoofed-tool-line") {
-        if let Some(view) = parse(&capture, &grammar) {
-            assert!(view.title.contains("echo pwned"), "titled {:?}", view.title);
-        }
+        assert!(
+            capture.contains("? Shell ls"),
+            "the capture holds the forged line"
+        );
+        assert_eq!(parse(&capture, &grammar), None, "{capture}");
     }
+    // Without the column the forged line is the title: the rule is what
+    // refuses it.
+    let mut any_column = grammar.clone();
+    any_column.tool.column = None;
+    let [plain, _] = capture("spoofed-tool-line");
+    let view = parse(&plain, &any_column).expect("read without the column");
+    assert_eq!(view.title, "ls");
 }

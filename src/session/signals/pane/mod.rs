@@ -13,6 +13,8 @@
 pub mod rows;
 pub mod styled;
 
+use std::ops::Range;
+
 use crate::adapter::tui_data::{CommandBox, CommandMarks, PromptGrammar};
 use styled::StyledLine;
 
@@ -78,14 +80,27 @@ pub struct BoxLine {
     pub line: StyledLine,
     start: usize,
     len: usize,
+    /// `within` cut through the line's text (a wider pane than the data
+    /// was read from): a box using this line shows only part of it.
+    cut: bool,
 }
 
 impl BoxLine {
-    fn new(line: StyledLine, grammar: &PromptGrammar) -> BoxLine {
+    fn new(line: StyledLine, cut: bool, grammar: &PromptGrammar) -> BoxLine {
         let text = grammar.strip_frame(&line.text).trim();
         let start = styled::offset_in(&line.text, text).unwrap_or(0);
         let len = text.len();
-        BoxLine { line, start, len }
+        BoxLine {
+            line,
+            start,
+            len,
+            cut,
+        }
+    }
+
+    /// The display column where [`BoxLine::text`] starts.
+    pub fn column(&self) -> usize {
+        unicode_width::UnicodeWidthStr::width(&self.line.text[..self.start])
     }
 
     /// The raw line (cut to `within`).
@@ -104,10 +119,12 @@ pub fn box_lines(capture: &str, grammar: &PromptGrammar) -> Vec<BoxLine> {
     styled::read(capture)
         .into_iter()
         .map(|line| match grammar.within {
-            Some(columns) => line.columns(columns.from, columns.to),
-            None => line,
+            Some(columns) => {
+                let cut = line.cut_through(columns.from, columns.to);
+                BoxLine::new(line.columns(columns.from, columns.to), cut, grammar)
+            }
+            None => BoxLine::new(line, false, grammar),
         })
-        .map(|line| BoxLine::new(line, grammar))
         .collect()
 }
 
@@ -126,6 +143,15 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     let question_at = lines
         .iter()
         .rposition(|line| grammar.is_question(line.text()))?;
+    // Two questions on screen: a command's or the model's own line reads
+    // as one (the box drawn twice, a forged question under the real one);
+    // which box the rows belong to cannot be told.
+    if lines[..question_at]
+        .iter()
+        .any(|line| grammar.is_question(line.text()))
+    {
+        return None;
+    }
     // The box: from the frame top above the question (or `searchLines`
     // above it) to the frame bottom below it (or the screen's end). A
     // frame without its bottom is half-drawn.
@@ -148,15 +174,49 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     };
     let found = rows::read(&lines[question_at + 1..end], grammar)?;
     let first_row_at = question_at + 1 + found.first_at;
+    let last_row_at = question_at + 1 + found.last_at;
+    // What stands after the reject row: no further row (another box drawn
+    // alike, with one more), only the data's footer lines.
+    if !rows::after_ok(&lines[last_row_at + 1..end], grammar) {
+        return None;
+    }
     let tool_at = tool_line_at(&lines, start, question_at, first_row_at, grammar)?;
     let tool_line = lines[tool_at].text().to_owned();
+    let below_to = if tool_at < question_at {
+        question_at
+    } else {
+        first_row_at
+    };
+    if grammar.tool.blank_below
+        && lines[tool_at + 1..below_to]
+            .iter()
+            .any(|line| !line.text().is_empty())
+    {
+        return None;
+    }
     let command = match &grammar.tool.command_box {
         CommandBox::Framed(true) if tool_at < question_at => {
-            command_box(&lines[tool_at + 1..question_at], grammar)
+            command_box(&lines, tool_at + 1..question_at, grammar)
         }
         CommandBox::Framed(_) => None,
-        CommandBox::Marked(marks) => marked_command_box(&lines[start..question_at], marks),
+        CommandBox::Marked(marks) => marked_command_box(&lines, start..question_at, marks),
     };
+    // A line the box reads (its title, question, rows) that `within` cut
+    // through shows only part of its text: no box.
+    let title_lines = match &command {
+        Some((_, shown)) => shown.clone(),
+        None => tool_at..tool_at + 1,
+    };
+    let rows_lines =
+        (first_row_at..=last_row_at).filter(|at| !grammar.is_skipped(lines[*at].text()));
+    if title_lines
+        .chain([question_at])
+        .chain(rows_lines)
+        .any(|at| lines[at].cut)
+    {
+        return None;
+    }
+    let command = command.map(|(command, _)| command);
     Some(PromptView {
         title: tool_title(&tool_line, grammar),
         tool_line,
@@ -170,18 +230,22 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     })
 }
 
-/// Whether `text` starts with one of the tool line prefixes.
-fn has_tool_prefix(text: &str, grammar: &PromptGrammar) -> bool {
-    grammar
-        .tool
-        .prefixes
+/// Whether `line` is a tool line: it starts with one of the tool line
+/// prefixes, at `tool.column` when the data gives one.
+fn is_tool_line(line: &BoxLine, grammar: &PromptGrammar) -> bool {
+    let tool = &grammar.tool;
+    let text = line.text();
+    tool.prefixes
         .iter()
         .any(|prefix| text.starts_with(prefix.as_str()))
+        && tool.column.is_none_or(|column| line.column() == column)
 }
 
-/// The tool line's index: the nearest prefixed line above the question
-/// (inside the box), else the first between the question and the rows;
-/// without prefixes, the nearest non-skipped line above the question.
+/// The tool line's index: the one prefixed line in the box above the
+/// question or between the question and the rows — two are no box (one
+/// of them is the command's or the model's own text: which one is the
+/// tool's cannot be told); without prefixes, the nearest non-skipped
+/// line above the question.
 fn tool_line_at(
     lines: &[BoxLine],
     start: usize,
@@ -195,22 +259,29 @@ fn tool_line_at(
             .into_iter()
             .find(|at| !grammar.is_skipped(lines[*at].text()));
     }
-    above
+    let mut found = above
         .chain(question_at + 1..first_row_at)
-        .find(|at| has_tool_prefix(lines[*at].text(), grammar))
+        .filter(|at| is_tool_line(&lines[*at], grammar));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// Whether a line between the question and the first row may stand there:
 /// blank, skipped, or a tool line.
-pub(crate) fn may_precede_rows(text: &str, grammar: &PromptGrammar) -> bool {
-    grammar.is_skipped(text) || has_tool_prefix(text, grammar)
+pub(crate) fn may_precede_rows(line: &BoxLine, grammar: &PromptGrammar) -> bool {
+    grammar.is_skipped(line.text()) || is_tool_line(line, grammar)
 }
 
 /// The command in a nested box that fills `between` (the lines between
-/// the tool line and the question) exactly: top, content lines, bottom.
-fn command_box(between: &[BoxLine], grammar: &PromptGrammar) -> Option<String> {
+/// the tool line and the question) exactly: top, content lines, bottom;
+/// with the lines it was read from.
+fn command_box(
+    lines: &[BoxLine],
+    between: Range<usize>,
+    grammar: &PromptGrammar,
+) -> Option<(String, Range<usize>)> {
     let frame = grammar.frame.as_ref()?;
-    let [top, content @ .., bottom] = between else {
+    let [top, content @ .., bottom] = &lines[between.clone()] else {
         return None;
     };
     let is = |line: &BoxLine, mark: &str| line.text().starts_with(mark);
@@ -224,13 +295,21 @@ fn command_box(between: &[BoxLine], grammar: &PromptGrammar) -> Option<String> {
         }
         parts.push(collapse(grammar.strip_frame(line.text())));
     }
-    Some(parts.join(" ")).filter(|command| !command.trim().is_empty())
+    let command = parts.join(" ");
+    (!command.trim().is_empty()).then(|| (command, between.start + 1..between.end - 1))
 }
 
 /// The command in the box of its own marks whose bottom stands right above
 /// the question (`above`: the box's lines up to the question): its lines
-/// between top and bottom, `side` removed, joined by a space.
-fn marked_command_box(above: &[BoxLine], marks: &CommandMarks) -> Option<String> {
+/// between top and bottom, `side` removed, joined by a space; with the
+/// lines it was read from.
+fn marked_command_box(
+    lines: &[BoxLine],
+    above: Range<usize>,
+    marks: &CommandMarks,
+) -> Option<(String, Range<usize>)> {
+    let offset = above.start;
+    let above = &lines[above];
     let bottom = above
         .iter()
         .rposition(|line| !line.text().is_empty())
@@ -250,7 +329,7 @@ fn marked_command_box(above: &[BoxLine], marks: &CommandMarks) -> Option<String>
         })
         .filter(|part| !part.is_empty())
         .collect();
-    (!parts.is_empty()).then(|| parts.join(" "))
+    (!parts.is_empty()).then(|| (parts.join(" "), offset + top + 1..offset + bottom))
 }
 
 /// A card's title for a box read from the pane: the command when its box
@@ -271,9 +350,11 @@ pub fn view_matches(view: &PromptView, title: &str, grammar: &PromptGrammar) -> 
     }
 }
 
-/// Runs of whitespace collapsed to one space, ends trimmed.
+/// Runs of ASCII whitespace collapsed to one space, ends trimmed: a
+/// no-break or other Unicode space stays what it is (`rm\u{a0}-rf` is
+/// not `rm -rf` to a shell, so not to a title either).
 pub fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split_ascii_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The tool line without its prefix (`↓ `, `? `) and its suffixes (a

@@ -33,6 +33,8 @@ pub struct FoundRows {
     pub focused: Row,
     /// Index (in the area given) of the first row's line.
     pub first_at: usize,
+    /// Index (in the area given) of the reject row's line.
+    pub last_at: usize,
 }
 
 /// One row as read: which, its text, and how it looked.
@@ -47,9 +49,9 @@ struct Cell {
 /// Reads the rows from `area`, the lines after the question up to the
 /// box's end.
 pub fn read(area: &[BoxLine], grammar: &PromptGrammar) -> Option<FoundRows> {
-    let (cells, first_at) = match grammar.rows.layout {
+    let (cells, first_at, last_at) = match grammar.rows.layout {
         Layout::Column => column(area, grammar)?,
-        Layout::Line => line(area, grammar)?,
+        Layout::Line => line(area, grammar).map(|(cells, at)| (cells, at, at))?,
     };
     let rows: Vec<Row> = cells.iter().map(|cell| cell.row).collect();
     if !shape_ok(&rows) {
@@ -68,10 +70,11 @@ pub fn read(area: &[BoxLine], grammar: &PromptGrammar) -> Option<FoundRows> {
         texts: cells.into_iter().map(|cell| cell.text).collect(),
         focused,
         first_at,
+        last_at,
     })
 }
 
-fn column(area: &[BoxLine], grammar: &PromptGrammar) -> Option<(Vec<Cell>, usize)> {
+fn column(area: &[BoxLine], grammar: &PromptGrammar) -> Option<(Vec<Cell>, usize, usize)> {
     let mut cells = Vec::new();
     let mut first_at = None;
     for (at, line) in area.iter().enumerate() {
@@ -81,12 +84,12 @@ fn column(area: &[BoxLine], grammar: &PromptGrammar) -> Option<(Vec<Cell>, usize
             let last = cell.row == Row::Reject;
             cells.push(cell);
             if last {
-                return Some((cells, first_at?));
+                return Some((cells, first_at?, at));
             }
             continue;
         }
         let may_stand = grammar.is_skipped(text)
-            || (first_at.is_none() && super::may_precede_rows(text, grammar));
+            || (first_at.is_none() && super::may_precede_rows(line, grammar));
         if !may_stand {
             return None;
         }
@@ -98,7 +101,7 @@ fn column(area: &[BoxLine], grammar: &PromptGrammar) -> Option<(Vec<Cell>, usize
 fn line(area: &[BoxLine], grammar: &PromptGrammar) -> Option<(Vec<Cell>, usize)> {
     let at = area
         .iter()
-        .position(|line| !super::may_precede_rows(line.text(), grammar))?;
+        .position(|line| !super::may_precede_rows(line, grammar))?;
     let line = &area[at];
     let text = line.text();
     let spans = split(text, grammar);
@@ -122,6 +125,39 @@ fn line(area: &[BoxLine], grammar: &PromptGrammar) -> Option<(Vec<Cell>, usize)>
         widest_gap = widest_gap.max(gap_after.unwrap_or(0));
     }
     None
+}
+
+/// Whether the lines after the reject row (up to the box's end) may
+/// stand there: with `rows.numbered`, none reads as a numbered row (a
+/// box drawn alike with one more row is another box); with `rows.after`,
+/// each that is not blank or skipped matches one of its patterns.
+pub fn after_ok(after: &[BoxLine], grammar: &PromptGrammar) -> bool {
+    let rows = &grammar.rows;
+    after.iter().all(|line| {
+        let text = line.text();
+        let numbered_row = rows.numbered && numbered(unmarked(text, &rows.focus)).is_some();
+        let footer = rows.after.is_empty()
+            || grammar.is_skipped(text)
+            || rows.after.iter().any(|pattern| pattern.matches(text));
+        !numbered_row && footer
+    })
+}
+
+/// `text` without the focus marker before it.
+fn unmarked<'a>(text: &'a str, focus: &Focus) -> &'a str {
+    match focus {
+        Focus::Marker(marker) => text
+            .strip_prefix(marker.as_str())
+            .map_or(text, str::trim_start),
+        _ => text,
+    }
+}
+
+/// `N. label` → (N, label).
+fn numbered(text: &str) -> Option<(usize, &str)> {
+    let digits = text.chars().take_while(char::is_ascii_digit).count();
+    let after = text[digits..].strip_prefix(". ")?;
+    Some((text[..digits].parse::<usize>().ok()?, after.trim_start()))
 }
 
 /// The byte ranges of `text`'s cells: the pieces between separators.
@@ -154,20 +190,11 @@ fn split(text: &str, grammar: &PromptGrammar) -> Vec<Range<usize>> {
 fn cell(text: &str, line: &BoxLine, grammar: &PromptGrammar) -> Option<Cell> {
     let rows = &grammar.rows;
     let text = text.trim();
-    let (marked, rest) = match &rows.focus {
-        Focus::Marker(marker) => match text.strip_prefix(marker.as_str()) {
-            Some(rest) => (true, rest.trim_start()),
-            None => (false, text),
-        },
-        _ => (false, text),
-    };
+    let rest = unmarked(text, &rows.focus);
+    let marked = rest.len() != text.len();
     let (number, label) = if rows.numbered {
-        let digits = rest.chars().take_while(char::is_ascii_digit).count();
-        let after = rest[digits..].strip_prefix(". ")?;
-        (
-            Some(rest[..digits].parse::<usize>().ok()?),
-            after.trim_start(),
-        )
+        let (number, label) = numbered(rest)?;
+        (Some(number), label)
     } else {
         (None, rest)
     };

@@ -79,6 +79,31 @@ impl StyledLine {
     }
 }
 
+impl StyledLine {
+    /// Whether cutting the line to display columns `[from, to)` goes
+    /// through text: a visible character on each side of a bound (or one
+    /// straddling it). A cut between words or at blank cells does not.
+    pub fn cut_through(&self, from: usize, to: usize) -> bool {
+        let mut visible = [false; 4];
+        let bounds = [from.checked_sub(1), Some(from), to.checked_sub(1), Some(to)];
+        let mut column = 0;
+        for c in self.text.chars() {
+            let width = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if !c.is_whitespace() {
+                for (seen, bound) in visible.iter_mut().zip(bounds) {
+                    *seen |= bound.is_some_and(|at| (column..column + width).contains(&at));
+                }
+            }
+            column += width;
+            if column > to {
+                break;
+            }
+        }
+        let [before_from, at_from, before_to, at_to] = visible;
+        (before_from && at_from) || (before_to && at_to)
+    }
+}
+
 /// Where `part` starts inside `whole`, when it is a slice of it.
 pub fn offset_in(whole: &str, part: &str) -> Option<usize> {
     let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
@@ -294,5 +319,23 @@ mod tests {
             "a straddling wide char goes"
         );
         assert_eq!(line.columns(10, 100).text, "| side");
+    }
+
+    #[test]
+    fn a_cut_through_text_is_told_from_one_between_words() {
+        let line = StyledLine::plain("ab cd  ef");
+        assert!(line.cut_through(0, 4), "c|d");
+        assert!(!line.cut_through(0, 5), "cd| ");
+        assert!(!line.cut_through(0, 6), " | ");
+        assert!(!line.cut_through(0, 2), "ab| ");
+        assert!(line.cut_through(1, 9), "a|b");
+        assert!(!line.cut_through(3, 9), " |cd");
+        assert!(!line.cut_through(0, 100), "past the end");
+        let wide = StyledLine::plain("a你b");
+        assert!(
+            wide.cut_through(0, 2),
+            "a wide character straddling the bound"
+        );
+        assert!(wide.cut_through(0, 3), "你|b");
     }
 }
