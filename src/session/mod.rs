@@ -30,6 +30,7 @@ pub mod serve;
 pub mod state;
 pub mod supervisor;
 pub mod tmux;
+pub mod tmux_control;
 pub mod webhook;
 
 use std::path::PathBuf;

@@ -12,15 +12,29 @@ use super::pane_fallback::{self, DetectedPrompt, FallbackEvent, Tracker};
 use super::recorder::ApprovalRequest;
 use super::state::{Delivery, SessionState};
 use super::tmux::Tmux;
+use super::tmux_control::{self, Look};
 use crate::adapter::tui_data::TuiData;
 
-/// Runs until the task is aborted.
+/// Runs until the task is aborted. The pane is looked at when tmux's
+/// control mode says it changed ([`tmux_control`]: idle costs nothing);
+/// without control mode, every `every` (the data's `pollMs`).
 pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Duration) {
+    let control = match tmux_control::Control::attach(&tmux) {
+        Ok(control) => Some(control),
+        Err(error) => {
+            tracing::warn!(
+                "cannot start tmux control mode ({error}): reading the pane every {} ms",
+                every.as_millis()
+            );
+            None
+        }
+    };
+    let mut pace = tmux_control::Pace::new(control, every);
     let mut tracker = Tracker::default();
-    let mut interval = tokio::time::interval(every);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        interval.tick().await;
+        if pace.next().await == Look::SourceEnded {
+            control_ended(&tmux, every).await;
+        }
         let Some(mut capture) = read_pane(&tmux).await else {
             continue;
         };
@@ -58,6 +72,24 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
 
 /// How often a missing prompt is looked for again within `redrawMs`.
 const REDRAW_POLL: Duration = Duration::from_millis(25);
+
+/// Logged once: the control client ended while the server still runs (at
+/// the session's end both go, and that is no news).
+async fn control_ended(tmux: &Tmux, every: Duration) {
+    let probe = tmux.clone();
+    let server_up = matches!(
+        tokio::task::spawn_blocking(move || probe.server_pid()).await,
+        Ok(Ok(_))
+    );
+    if server_up {
+        tracing::warn!(
+            "tmux control mode ended: reading the pane every {} ms from now on",
+            every.as_millis()
+        );
+    } else {
+        tracing::debug!("tmux control mode ended with the tmux server");
+    }
+}
 
 async fn read_pane(tmux: &Tmux) -> Option<String> {
     let reader = tmux.clone();

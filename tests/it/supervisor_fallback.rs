@@ -47,3 +47,127 @@ fn a_kiro_without_the_recorder_gets_cards_from_the_pane() {
     session.assert_keys(&["Down", "Down", "Enter", "Esc"]);
     session.stop_and_check();
 }
+
+/// CPU seconds (user + system) of `pid` so far (`/proc/PID/stat`).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("supervisor stat");
+    let (_, after) = stat.rsplit_once(')').expect("stat shape");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime, stime (fields 14, 15); USER_HZ is 100 on Linux.
+    let ticks: f64 =
+        fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    ticks / 100.0
+}
+
+/// How long the session is left alone before the box: long past any
+/// warm-up, so a reader that slowed down while nothing changed would show.
+const IDLE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Issue 21 item 4: a box that comes up after a long quiet still gets its
+/// card within the pane bound (300 ms, one sample), and the pane reader
+/// costs next to nothing while the agent waits for input. The CPU bound
+/// here is looser than the goal (0.1 %, measured over 30 s and more by
+/// `benches/session.sh`): `/proc` counts in 10 ms ticks, and a watcher's
+/// keep-alive is included; reading the pane every 250 ms cost 0.5 % in
+/// this debug build.
+#[test]
+fn a_box_after_a_long_idle_gets_its_card_in_time_and_idling_costs_nothing() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let session = Session::new(|markers| {
+        json!({"requests": [
+            {"id": "r1", "title": "Running: pwd", "waitFor": markers.join("box")},
+        ]})
+    });
+    let script: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(session.env.bin.join("kiro-cli.script.json")).expect("script"),
+    )
+    .expect("script json");
+    let old = with(
+        &script,
+        "versionOutput",
+        kiro_script("2.3.0")["versionOutput"].clone(),
+    );
+    install_fake(&session.env.bin, "kiro-cli", &old);
+    session.start();
+    let record = session.record().expect("record");
+    let supervisor = u32::try_from(record["pid"].as_u64().expect("pid")).expect("pid");
+    let socket = record["tmux"].as_str().expect("tmux socket").to_owned();
+    let pane = || {
+        let output = std::process::Command::new("tmux")
+            .args(["-S", &socket, "-f", "/dev/null", "-u"])
+            .args(["capture-pane", "-p", "-J", "-t", "oneworks"])
+            .output()
+            .expect("run tmux");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // The TUI is up when it has drawn its screen.
+    let deadline = Instant::now() + crate::supervisor::DEADLINE;
+    while pane().trim().is_empty() {
+        assert!(Instant::now() < deadline, "the fake TUI drew nothing");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    let mut watch = session
+        .env
+        .cmd(&["session", "approvals", &session.name, "--watch", "--json"]);
+    watch.stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = watch.spawn().expect("session approvals --watch");
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel::<Instant>();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            let pending = value["state"] == "pending" || value["card"]["state"] == "pending";
+            if pending && lines_tx.send(Instant::now()).is_err() {
+                break;
+            }
+        }
+    });
+    // The watcher connects during the quiet (its connection costs the
+    // idle supervisor nothing).
+    let (cpu0, wall0) = (cpu_seconds(supervisor), Instant::now());
+    // The quiet itself is what is tested: nothing to wait for instead.
+    std::thread::sleep(IDLE);
+    let idle_cpu = (cpu_seconds(supervisor) - cpu0) / wall0.elapsed().as_secs_f64() * 100.0;
+
+    assert!(session.cards().is_empty(), "a card before the box");
+    session.touch("box");
+    let deadline = Instant::now() + crate::supervisor::DEADLINE;
+    let shown = loop {
+        if pane().contains("requires approval") {
+            break Instant::now();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the box never showed:\n{}",
+            pane()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let carded = lines_rx
+        .recv_timeout(crate::supervisor::DEADLINE)
+        .expect("a pending card");
+    let _ = child.kill();
+    let _ = child.wait();
+    let latency = carded.saturating_duration_since(shown);
+    eprintln!(
+        "idle supervisor CPU {idle_cpu:.3} % of a core over {:.1} s; box → card {} ms",
+        IDLE.as_secs_f64(),
+        latency.as_millis()
+    );
+    assert!(
+        latency <= Duration::from_millis(300),
+        "box → card took {latency:?} after {IDLE:?} idle"
+    );
+    assert!(
+        idle_cpu <= 0.25,
+        "the supervisor used {idle_cpu:.3} % of a core while idle"
+    );
+    session.stop_and_check();
+}
