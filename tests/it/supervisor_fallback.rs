@@ -48,6 +48,100 @@ fn a_kiro_without_the_recorder_gets_cards_from_the_pane() {
     session.stop_and_check();
 }
 
+/// A Kiro without the recorder (its pane read) whose one box comes up
+/// when the marker `name` is touched; started.
+fn box_on_marker(name: &str) -> Session {
+    let session = Session::new(|markers| {
+        json!({"requests": [
+            {"id": "r1", "title": "Running: pwd", "waitFor": markers.join(name)},
+        ]})
+    });
+    let script: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(session.env.bin.join("kiro-cli.script.json")).expect("script"),
+    )
+    .expect("script json");
+    let old = with(
+        &script,
+        "versionOutput",
+        kiro_script("2.3.0")["versionOutput"].clone(),
+    );
+    install_fake(&session.env.bin, "kiro-cli", &old);
+    session.start();
+    session
+}
+
+/// The supervisor's tmux control-mode client, once it runs.
+fn control_client(supervisor: u32) -> u32 {
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    loop {
+        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<u32>().ok());
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = cmdline.split(|byte| *byte == 0).collect();
+            if parent == Some(supervisor) && args.contains(&b"-C".as_slice()) {
+                return pid;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no control-mode client"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Fail safe: a control-mode client that dies leaves the pane read by
+/// polling, said once in the log.
+#[test]
+fn a_killed_control_client_leaves_the_pane_polled() {
+    let session = box_on_marker("box");
+    let supervisor = u32::try_from(
+        session.record().expect("record")["pid"]
+            .as_u64()
+            .expect("pid"),
+    )
+    .expect("pid");
+    let client = control_client(supervisor);
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &client.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let log = || {
+        std::fs::read_to_string(session.session_root().join("supervisor.log")).unwrap_or_default()
+    };
+    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
+    while !log().contains("tmux control mode ended") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing logged:\n{}",
+            log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    session.touch("box");
+    let card = session.pending_card();
+    assert_eq!(card["title"], "Shell pwd");
+    assert_eq!(
+        log().matches("tmux control mode ended").count(),
+        1,
+        "{}",
+        log()
+    );
+    session.stop_and_check();
+}
+
 /// CPU seconds (user + system) of `pid` so far (`/proc/PID/stat`).
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("supervisor stat");
@@ -76,22 +170,7 @@ fn a_box_after_a_long_idle_gets_its_card_in_time_and_idling_costs_nothing() {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
 
-    let session = Session::new(|markers| {
-        json!({"requests": [
-            {"id": "r1", "title": "Running: pwd", "waitFor": markers.join("box")},
-        ]})
-    });
-    let script: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(session.env.bin.join("kiro-cli.script.json")).expect("script"),
-    )
-    .expect("script json");
-    let old = with(
-        &script,
-        "versionOutput",
-        kiro_script("2.3.0")["versionOutput"].clone(),
-    );
-    install_fake(&session.env.bin, "kiro-cli", &old);
-    session.start();
+    let session = box_on_marker("box");
     let record = session.record().expect("record");
     let supervisor = u32::try_from(record["pid"].as_u64().expect("pid")).expect("pid");
     let socket = record["tmux"].as_str().expect("tmux socket").to_owned();
