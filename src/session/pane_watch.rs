@@ -31,6 +31,10 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
     };
     let mut pace = tmux_control::Pace::new(control, every);
     let mut tracker = Tracker::default();
+    // The capture the tracker last observed: the same screen again (a
+    // safety look, output that changed nothing drawn) would observe the
+    // same and change nothing, so it is not parsed again.
+    let mut observed = String::new();
     loop {
         if pace.next().await == Look::SourceEnded {
             control_ended(&tmux, every).await;
@@ -38,6 +42,9 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
         let Some(mut capture) = read_pane(&tmux).await else {
             continue;
         };
+        if capture == observed {
+            continue;
+        }
         let mut seen = pane_fallback::detect_any(&capture, &tui);
         // The active prompt missing may be a redraw caught half-way: it
         // is gone only when it stays missing for the adapter's bound.
@@ -50,6 +57,7 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
                 capture = again;
             }
         }
+        observed.clone_from(&capture);
         for event in tracker.observe(seen) {
             match event {
                 FallbackEvent::Appeared { occurrence, prompt } => {
