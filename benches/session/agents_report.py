@@ -80,6 +80,8 @@ def render(found, meta):
         goal = GOAL_MS.get(row["signal"], 300.0)
         met = "✓" if p95 <= goal else "✗"
         idle_met = "✓" if sup <= IDLE_PERCENT else "✗"
+        if row.get("control_mode") is False:
+            idle_met += " (polling: control mode ended)"
         out.append(
             f"| {agent} | {row['signal']} | {row['rounds']} | {fmt(p50)} / {fmt(p95)} / {fmt(top)} | ≤ {goal:.0f} {met} "
             f"| {fmt(a50)} / {fmt(amax)} | {fmt(d50)} / {fmt(dmax)} | {sup:.3f} % {idle_met} | {own:.2f} % |"

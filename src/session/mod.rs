@@ -27,6 +27,7 @@ pub mod secret;
 pub mod signals;
 pub mod supervisor;
 pub mod tmux;
+pub mod tmux_control;
 
 use std::path::PathBuf;
 

@@ -13,17 +13,38 @@ use crate::session::signals::pane_fallback::{self, DetectedPrompt, FallbackEvent
 use crate::session::signals::recorder::ApprovalRequest;
 use crate::session::supervisor::state::{Delivery, SessionState};
 use crate::session::tmux::Tmux;
+use crate::session::tmux_control::{self, Look};
 
-/// Runs until the task is aborted.
+/// Runs until the task is aborted. The pane is looked at when tmux's
+/// control mode says it changed ([`tmux_control`]: idle costs nothing);
+/// without control mode, every `every` (the data's `pollMs`).
 pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Duration) {
+    let control = match tmux_control::Control::attach(&tmux) {
+        Ok(control) => Some(control),
+        Err(error) => {
+            tracing::warn!(
+                "cannot start tmux control mode ({error}): reading the pane every {} ms",
+                every.as_millis()
+            );
+            None
+        }
+    };
+    let mut pace = tmux_control::Pace::new(control, every);
     let mut tracker = Tracker::default();
-    let mut interval = tokio::time::interval(every);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The capture the tracker last observed: the same screen again (a
+    // safety look, output that changed nothing drawn) would observe the
+    // same and change nothing, so it is not parsed again.
+    let mut observed = String::new();
     loop {
-        interval.tick().await;
+        if pace.next().await == Look::SourceEnded {
+            control_ended(&tmux, every).await;
+        }
         let Some(mut capture) = read_pane(&tmux).await else {
             continue;
         };
+        if capture == observed {
+            continue;
+        }
         let mut seen = pane_fallback::detect_any(&capture, &tui);
         // The active prompt missing may be a redraw caught half-way: it
         // is gone only when it stays missing for the adapter's bound.
@@ -36,6 +57,7 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
                 capture = again;
             }
         }
+        observed.clone_from(&capture);
         for event in tracker.observe(seen) {
             match event {
                 FallbackEvent::Appeared { occurrence, prompt } => {
@@ -64,6 +86,24 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
 
 /// How often a missing prompt is looked for again within `redrawMs`.
 const REDRAW_POLL: Duration = Duration::from_millis(25);
+
+/// Logged once: the control client ended while the server still runs (at
+/// the session's end both go, and that is no news).
+async fn control_ended(tmux: &Tmux, every: Duration) {
+    let probe = tmux.clone();
+    let server_up = matches!(
+        tokio::task::spawn_blocking(move || probe.server_pid()).await,
+        Ok(Ok(_))
+    );
+    if server_up {
+        tracing::warn!(
+            "tmux control mode ended: reading the pane every {} ms from now on",
+            every.as_millis()
+        );
+    } else {
+        tracing::debug!("tmux control mode ended with the tmux server");
+    }
+}
 
 async fn read_pane(tmux: &Tmux) -> Option<String> {
     let reader = tmux.clone();

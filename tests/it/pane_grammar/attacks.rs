@@ -6,7 +6,7 @@
 
 use oneworks::adapter::registry::Registry;
 use oneworks::adapter::tui_data::PromptGrammar;
-use oneworks::session::pane::{card_title, parse, view_matches};
+use oneworks::session::signals::pane::{card_title, parse, view_matches};
 
 fn grammar(agent: &str) -> PromptGrammar {
     Registry::builtin()

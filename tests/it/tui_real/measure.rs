@@ -101,6 +101,29 @@ pub(super) fn tree_cpu_seconds(root: u32) -> f64 {
     tree.iter().map(|pid| cpu_seconds(*pid)).sum()
 }
 
+/// Whether `supervisor` has its tmux control-mode child (`tmux … -C …`).
+pub(super) fn control_client_runs(supervisor: u32) -> bool {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .any(|entry| {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                return false;
+            };
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<u32>().ok());
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            parent == Some(supervisor) && cmdline.split(|byte| *byte == 0).any(|arg| arg == b"-C")
+        })
+}
+
 /// Percentile `p` (0–100) of `values`, in milliseconds.
 pub(super) fn percentile(values: &[Duration], p: f64) -> f64 {
     let mut ms: Vec<f64> = values.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
@@ -236,6 +259,9 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: usize, idle: Du
     std::thread::sleep(idle);
     let wall = t0.elapsed().as_secs_f64();
     let supervisor_cpu = (cpu_seconds(supervisor) - s0) / wall * 100.0;
+    // Whether the pane was read event-driven the whole time (a dead
+    // control-mode client means polling: the figure says which).
+    let control_mode = control_client_runs(supervisor);
     // A worker that ended while idle takes its seconds with it: never below 0.
     let agent_cpu = ((tree_cpu_seconds(agent_pid) - a0) / wall * 100.0).max(0.0);
     tui.stop(name);
@@ -249,6 +275,7 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: usize, idle: Du
         "idle_seconds": wall,
         "supervisor_cpu_percent": supervisor_cpu,
         "agent_cpu_percent": agent_cpu,
+        "control_mode": control_mode,
     });
     println!("TUI-BENCH {figures}");
 }
