@@ -363,15 +363,21 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     Ok(())
 }
 
-/// A card in `session approvals`: `ID<TAB>STATE<TAB>TITLE[<TAB>(reason)]`,
+/// A card in `session approvals`: `ID<TAB>STATE<TAB>TITLE[<TAB>([code: ]reason)]`,
 /// then one indented line for each of the command, the paths and the
 /// working folder the request carries, and a last one when the card is not
 /// shown whole. The text is card text already (SPEC §8.6): one line per
 /// field, nothing invisible.
 fn card_line(card: &Card) -> String {
     let mut line = format!("{}\t{}\t{}", card.id, card.state.as_str(), card.title);
-    if let Some(reason) = &card.reason {
-        line.push_str(&format!("\t({reason})"));
+    match (&card.refused, &card.reason) {
+        (Some(refused), _) => line.push_str(&format!(
+            "\t({}: {})",
+            refused.code.as_str(),
+            refused.message
+        )),
+        (None, Some(reason)) => line.push_str(&format!("\t({reason})")),
+        (None, None) => {}
     }
     line.push('\n');
     let mut detail = |name: &str, text: &str| line.push_str(&format!("  {name}: {text}\n"));
@@ -487,10 +493,14 @@ fn answer(settings: &Settings, name: &str, card: &str, action: VerdictArg) -> Re
             let reason = card
                 .reason
                 .unwrap_or_else(|| state.as_str().replace('_', " "));
+            let code = card
+                .refused
+                .map(|refused| format!(", {}", refused.code.as_str()))
+                .unwrap_or_default();
             Err(Error::msg(
                 ErrorKind::Session,
                 format!(
-                    "card `{}` was not delivered ({}): {reason}",
+                    "card `{}` was not delivered ({}{code}): {reason}",
                     card.id,
                     state.as_str()
                 ),

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::session::cards::{CardBook, CardState};
-use crate::session::keystroke_bridge::Pane;
+use crate::session::keystroke_bridge::{Pane, PaneError};
 use crate::session::pane::tests::spec_prompt;
 use crate::session::recorder::parse_line;
 use crate::session::recorder::tests::{line, request_message};
@@ -16,10 +16,10 @@ struct FixedPane {
 }
 
 impl Pane for FixedPane {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, PaneError> {
         Ok(spec_prompt("Shell pwd", true, 0))
     }
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         self.keys.lock().expect("keys").push(key.to_owned());
         Ok(())
     }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::recorder::{ApprovalRequest, ApprovalResponse};
+use super::refusal::{DeliveryRefusal, Refusal, Refused};
 use crate::output::visible::{visible, visible_paths, Shown};
 use crate::redact::Scrubber;
 
@@ -86,6 +87,9 @@ pub struct Card {
     pub state: CardState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Why a delivery failed, as a machine code beside the sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<Refused>,
     pub created_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_at: Option<String>,
@@ -160,30 +164,6 @@ impl CancelFlag {
     }
 }
 
-/// Why an answer was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
-    #[error("no card `{0}` in this session")]
-    Unknown(String),
-    #[error("card `{id}` is no longer pending (it is {state})")]
-    NotPending { id: String, state: &'static str },
-    /// Accept of a card part of which no surface but the terminal shows.
-    #[error("card `{0}` is too long to show whole: accept it in the terminal, or decline it here")]
-    Incomplete(String),
-}
-
-impl Refusal {
-    /// The refusal's name on the approvals socket (`refusal`), so a client
-    /// tells refusals apart without reading their words.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Refusal::Unknown(_) => "unknown",
-            Refusal::NotPending { .. } => "not_pending",
-            Refusal::Incomplete(_) => "incomplete",
-        }
-    }
-}
-
 struct Entry {
     card: Card,
     request: ApprovalRequest,
@@ -221,6 +201,10 @@ impl CardBook {
             card.title = scrubber.scrub_str(&card.title).into_owned();
             let scrub = |text: String| scrubber.scrub_str(&text).into_owned();
             card.reason = card.reason.map(scrub);
+            card.refused = card.refused.map(|refused| Refused {
+                message: scrub(refused.message),
+                ..refused
+            });
             card.kind = card.kind.map(scrub);
             card.command = card.command.map(scrub);
             card.cwd = card.cwd.map(scrub);
@@ -294,6 +278,7 @@ impl CardBook {
             title,
             state: CardState::Pending,
             reason: None,
+            refused: None,
             created_at: (self.now)(),
             resolved_at: None,
             kind,
@@ -361,7 +346,11 @@ impl CardBook {
     }
 
     /// The delivery task ended: `Ok(())` = Enter was sent.
-    pub fn delivery_ended(&mut self, id: &str, result: Result<(), String>) -> Option<Card> {
+    pub fn delivery_ended(
+        &mut self,
+        id: &str,
+        result: Result<(), DeliveryRefusal>,
+    ) -> Option<Card> {
         let now = (self.now)();
         let entry = self.entries.iter_mut().find(|entry| entry.card.id == id)?;
         if entry.card.state != CardState::Delivering {
@@ -379,9 +368,14 @@ impl CardBook {
                 entry.card.by = Some(TERMINAL.to_owned());
                 entry.card.resolved_at = Some(now);
             }
-            (Err(reason), _) => {
+            (Err(refusal), _) => {
+                let message = card_text(&refusal.to_string(), self.scrubber.as_ref()).text;
                 entry.card.state = CardState::DeliveryFailed;
-                entry.card.reason = Some(card_text(&reason, self.scrubber.as_ref()).text);
+                entry.card.refused = Some(Refused {
+                    code: refusal.code(),
+                    message: message.clone(),
+                });
+                entry.card.reason = Some(message);
                 entry.card.resolved_at = Some(now);
             }
         }

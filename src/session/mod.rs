@@ -26,6 +26,7 @@ pub mod pane_watch;
 pub mod ready;
 pub mod recorder;
 pub mod recorder_tail;
+pub mod refusal;
 pub mod serve;
 pub mod state;
 pub mod supervisor;

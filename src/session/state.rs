@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::{broadcast, Notify};
 
-use super::cards::{Card, CardBook, Refusal, Verdict};
-use super::keystroke_bridge::{Bridge, Pane};
+use super::cards::{Card, CardBook, Verdict};
+use super::keystroke_bridge::{Bridge, DeliveryRefusal, Pane};
 use super::recorder::ApprovalRequest;
 use super::recorder_tail::{Mirror, TailEvent};
+use super::refusal::Refusal;
 use crate::adapter::tui_data::TuiData;
 
 /// Opens the pane a delivery types into (tmux in production, a scripted
@@ -239,14 +240,14 @@ impl SessionState {
                     };
                     match key {
                         Some(key) => bridge.deliver_key(pane.as_mut(), hash, key, &cancel),
-                        None => Err("the prompt advertises no key for this verdict".to_owned()),
+                        None => Err(DeliveryRefusal::NoKey),
                     }
                 }
             };
             if let Err(reason) = &result {
                 tracing::warn!(
                     "card `{card_id}` not delivered: {}",
-                    crate::output::clean(reason)
+                    crate::output::clean(&reason.to_string())
                 );
             }
             let mut inner = state.lock();
@@ -291,6 +292,7 @@ mod tests {
 
     use super::*;
     use crate::session::cards::CardState;
+    use crate::session::keystroke_bridge::PaneError;
     use crate::session::pane_fallback::detect;
     use crate::session::pane_watch::card_for;
 
@@ -302,10 +304,10 @@ mod tests {
     }
 
     impl Pane for Screen {
-        fn capture(&mut self) -> Result<String, String> {
+        fn capture(&mut self) -> Result<String, PaneError> {
             Ok(GENERIC.to_owned())
         }
-        fn send_key(&mut self, key: &str) -> Result<(), String> {
+        fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
             self.keys.lock().expect("keys").push(key.to_owned());
             Ok(())
         }

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::cards::{Card, Refusal, Verdict};
+use super::cards::{Card, Verdict};
+use super::refusal::Refusal;
 use super::state::SessionState;
 
 #[derive(Clone)]

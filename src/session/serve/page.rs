@@ -173,7 +173,8 @@ fn tool_detail(card: &Card) -> Markup {
 
 fn resolved_card(card: &Card) -> Markup {
     html! {
-        li .card id=(card.id) data-card=(card.id) data-state=(card.state.as_str()) {
+        li .card id=(card.id) data-card=(card.id) data-state=(card.state.as_str())
+            data-refused=[card.refused.as_ref().map(|refused| refused.code.as_str())] {
             span .card-state { (card.state.as_str().replace('_', " ")) }
             " "
             span .title { (card.title) }

@@ -12,6 +12,7 @@ use crate::launch::profile::layout::ProfileLayout;
 use crate::locations::{Locations, Project};
 use crate::session::approvals_channel::{card_of, Client};
 use crate::session::cards::{Card, CardState};
+use crate::session::refusal::Refused;
 use crate::session::supervisor::{self, SessionPaths};
 use crate::session::tmux::Tmux;
 
@@ -303,6 +304,10 @@ pub fn clean_card(mut card: Card) -> Card {
     let clean = |text: String| super::text::web_text(&text);
     card.title = super::text::web_text(&card.title);
     card.reason = card.reason.map(clean);
+    card.refused = card.refused.map(|refused| Refused {
+        message: clean(refused.message),
+        ..refused
+    });
     card.kind = card.kind.map(clean);
     card.command = card.command.map(clean);
     card.cwd = card.cwd.map(clean);
