@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::recorder::{ApprovalRequest, ApprovalResponse};
 use super::refusal::{DeliveryRefusal, Refusal, Refused};
+use crate::acp_wire::permission::OptionKind;
 use crate::output::visible::{visible, visible_paths, Shown};
 use crate::redact::Scrubber;
 
@@ -454,8 +455,8 @@ fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
         .as_deref()
         .and_then(|option| entry.request.kind_of(option));
     match kind {
-        Some(kind) if kind.starts_with("allow") => CardState::Accepted,
-        Some(kind) if kind.starts_with("reject") => {
+        Some(OptionKind::AllowOnce | OptionKind::AllowAlways) => CardState::Accepted,
+        Some(OptionKind::RejectOnce | OptionKind::RejectAlways) => {
             if entry.verdict == Some(Verdict::Cancel) {
                 CardState::Cancelled
             } else {
