@@ -432,8 +432,8 @@ fn a_box_whose_focus_moves_between_two_keys_gets_no_further_key() {
     assert!(
         matches!(
             &reason,
-            oneworks::session::keystroke_bridge::DeliveryRefusal::FocusMoved { found, .. }
-                if found == "Trust, always allow in this session"
+            oneworks::session::keystroke_bridge::DeliveryRefusal::FocusMoved { expected, .. }
+                if expected == "Trust, always allow in this session"
         ),
         "{reason}"
     );
