@@ -363,21 +363,15 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     Ok(())
 }
 
-/// A card in `session approvals`: `ID<TAB>STATE<TAB>TITLE[<TAB>([code: ]reason)]`,
+/// A card in `session approvals`: `ID<TAB>STATE<TAB>TITLE[<TAB>(reason)]`,
 /// then one indented line for each of the command, the paths and the
 /// working folder the request carries, and a last one when the card is not
 /// shown whole. The text is card text already (SPEC §8.6): one line per
 /// field, nothing invisible.
 fn card_line(card: &Card) -> String {
     let mut line = format!("{}\t{}\t{}", card.id, card.state.as_str(), card.title);
-    match (&card.refused, &card.reason) {
-        (Some(refused), _) => line.push_str(&format!(
-            "\t({}: {})",
-            refused.code.as_str(),
-            refused.message
-        )),
-        (None, Some(reason)) => line.push_str(&format!("\t({reason})")),
-        (None, None) => {}
+    if let Some(reason) = card.reason_line() {
+        line.push_str(&format!("\t({reason})"));
     }
     line.push('\n');
     let mut detail = |name: &str, text: &str| line.push_str(&format!("  {name}: {text}\n"));
@@ -491,16 +485,12 @@ fn answer(settings: &Settings, name: &str, card: &str, action: VerdictArg) -> Re
         }
         state => {
             let reason = card
-                .reason
+                .reason_line()
                 .unwrap_or_else(|| state.as_str().replace('_', " "));
-            let code = card
-                .refused
-                .map(|refused| format!(", {}", refused.code.as_str()))
-                .unwrap_or_default();
             Err(Error::msg(
                 ErrorKind::Session,
                 format!(
-                    "card `{}` was not delivered ({}{code}): {reason}",
+                    "card `{}` was not delivered ({}): {reason}",
                     card.id,
                     state.as_str()
                 ),

@@ -116,6 +116,15 @@ pub struct Card {
     pub complete: bool,
 }
 
+impl Card {
+    /// The reason as a line shows it: `<code>: <sentence>` when refused.
+    pub fn reason_line(&self) -> Option<String> {
+        let code = self.refused.as_ref().map(|refused| refused.code.as_str());
+        let reason = self.reason.clone()?;
+        Some(code.map_or(reason.clone(), |code| format!("{code}: {reason}")))
+    }
+}
+
 /// `<prefix>_<16 hex digits>`, the prefix being `<adapter>_<session>`
 /// (SPEC §11.1) and the rest drawn at random for this card instance: an
 /// agent that reuses a request id in a later run, or a pane prompt counted
@@ -202,10 +211,7 @@ impl CardBook {
             card.title = scrubber.scrub_str(&card.title).into_owned();
             let scrub = |text: String| scrubber.scrub_str(&text).into_owned();
             card.reason = card.reason.map(scrub);
-            card.refused = card.refused.map(|refused| Refused {
-                message: scrub(refused.message),
-                ..refused
-            });
+            card.refused = card.refused.map(|refused| refused.map_message(scrub));
             card.kind = card.kind.map(scrub);
             card.command = card.command.map(scrub);
             card.cwd = card.cwd.map(scrub);

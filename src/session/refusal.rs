@@ -150,6 +150,16 @@ pub struct Refused {
     pub message: String,
 }
 
+impl Refused {
+    /// The same code, the message passed through `map` (scrub, clean).
+    pub fn map_message(self, map: impl FnOnce(String) -> String) -> Refused {
+        Refused {
+            message: map(self.message),
+            ..self
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

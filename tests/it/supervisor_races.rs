@@ -14,7 +14,7 @@ fn failed_closed(session: &Session, card: &Value, action: &str, code: &str) {
     assert!(
         outcome
             .stderr
-            .contains(&format!("(delivery_failed, {code})")),
+            .contains(&format!("(delivery_failed): {code}: ")),
         "{}",
         outcome.describe()
     );

@@ -12,7 +12,6 @@ use crate::launch::profile::layout::ProfileLayout;
 use crate::locations::{Locations, Project};
 use crate::session::approvals_channel::{card_of, Client};
 use crate::session::cards::{Card, CardState};
-use crate::session::refusal::Refused;
 use crate::session::supervisor::{self, SessionPaths};
 use crate::session::tmux::Tmux;
 
@@ -304,10 +303,7 @@ pub fn clean_card(mut card: Card) -> Card {
     let clean = |text: String| super::text::web_text(&text);
     card.title = super::text::web_text(&card.title);
     card.reason = card.reason.map(clean);
-    card.refused = card.refused.map(|refused| Refused {
-        message: clean(refused.message),
-        ..refused
-    });
+    card.refused = card.refused.map(|refused| refused.map_message(clean));
     card.kind = card.kind.map(clean);
     card.command = card.command.map(clean);
     card.cwd = card.cwd.map(clean);
