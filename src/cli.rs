@@ -8,6 +8,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::error::ErrorKind;
 pub use crate::launch::profile::layout::parse_session_name;
 
+mod values;
+use values::parse_adapter_name;
+pub use values::{parse_timeout, ValueError};
+
 #[derive(Debug, Parser)]
 #[command(
     name = "oneworks",
@@ -73,21 +77,6 @@ pub struct AdapterName(pub String);
 impl AdapterName {
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-fn parse_adapter_name(text: &str) -> Result<AdapterName, String> {
-    if crate::adapter::registry::valid_name(text) {
-        Ok(AdapterName(text.to_owned()))
-    } else {
-        Err(format!(
-            "an adapter name is lower-case letters, digits and `-`, starting with a letter (built in: {})",
-            crate::adapter::registry::BUILTIN
-                .iter()
-                .map(|(name, _)| *name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
     }
 }
 
@@ -380,22 +369,6 @@ pub enum VerdictArg {
     Decline,
     /// Reject once, recorded as cancelled
     Cancel,
-}
-
-/// The longest `--timeout`: beyond it a deadline no longer fits a clock.
-const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
-
-/// `--timeout`: a duration (`90s`, `10m`) of at most 100 years; clap echoes
-/// the value as written when it is refused, and so do our messages.
-pub fn parse_timeout(text: &str) -> Result<crate::acp::RunTimeout, String> {
-    let timeout = humantime::parse_duration(text).map_err(|error| error.to_string())?;
-    if timeout > MAX_TIMEOUT {
-        return Err("a timeout is at most 100 years".to_owned());
-    }
-    Ok(crate::acp::RunTimeout {
-        limit: timeout,
-        written: text.to_owned(),
-    })
 }
 
 /// Parses the process arguments. On a usage error prints clap's message on

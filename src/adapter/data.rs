@@ -275,24 +275,31 @@ impl AdapterData {
                 source,
             })?;
         data.check_install_sections()
-            .map_err(|reason| DataError::Refused {
+            .map_err(|error| DataError::Refused {
                 path: path.to_owned(),
-                reason,
+                reason: error.to_string(),
             })?;
         Ok(data)
     }
 }
 
+/// What is wrong with an adapter file's install sections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum InstallSectionsError {
+    #[error("give one managed source: `manifest` or `npm`, not both")]
+    BothSources,
+    #[error("a `manifest` source needs `platforms` and `archive` sections")]
+    ManifestWithoutPlatforms,
+}
+
 impl AdapterData {
     /// Exactly one managed source, and what it needs: `manifest` with
     /// `platforms` and `archive`, or `npm`. Says what is wrong.
-    pub fn check_install_sections(&self) -> Result<(), String> {
+    pub fn check_install_sections(&self) -> Result<(), InstallSectionsError> {
         match (&self.manifest, &self.npm) {
-            (Some(_), Some(_)) => {
-                Err("give one managed source: `manifest` or `npm`, not both".to_owned())
-            }
+            (Some(_), Some(_)) => Err(InstallSectionsError::BothSources),
             (Some(_), None) if self.platforms.is_none() || self.archive.is_none() => {
-                Err("a `manifest` source needs `platforms` and `archive` sections".to_owned())
+                Err(InstallSectionsError::ManifestWithoutPlatforms)
             }
             _ => Ok(()),
         }

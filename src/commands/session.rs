@@ -361,7 +361,7 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
 /// field, nothing invisible.
 fn card_line(card: &Card) -> String {
     let mut line = format!("{}\t{}\t{}", card.id, card.state.as_str(), card.title);
-    if let Some(reason) = &card.reason {
+    if let Some(reason) = card.reason_line() {
         line.push_str(&format!("\t({reason})"));
     }
     line.push('\n');
@@ -476,7 +476,7 @@ fn answer(settings: &Settings, name: &str, card: &str, action: VerdictArg) -> Re
         }
         state => {
             let reason = card
-                .reason
+                .reason_line()
                 .unwrap_or_else(|| state.as_str().replace('_', " "));
             Err(Error::msg(
                 ErrorKind::Session,

@@ -173,7 +173,8 @@ fn tool_detail(card: &Card) -> Markup {
 
 fn resolved_card(card: &Card) -> Markup {
     html! {
-        li .card id=(card.id) data-card=(card.id) data-state=(card.state.as_str()) {
+        li .card id=(card.id) data-card=(card.id) data-state=(card.state.as_str())
+            data-refused=[card.refused.as_ref().map(|refused| refused.code.as_str())] {
             span .card-state { (card.state.as_str().replace('_', " ")) }
             " "
             span .title { (card.title) }
@@ -209,4 +210,30 @@ pub fn message(text: &str) -> Markup {
         Script::No,
         html! { main { p .error { (text) } } },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_card_shows_its_refusal_code_and_sentence() {
+        let card: Card = serde_json::from_value(serde_json::json!({
+            "id": "kiro_default_0123456789abcdef",
+            "title": "Running: pwd",
+            "state": "delivery_failed",
+            "reason": "the approval prompt is no longer visible",
+            "refused": {"code": "prompt_gone", "message": "the approval prompt is no longer visible"},
+            "created_at": "2026-01-01T00:00:00Z",
+        }))
+        .expect("card");
+        let html = resolved_card(&card).into_string();
+        assert!(html.contains(r#"data-refused="prompt_gone""#), "{html}");
+        assert!(html.contains(r#"data-state="delivery_failed""#), "{html}");
+        assert!(html.contains("no longer visible"), "{html}");
+        let mut pending = card;
+        pending.refused = None;
+        let html = resolved_card(&pending).into_string();
+        assert!(!html.contains("data-refused"), "{html}");
+    }
 }

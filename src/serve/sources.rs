@@ -303,6 +303,7 @@ pub fn clean_card(mut card: Card) -> Card {
     let clean = |text: String| super::text::web_text(&text);
     card.title = super::text::web_text(&card.title);
     card.reason = card.reason.map(clean);
+    card.refused = card.refused.map(|refused| refused.map_message(clean));
     card.kind = card.kind.map(clean);
     card.command = card.command.map(clean);
     card.cwd = card.cwd.map(clean);

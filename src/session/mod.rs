@@ -23,6 +23,7 @@
 pub mod cards;
 pub mod channel;
 pub mod delivery;
+pub mod refusal;
 pub mod secret;
 pub mod signals;
 pub mod supervisor;

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::session::delivery::keystroke_bridge::Pane;
-use crate::session::SessionError;
+use super::SessionError;
+use crate::session::delivery::keystroke_bridge::{Pane, PaneError};
 
 /// The tmux session (and target) name inside the private server.
 pub const SESSION: &str = "oneworks";
@@ -158,11 +158,11 @@ impl Tmux {
 pub struct TmuxPane<'a>(pub &'a Tmux);
 
 impl Pane for TmuxPane<'_> {
-    fn capture(&mut self) -> Result<String, String> {
-        self.0.capture_styled().map_err(|error| error.to_string())
+    fn capture(&mut self) -> Result<String, PaneError> {
+        Ok(self.0.capture_styled()?)
     }
 
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
-        self.0.send_key(key).map_err(|error| error.to_string())
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
+        Ok(self.0.send_key(key)?)
     }
 }

@@ -6,18 +6,23 @@ use serde_json::{json, Value};
 
 use crate::supervisor::{request, Session};
 
-fn failed_closed(session: &Session, card: &Value, action: &str, reason: &str) {
+/// The answer fails with exit 11, naming the refusal's `code`; the card
+/// ends `delivery_failed` with that code and its sentence as the reason.
+fn failed_closed(session: &Session, card: &Value, action: &str, code: &str) {
     let outcome = session.answer(card, action);
     outcome.assert_code(11);
-    assert!(outcome.stderr.contains(reason), "{}", outcome.describe());
+    assert!(
+        outcome
+            .stderr
+            .contains(&format!("(delivery_failed): {code}: ")),
+        "{}",
+        outcome.describe()
+    );
     let ended = session.wait_card("delivery_failed", |other| other["id"] == card["id"]);
     assert_eq!(ended["state"], "delivery_failed", "{ended}");
-    assert!(
-        ended["reason"]
-            .as_str()
-            .is_some_and(|text| text.contains(reason)),
-        "{ended}"
-    );
+    assert_eq!(ended["refused"]["code"], code, "{ended}");
+    assert!(ended["reason"].is_string(), "{ended}");
+    assert_eq!(ended["refused"]["message"], ended["reason"], "{ended}");
 }
 
 #[test]
@@ -30,7 +35,7 @@ fn a_title_change_between_keys_sends_no_enter_and_the_terminal_still_works() {
     });
     session.start();
     let card = session.pending_card();
-    failed_closed(&session, &card, "decline", "not the one of this card");
+    failed_closed(&session, &card, "decline", "another_prompt");
     session.assert_keys(&["Down"]);
     assert!(session.responses().is_empty(), "the prompt was answered");
     // A person at the terminal still answers it.
@@ -63,13 +68,13 @@ fn a_focus_moved_or_a_prompt_withdrawn_between_keys_fails_closed() {
     let card = session.pending_card();
     // Our Down lands the focus two rows further: even though `No` is now
     // focused, nothing more is sent.
-    failed_closed(&session, &card, "decline", "instead of `Trust");
+    failed_closed(&session, &card, "decline", "focus_moved");
     session.assert_keys(&["Down"]);
     // The person answers r1; r2 comes; it vanishes after our first Down.
     session.person_presses("Enter");
     session.touch("second");
     let second = session.wait_card("for r2", |other| other["state"] == "pending");
-    failed_closed(&session, &second, "cancel", "no longer visible");
+    failed_closed(&session, &second, "cancel", "prompt_gone");
     session.assert_keys(&["Down", "Enter", "Down"]);
     session.stop_and_check();
 }

@@ -126,7 +126,7 @@ impl Rules {
             match read(store) {
                 Ok(Some(file)) => project = file.rules,
                 Ok(None) => {}
-                Err(message) => notes.push(message),
+                Err(error) => notes.push(error.to_string()),
             }
         }
         (
@@ -189,67 +189,80 @@ impl Rules {
     }
 }
 
-fn read(store: &Store) -> Result<Option<ProjectFile>, String> {
+/// Why the project's rules file could not be read or written (each read
+/// refusal says the rules are ignored: ignoring them fails safe).
+#[derive(Debug, thiserror::Error)]
+pub enum RulesFileError {
+    #[error("{0}; project permission rules are ignored")]
+    UnsafeFolder(#[source] fs_safety::UnsafePath),
+    #[error("`{}` is a symbolic link; permission rules there are ignored", .0.display())]
+    Symlink(PathBuf),
+    #[error("`{}` is a {found}, not a regular file; permission rules there are ignored", .path.display())]
+    NotRegular { path: PathBuf, found: &'static str },
+    #[error("`{}` is larger than {MAX_RULES_BYTES} bytes; permission rules there are ignored", .0.display())]
+    TooLarge(PathBuf),
+    #[error("failed to read `{}` ({source}); permission rules there are ignored", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{}` is not a valid rules file ({source}); its rules are ignored", .path.display())]
+    Invalid {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{0}")]
+    Folder(#[source] fs_safety::UnsafePath),
+    #[error("`{}` is a {found}, not a regular file", .path.display())]
+    NotAFile { path: PathBuf, found: &'static str },
+    #[error("the rules could not be written as JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    #[error("failed to write `{}`: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn read(store: &Store) -> Result<Option<ProjectFile>, RulesFileError> {
     let path = store.file();
     fs_safety::check_dir_chain(&store.data_home, &store.dir)
-        .map_err(|error| format!("{error}; project permission rules are ignored"))?;
+        .map_err(RulesFileError::UnsafeFolder)?;
     let bytes = match fs_safety::read_regular_file(&path, MAX_RULES_BYTES, false) {
         Ok(bytes) => bytes,
         Err(ReadRefusal::Missing) => return Ok(None),
-        Err(ReadRefusal::Symlink) => {
-            return Err(format!(
-                "`{}` is a symbolic link; permission rules there are ignored",
-                path.display()
-            ))
-        }
+        Err(ReadRefusal::Symlink) => return Err(RulesFileError::Symlink(path)),
         Err(ReadRefusal::NotRegular(found)) => {
-            return Err(format!(
-                "`{}` is a {found}, not a regular file; permission rules there are ignored",
-                path.display()
-            ))
+            return Err(RulesFileError::NotRegular { path, found })
         }
-        Err(ReadRefusal::TooLarge) => {
-            return Err(format!(
-                "`{}` is larger than {MAX_RULES_BYTES} bytes; permission rules there are ignored",
-                path.display()
-            ))
-        }
-        Err(ReadRefusal::Io(error)) => {
-            return Err(format!(
-                "failed to read `{}` ({error}); permission rules there are ignored",
-                path.display()
-            ))
-        }
+        Err(ReadRefusal::TooLarge) => return Err(RulesFileError::TooLarge(path)),
+        Err(ReadRefusal::Io(source)) => return Err(RulesFileError::Read { path, source }),
     };
-    serde_json::from_slice(&bytes).map(Some).map_err(|error| {
-        format!(
-            "`{}` is not a valid rules file ({error}); its rules are ignored",
-            path.display()
-        )
-    })
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|source| RulesFileError::Invalid { path, source })
 }
 
-fn write(store: &Store, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), String> {
+fn write(store: &Store, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), RulesFileError> {
     fs_safety::create_dir_chain(&store.data_home, &store.dir, 0o700)
         .and_then(|()| fs_safety::check_private_dir(&store.dir))
-        .map_err(|error| error.to_string())?;
+        .map_err(RulesFileError::Folder)?;
     let path = store.file();
     match fs_err::symlink_metadata(&path) {
         Ok(metadata) if !metadata.file_type().is_file() => {
-            return Err(format!(
-                "`{}` is a {}, not a regular file",
-                path.display(),
-                fs_safety::describe(metadata.file_type())
-            ))
+            return Err(RulesFileError::NotAFile {
+                path,
+                found: fs_safety::describe(metadata.file_type()),
+            })
         }
         _ => {}
     }
-    let mut value = serde_json::to_value(file).map_err(|error| error.to_string())?;
+    let mut value = serde_json::to_value(file).map_err(RulesFileError::Json)?;
     scrubber.scrub_json(&mut value);
-    let mut text = serde_json::to_string_pretty(&value).map_err(|error| error.to_string())?;
+    let mut text = serde_json::to_string_pretty(&value).map_err(RulesFileError::Json)?;
     text.push('\n');
     fs_safety::atomic_write(&path, text.as_bytes(), 0o600)
-        .map_err(|error| format!("failed to write `{}`: {error}", path.display()))
+        .map_err(|source| RulesFileError::Write { path, source })
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use agent_client_protocol_schema::v1::{
-    ContentBlock, PromptRequest, PromptResponse, TextContent, AGENT_METHOD_NAMES,
+    ContentBlock, PromptRequest, PromptResponse, StopReason, TextContent, AGENT_METHOD_NAMES,
     CLIENT_METHOD_NAMES,
 };
 use serde::{Deserialize, Serialize};
@@ -244,9 +244,12 @@ impl<'a> Turn<'a> {
             Ok(result) => {
                 // Typed; a stop reason the schema does not know is kept as
                 // the agent sent it.
-                let stop = PromptResponse::deserialize(&result)
+                let typed = PromptResponse::deserialize(&result)
                     .ok()
-                    .and_then(|answer| serde_json::to_value(answer.stop_reason).ok())
+                    .map(|answer| answer.stop_reason);
+                let cancelled = matches!(typed, Some(StopReason::Cancelled));
+                let stop = typed
+                    .and_then(|stop| serde_json::to_value(stop).ok())
                     .or_else(|| result.get("stopReason").cloned())
                     .and_then(|stop| stop.as_str().map(str::to_owned))
                     .unwrap_or_else(|| "unknown".to_owned());
@@ -258,7 +261,7 @@ impl<'a> Turn<'a> {
                 if self.cancel.is_some() {
                     return Err(self.cancel_error());
                 }
-                if stop == "cancelled" {
+                if cancelled {
                     return Err(AcpError::Rejected {
                         method: "session/prompt".to_owned(),
                         message: "the agent cancelled the turn by itself".to_owned(),

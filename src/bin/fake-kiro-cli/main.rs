@@ -6,6 +6,7 @@
 
 mod acp;
 mod acp_script;
+mod error;
 mod process;
 mod script;
 mod tui;
@@ -15,6 +16,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use error::FakeError;
 use script::{Invocation, Script};
 
 fn main() -> ExitCode {
@@ -113,7 +115,7 @@ fn exit_code(code: i32) -> ExitCode {
 
 /// Appends `{"argv":[…],"env":{…}}` as one line, in one `write` call on an
 /// `O_APPEND` file, so concurrent invocations do not interleave.
-fn log_invocation(script: &Script, args: &[String]) -> Result<(), String> {
+fn log_invocation(script: &Script, args: &[String]) -> Result<(), FakeError> {
     let Some(path) = &script.log else {
         return Ok(());
     };
@@ -142,8 +144,14 @@ fn log_invocation(script: &Script, args: &[String]) -> Result<(), String> {
         .append(true)
         .open(path)
         .map_err(oneworks::fs_error::os_cause)
-        .map_err(|error| format!("cannot open log `{}`: {error}", path.display()))?
+        .map_err(|source| FakeError::OpenLog {
+            path: path.clone(),
+            source,
+        })?
         .into_file();
     file.write_all(line.as_bytes())
-        .map_err(|error| format!("cannot write log `{}`: {error}", path.display()))
+        .map_err(|source| FakeError::WriteLog {
+            path: path.clone(),
+            source,
+        })
 }

@@ -4,6 +4,8 @@
 
 use std::io::{BufRead, Write};
 
+use crate::error::FakeError;
+
 /// Replaces SIGTERM's default action (ending the process) with a handler
 /// nobody reads: the signal is then ignored for the process's lifetime.
 pub fn ignore_sigterm() {
@@ -23,22 +25,27 @@ pub fn ignore_sigterm() {
 
 /// Starts `fake-kiro-cli --fake-hold-on` (it ignores SIGTERM and holds on),
 /// waits until it says it is ready, and writes its pid to `path`.
-pub fn start_held_child(path: &std::path::Path) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|error| format!("no current exe: {error}"))?;
+pub fn start_held_child(path: &std::path::Path) -> Result<(), FakeError> {
+    let exe = std::env::current_exe().map_err(FakeError::CurrentExe)?;
     let mut child = std::process::Command::new(exe)
         .arg("--fake-hold-on")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .spawn()
-        .map_err(|error| format!("cannot start the held child: {error}"))?;
+        .map_err(FakeError::StartHeldChild)?;
     let mut ready = String::new();
     if let Some(stdout) = child.stdout.take() {
         let _ = std::io::BufReader::new(stdout).read_line(&mut ready);
     }
     if ready.trim() != "ready" {
-        return Err("the held child did not start".to_owned());
+        return Err(FakeError::HeldChildNotReady);
     }
-    fs_err::write(path, child.id().to_string()).map_err(|error| error.to_string())
+    fs_err::write(path, child.id().to_string())
+        .map_err(oneworks::fs_error::os_cause)
+        .map_err(|source| FakeError::WritePid {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// `fake-kiro-cli --fake-hold-on`: ignores SIGTERM, says `ready`, then

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::error::FakeError;
+
 /// What the fake does when invoked. Missing fields take the defaults of a
 /// healthy, current Kiro CLI.
 #[derive(Debug, Clone, Deserialize)]
@@ -77,11 +79,11 @@ pub struct Invocation {
 impl Invocation {
     /// `fake --fake-script PATH args…` names the script explicitly; otherwise
     /// `<current exe>.script.json` is used when it exists; otherwise defaults.
-    pub fn from_argv(argv: Vec<String>) -> Result<Invocation, String> {
+    pub fn from_argv(argv: Vec<String>) -> Result<Invocation, FakeError> {
         let mut rest: Vec<String> = argv.into_iter().skip(1).collect();
         if rest.first().map(String::as_str) == Some("--fake-script") {
             if rest.len() < 2 {
-                return Err("--fake-script needs a path".to_owned());
+                return Err(FakeError::ScriptPathMissing);
             }
             let path = PathBuf::from(rest.remove(1));
             rest.remove(0);
@@ -106,10 +108,15 @@ fn append_extension(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(text)
 }
 
-fn load(path: &Path) -> Result<Script, String> {
+fn load(path: &Path) -> Result<Script, FakeError> {
     let text = fs_err::read_to_string(path)
         .map_err(oneworks::fs_error::os_cause)
-        .map_err(|error| format!("cannot read fake script `{}`: {error}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|error| format!("invalid fake script `{}`: {error}", path.display()))
+        .map_err(|source| FakeError::ReadScript {
+            path: path.to_owned(),
+            source,
+        })?;
+    serde_json::from_str(&text).map_err(|source| FakeError::InvalidScript {
+        path: path.to_owned(),
+        source,
+    })
 }

@@ -81,7 +81,7 @@ pub fn releases(index: &[u8], platform: &str) -> Result<Vec<Release>, IndexError
 pub fn choose<'a>(
     releases: &'a [Release],
     range: Option<&str>,
-) -> Result<Option<&'a Release>, String> {
+) -> Result<Option<&'a Release>, node::RangeError> {
     let fits = |release: &&Release| match range {
         Some(range) => node::satisfies(range, &release.version),
         None => Ok(true),

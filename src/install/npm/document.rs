@@ -142,7 +142,7 @@ impl PackageDocument {
     /// does: `dist-tags.latest` when it satisfies the range, else the
     /// highest version that does. `Ok(None)` when none does; `Err` when the
     /// range is not one oneworks reads.
-    pub fn best(&self, range: &str) -> Result<Option<String>, String> {
+    pub fn best(&self, range: &str) -> Result<Option<String>, super::node::RangeError> {
         let range = range.trim();
         if let Some(tagged) = self.tags.get(range) {
             return Ok(self.versions.contains_key(tagged).then(|| tagged.clone()));

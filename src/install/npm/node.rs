@@ -103,10 +103,31 @@ impl Classify for NodeError {
     }
 }
 
+/// Why an npm range is not one oneworks reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RangeError {
+    #[error("empty hyphen range")]
+    EmptyHyphen,
+    #[error("hyphen range without an end")]
+    HyphenWithoutEnd,
+    #[error("`{0}` is not a version")]
+    NotAVersion(String),
+    #[error("`<*` or `>*` matches nothing")]
+    MatchesNothing,
+    #[error("unknown operator `{0}`")]
+    UnknownOperator(String),
+    /// `semver` refused the translated requirement.
+    #[error("`{requirement}` is not a requirement: {message}")]
+    Requirement {
+        requirement: String,
+        message: String,
+    },
+}
+
 /// The comparators of one `||` alternative of an npm range, as `semver`
 /// requirements (all must hold); the whole range holds when any
 /// alternative does.
-pub fn translate_range(range: &str) -> Result<Vec<VersionReq>, String> {
+pub fn translate_range(range: &str) -> Result<Vec<VersionReq>, RangeError> {
     let mut alternatives = Vec::new();
     for alternative in range.split("||") {
         let tokens = tokens(alternative);
@@ -115,8 +136,8 @@ pub fn translate_range(range: &str) -> Result<Vec<VersionReq>, String> {
         while index < tokens.len() {
             // Hyphen range: `A - B` means `>=A <=B`.
             if tokens.get(index + 1).map(String::as_str) == Some("-") {
-                let low = tokens.get(index).ok_or("empty hyphen range")?;
-                let high = tokens.get(index + 2).ok_or("hyphen range without an end")?;
+                let low = tokens.get(index).ok_or(RangeError::EmptyHyphen)?;
+                let high = tokens.get(index + 2).ok_or(RangeError::HyphenWithoutEnd)?;
                 comparators.push(format!(">={}", partial(low)?));
                 comparators.push(format!("<={}", partial(high)?));
                 index += 3;
@@ -130,7 +151,11 @@ pub fn translate_range(range: &str) -> Result<Vec<VersionReq>, String> {
         } else {
             comparators.join(", ")
         };
-        alternatives.push(VersionReq::parse(&text).map_err(|error| error.to_string())?);
+        let requirement = VersionReq::parse(&text).map_err(|error| RangeError::Requirement {
+            message: error.to_string(),
+            requirement: text,
+        })?;
+        alternatives.push(requirement);
     }
     Ok(alternatives)
 }
@@ -157,7 +182,7 @@ fn tokens(text: &str) -> Vec<String> {
 }
 
 /// A partial version (`18`, `18.1`, `v18.x`) as `semver` writes it.
-fn partial(text: &str) -> Result<String, String> {
+fn partial(text: &str) -> Result<String, RangeError> {
     let text = text.trim_start_matches(['v', '=']);
     if text.is_empty() || matches!(text, "*" | "x" | "X") {
         return Ok("*".to_owned());
@@ -179,13 +204,13 @@ fn partial(text: &str) -> Result<String, String> {
     {
         Ok(joined)
     } else {
-        Err(format!("`{text}` is not a version"))
+        Err(RangeError::NotAVersion(text.to_owned()))
     }
 }
 
 /// One comparator: npm's bare version is an exact match (semver's is a
 /// caret), wildcards and partial versions as `semver` writes them.
-fn comparator(token: &str) -> Result<String, String> {
+fn comparator(token: &str) -> Result<String, RangeError> {
     let split = token
         .find(|c: char| !matches!(c, '<' | '>' | '=' | '~' | '^'))
         .unwrap_or(token.len());
@@ -202,24 +227,24 @@ fn comparator(token: &str) -> Result<String, String> {
             ))
             .and_then(|text| {
                 if text.len() == operator.len() {
-                    Err("`<*` or `>*` matches nothing".to_owned())
+                    Err(RangeError::MatchesNothing)
                 } else {
                     Ok(text)
                 }
             }),
-            other => Err(format!("unknown operator `{other}`")),
+            other => Err(RangeError::UnknownOperator(other.to_owned())),
         };
     }
     match operator {
         "" | "=" => Ok(format!("={version}")),
         ">" | ">=" | "<" | "<=" | "~" | "^" => Ok(format!("{operator}{version}")),
         "~>" => Ok(format!("~{version}")),
-        other => Err(format!("unknown operator `{other}`")),
+        other => Err(RangeError::UnknownOperator(other.to_owned())),
     }
 }
 
 /// Whether `version` satisfies the npm `range`.
-pub fn satisfies(range: &str, version: &Version) -> Result<bool, String> {
+pub fn satisfies(range: &str, version: &Version) -> Result<bool, RangeError> {
     Ok(translate_range(range)?
         .iter()
         .any(|requirement| requirement.matches(version)))
@@ -333,8 +358,11 @@ mod tests {
         assert_eq!(shown("*"), ["*"]);
         assert_eq!(shown(""), ["*"]);
         assert_eq!(shown("18 - 20"), [">=18, <=20"]);
-        assert!(translate_range(">=banana").is_err());
-        assert!(translate_range("<*").is_err());
+        assert_eq!(
+            translate_range(">=banana"),
+            Err(RangeError::NotAVersion("banana".into()))
+        );
+        assert_eq!(translate_range("<*"), Err(RangeError::MatchesNothing));
     }
 
     #[test]

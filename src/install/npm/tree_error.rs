@@ -52,7 +52,29 @@ pub enum TreeError {
         source: super::document::PackageError,
     },
     #[error("the installed tree at `{dir}` is incomplete: {reason}")]
-    Incomplete { dir: String, reason: String },
+    Incomplete { dir: String, reason: TreeDamage },
+}
+
+/// What is wrong with an installed tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TreeDamage {
+    #[error("`{listing}` is malformed: {message}")]
+    MalformedListing {
+        listing: &'static str,
+        message: String,
+    },
+    #[error("`{0}` is not a readable regular file")]
+    UnreadableListing(&'static str),
+    #[error("it is not the tree the lock file records")]
+    NotThePinnedTree,
+    #[error("`{0}` is missing or damaged")]
+    Missing(String),
+    #[error("`{path}` holds another package than `{name}` {version}")]
+    OtherPackage {
+        path: String,
+        name: String,
+        version: String,
+    },
 }
 
 impl Classify for TreeError {

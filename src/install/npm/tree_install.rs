@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use super::tree::{TreeError, MAX_PACKAGES};
+use super::tree_error::TreeDamage;
 use super::{DepArtifact, NpmArtifact, Tarball, PACKAGE_DIR};
 use crate::install::error::{io, InstallError};
 use crate::install::lock_file::{NpmPin, NpmPinPackage};
@@ -54,14 +55,17 @@ pub(super) fn write_listing(
 
 /// The listing of an installed version: empty when it has none (an
 /// install of one self-contained package, before trees).
-fn read_listing(dir: &Path) -> Result<Vec<NpmPinPackage>, String> {
+fn read_listing(dir: &Path) -> Result<Vec<NpmPinPackage>, TreeDamage> {
     use crate::fs_safety::{read_regular_file, ReadRefusal};
     match read_regular_file(&dir.join(LISTING), MAX_LISTING_BYTES, false) {
         Ok(bytes) => serde_json::from_slice::<Listing>(&bytes)
             .map(|listing| listing.packages)
-            .map_err(|error| format!("`{LISTING}` is malformed: {error}")),
+            .map_err(|error| TreeDamage::MalformedListing {
+                listing: LISTING,
+                message: error.to_string(),
+            }),
         Err(ReadRefusal::Missing) => Ok(Vec::new()),
-        Err(_) => Err(format!("`{LISTING}` is not a readable regular file")),
+        Err(_) => Err(TreeDamage::UnreadableListing(LISTING)),
     }
 }
 
@@ -94,7 +98,7 @@ impl Installer<'_> {
         if installed.record.integrity.is_none() {
             return Ok(());
         }
-        let incomplete = |reason: String| TreeError::Incomplete {
+        let incomplete = |reason: TreeDamage| TreeError::Incomplete {
             dir: installed.dir.display().to_string(),
             reason,
         };
@@ -106,9 +110,7 @@ impl Installer<'_> {
             found.sort_by(|a, b| a.path.cmp(&b.path));
             let same_root = installed.record.integrity.as_deref() == Some(pin.integrity.as_str());
             if !same_root || found != pinned {
-                return Err(
-                    incomplete("it is not the tree the lock file records".to_owned()).into(),
-                );
+                return Err(incomplete(TreeDamage::NotThePinnedTree).into());
             }
         }
         present(&installed.dir, &listing).map_err(|reason| incomplete(reason).into())
@@ -336,11 +338,11 @@ fn set_executable(path: &Path) -> Result<(), InstallError> {
 
 /// Every listed package is in its place: a `package.json` that names it
 /// and its version.
-fn present(dir: &Path, listing: &[NpmPinPackage]) -> Result<(), String> {
+fn present(dir: &Path, listing: &[NpmPinPackage]) -> Result<(), TreeDamage> {
     use crate::fs_safety::read_regular_file;
     let package_dir = dir.join(PACKAGE_DIR);
     for entry in listing {
-        let missing = || format!("`{}` is missing or damaged", sanitize_line(&entry.path));
+        let missing = || TreeDamage::Missing(sanitize_line(&entry.path).into_owned());
         if !super::tree::valid_path(&entry.path) {
             return Err(missing());
         }
@@ -356,12 +358,11 @@ fn present(dir: &Path, listing: &[NpmPinPackage]) -> Result<(), String> {
             .zip(semver::Version::parse(&entry.version).ok())
             .is_some_and(|(found, wanted)| found == wanted);
         if !(names && versions) {
-            return Err(format!(
-                "`{}` holds another package than `{}` {}",
-                sanitize_line(&entry.path),
-                sanitize_line(&entry.name),
-                entry.version
-            ));
+            return Err(TreeDamage::OtherPackage {
+                path: sanitize_line(&entry.path).into_owned(),
+                name: sanitize_line(&entry.name).into_owned(),
+                version: entry.version.clone(),
+            });
         }
     }
     Ok(())

@@ -158,8 +158,13 @@ impl CreatePrivate for std::fs::DirBuilder {
     }
 }
 
+/// A name that is not a session name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a session name is 1 to 64 characters of A-Z, a-z, 0-9, `_` and `-`")]
+pub struct InvalidSessionName;
+
 /// Session names: `[A-Za-z0-9_-]{1,64}`.
-pub fn parse_session_name(name: &str) -> Result<String, String> {
+pub fn parse_session_name(name: &str) -> Result<String, InvalidSessionName> {
     let valid = !name.is_empty()
         && name.len() <= 64
         && name
@@ -168,7 +173,7 @@ pub fn parse_session_name(name: &str) -> Result<String, String> {
     if valid {
         Ok(name.to_owned())
     } else {
-        Err("a session name is 1 to 64 characters of A-Z, a-z, 0-9, `_` and `-`".to_owned())
+        Err(InvalidSessionName)
     }
 }
 

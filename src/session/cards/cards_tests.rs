@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::output::visible::{MAX_FIELD_BYTES, MAX_PATHS};
+use crate::session::refusal::{DeliveryRefusal, RefusalCode};
 use crate::session::signals::recorder::tests::{line, request_message};
 use crate::session::signals::recorder::{parse_line, RecorderMessage};
 
@@ -145,7 +146,7 @@ fn the_terminal_answering_first_cancels_the_delivery() {
     assert!(book.resolved(answer("r2", Some("allow_once"))).is_none());
     assert!(cancel.is_cancelled());
     let card = book
-        .delivery_ended(&card.id, Err("cancelled".into()))
+        .delivery_ended(&card.id, Err(DeliveryRefusal::AnsweredInTerminal))
         .expect("ended");
     assert_eq!(card.state, CardState::AnsweredInTerminal);
 }
@@ -156,10 +157,19 @@ fn a_failed_delivery_keeps_its_reason_and_late_responses_do_not_change_it() {
     let card = book.open(request("r1", "t"));
     book.claim(&card.id, Verdict::Accept).expect("claim");
     let card = book
-        .delivery_ended(&card.id, Err("the prompt vanished\u{1b}[2J".into()))
+        .delivery_ended(
+            &card.id,
+            Err(DeliveryRefusal::NotThisPrompt("rm -rf /\u{1b}[2J".into())),
+        )
         .expect("ended");
     assert_eq!(card.state, CardState::DeliveryFailed);
-    assert_eq!(card.reason.as_deref(), Some("the prompt vanished[2J"));
+    let refused = card.refused.clone().expect("refused");
+    assert_eq!(refused.code, RefusalCode::AnotherPrompt);
+    assert!(!refused.message.contains('\u{1b}'), "{}", refused.message);
+    assert_eq!(card.reason.as_ref(), Some(&refused.message));
+    let json = serde_json::to_value(&card).expect("json");
+    assert_eq!(json["refused"]["code"], "another_prompt", "{json}");
+    assert_eq!(json["refused"]["message"], json["reason"], "{json}");
     assert!(book.resolved(answer("r1", Some("allow_once"))).is_none());
     assert_eq!(
         book.card(&card.id).expect("card").state,
@@ -216,10 +226,19 @@ fn a_title_and_a_reason_are_scrubbed_before_they_are_cut() {
     );
     book.claim(&card.id, Verdict::Accept).expect("claimed");
     let failed = book
-        .delivery_ended(&card.id, Err(across_the_cut.clone()))
+        .delivery_ended(
+            &card.id,
+            Err(DeliveryRefusal::NotThisPrompt(across_the_cut.clone())),
+        )
         .expect("ended");
     let reason = failed.reason.expect("a reason");
     assert!(!reason.contains(&secret[..10]), "{reason}");
+    let refused = failed.refused.expect("refused");
+    assert!(
+        !refused.message.contains(&secret[..10]),
+        "{}",
+        refused.message
+    );
 }
 
 #[test]

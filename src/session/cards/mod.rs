@@ -14,8 +14,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::acp_wire::permission::OptionKind;
 use crate::output::visible::{visible, visible_paths, Shown};
 use crate::redact::Scrubber;
+use crate::session::refusal::{DeliveryRefusal, Refusal, Refused};
 use crate::session::signals::recorder::{ApprovalRequest, ApprovalResponse};
 
 /// `by` of a card answered at the prompt itself.
@@ -88,6 +90,9 @@ pub struct Card {
     pub state: CardState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Why a delivery failed, as a machine code beside the sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<Refused>,
     pub created_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_at: Option<String>,
@@ -111,6 +116,15 @@ pub struct Card {
     /// `false`: nothing proves it was shown whole.
     #[serde(default)]
     pub complete: bool,
+}
+
+impl Card {
+    /// The reason as a line shows it: `<code>: <sentence>` when refused.
+    pub fn reason_line(&self) -> Option<String> {
+        let code = self.refused.as_ref().map(|refused| refused.code.as_str());
+        let reason = self.reason.clone()?;
+        Some(code.map_or(reason.clone(), |code| format!("{code}: {reason}")))
+    }
 }
 
 /// `<prefix>_<16 hex digits>`, the prefix being `<adapter>_<session>`
@@ -162,30 +176,6 @@ impl CancelFlag {
     }
 }
 
-/// Why an answer was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
-    #[error("no card `{0}` in this session")]
-    Unknown(String),
-    #[error("card `{id}` is no longer pending (it is {state})")]
-    NotPending { id: String, state: &'static str },
-    /// Accept of a card part of which no surface but the terminal shows.
-    #[error("card `{0}` is too long to show whole: accept it in the terminal, or decline it here")]
-    Incomplete(String),
-}
-
-impl Refusal {
-    /// The refusal's name on the approvals socket (`refusal`), so a client
-    /// tells refusals apart without reading their words.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Refusal::Unknown(_) => "unknown",
-            Refusal::NotPending { .. } => "not_pending",
-            Refusal::Incomplete(_) => "incomplete",
-        }
-    }
-}
-
 struct Entry {
     card: Card,
     request: ApprovalRequest,
@@ -223,6 +213,7 @@ impl CardBook {
             card.title = scrubber.scrub_str(&card.title).into_owned();
             let scrub = |text: String| scrubber.scrub_str(&text).into_owned();
             card.reason = card.reason.map(scrub);
+            card.refused = card.refused.map(|refused| refused.map_message(scrub));
             card.kind = card.kind.map(scrub);
             card.command = card.command.map(scrub);
             card.cwd = card.cwd.map(scrub);
@@ -296,6 +287,7 @@ impl CardBook {
             title,
             state: CardState::Pending,
             reason: None,
+            refused: None,
             created_at: (self.now)(),
             resolved_at: None,
             kind,
@@ -363,7 +355,11 @@ impl CardBook {
     }
 
     /// The delivery task ended: `Ok(())` = Enter was sent.
-    pub fn delivery_ended(&mut self, id: &str, result: Result<(), String>) -> Option<Card> {
+    pub fn delivery_ended(
+        &mut self,
+        id: &str,
+        result: Result<(), DeliveryRefusal>,
+    ) -> Option<Card> {
         let now = (self.now)();
         let entry = self.entries.iter_mut().find(|entry| entry.card.id == id)?;
         if entry.card.state != CardState::Delivering {
@@ -381,9 +377,14 @@ impl CardBook {
                 entry.card.by = Some(TERMINAL.to_owned());
                 entry.card.resolved_at = Some(now);
             }
-            (Err(reason), _) => {
+            (Err(refusal), _) => {
+                let message = card_text(&refusal.to_string(), self.scrubber.as_ref()).text;
                 entry.card.state = CardState::DeliveryFailed;
-                entry.card.reason = Some(card_text(&reason, self.scrubber.as_ref()).text);
+                entry.card.refused = Some(Refused {
+                    code: refusal.code(),
+                    message: message.clone(),
+                });
+                entry.card.reason = Some(message);
                 entry.card.resolved_at = Some(now);
             }
         }
@@ -462,8 +463,8 @@ fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
         .as_deref()
         .and_then(|option| entry.request.kind_of(option));
     match kind {
-        Some(kind) if kind.starts_with("allow") => CardState::Accepted,
-        Some(kind) if kind.starts_with("reject") => {
+        Some(OptionKind::AllowOnce | OptionKind::AllowAlways) => CardState::Accepted,
+        Some(OptionKind::RejectOnce | OptionKind::RejectAlways) => {
             if entry.verdict == Some(Verdict::Cancel) {
                 CardState::Cancelled
             } else {

@@ -10,15 +10,12 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::session::cards::{Card, CardBook, CardState};
+use super::{Card, CardBook, CardState};
+use crate::session::refusal::{DeliveryRefusal, Refused};
 use crate::session::signals::recorder::ApprovalRequest;
 
 /// The request id prefix of a signal card not yet seen on the pane.
 const UNATTACHED: &str = "signal:";
-
-/// Why a signal card whose box never showed its text failed.
-const NOT_SHOWN: &str =
-    "the agent's box on screen shows another request than its hook announced: answer it in the terminal";
 
 /// How many asks with one agent id a session tells apart.
 const CHAIN: usize = 64;
@@ -86,7 +83,12 @@ impl CardBook {
         })?;
         entry.cancel.cancel();
         entry.card.state = CardState::DeliveryFailed;
-        entry.card.reason = Some(NOT_SHOWN.to_owned());
+        let refusal = DeliveryRefusal::NotAnnounced;
+        entry.card.reason = Some(refusal.to_string());
+        entry.card.refused = Some(Refused {
+            code: refusal.code(),
+            message: refusal.to_string(),
+        });
         entry.card.resolved_at = Some(now);
         let card = entry.card.clone();
         Some(self.record(&card))
@@ -110,6 +112,7 @@ impl CardBook {
 mod tests {
     use super::*;
     use crate::session::cards::Verdict;
+    use crate::session::refusal::RefusalCode;
 
     fn request(title: &str) -> ApprovalRequest {
         ApprovalRequest {
@@ -171,10 +174,9 @@ mod tests {
             .expect("card");
         let failed = book.signal_not_shown(&card.id).expect("failed");
         assert_eq!(failed.state, CardState::DeliveryFailed);
-        assert!(failed
-            .reason
-            .as_deref()
-            .is_some_and(|reason| reason.contains("another request")));
+        let refused = failed.refused.expect("refused");
+        assert_eq!(refused.code, RefusalCode::NotAnnounced);
+        assert_eq!(failed.reason, Some(refused.message));
         assert!(book.claim(&card.id, Verdict::Accept).is_err());
         assert_eq!(book.signal_not_shown(&card.id), None, "once");
         let attached = book

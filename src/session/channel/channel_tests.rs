@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::session::cards::{CardBook, CardState};
-use crate::session::delivery::keystroke_bridge::Pane;
+use crate::session::delivery::keystroke_bridge::{Pane, PaneError};
 use crate::session::signals::pane::tests::spec_prompt;
 use crate::session::signals::recorder::parse_line;
 use crate::session::signals::recorder::tests::{line, request_message};
@@ -16,10 +16,10 @@ struct FixedPane {
 }
 
 impl Pane for FixedPane {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, PaneError> {
         Ok(spec_prompt("Shell pwd", true, 0))
     }
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         self.keys.lock().expect("keys").push(key.to_owned());
         Ok(())
     }

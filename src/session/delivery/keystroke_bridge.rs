@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::adapter::tui_data::TuiData;
 use crate::session::cards::{CancelFlag, Verdict};
+pub use crate::session::refusal::{DeliveryRefusal, PaneError};
 use crate::session::signals::pane::{self, PromptView, Row};
 
 /// A pane the bridge can read and type into.
@@ -18,9 +19,9 @@ pub trait Pane {
     /// The visible screen, wrapped lines joined, with the SGR escapes
     /// that carry reverse video and colours (`capture-pane -p -J -e`); a
     /// capture without escapes reads too (a focus marker needs none).
-    fn capture(&mut self) -> Result<String, String>;
+    fn capture(&mut self) -> Result<String, PaneError>;
     /// Sends exactly one key (a tmux key name).
-    fn send_key(&mut self, key: &str) -> Result<(), String>;
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError>;
 }
 
 /// The timings and labels the bridge works with.
@@ -31,8 +32,6 @@ pub struct Bridge<'a> {
     pub settle: Duration,
     pub focus_wait: Duration,
 }
-
-const NOT_VISIBLE: &str = "the approval prompt is no longer visible";
 
 /// How often the pane is read while waiting for a moved focus.
 const FOCUS_POLL: Duration = Duration::from_millis(25);
@@ -55,7 +54,7 @@ impl<'a> Bridge<'a> {
         title: &str,
         verdict: Verdict,
         cancel: &CancelFlag,
-    ) -> Result<(), String> {
+    ) -> Result<(), DeliveryRefusal> {
         let target = match verdict {
             Verdict::Accept => Row::Allow,
             Verdict::Decline | Verdict::Cancel => Row::Reject,
@@ -69,15 +68,12 @@ impl<'a> Bridge<'a> {
         if let (Row::Reject, Some(reject)) = (target, &self.tui.keys.reject) {
             self.pause(self.settle, cancel)?;
             self.look(pane, title, Some(view.focused), cancel)?;
-            return pane.send_key(reject.as_str());
+            return Ok(pane.send_key(reject.as_str())?);
         }
         while view.focused != target {
-            let next = view.below(view.focused).ok_or_else(|| {
-                format!(
-                    "the focus is on the last row `{}`",
-                    view.focused.label(&self.tui.prompt)
-                )
-            })?;
+            let next = view
+                .below(view.focused)
+                .ok_or_else(|| DeliveryRefusal::LastRow(view.focused.label(&self.tui.prompt)))?;
             // Before the move: the focus is on the row above `next`.
             self.look(pane, title, Some(view.focused), cancel)?;
             pane.send_key(self.tui.keys.next.as_str())?;
@@ -89,7 +85,7 @@ impl<'a> Bridge<'a> {
         // Enter.
         self.pause(self.settle, cancel)?;
         self.look(pane, title, Some(target), cancel)?;
-        pane.send_key(self.tui.keys.confirm.as_str())
+        Ok(pane.send_key(self.tui.keys.confirm.as_str())?)
     }
 
     /// The pane-scrape fallback's delivery: one advertised `key`, sent
@@ -101,22 +97,22 @@ impl<'a> Bridge<'a> {
         hash: &str,
         key: &str,
         cancel: &CancelFlag,
-    ) -> Result<(), String> {
-        let check = |pane: &mut dyn Pane| -> Result<(), String> {
+    ) -> Result<(), DeliveryRefusal> {
+        let check = |pane: &mut dyn Pane| -> Result<(), DeliveryRefusal> {
             if cancel.is_cancelled() {
-                return Err(answered_in_terminal());
+                return Err(DeliveryRefusal::AnsweredInTerminal);
             }
             let capture = crate::session::signals::pane::styled::plain(&pane.capture()?);
             match crate::session::signals::pane_fallback::detect(&capture, self.tui) {
                 Some(prompt) if prompt.hash == hash => Ok(()),
-                Some(_) => Err("another prompt is on screen".to_owned()),
-                None => Err(NOT_VISIBLE.to_owned()),
+                Some(_) => Err(DeliveryRefusal::AnotherPrompt),
+                None => Err(DeliveryRefusal::PromptGone),
             }
         };
         check(pane)?;
         self.pause(self.settle, cancel)?;
         check(pane)?;
-        pane.send_key(key)
+        Ok(pane.send_key(key)?)
     }
 
     /// Capture and check: prompt visible, focus on `focus` (if given),
@@ -127,18 +123,18 @@ impl<'a> Bridge<'a> {
         title: &str,
         focus: Option<Row>,
         cancel: &CancelFlag,
-    ) -> Result<PromptView, String> {
+    ) -> Result<PromptView, DeliveryRefusal> {
         if cancel.is_cancelled() {
-            return Err(answered_in_terminal());
+            return Err(DeliveryRefusal::AnsweredInTerminal);
         }
         let capture = pane.capture()?;
         let labels = &self.tui.prompt;
-        let view = pane::parse(&capture, labels).ok_or_else(|| NOT_VISIBLE.to_owned())?;
+        let view = pane::parse(&capture, labels).ok_or(DeliveryRefusal::PromptGone)?;
         if !pane::view_matches(&view, title, labels) {
-            return Err(format!(
-                "the prompt on screen (`{}`) is not the one of this card",
+            return Err(DeliveryRefusal::NotThisPrompt(
                 // Whole: the card scrubs the reason, then cuts it.
                 crate::output::sanitize_line(view.command.as_deref().unwrap_or(&view.tool_line))
+                    .into_owned(),
             ));
         }
         match focus {
@@ -159,11 +155,11 @@ impl<'a> Bridge<'a> {
         title: &str,
         focus: Option<Row>,
         cancel: &CancelFlag,
-    ) -> Result<PromptView, String> {
+    ) -> Result<PromptView, DeliveryRefusal> {
         let deadline = Instant::now() + self.tui.redraw();
         loop {
             match self.verify(pane, title, focus, cancel) {
-                Err(reason) if reason == NOT_VISIBLE && Instant::now() < deadline => {
+                Err(DeliveryRefusal::PromptGone) if Instant::now() < deadline => {
                     self.pause(FOCUS_POLL, cancel)?;
                 }
                 other => return other,
@@ -181,11 +177,11 @@ impl<'a> Bridge<'a> {
         pane: &mut dyn Pane,
         title: &str,
         cancel: &CancelFlag,
-    ) -> Result<PromptView, String> {
+    ) -> Result<PromptView, DeliveryRefusal> {
         let deadline = Instant::now() + self.focus_wait;
         loop {
             match self.verify(pane, title, None, cancel) {
-                Err(reason) if reason == NOT_VISIBLE && Instant::now() < deadline => {
+                Err(DeliveryRefusal::PromptGone) if Instant::now() < deadline => {
                     self.pause(FOCUS_POLL, cancel)?;
                 }
                 other => return other,
@@ -202,7 +198,7 @@ impl<'a> Bridge<'a> {
         from: Row,
         to: Row,
         cancel: &CancelFlag,
-    ) -> Result<PromptView, String> {
+    ) -> Result<PromptView, DeliveryRefusal> {
         let deadline = Instant::now() + self.focus_wait;
         loop {
             let view = self.look(pane, title, None, cancel)?;
@@ -213,31 +209,29 @@ impl<'a> Bridge<'a> {
                 return Err(self.focus_error(to, view.focused));
             }
             if Instant::now() >= deadline {
-                return Err(format!(
-                    "the focus did not move to `{}` within {} ms",
-                    to.label(&self.tui.prompt),
-                    self.focus_wait.as_millis()
-                ));
+                return Err(DeliveryRefusal::FocusStuck {
+                    to: to.label(&self.tui.prompt),
+                    millis: self.focus_wait.as_millis(),
+                });
             }
             self.pause(FOCUS_POLL, cancel)?;
         }
     }
 
-    fn focus_error(&self, expected: Row, found: Row) -> String {
+    fn focus_error(&self, expected: Row, found: Row) -> DeliveryRefusal {
         let labels = &self.tui.prompt;
-        format!(
-            "the focus is on `{}` instead of `{}`",
-            found.label(labels),
-            expected.label(labels)
-        )
+        DeliveryRefusal::FocusMoved {
+            found: found.label(labels),
+            expected: expected.label(labels),
+        }
     }
 
     /// Sleeps `duration`, ending early (with an error) on a cancel.
-    fn pause(&self, duration: Duration, cancel: &CancelFlag) -> Result<(), String> {
+    fn pause(&self, duration: Duration, cancel: &CancelFlag) -> Result<(), DeliveryRefusal> {
         let deadline = Instant::now() + duration;
         loop {
             if cancel.is_cancelled() {
-                return Err(answered_in_terminal());
+                return Err(DeliveryRefusal::AnsweredInTerminal);
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -246,10 +240,6 @@ impl<'a> Bridge<'a> {
             std::thread::sleep(left.min(Duration::from_millis(20)));
         }
     }
-}
-
-fn answered_in_terminal() -> String {
-    "the prompt was answered in the terminal".to_owned()
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ impl RealPane {
 }
 
 impl Pane for RealPane {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, PaneError> {
         if self.half_left > 0 {
             self.half_left -= 1;
             return Ok(HALF_DRAWN.to_owned());
@@ -69,7 +69,7 @@ impl Pane for RealPane {
         })
     }
 
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         self.keys.push(key.to_owned());
         self.half_left = self.half_drawn;
         match key {
@@ -83,11 +83,15 @@ impl Pane for RealPane {
     }
 }
 
-fn deliver(pane: &mut RealPane, verdict: Verdict) -> Result<(), String> {
+fn deliver(pane: &mut RealPane, verdict: Verdict) -> Result<(), DeliveryRefusal> {
     deliver_with(&gemini(), pane, verdict)
 }
 
-fn deliver_with(tui: &TuiData, pane: &mut RealPane, verdict: Verdict) -> Result<(), String> {
+fn deliver_with(
+    tui: &TuiData,
+    pane: &mut RealPane,
+    verdict: Verdict,
+) -> Result<(), DeliveryRefusal> {
     let bridge = Bridge {
         tui,
         render_gap: Duration::ZERO,
@@ -128,7 +132,7 @@ fn a_focus_that_does_not_move_sends_nothing_more() {
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
     assert!(
-        reason.contains("did not move to `Allow for this session`"),
+        matches!(&reason, DeliveryRefusal::FocusStuck { to, .. } if to == "Allow for this session"),
         "{reason}"
     );
     assert_eq!(pane.answered, None);
@@ -140,11 +144,12 @@ fn a_focus_that_lands_elsewhere_sends_nothing_more() {
     pane.step = 2;
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
-    assert!(
-        reason.contains(
-            "the focus is on `No, suggest changes (esc)` instead of `Allow for this session`"
-        ),
-        "{reason}"
+    assert_eq!(
+        reason,
+        DeliveryRefusal::FocusMoved {
+            found: "No, suggest changes (esc)".into(),
+            expected: "Allow for this session".into(),
+        }
     );
     assert_eq!(pane.answered, None);
 }
@@ -158,9 +163,8 @@ fn a_box_that_changes_between_two_keys_gets_no_enter() {
     ));
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
-    assert!(reason.contains("is not the one of this card"), "{reason}");
     assert!(
-        reason.contains("rm -rf"),
+        matches!(&reason, DeliveryRefusal::NotThisPrompt(shown) if shown.contains("rm -rf")),
         "the card says what is on screen: {reason}"
     );
 }
@@ -184,7 +188,10 @@ fn a_box_of_another_command_is_never_answered() {
             .deliver(&mut pane, title, Verdict::Accept, &CancelFlag::default())
             .expect_err("must fail");
         assert!(pane.keys.is_empty(), "{title}: sent {:?}", pane.keys);
-        assert!(reason.contains("is not the one of this card"), "{reason}");
+        assert!(
+            matches!(reason, DeliveryRefusal::NotThisPrompt(_)),
+            "{reason}"
+        );
     }
 }
 
@@ -215,7 +222,10 @@ fn a_long_command_is_checked_whole_from_its_box() {
         )
         .expect_err("must fail");
     assert!(pane.keys.is_empty());
-    assert!(reason.contains("> long.txt"), "shows the command: {reason}");
+    assert!(
+        matches!(&reason, DeliveryRefusal::NotThisPrompt(shown) if shown.contains("> long.txt")),
+        "shows the command: {reason}"
+    );
 }
 
 #[test]
@@ -224,7 +234,7 @@ fn a_box_answered_in_the_terminal_gets_no_key() {
     pane.edit = Some((0, Box::new(|_: &str| AFTER_ENTER.to_owned())));
     let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
     assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
-    assert_eq!(reason, "the approval prompt is no longer visible");
+    assert_eq!(reason, DeliveryRefusal::PromptGone);
 }
 
 #[test]
@@ -243,7 +253,7 @@ fn a_box_caught_half_drawn_after_a_key_is_looked_at_again() {
     pane.half_drawn = 1;
     let reason = deliver_with(&tui, &mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
-    assert_eq!(reason, "the approval prompt is no longer visible");
+    assert_eq!(reason, DeliveryRefusal::PromptGone);
 }
 
 #[test]
@@ -253,7 +263,7 @@ fn a_box_that_stays_half_drawn_gets_no_enter() {
     let started = std::time::Instant::now();
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
-    assert_eq!(reason, "the approval prompt is no longer visible");
+    assert_eq!(reason, DeliveryRefusal::PromptGone);
     assert!(
         started.elapsed() >= Duration::from_millis(gemini().redraw_ms),
         "looked again for the whole bound"

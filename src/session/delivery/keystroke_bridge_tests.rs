@@ -3,6 +3,7 @@
 //! between two keys or two captures (the hostile twins of SPEC §8.3).
 
 use super::*;
+use crate::session::refusal::RefusalCode;
 use crate::session::signals::pane::tests::spec_prompt;
 
 #[derive(Debug, Clone)]
@@ -57,7 +58,7 @@ impl SimPane {
 }
 
 impl Pane for SimPane {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, PaneError> {
         self.captures += 1;
         if let Some(focus) = self.screen.pending_focus {
             if self.screen.render_lag == 0 {
@@ -80,7 +81,7 @@ impl Pane for SimPane {
         Ok(text)
     }
 
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         self.keys.push(key.to_owned());
         match key {
             "Down" => {
@@ -118,7 +119,7 @@ fn fast(tui: &TuiData) -> Bridge<'_> {
     }
 }
 
-fn deliver(pane: &mut SimPane, verdict: Verdict) -> Result<(), String> {
+fn deliver(pane: &mut SimPane, verdict: Verdict) -> Result<(), DeliveryRefusal> {
     let tui = tui();
     fast(&tui).deliver(pane, "Running: pwd", verdict, &CancelFlag::default())
 }
@@ -155,7 +156,10 @@ fn a_title_change_between_two_keys_stops_before_enter() {
     ));
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"], "nothing more was sent");
-    assert!(reason.contains("not the one of this card"), "{reason}");
+    assert!(
+        matches!(reason, DeliveryRefusal::NotThisPrompt(_)),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -169,7 +173,10 @@ fn a_title_change_during_the_settle_stops_enter() {
     ));
     let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
     assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
-    assert!(reason.contains("not the one of this card"), "{reason}");
+    assert!(
+        matches!(reason, DeliveryRefusal::NotThisPrompt(_)),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -179,8 +186,9 @@ fn focus_moved_by_someone_else_fails_closed() {
     pane.screen.focus = 1;
     let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
     assert!(pane.keys.is_empty());
+    assert_eq!(reason.code(), RefusalCode::FocusMoved);
     assert!(
-        reason.contains("instead of `Yes, single permission`"),
+        matches!(&reason, DeliveryRefusal::FocusMoved { expected, .. } if expected == "Yes, single permission"),
         "{reason}"
     );
 
@@ -192,7 +200,10 @@ fn focus_moved_by_someone_else_fails_closed() {
     ));
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
-    assert!(reason.contains("instead of `Trust"), "{reason}");
+    assert!(
+        matches!(&reason, DeliveryRefusal::FocusMoved { expected, .. } if expected.starts_with("Trust")),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -201,7 +212,7 @@ fn a_focus_that_never_moves_times_out() {
     pane.screen.render_lag = usize::MAX;
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
-    assert!(reason.contains("did not move"), "{reason}");
+    assert_eq!(reason.code(), RefusalCode::FocusStuck, "{reason}");
 }
 
 #[test]
@@ -221,7 +232,10 @@ fn a_prompt_of_another_request_is_not_waited_for() {
     pane.screen.tool = "Shell rm -rf /".into();
     let reason = deliver(&mut pane, Verdict::Accept).expect_err("must fail");
     assert_eq!(pane.captures, 1, "failed at the first look");
-    assert!(reason.contains("is not the one of this card"), "{reason}");
+    assert!(
+        matches!(&reason, DeliveryRefusal::NotThisPrompt(shown) if shown.ends_with("Shell rm -rf /")),
+        "names what is on screen: {reason}"
+    );
     assert!(pane.keys.is_empty());
 }
 
@@ -232,11 +246,14 @@ fn a_vanished_prompt_gets_no_key() {
         .push((1, Box::new(|screen: &mut Screen| screen.visible = false)));
     let reason = deliver(&mut pane, Verdict::Decline).expect_err("must fail");
     assert_eq!(pane.keys, ["Down"]);
-    assert_eq!(reason, "the approval prompt is no longer visible");
+    assert_eq!(reason, DeliveryRefusal::PromptGone);
 
     let mut pane = SimPane::new(true);
     pane.screen.visible = false;
-    assert!(deliver(&mut pane, Verdict::Accept).is_err());
+    assert_eq!(
+        deliver(&mut pane, Verdict::Accept),
+        Err(DeliveryRefusal::PromptGone)
+    );
     assert!(pane.keys.is_empty());
 }
 
@@ -258,7 +275,7 @@ fn a_cancel_stops_the_delivery_before_the_next_key() {
         .deliver(&mut pane, "Running: pwd", Verdict::Accept, &cancel)
         .expect_err("cancelled");
     assert!(pane.keys.is_empty());
-    assert_eq!(reason, "the prompt was answered in the terminal");
+    assert_eq!(reason, DeliveryRefusal::AnsweredInTerminal);
     assert!(
         started.elapsed() < Duration::from_secs(4),
         "the settle was not cut short"
@@ -295,7 +312,7 @@ struct GenericPane {
 }
 
 impl Pane for GenericPane {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, PaneError> {
         self.captures += 1;
         let shown = self.screen.clone();
         if let Some((at, next)) = &self.swap_after_capture {
@@ -305,7 +322,7 @@ impl Pane for GenericPane {
         }
         Ok(shown)
     }
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         self.keys.push(key.to_owned());
         Ok(())
     }
@@ -342,7 +359,7 @@ fn a_fallback_key_is_sent_only_to_the_same_prompt() {
         .deliver_key(&mut pane, &hash, "y", &CancelFlag::default())
         .expect_err("must fail");
     assert!(pane.keys.is_empty());
-    assert_eq!(reason, "another prompt is on screen");
+    assert_eq!(reason, DeliveryRefusal::AnotherPrompt);
 }
 
 /// The data with a reject key (a box whose reject row is a text field).
@@ -394,7 +411,10 @@ fn a_reject_key_is_not_sent_to_a_box_that_changed_during_the_settle() {
         )
         .expect_err("must fail");
     assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
-    assert!(reason.contains("not the one of this card"), "{reason}");
+    assert!(
+        matches!(reason, DeliveryRefusal::NotThisPrompt(_)),
+        "{reason}"
+    );
     let mut pane = SimPane::new(true);
     pane.after_capture
         .push((1, Box::new(|screen: &mut Screen| screen.focus = 2)));
@@ -407,5 +427,5 @@ fn a_reject_key_is_not_sent_to_a_box_that_changed_during_the_settle() {
         )
         .expect_err("must fail");
     assert!(pane.keys.is_empty(), "sent {:?}", pane.keys);
-    assert!(reason.contains("the focus is on"), "{reason}");
+    assert_eq!(reason.code(), RefusalCode::FocusMoved, "{reason}");
 }

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::session::cards::{Card, Refusal, Verdict};
+use crate::session::cards::{Card, Verdict};
+use crate::session::refusal::Refusal;
 use crate::session::supervisor::state::SessionState;
 
 #[derive(Clone)]
@@ -39,15 +40,39 @@ impl std::fmt::Debug for Webhook {
 /// The longest webhook answer read: a verdict is a few bytes.
 const ANSWER_BOUND: u64 = 64 * 1024;
 
+/// Why the webhook gave no usable answer (the card stays pending). The
+/// words never carry the URL: it may hold a token.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+    #[error("the webhook request failed: {0}")]
+    Request(String),
+    #[error("the webhook answered {0}")]
+    Status(reqwest::StatusCode),
+    #[error("the webhook's answer failed: {0}")]
+    Read(std::io::ErrorKind),
+    #[error("the webhook's answer is over the bound of {} KiB", ANSWER_BOUND / 1024)]
+    TooLarge,
+    #[error("the webhook's answer is not JSON")]
+    NotJson,
+    #[error("the webhook's action `{0}` is not accept, decline or cancel")]
+    UnknownAction(String),
+}
+
 impl Webhook {
     /// POSTs `card` and reads the verdict. `Ok(None)`: the endpoint gave
     /// no verdict (the card stays pending).
     /// `answer_url`: the card's answer link, when one was minted.
-    pub fn ask(&self, card: &Card, answer_url: Option<&str>) -> Result<Option<Verdict>, String> {
+    pub fn ask(
+        &self,
+        card: &Card,
+        answer_url: Option<&str>,
+    ) -> Result<Option<Verdict>, WebhookError> {
         let client = reqwest::blocking::Client::builder()
             .timeout(self.timeout)
             .build()
-            .map_err(|error| format!("cannot build the HTTP client: {error}"))?;
+            .map_err(|error| WebhookError::Client(error.without_url().to_string()))?;
         let mut request = client
             .post(self.url.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -57,10 +82,10 @@ impl Webhook {
         }
         let response = request
             .send()
-            .map_err(|error| format!("the webhook request failed: {}", error.without_url()))?;
+            .map_err(|error| WebhookError::Request(error.without_url().to_string()))?;
         let status = response.status();
         if !status.is_success() {
-            return Err(format!("the webhook answered {status}"));
+            return Err(WebhookError::Status(status));
         }
         // Read to a bound, never whole: the endpoint is outside.
         let mut text = Vec::new();
@@ -69,22 +94,16 @@ impl Webhook {
             &mut text,
         )
         // The kind only: the error itself may carry the URL (and its token).
-        .map_err(|error| format!("the webhook's answer failed: {}", error.kind()))?;
+        .map_err(|error| WebhookError::Read(error.kind()))?;
         if text.len() as u64 > ANSWER_BOUND {
-            return Err(format!(
-                "the webhook's answer is over the bound of {} KiB",
-                ANSWER_BOUND / 1024
-            ));
+            return Err(WebhookError::TooLarge);
         }
-        let body: serde_json::Value = serde_json::from_slice(&text)
-            .map_err(|_| "the webhook's answer is not JSON".to_owned())?;
+        let body: serde_json::Value =
+            serde_json::from_slice(&text).map_err(|_| WebhookError::NotJson)?;
         match body.get("action").and_then(serde_json::Value::as_str) {
             None => Ok(None),
             Some(action) => Verdict::parse(action).map(Some).ok_or_else(|| {
-                format!(
-                    "the webhook's action `{}` is not accept, decline or cancel",
-                    crate::output::sanitize(action)
-                )
+                WebhookError::UnknownAction(crate::output::sanitize(action).into_owned())
             }),
         }
     }
@@ -123,7 +142,11 @@ impl Webhook {
 }
 
 /// Answers `card` with the webhook's verdict, if it gave one.
-fn webhook_verdict(weak: &Weak<SessionState>, card: &Card, asked: Result<Option<Verdict>, String>) {
+fn webhook_verdict(
+    weak: &Weak<SessionState>,
+    card: &Card,
+    asked: Result<Option<Verdict>, WebhookError>,
+) {
     match asked {
         Ok(Some(verdict)) => {
             if let Some(state) = weak.upgrade() {
@@ -140,10 +163,10 @@ fn webhook_verdict(weak: &Weak<SessionState>, card: &Card, asked: Result<Option<
             }
         }
         Ok(None) => tracing::info!("the webhook gave no verdict for `{}`", card.id),
-        Err(message) => tracing::warn!(
+        Err(error) => tracing::warn!(
             "card `{}` stays pending: {}",
             card.id,
-            crate::output::clean(&message)
+            crate::output::clean(&error.to_string())
         ),
     }
 }

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::session::cards::{CardBook, CardState};
-use crate::session::delivery::keystroke_bridge::Pane;
+use crate::session::delivery::keystroke_bridge::{Pane, PaneError};
 use crate::session::supervisor::state::PaneFactory;
 
 /// Claude Code 2.1.318's `PermissionRequest` data, as `manifests/claude.yaml`
@@ -88,10 +88,10 @@ fn hostile_or_foreign_payloads_are_not_signals() {
 struct Screen(Arc<Mutex<String>>);
 
 impl Pane for Screen {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, PaneError> {
         Ok(self.0.lock().expect("screen").clone())
     }
-    fn send_key(&mut self, _key: &str) -> Result<(), String> {
+    fn send_key(&mut self, _key: &str) -> Result<(), PaneError> {
         Ok(())
     }
 }

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::acp_wire::permission::PermissionRequest;
+use crate::acp_wire::permission::{OptionKind, PermissionRequest};
 /// The tool detail of a request: the shared permission parser's.
 pub use crate::acp_wire::permission::{ToolDetail, METHOD as REQUEST_PERMISSION};
 
@@ -30,7 +30,7 @@ pub struct ApprovalRequest {
     /// Untrusted text from the agent.
     pub title: String,
     /// `optionId` → kind, in the agent's order.
-    pub options: Vec<(String, String)>,
+    pub options: Vec<(String, OptionKind)>,
     /// What the request says about the tool, when it says it (untrusted).
     pub detail: ToolDetail,
 }
@@ -44,11 +44,11 @@ pub struct ApprovalResponse {
 
 impl ApprovalRequest {
     /// The kind of option `option_id`, as the request listed it.
-    pub fn kind_of(&self, option_id: &str) -> Option<&str> {
+    pub fn kind_of(&self, option_id: &str) -> Option<&OptionKind> {
         self.options
             .iter()
             .find(|(id, _)| id == option_id)
-            .map(|(_, kind)| kind.as_str())
+            .map(|(_, kind)| kind)
     }
 }
 
@@ -109,13 +109,13 @@ fn approval(id: &str, params: &Value) -> Option<ApprovalRequest> {
     if request.title.trim().is_empty() || request.tool_call_id.is_empty() {
         return None;
     }
-    let options: Vec<(String, String)> = request
+    let options: Vec<(String, OptionKind)> = request
         .options
         .iter()
-        .map(|option| (option.option_id.clone(), option.kind.name().to_owned()))
+        .map(|option| (option.option_id.clone(), option.kind.clone()))
         .collect();
-    let has = |kind: &str| options.iter().any(|(_, k)| k == kind);
-    if !has("allow_once") || !has("reject_once") {
+    let has = |kind: OptionKind| options.iter().any(|(_, k)| *k == kind);
+    if !has(OptionKind::AllowOnce) || !has(OptionKind::RejectOnce) {
         return None;
     }
     Some(ApprovalRequest {
@@ -176,7 +176,10 @@ pub(crate) mod tests {
             };
             assert_eq!(request.id, "r1");
             assert_eq!(request.title, "Running: pwd");
-            assert_eq!(request.kind_of("reject_once"), Some("reject_once"));
+            assert_eq!(
+                request.kind_of("reject_once"),
+                Some(&OptionKind::RejectOnce)
+            );
         }
         let numeric =
             json!({"ts": 1767225600000_u64, "dir": "out", "msg": request_message("r2", "x")});

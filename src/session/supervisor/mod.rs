@@ -367,10 +367,13 @@ fn fresh_recorder(path: &Path) -> Result<(), SessionError> {
 struct OwnedTmuxPane(Tmux);
 
 impl crate::session::delivery::keystroke_bridge::Pane for OwnedTmuxPane {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, crate::session::delivery::keystroke_bridge::PaneError> {
         TmuxPane(&self.0).capture()
     }
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(
+        &mut self,
+        key: &str,
+    ) -> Result<(), crate::session::delivery::keystroke_bridge::PaneError> {
         TmuxPane(&self.0).send_key(key)
     }
 }

@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::{broadcast, Notify};
 
 use crate::adapter::tui_data::TuiData;
-use crate::session::cards::{Card, CardBook, Refusal, Verdict};
-use crate::session::delivery::keystroke_bridge::{Bridge, Pane};
+use crate::session::cards::{Card, CardBook, Verdict};
+use crate::session::delivery::keystroke_bridge::{Bridge, DeliveryRefusal, Pane};
+use crate::session::refusal::Refusal;
 use crate::session::signals::recorder::ApprovalRequest;
 use crate::session::signals::recorder_tail::{Mirror, TailEvent};
 
@@ -242,14 +243,14 @@ impl SessionState {
                     };
                     match key {
                         Some(key) => bridge.deliver_key(pane.as_mut(), hash, key, &cancel),
-                        None => Err("the prompt advertises no key for this verdict".to_owned()),
+                        None => Err(DeliveryRefusal::NoKey),
                     }
                 }
             };
             if let Err(reason) = &result {
                 tracing::warn!(
                     "card `{card_id}` not delivered: {}",
-                    crate::output::clean(reason)
+                    crate::output::clean(&reason.to_string())
                 );
             }
             let mut inner = state.lock();
@@ -294,6 +295,7 @@ mod tests {
 
     use super::*;
     use crate::session::cards::CardState;
+    use crate::session::delivery::keystroke_bridge::PaneError;
     use crate::session::signals::pane_fallback::detect;
     use crate::session::signals::pane_watch::card_for;
 
@@ -305,10 +307,10 @@ mod tests {
     }
 
     impl Pane for Screen {
-        fn capture(&mut self) -> Result<String, String> {
+        fn capture(&mut self) -> Result<String, PaneError> {
             Ok(GENERIC.to_owned())
         }
-        fn send_key(&mut self, key: &str) -> Result<(), String> {
+        fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
             self.keys.lock().expect("keys").push(key.to_owned());
             Ok(())
         }

@@ -2,6 +2,8 @@
 //! item 3): the library's keystroke bridge on a session's real pane,
 //! with one more `keys.next` pressed after its first key.
 
+use oneworks::session::delivery::keystroke_bridge::{DeliveryRefusal, PaneError};
+use oneworks::session::refusal::RefusalCode;
 use serde_json::Value;
 
 use super::{TuiAgent, TuiCase};
@@ -39,19 +41,14 @@ impl NudgedPane {
         }
     }
 
-    fn nudge(&self) -> Result<(), String> {
-        self.tmux
-            .send_key(&self.next)
-            .map_err(|error| error.to_string())
+    fn nudge(&self) -> Result<(), PaneError> {
+        Ok(self.tmux.send_key(&self.next)?)
     }
 }
 
 impl oneworks::session::delivery::keystroke_bridge::Pane for NudgedPane {
-    fn capture(&mut self) -> Result<String, String> {
-        let capture = self
-            .tmux
-            .capture_styled()
-            .map_err(|error| error.to_string())?;
+    fn capture(&mut self) -> Result<String, PaneError> {
+        let capture = self.tmux.capture_styled()?;
         self.captures += 1;
         if self.after_first_look && self.captures == 1 {
             self.nudge()?;
@@ -59,9 +56,9 @@ impl oneworks::session::delivery::keystroke_bridge::Pane for NudgedPane {
         Ok(capture)
     }
 
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         self.sent.push(key.to_owned());
-        self.tmux.send_key(key).map_err(|error| error.to_string())?;
+        self.tmux.send_key(key)?;
         if !self.after_first_look && self.sent.len() == 1 {
             self.nudge()?;
         }
@@ -84,7 +81,7 @@ pub fn assert_refuses_a_box_changed_between_keys(
     socket: &std::path::Path,
     tui: &oneworks::adapter::tui_data::TuiData,
     title: &str,
-) -> String {
+) -> DeliveryRefusal {
     use oneworks::session::cards::{CancelFlag, Verdict};
     use oneworks::session::delivery::keystroke_bridge::Bridge;
     let next = tui.keys.next.as_str();
@@ -105,7 +102,10 @@ pub fn assert_refuses_a_box_changed_between_keys(
         "the bridge sent a further key ({reason})"
     );
     assert!(
-        reason.contains("the focus is on") || reason.contains("the focus did not move"),
+        matches!(
+            reason.code(),
+            RefusalCode::FocusMoved | RefusalCode::FocusStuck
+        ),
         "not a focus refusal: {reason}"
     );
     reason
@@ -116,7 +116,12 @@ impl TuiAgent {
     /// session `name` asks for `touch FILE`, its card pending, the bridge
     /// runs on its real pane with the agent's built-in `tui` data; then
     /// the session stops.
-    pub fn box_changed_between_keys(&self, name: &str, file: &str, case: &TuiCase) -> String {
+    pub fn box_changed_between_keys(
+        &self,
+        name: &str,
+        file: &str,
+        case: &TuiCase,
+    ) -> DeliveryRefusal {
         let card = self.ask(name, file, case);
         let title = card["title"].as_str().expect("card title").to_owned();
         let tui = oneworks::adapter::registry::Registry::builtin()

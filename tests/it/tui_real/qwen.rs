@@ -68,7 +68,7 @@ fn the_real_qwen_tui_is_supervised_accept_decline_and_the_terminal_answer() {
     tui.standard_checks(&CASE);
     // A box whose focus moves between two keys gets no further key.
     let reason = tui.box_changed_between_keys("nudged", "probe-nudged.txt", &CASE);
-    assert!(!reason.is_empty());
+    assert!(!reason.to_string().is_empty());
     assert!(!tui.agent.env.project.join("probe-nudged.txt").exists());
     let model = &tui.agent.model;
     assert!(

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::adapter::tui_data::PromptGrammar;
+use crate::session::refusal::{DeliveryRefusal, PaneError};
 
 fn grammar(yaml: &str) -> PromptGrammar {
     serde_yaml_ng::from_str(yaml).expect("grammar yaml")
@@ -301,14 +302,14 @@ struct LinePane {
 }
 
 impl crate::session::delivery::keystroke_bridge::Pane for LinePane {
-    fn capture(&mut self) -> Result<String, String> {
+    fn capture(&mut self) -> Result<String, PaneError> {
         Ok(match self.answered {
             Some(_) => "┃  > \n".to_owned(),
             None => line_box(self.focus, true, ""),
         })
     }
 
-    fn send_key(&mut self, key: &str) -> Result<(), String> {
+    fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         self.keys.push(key.to_owned());
         match key {
             "Right" => self.focus = (self.focus + 1).min(2),
@@ -332,7 +333,7 @@ fn line_tui() -> crate::adapter::tui_data::TuiData {
 fn deliver_line(
     pane: &mut LinePane,
     verdict: crate::session::cards::Verdict,
-) -> Result<(), String> {
+) -> Result<(), DeliveryRefusal> {
     let tui = line_tui();
     let bridge = crate::session::delivery::keystroke_bridge::Bridge {
         tui: &tui,
@@ -369,9 +370,12 @@ fn the_bridge_moves_right_along_the_buttons_and_refuses_a_moved_focus() {
     let mut pane = fresh(true);
     let reason = deliver_line(&mut pane, Verdict::Decline).expect_err("refused");
     assert_eq!(pane.keys, ["Right"]);
-    assert!(
-        reason.contains("the focus is on `Reject` instead of `Allow always`"),
-        "{reason}"
+    assert_eq!(
+        reason,
+        DeliveryRefusal::FocusMoved {
+            found: "Reject".into(),
+            expected: "Allow always".into(),
+        }
     );
     assert_eq!(pane.answered, None);
     // Another command on screen.
@@ -385,7 +389,10 @@ fn the_bridge_moves_right_along_the_buttons_and_refuses_a_moved_focus() {
             &crate::session::cards::CancelFlag::default(),
         )
         .expect_err("refused");
-    assert!(reason.contains("is not the one of this card"), "{reason}");
+    assert!(
+        matches!(reason, DeliveryRefusal::NotThisPrompt(_)),
+        "{reason}"
+    );
     assert!(pane.keys.is_empty());
 }
 
