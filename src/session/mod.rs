@@ -14,8 +14,10 @@
 //!   (verify-then-key, failing closed), the webhook, the answer links;
 //! - [`channel`]: the approvals socket's JSON-lines protocol and who may
 //!   answer over it;
-//! - [`tmux`]: the private tmux server; [`secret`]: random tokens compared
-//!   in constant time.
+//! - [`tmux`]: the private tmux server; [`tmux_control`]: when the pane
+//!   is looked at (control mode's change notices); [`refusal`]: why a
+//!   delivery or an answer was refused, typed; [`secret`]: random tokens
+//!   compared in constant time.
 //!
 //! `session serve`'s page is above this, in [`crate::serve`]: a client of
 //! the sockets.
