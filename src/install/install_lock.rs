@@ -76,6 +76,10 @@ fn read_pid(file: &mut File) -> Option<u32> {
         .filter(|pid| crate::process::group::is_alive(*pid))
 }
 
+/// How often a waiter tries the install lock again: a small part of any
+/// install, which takes seconds.
+const LOCK_POLL: Duration = Duration::from_millis(20);
+
 /// Takes the lock at `path`, waiting up to `timeout`. `on_wait` is called
 /// once, with the holder's pid, when the lock is busy.
 pub fn acquire(
@@ -100,23 +104,21 @@ pub fn acquire(
     if !file.try_lock_exclusive().map_err(io_error)? {
         let pid = read_pid(&mut file);
         on_wait(pid);
-        // Block in a helper thread so the wait ends the moment the holder
-        // lets go, and give up after `timeout`.
-        let waiter = file.try_clone().map_err(io_error)?;
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = sender.send(waiter.lock_exclusive().map(|()| waiter));
-        });
-        match receiver.recv_timeout(timeout) {
-            Ok(Ok(_waiter)) => {}
-            Ok(Err(source)) => return Err(io_error(source)),
-            Err(_) => {
+        // Poll rather than block: a blocked `flock` cannot be called off,
+        // and a helper thread left blocked after the timeout would take the
+        // lock the moment the holder lets go, in this process, from under
+        // the next caller.
+        let deadline = std::time::Instant::now() + timeout;
+        while !file.try_lock_exclusive().map_err(io_error)? {
+            let now = std::time::Instant::now();
+            if now >= deadline {
                 return Err(LockError::Timeout {
                     path: path.to_owned(),
                     pid: read_pid(&mut file).or(pid),
                     timeout,
-                })
+                });
             }
+            std::thread::sleep(LOCK_POLL.min(deadline - now));
         }
     }
     // Record the holder for whoever waits next.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::environment::ChildEnvironment;
 use super::layout::ProfileLayout;
-use super::materialize::{self, mcp::Target, Plan};
+use super::materialize::{self, mcp::Target, WorldPlan};
 use super::temp_home::TempHome;
 use std::sync::Arc;
 
@@ -110,7 +110,7 @@ pub fn enter(
     if let Some(command) = &hook_command {
         context = context.signal_hook_command(command);
     }
-    let plan: Plan = materialize::plan_in(config, data, &context)?;
+    let plan: WorldPlan = materialize::plan_in(config, data, &context)?;
     let scrubber = Arc::clone(inputs.scrubber);
     plan.write(&layout, data, &scrubber)?;
     let runtime = layout.ensure_runtime()?;

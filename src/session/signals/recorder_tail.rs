@@ -1,6 +1,6 @@
 //! The recorder tail (SPEC §8.1): a pure state machine ([`Mirror`]) that
 //! turns batches of recorder messages into card events, and a file reader
-//! ([`LineReader`]) that yields whole new lines. The supervisor drives both
+//! ([`RecorderFile`]) that yields whole new lines. The supervisor drives both
 //! from [`watch`]: an inotify wake-up on every write to the runtime folder,
 //! with a slow poll as a safety net, so an idle session costs no CPU.
 //!
@@ -98,15 +98,15 @@ impl Mirror {
 
 /// The longest line kept; a longer one is garbage and skipped whole.
 pub const MAX_LINE: usize = 4 << 20;
-/// The most one [`LineReader::read`] reads; the caller reads again at once
-/// while [`LineReader::behind`] says more is waiting, so a huge append is
+/// The most one [`RecorderFile::read`] reads; the caller reads again at once
+/// while [`RecorderFile::behind`] says more is waiting, so a huge append is
 /// worked through in bounded steps.
 pub const READ_BUDGET: u64 = 8 << 20;
 
 /// Reads whole new lines from the recorder, from where it last stopped,
 /// in fixed blocks: only the current line (up to [`MAX_LINE`]) is held.
 #[derive(Debug)]
-pub struct LineReader {
+pub struct RecorderFile {
     path: PathBuf,
     offset: u64,
     lines: LineBuffer,
@@ -116,7 +116,7 @@ pub struct LineReader {
     behind: bool,
 }
 
-impl LineReader {
+impl RecorderFile {
     /// Starts at the file's current end (nothing historical is replayed);
     /// a missing file starts at 0 when it appears.
     pub fn at_end(path: &Path) -> Self {

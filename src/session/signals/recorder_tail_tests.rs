@@ -96,7 +96,7 @@ fn the_reader_starts_at_the_end_and_reads_whole_lines_only() {
     let path = temp.path().join("recorder.jsonl");
     let old = line(&request_message("old", "Running: ls"), true, "in");
     append(&path, format!("{old}\n").as_bytes());
-    let mut reader = LineReader::at_end(&path);
+    let mut reader = RecorderFile::at_end(&path);
     assert!(reader.read().expect("read").is_empty(), "history replayed");
 
     let new = line(&request_message("new", "Running: pwd"), false, "in");
@@ -117,7 +117,7 @@ fn garbage_and_truncation_do_not_stop_the_reader() {
     let path = temp.path().join("recorder.jsonl");
     // Starting inside an unfinished historical line skips its rest.
     append(&path, b"{\"ts\":1,\"msg\":");
-    let mut reader = LineReader::at_end(&path);
+    let mut reader = RecorderFile::at_end(&path);
     append(&path, b"\"rest of the old line\"}\n");
     append(&path, b"garbage\n\xff\xfe\n");
     append(
@@ -144,7 +144,7 @@ fn garbage_and_truncation_do_not_stop_the_reader() {
 fn an_overlong_line_is_skipped_whole() {
     let temp = tempfile::tempdir().expect("tempdir");
     let path = temp.path().join("recorder.jsonl");
-    let mut reader = LineReader::at_end(&path);
+    let mut reader = RecorderFile::at_end(&path);
     append(&path, &vec![b'x'; MAX_LINE + 10]);
     assert!(reader.read().expect("read").is_empty());
     append(
@@ -162,7 +162,7 @@ fn a_fifo_or_link_is_not_read() {
     append(&target, b"");
     let path = temp.path().join("recorder.jsonl");
     fs_err::os::unix::fs::symlink(&target, &path).expect("symlink");
-    let mut reader = LineReader::at_end(&path);
+    let mut reader = RecorderFile::at_end(&path);
     append(
         &target,
         format!("{}\n", line(&request_message("d", "t"), true, "in")).as_bytes(),
@@ -174,7 +174,7 @@ fn a_fifo_or_link_is_not_read() {
 fn a_huge_append_is_read_in_bounded_steps_and_the_next_approval_found() {
     let temp = tempfile::tempdir().expect("tempdir");
     let path = temp.path().join("recorder.jsonl");
-    let mut reader = LineReader::at_end(&path);
+    let mut reader = RecorderFile::at_end(&path);
     // Short garbage lines worth three budgets, then an approval.
     let garbage = "garbage\n".repeat(usize::try_from(READ_BUDGET).expect("budget") * 3 / 8);
     append(&path, garbage.as_bytes());

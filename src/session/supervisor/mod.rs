@@ -18,7 +18,7 @@ use crate::launch::profile::layout::ProfileLayout;
 use crate::process::group;
 use crate::session::cards::CardBook;
 use crate::session::channel;
-use crate::session::signals::recorder_tail::{self, LineReader, SAFETY_POLL};
+use crate::session::signals::recorder_tail::{self, RecorderFile, SAFETY_POLL};
 use crate::session::supervisor::state::{PaneFactory, SessionState};
 use crate::session::tmux::{Tmux, TmuxPane};
 use crate::session::{io_error, SessionError};
@@ -195,7 +195,7 @@ pub fn clean_up(record: &Record, paths: &SessionPaths, tmux_program: Option<&Pat
 }
 
 /// Everything the supervisor needs, resolved before it starts.
-pub struct Plan {
+pub struct SupervisorPlan {
     pub name: String,
     pub tmux: Tmux,
     /// The adapter's name (card id prefix, record).
@@ -217,7 +217,7 @@ pub struct Plan {
 /// Starts the agent in tmux, writes the record, signals `ready` and runs until
 /// the TUI exits, `stop` arrives or a signal ends it; then cleans up.
 pub fn run(
-    plan: Plan,
+    plan: SupervisorPlan,
     ready: impl FnOnce() -> Result<(), crate::error::Error>,
 ) -> Result<(), crate::error::Error> {
     let _lock = take_lock(&plan.paths, &plan.name)?;
@@ -228,7 +228,7 @@ pub fn run(
         let _ = fs_err::remove_file(&plan.paths.tmux);
     }
     fresh_recorder(&plan.paths.recorder)?;
-    let mut reader = LineReader::at_end(&plan.paths.recorder);
+    let mut reader = RecorderFile::at_end(&plan.paths.recorder);
     let runtime = crate::process::runtime()
         .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
     // Listening before the agent starts: its first hook must find us.

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind};
 use crate::launch::profile::world::{self, Purpose};
 use crate::output;
 use crate::session::delivery::webhook::Webhook;
-use crate::session::supervisor::{self, Plan, SessionPaths};
+use crate::session::supervisor::{self, SessionPaths, SupervisorPlan};
 use crate::session::tmux::{self, Tmux};
 
 /// The `session supervise` arguments that hand the agent's runtime (the
@@ -70,7 +70,7 @@ pub fn supervise(
         );
     }
     let pane_fallback = scrape.then(|| std::time::Duration::from_millis(tui.fallback.poll_ms));
-    let plan = Plan {
+    let plan = SupervisorPlan {
         name: name.to_owned(),
         tmux: Tmux {
             program: tmux_program,

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::document;
-use super::planned::{data_path, Plan};
+use super::planned::{data_path, WorldPlan};
 use super::settings_file::path_of;
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;
@@ -24,10 +24,10 @@ fn lookup<'a>(document: &'a Value, path: &[String]) -> Option<&'a Value> {
 /// `plan` with the data's `settings.keep` keys copied from the settings
 /// file on disk where the planned file lacks them.
 pub fn with_agent_keys(
-    plan: &Plan,
+    plan: &WorldPlan,
     layout: &ProfileLayout,
     data: &AdapterData,
-) -> Result<Plan, ProfileError> {
+) -> Result<WorldPlan, ProfileError> {
     let settings = &data.session.settings;
     if settings.keep.is_empty() {
         return Ok(plan.clone());

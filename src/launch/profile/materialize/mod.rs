@@ -6,7 +6,7 @@
 //! `skill_source` without following links), MCP servers and hooks in the
 //! agent or settings file, the trusted-folders file, extra files, keys in the agent's own state
 //! file. A
-//! [`Plan`] is computed first (reading skill sources, writing nothing),
+//! [`WorldPlan`] is computed first (reading skill sources, writing nothing),
 //! then written — every file scrubbed and written atomically — or printed
 //! for `--dry-run`. ACP runs get their MCP servers from
 //! [`acp_mcp::acp_mcp_servers`] after `initialize`, not from the plan.
@@ -29,14 +29,14 @@ pub mod trust;
 
 use std::path::Path;
 
-pub use self::plan::{plan, plan_in, prompt_text, Context, Generated, Plan, PlannedFile};
+pub use self::plan::{plan, plan_in, prompt_text, Context, Generated, PlannedFile, WorldPlan};
 use super::layout::ProfileLayout;
 use super::{io_error, ProfileError};
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;
 use crate::redact::Scrubber;
 
-impl Plan {
+impl WorldPlan {
     /// Writes the plan into the session's agent home: folders created
     /// without following links, files scrubbed and written atomically,
     /// skill folders no longer configured removed.

@@ -1,4 +1,4 @@
-//! Computing a [`Plan`]: what the agent's home should hold, from the
+//! Computing a [`WorldPlan`]: what the agent's home should hold, from the
 //! config, the adapter's `session:` data and the [`Context`] (version,
 //! project, environment, signal hook). Reads skill sources; writes
 //! nothing.
@@ -17,7 +17,7 @@ use crate::launch::profile::ProfileError;
 use crate::locations::Environment;
 
 pub(super) use super::planned::data_path;
-pub use super::planned::{Generated, Plan, PlannedFile};
+pub use super::planned::{Generated, PlannedFile, WorldPlan};
 
 /// What a world depends on besides the config and the adapter data.
 #[derive(Debug, Clone, Copy)]
@@ -104,7 +104,7 @@ pub fn plan(
     data: &AdapterData,
     agent_home: &Path,
     target: Target,
-) -> Result<Plan, ProfileError> {
+) -> Result<WorldPlan, ProfileError> {
     plan_in(config, data, &Context::new(agent_home, target))
 }
 
@@ -113,11 +113,11 @@ pub fn plan_in(
     config: &AdapterConfig,
     data: &AdapterData,
     context: &Context<'_>,
-) -> Result<Plan, ProfileError> {
+) -> Result<WorldPlan, ProfileError> {
     let session = &data.session;
     let root = format!("adapters.{}", data.id);
     let home = context.home;
-    let mut plan = Plan::default();
+    let mut plan = WorldPlan::default();
     let mut generated = Generated::default();
 
     let settings_path = data_path(&session.settings.path, "settings.path")?;

@@ -1,4 +1,4 @@
-//! What a [`Plan`] holds — the files of an agent's home before they are
+//! What a [`WorldPlan`] holds — the files of an agent's home before they are
 //! written, and what oneworks itself generated in them — and the one check
 //! of a path the adapter data names. Computed by `plan.rs`; read back,
 //! merged and scrubbed by the modules beside it.
@@ -18,7 +18,7 @@ pub struct PlannedFile {
 
 /// Everything a session gets, before it is written.
 #[derive(Debug, Clone, Default)]
-pub struct Plan {
+pub struct WorldPlan {
     pub files: Vec<PlannedFile>,
     /// Skill folder names under the skills folder (oneworks-owned).
     pub skill_dirs: Vec<String>,

@@ -1,4 +1,4 @@
-//! Scrubbing a [`Plan`]'s files before they are written or shown (SPEC
+//! Scrubbing a [`WorldPlan`]'s files before they are written or shown (SPEC
 //! §6.2): JSON files as documents, text line by line, and what oneworks
 //! generated (the agent's name and resources, the prompt file's front
 //! matter, the values it set) never scrubbed away.
@@ -7,11 +7,11 @@ use serde_json::{Map, Value};
 
 use super::document;
 use super::document::to_json;
-use super::planned::{Generated, Plan, PlannedFile};
+use super::planned::{Generated, PlannedFile, WorldPlan};
 use crate::adapter::session_data::SettingsFormat;
 use crate::redact::Scrubber;
 
-impl Plan {
+impl WorldPlan {
     /// Each file's contents as it will be written (scrubbed). JSON files
     /// are scrubbed as documents; Markdown and other text line by line, so
     /// a short secret that takes its whole string with it takes one line,

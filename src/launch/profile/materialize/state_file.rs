@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::planned::{data_path, Generated, Plan, PlannedFile};
+use super::planned::{data_path, Generated, PlannedFile, WorldPlan};
 use super::settings_file;
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::{SettingsFormat, StateFileData};
@@ -69,10 +69,10 @@ pub fn planned(
 /// JSON object is an error naming it (rewriting it would lose the agent's
 /// own state, its login among it).
 pub fn over_agent_file(
-    plan: &Plan,
+    plan: &WorldPlan,
     layout: &ProfileLayout,
     data: &AdapterData,
-) -> Result<Plan, ProfileError> {
+) -> Result<WorldPlan, ProfileError> {
     let Some(state) = &data.session.state_file else {
         return Ok(plan.clone());
     };

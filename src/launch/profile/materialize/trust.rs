@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::document::to_json;
-use super::planned::{data_path, Plan};
+use super::planned::{data_path, WorldPlan};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::{TrustData, TRUST_PROJECT};
 use crate::fs_safety;
@@ -131,10 +131,10 @@ const MAX_AGENT_FILE_BYTES: u64 = 1024 * 1024;
 /// the top (`// …`, Copilot writes two) are dropped; a file that is not a
 /// JSON object then is replaced by the planned document.
 pub fn with_agent_file(
-    plan: &Plan,
+    plan: &WorldPlan,
     layout: &ProfileLayout,
     data: &AdapterData,
-) -> Result<Plan, ProfileError> {
+) -> Result<WorldPlan, ProfileError> {
     let Some(trust) = &data.session.trust else {
         return Ok(plan.clone());
     };

@@ -69,7 +69,7 @@ hooks:
 }
 
 /// Every file of `plan` as written (scrubbed), its skill folders and notes.
-fn describe(plan: &Plan, scrubber: &Scrubber) -> String {
+fn describe(plan: &WorldPlan, scrubber: &Scrubber) -> String {
     let mut text = String::new();
     for file in plan.scrubbed(scrubber) {
         text.push_str(&format!(
@@ -185,7 +185,7 @@ fn text_files_are_scrubbed_line_by_line() {
         ],
         &data.credentials,
     );
-    let plan = Plan {
+    let plan = WorldPlan {
         generated: Generated {
             steering_file: Some(PathBuf::from("steering/x.md")),
             front_matter: front_matter(Some("inclusion: always")),
@@ -204,7 +204,7 @@ fn text_files_are_scrubbed_line_by_line() {
                 contents: "{\"description\": \"hunter2\"}".to_owned(),
             },
         ],
-        ..Plan::default()
+        ..WorldPlan::default()
     };
     let scrubbed = plan.scrubbed(&scrubber);
     assert_eq!(
