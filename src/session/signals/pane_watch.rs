@@ -1,5 +1,5 @@
 //! Drives the pane-scrape fallback (SPEC §8.4) in a running supervisor:
-//! captures the pane at a steady pace, feeds the detector and its
+//! captures the pane when it changed ([`tmux_control`]), feeds the detector and its
 //! single-prompt tracker, and turns what appears and vanishes into cards.
 //! The adapter's own prompt (its grammar in the data file) is answered
 //! through the keystroke bridge; any other prompt through the one key its
