@@ -128,7 +128,7 @@ pub struct ToolData {
     /// above the question (blank lines between), its `top` and `bottom`
     /// lines starting at the first column, its lines (`side` removed)
     /// joined by a space; other lines may stand between the tool line and
-    /// it. `false` (absent): none.
+    /// it, and a box read without it is no box. `false` (absent): none.
     #[serde(default)]
     pub command_box: CommandBox,
     /// Recorder/hook title prefix → the text the pane shows in its place

@@ -37,6 +37,18 @@ pub fn find(path: Option<&str>) -> Result<PathBuf, SessionError> {
         .ok_or(SessionError::TmuxMissing)
 }
 
+/// `value` as one literal tmux argument. tmux ends a command at any
+/// argument ending in `;` (its `\;` in a shell), so a folder named `app;`
+/// or an agent argument ending in `;` would end `new-session` there and
+/// make the rest a command of its own; `\;` at the end is its escape (the
+/// backslash dropped, only the last character read).
+fn literal(value: &str) -> String {
+    match value.strip_suffix(';') {
+        Some(head) => format!("{head}\\;"),
+        None => value.to_owned(),
+    }
+}
+
 impl Tmux {
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(&self.program);
@@ -71,7 +83,13 @@ impl Tmux {
         }
     }
 
-    /// Starts the server with the agent as the only pane.
+    /// Starts the server with the agent as the only pane, its window pinned
+    /// at `width`×`height` (`window-size manual`): every pane grammar is
+    /// written for the data's size (`within` columns, where a long command
+    /// wraps), and a person attaching from a wider terminal would otherwise
+    /// widen the pane under it, so that a command padded past `within` with
+    /// spaces read as its first words. A smaller terminal shows part of the
+    /// window (tmux follows the cursor).
     pub fn start(
         &self,
         cwd: &Path,
@@ -82,8 +100,9 @@ impl Tmux {
     ) -> Result<(), SessionError> {
         let width = width.to_string();
         let height = height.to_string();
-        let cwd = cwd.to_string_lossy();
-        let program = program.to_string_lossy();
+        let cwd = literal(&cwd.to_string_lossy());
+        let program = literal(&program.to_string_lossy());
+        let args: Vec<String> = args.iter().map(|arg| literal(arg)).collect();
         let mut line: Vec<&str> = vec![
             "new-session",
             "-d",
@@ -99,6 +118,9 @@ impl Tmux {
             &program,
         ];
         line.extend(args.iter().map(String::as_str));
+        // One tmux invocation: the window is pinned before any client can
+        // attach.
+        line.extend([";", "set-option", "-g", "window-size", "manual"]);
         self.run(&line).map(drop)
     }
 
@@ -134,7 +156,8 @@ impl Tmux {
 
     /// Exactly one key per call.
     pub fn send_key(&self, key: &str) -> Result<(), SessionError> {
-        self.run(&["send-keys", "-t", SESSION, key]).map(drop)
+        self.run(&["send-keys", "-t", SESSION, &literal(key)])
+            .map(drop)
     }
 
     pub fn kill_server(&self) -> Result<(), SessionError> {
@@ -164,5 +187,21 @@ impl Pane for TmuxPane<'_> {
 
     fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
         Ok(self.0.send_key(key)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal;
+
+    #[test]
+    fn an_argument_ending_in_a_semicolon_is_escaped_and_nothing_else_changes() {
+        assert_eq!(literal("/home/me/app;"), "/home/me/app\\;");
+        assert_eq!(literal(";"), "\\;");
+        // tmux reads only the last character: a backslash before it is kept.
+        assert_eq!(literal("a\\;"), "a\\\\;");
+        assert_eq!(literal("a;b"), "a;b");
+        assert_eq!(literal("--agent"), "--agent");
+        assert_eq!(literal(""), "");
     }
 }

@@ -329,3 +329,120 @@ fn a_config_broken_while_a_session_runs_still_lets_it_be_listed_answered_and_sto
     warned(&stop);
     assert_gone(&pids);
 }
+
+/// `tmux` on the test's own socket `socket`, failing the test when it fails.
+fn tmux(socket: &std::path::Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(socket)
+        .args(["-f", "/dev/null", "-u"])
+        .args(args)
+        .output()
+        .expect("run tmux");
+    assert!(
+        output.status.success(),
+        "tmux {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+#[test]
+fn a_person_attaching_from_a_wider_terminal_does_not_widen_the_agents_pane() {
+    // The pane grammars are written for the data's 200×50 (`within`
+    // columns, where a long command wraps): a wider pane would let a
+    // command padded with spaces past the cut read as its first words.
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    session.start();
+    session.pending_card();
+    let record = session.record().expect("record");
+    let inner = std::path::PathBuf::from(record["tmux"].as_str().expect("tmux socket"));
+    let size = || {
+        tmux(
+            &inner,
+            &[
+                "display-message",
+                "-p",
+                "-t",
+                "oneworks",
+                "#{window_width}x#{window_height}",
+            ],
+        )
+    };
+    assert_eq!(size(), "200x50");
+
+    // The person's terminal, 250×60: an outer tmux running `tmux attach`.
+    let outer = session.env.outside.join("terminal.sock");
+    let attach = format!(
+        "tmux -S '{}' -f /dev/null -u attach -t oneworks",
+        inner.display()
+    );
+    tmux(
+        &outer,
+        &[
+            "new-session",
+            "-d",
+            "-x",
+            "250",
+            "-y",
+            "60",
+            "--",
+            "sh",
+            "-c",
+            &attach,
+        ],
+    );
+    crate::support::wait::wait_until(
+        "the person's 250-column client is attached",
+        crate::support::wait::DEADLINE,
+        || tmux(&inner, &["list-clients", "-F", "#{client_width}"]) == "250",
+    );
+    let seen = size();
+    let _ = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&outer)
+        .arg("kill-server")
+        .status();
+    assert_eq!(seen, "200x50", "the attached terminal resized the pane");
+    session.stop_and_check();
+}
+
+#[test]
+fn a_working_folder_ending_in_a_semicolon_starts_the_agent_there() {
+    // tmux ends a command at an argument ending in `;`: unescaped, this
+    // folder split `new-session` in two and the session never started.
+    let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
+    let folder = session.env.project.join("app;");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    session
+        .env
+        .run(&[
+            "session",
+            "start",
+            "kiro",
+            "--detach",
+            "--name",
+            &session.name,
+            "--cwd",
+            &folder.to_string_lossy(),
+        ])
+        .assert_success();
+    session.pending_card();
+    let record = session.record().expect("record");
+    let inner = std::path::PathBuf::from(record["tmux"].as_str().expect("tmux socket"));
+    let cwd = tmux(
+        &inner,
+        &[
+            "display-message",
+            "-p",
+            "-t",
+            "oneworks",
+            "#{pane_current_path}",
+        ],
+    );
+    assert_eq!(
+        std::path::Path::new(&cwd),
+        folder.canonicalize().expect("canonical")
+    );
+    session.stop_and_check();
+}

@@ -107,10 +107,10 @@ fn another_command_with_its_own_rule_row() {
 }
 
 /// Claude wraps a long command over `│ ` lines in its command box: the
-/// grammar reads only the last of them (status/claude.md), so the whole
-/// command — the hook's title — does not match and the bridge refuses.
+/// card's title is the whole command, its lines joined, and only the whole
+/// command matches it (never its first or last line).
 #[test]
-fn a_wrapped_command_never_matches_a_title_it_does_not_show_whole() {
+fn a_wrapped_command_is_read_whole() {
     let view = view(capture!("long-command")).expect("the box parses");
     let command = format!(
         "touch {}",
@@ -120,8 +120,37 @@ fn a_wrapped_command_never_matches_a_title_it_does_not_show_whole() {
             .join(" ")
     );
     let grammar = grammar();
-    assert!(!view_matches(&view, &command, &grammar), "{}", view.title);
+    assert_eq!(card_title(&view), command);
+    assert!(view_matches(&view, &command, &grammar), "{}", view.title);
+    let last_line = (17..=24)
+        .map(|i| format!("probe-long-file-{i:02}.txt"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(!view_matches(&view, &last_line, &grammar));
     assert!(!view_matches(&view, TOUCH, &grammar));
+}
+
+/// The same box with its top rule scrolled off (the command taller than
+/// the screen keeps): no box, never a card titled by its visible end.
+#[test]
+fn a_wrapped_command_without_its_top_is_no_box() {
+    let (plain, styled) = capture!("long-command");
+    // The first `╌` rule on screen is the command box's top.
+    let cut = |text: &str| {
+        let top = text
+            .lines()
+            .position(|line| line.contains("╌╌╌╌"))
+            .expect("the top rule");
+        let kept: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .filter(|(at, _)| *at != top)
+            .map(|(_, line)| line)
+            .collect();
+        kept.join("\n")
+    };
+    assert!(view(capture!("long-command")).is_some());
+    assert!(view((&cut(&plain), &cut(&styled))).is_none());
 }
 
 /// The Write tool's box has the same look (rule, dashed box, numbered

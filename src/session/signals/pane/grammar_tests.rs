@@ -441,9 +441,19 @@ fn a_command_box_of_its_own_marks_holds_the_whole_command() {
     assert_eq!(view.command.as_deref(), Some("echo aaaa && echo bbbb ╌╌ x"));
     assert!(view_matches(&view, "echo aaaa && echo bbbb ╌╌ x", &grammar));
     assert!(!view_matches(&view, "╌╌ x", &grammar));
-    // No box right above the question: no command (the title is then
-    // the tool line, here the nearest line above the question).
-    let open = marked_box(&["touch a"]).replacen(&"╌".repeat(30), "", 1);
-    let view = parse(&open, &grammar).expect("box");
-    assert_eq!(view.command, None);
+    // No command box whole above the question (its top gone, or its
+    // bottom): no box at all — never a card titled by one of its lines.
+    let open = marked_box(&["rm -rf ~ &&", "│ touch a"]).replacen(&"╌".repeat(30), "", 1);
+    assert_eq!(parse(&open, &grammar), None);
+    let bottomless = marked_box(&["rm -rf ~ &&", "│ touch a"]).replacen(
+        &format!("{}\n Do you", "╌".repeat(30)),
+        " Do you",
+        1,
+    );
+    assert_ne!(bottomless, marked_box(&["rm -rf ~ &&", "│ touch a"]));
+    assert_eq!(parse(&bottomless, &grammar), None);
+    // A command taller than `searchLines`: its top is out of reach.
+    let tall: Vec<String> = (0..14).map(|i| format!("│ echo {i}")).collect();
+    let tall: Vec<&str> = tall.iter().map(String::as_str).collect();
+    assert_eq!(parse(&marked_box(&tall), &grammar), None);
 }

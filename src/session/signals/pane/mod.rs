@@ -199,7 +199,10 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
             command_box(&lines, tool_at + 1..question_at, grammar)
         }
         CommandBox::Framed(_) => None,
-        CommandBox::Marked(marks) => marked_command_box(&lines, start..question_at, marks),
+        // The data says the command has a box of its own: a box without it
+        // (its top scrolled past `searchLines`, or not drawn yet) would be
+        // titled by one line of the command: no box.
+        CommandBox::Marked(marks) => Some(marked_command_box(&lines, start..question_at, marks)?),
     };
     // A line the box reads (its title, question, rows) that `within` cut
     // through shows only part of its text: no box.
