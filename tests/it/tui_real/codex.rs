@@ -77,3 +77,20 @@ fn the_real_codex_tui_box_is_answered_from_a_card() {
     codex.stop("untrusted");
     codex.standard_checks(&case());
 }
+
+/// `benches/session.sh`'s figures for Codex ([`super::measure::run`]): its
+/// box read from the pane.
+#[test]
+#[ignore = "a measurement: benches/session.sh runs it"]
+fn measure() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    super::measure::run(
+        &codex(),
+        &case(),
+        "pane",
+        super::measure::Rounds::EVEN,
+        super::measure::idle(),
+    );
+}

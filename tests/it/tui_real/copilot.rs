@@ -72,7 +72,13 @@ fn measure() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let tui = copilot();
-    super::measure::run(&tui, &case(), "pane", 6, std::time::Duration::from_secs(60));
+    super::measure::run(
+        &tui,
+        &case(),
+        "pane",
+        super::measure::Rounds::EVEN,
+        super::measure::idle(),
+    );
 }
 
 fn config_json(env: &TestEnv) -> PathBuf {

@@ -63,3 +63,20 @@ fn the_real_opencode_tui_is_supervised_from_its_pane() {
     );
     assert!(!tui.agent.env.project.join("probe-changed.txt").exists());
 }
+
+/// `benches/session.sh`'s figures for opencode ([`super::measure::run`]):
+/// its box read from the pane.
+#[test]
+#[ignore = "a measurement: benches/session.sh runs it"]
+fn measure() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    super::measure::run(
+        &opencode(),
+        &CASE,
+        "pane",
+        super::measure::Rounds::EVEN,
+        super::measure::idle(),
+    );
+}
