@@ -127,12 +127,9 @@ fn the_real_claude_tui_asks_about_an_untrusted_folder_itself() {
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let rounds = super::measure::Rounds {
         accepts: 5,
         declines: 1,
     };
-    super::measure::run(&prepared(), &CASE, "hook", rounds, super::measure::idle());
+    super::measure::serially(prepared, &CASE, "hook", rounds);
 }

@@ -83,14 +83,5 @@ fn the_real_codex_tui_box_is_answered_from_a_card() {
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    super::measure::run(
-        &codex(),
-        &case(),
-        "pane",
-        super::measure::Rounds::EVEN,
-        super::measure::idle(),
-    );
+    super::measure::serially(codex, &case(), "pane", super::measure::Rounds::EVEN);
 }

@@ -68,17 +68,7 @@ fn the_real_copilot_tui_is_supervised() {
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let tui = copilot();
-    super::measure::run(
-        &tui,
-        &case(),
-        "pane",
-        super::measure::Rounds::EVEN,
-        super::measure::idle(),
-    );
+    super::measure::serially(copilot, &case(), "pane", super::measure::Rounds::EVEN);
 }
 
 fn config_json(env: &TestEnv) -> PathBuf {

@@ -251,6 +251,15 @@ pub fn idle() -> Duration {
     Duration::from_secs(seconds)
 }
 
+/// [`run`] on the agent `prepare` gives, one real agent at a time
+/// ([`crate::agents_real::SERIAL`]), idle for [`idle`].
+pub fn serially(prepare: impl FnOnce() -> TuiAgent, case: &TuiCase, signal: &str, rounds: Rounds) {
+    let _serial = crate::agents_real::SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    run(&prepare(), case, signal, rounds, idle());
+}
+
 /// Measures `rounds` boxes in one session (each answered through its card,
 /// the accepts first), then the idle CPU over `idle`; prints
 /// `TUI-BENCH {json}`.

@@ -69,14 +69,5 @@ fn the_real_opencode_tui_is_supervised_from_its_pane() {
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    super::measure::run(
-        &opencode(),
-        &CASE,
-        "pane",
-        super::measure::Rounds::EVEN,
-        super::measure::idle(),
-    );
+    super::measure::serially(opencode, &CASE, "pane", super::measure::Rounds::EVEN);
 }

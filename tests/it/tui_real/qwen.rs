@@ -102,14 +102,5 @@ fn the_real_qwen_tui_is_supervised_accept_decline_and_the_terminal_answer() {
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    super::measure::run(
-        &prepared(),
-        &CASE,
-        "pane",
-        super::measure::Rounds::EVEN,
-        super::measure::idle(),
-    );
+    super::measure::serially(prepared, &CASE, "pane", super::measure::Rounds::EVEN);
 }
