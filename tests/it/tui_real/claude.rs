@@ -25,6 +25,7 @@ const INTERRUPTED: &str = "Interrupted · What should Claude do instead?";
 
 const CASE: TuiCase = TuiCase {
     ready: READY,
+    ready_again: Some(READY),
     // The allow row `1. Yes` is focused when the box comes up.
     terminal_allow: &["Enter"],
     // The box shows the command itself.

@@ -58,6 +58,7 @@ fn codex() -> TuiAgent {
 fn case() -> TuiCase {
     TuiCase {
         ready: "Ask Codex to do anything",
+        ready_again: Some("Ask Codex to do anything"),
         terminal_allow: &["Enter"],
         title: |command| command.to_owned(),
         start_args: &["--trust-workspace"],

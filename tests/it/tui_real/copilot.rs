@@ -23,6 +23,7 @@ fn case() -> TuiCase {
     TuiCase {
         // The input line's status bar, once the TUI takes a prompt.
         ready: "Manual Approval",
+        ready_again: Some("Manual Approval"),
         terminal_allow: &["Enter"],
         // The nested box of the approval holds the command itself.
         title: |command| command.to_owned(),

@@ -274,9 +274,10 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: Rounds, idle: D
     let mut declines = Vec::new();
     for round in 0..rounds.accepts + rounds.declines {
         let file = format!("probe-bench-{round}.txt");
-        let before = tui.agent.model.requests().len();
         let (latency, card) = one_box(tui, name, &file, &questions);
         to_card.push(latency);
+        // What the model heard up to the box: the answer's effect comes after.
+        let before = tui.agent.model.requests().len();
         let decline = round >= rounds.accepts;
         if decline {
             declines.push(answer(tui, name, &card, "decline"));
@@ -289,7 +290,8 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: Rounds, idle: D
         // agent went on; the next prompt waits for the ready text again.
         tui.wait("the box gone and the TUI ready again", name, || {
             let pane = tui.pane(name);
-            !box_on_screen(&pane, &questions) && pane.contains(case.ready)
+            !box_on_screen(&pane, &questions)
+                && case.ready_again.is_none_or(|ready| pane.contains(ready))
         });
     }
     let record = tui.record(name);

@@ -36,6 +36,7 @@ fn opencode() -> TuiAgent {
 const CASE: TuiCase = TuiCase {
     // The home screen's prompt placeholder.
     ready: "Ask anything",
+    ready_again: None,
     // The focus opens on `Allow once`.
     terminal_allow: &["Enter"],
     // The box shows the command itself (`$ touch …`).

@@ -28,6 +28,7 @@ const READY: &str = "Type your message or @path/to/file";
 
 const CASE: TuiCase = TuiCase {
     ready: READY,
+    ready_again: Some(READY),
     // `› 1. Yes, allow once` is focused when the box comes up.
     terminal_allow: &["Enter"],
     // The tool line shows `? Shell COMMAND ←`: the title is the command.
