@@ -183,6 +183,8 @@ struct Entry {
     /// The agent's answer, once the recorder shows it.
     response: Option<ApprovalResponse>,
     cancel: CancelFlag,
+    /// When a verdict claimed the card (it went `delivering`).
+    answered_at: Option<std::time::Instant>,
 }
 
 /// Every card of one supervised session.
@@ -316,6 +318,7 @@ impl CardBook {
             verdict: None,
             response: None,
             cancel: CancelFlag::default(),
+            answered_at: None,
         });
         self.record(&card)
     }
@@ -347,6 +350,7 @@ impl CardBook {
             return Err(Refusal::Incomplete(id.to_owned()));
         }
         entry.verdict = Some(verdict);
+        entry.answered_at = Some(std::time::Instant::now());
         entry.card.state = CardState::Delivering;
         entry.card.by = by.map(str::to_owned);
         let card = entry.card.clone();

@@ -17,6 +17,11 @@ use crate::session::signals::recorder::ApprovalRequest;
 /// The request id prefix of a signal card not yet seen on the pane.
 const UNATTACHED: &str = "signal:";
 
+/// How long after its answer a signal card not yet matched with a box
+/// still takes the box that shows its text ([`CardBook::answered_unattached_signals`]):
+/// the agent reads the key and draws its next frame within it.
+pub const ANSWERED_BOX: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// How many asks with one agent id a session tells apart.
 const CHAIN: usize = 64;
 
@@ -65,6 +70,29 @@ impl CardBook {
             .iter()
             .filter(|entry| {
                 entry.request.id.starts_with(UNATTACHED) && entry.card.state == CardState::Pending
+            })
+            .map(|entry| (entry.card.id.clone(), entry.request.title.clone()))
+            .collect()
+    }
+
+    /// The signal cards answered through their card (`delivering` or
+    /// `delivered`) within [`ANSWERED_BOX`] before any box was matched with
+    /// them: `(card id, title)`, oldest first. A verdict that comes fast
+    /// (a webhook, a person watching) is typed into the box — the bridge
+    /// checks it on screen itself — before the pane watcher has looked;
+    /// the box still up then is that card's, not a new ask.
+    pub fn answered_unattached_signals(&self) -> Vec<(String, String)> {
+        self.entries
+            .iter()
+            .filter(|entry| {
+                entry.request.id.starts_with(UNATTACHED)
+                    && matches!(
+                        entry.card.state,
+                        CardState::Delivering | CardState::Delivered
+                    )
+                    && entry
+                        .answered_at
+                        .is_some_and(|at| at.elapsed() < ANSWERED_BOX)
             })
             .map(|entry| (entry.card.id.clone(), entry.request.title.clone()))
             .collect()
@@ -184,5 +212,53 @@ mod tests {
             .expect("card");
         assert!(book.attach_pane(&attached.id, "pane-1"));
         assert_eq!(book.signal_not_shown(&attached.id), None, "its box showed");
+    }
+
+    #[test]
+    fn a_card_answered_before_its_box_was_seen_takes_that_box_once() {
+        let mut book = CardBook::new("claude_s", None, None);
+        let answered = book
+            .open_signal(request("touch a"), "agent-1")
+            .expect("card");
+        let waiting = book
+            .open_signal(request("touch b"), "agent-2")
+            .expect("card");
+        assert!(
+            book.answered_unattached_signals().is_empty(),
+            "none answered"
+        );
+        assert!(book.claim(&answered.id, Verdict::Accept).is_ok());
+        // Pending cards are the waiting ones; the answered one is apart.
+        assert_eq!(
+            book.unattached_signals(),
+            [(waiting.id.clone(), "touch b".to_owned())]
+        );
+        assert_eq!(
+            book.answered_unattached_signals(),
+            [(answered.id.clone(), "touch a".to_owned())]
+        );
+        // Its box, seen after the answer, is its own: no second card, and
+        // its vanish changes nothing of what was delivered.
+        assert!(book.attach_pane(&answered.id, "pane-3"));
+        assert!(book.answered_unattached_signals().is_empty(), "once");
+        assert_eq!(book.vanished("pane-3"), None);
+        assert_eq!(
+            book.card(&answered.id).map(|card| card.state),
+            Some(CardState::Delivering)
+        );
+    }
+
+    #[test]
+    fn a_card_answered_long_ago_takes_no_box() {
+        let mut book = CardBook::new("claude_s", None, None);
+        let card = book
+            .open_signal(request("touch a"), "agent-1")
+            .expect("card");
+        assert!(book.claim(&card.id, Verdict::Accept).is_ok());
+        let long_ago = std::time::Instant::now()
+            .checked_sub(ANSWERED_BOX)
+            .expect("a machine up for more than 3 s");
+        book.entries[0].answered_at = Some(long_ago);
+        assert!(book.answered_unattached_signals().is_empty());
     }
 }

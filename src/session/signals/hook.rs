@@ -183,7 +183,8 @@ pub fn receive(state: &SessionState, data: &HookSignalData, line: &[u8]) {
 
 /// The pane watcher sees its adapter's own box (occurrence
 /// `pane_request`): a pending signal card whose text the box shows (the
-/// bridge's own check) takes it, waiting up to the data's `paneWaitMs`
+/// bridge's own check) takes it — or, when none, one just answered through
+/// its card before the watcher looked — waiting up to the data's `paneWaitMs`
 /// for the hook's card to arrive. `false`: no such card — the pane makes
 /// its own, and a lone signal card still waiting is not this box's text
 /// ([`SessionState::signal_not_shown`]).
@@ -206,12 +207,22 @@ pub async fn attach(
         arrived.as_mut().enable();
         {
             let mut inner = state.lock();
+            let shows = |(_, title): &(String, String)| {
+                crate::session::signals::pane::view_matches(&view, title, &tui.prompt)
+            };
+            // A card still waiting first; else one answered before this
+            // box was looked at (its box, still up: no second card).
             let matched = inner
                 .book
                 .unattached_signals()
                 .into_iter()
-                .find(|(_, title)| {
-                    crate::session::signals::pane::view_matches(&view, title, &tui.prompt)
+                .find(shows)
+                .or_else(|| {
+                    inner
+                        .book
+                        .answered_unattached_signals()
+                        .into_iter()
+                        .find(shows)
                 });
             if let Some((id, _)) = matched {
                 let attached = inner.book.attach_pane(&id, pane_request);
