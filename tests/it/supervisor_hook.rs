@@ -96,6 +96,53 @@ fn session(hook_command: &str) -> (Session, PathBuf) {
     (session, hook_log)
 }
 
+#[test]
+fn a_card_answered_before_its_box_is_drawn_takes_that_box() {
+    // The hook's card is answered at once (a webhook, a person watching)
+    // and the box comes later: the box on screen is that card's, never a
+    // second card (which then read `answered_in_terminal`).
+    let (mut session, log) = session("touch probe.txt");
+    let draw = session.marker("draw");
+    let script_path = session.env.bin.join("kiro-cli.script.json");
+    let mut script: Value =
+        serde_json::from_slice(&std::fs::read(&script_path).expect("script")).expect("json");
+    script["tui"]["requests"][0]["hook"]["thenWaitFor"] = json!(draw);
+    install_fake(&session.env.bin, "kiro-cli", &script);
+    // The bridge holds the box up a while before its Enter: the watcher
+    // sees it while the card is `delivering`.
+    let adapter = session.env.base().join("kiro-fast.yaml");
+    let data = std::fs::read_to_string(&adapter).expect("adapter file");
+    let slow = data.replace("settleMs: 60", "settleMs: 1500");
+    assert_ne!(slow, data, "the settle setting moved");
+    std::fs::write(&adapter, slow).expect("write adapter file");
+    session.env.set_env("RUST_LOG", "info");
+    session.start();
+    let card = session.pending_card();
+    let id = card["id"].as_str().expect("id").to_owned();
+    let mut answer = session
+        .env
+        .cmd(&["session", "answer", &session.name, &id, "accept"]);
+    let answer = answer.spawn().expect("session answer");
+    session.wait_card("delivering", |other| {
+        other["id"] == card["id"] && other["state"] == "delivering"
+    });
+    session.touch("draw");
+    let done = answer.wait_with_output().expect("session answer");
+    assert!(done.status.success(), "{done:?}");
+    session.assert_keys(&["Enter"]);
+    let supervisor_log =
+        std::fs::read_to_string(session.session_root().join("supervisor.log")).unwrap_or_default();
+    assert!(
+        supervisor_log.contains(&format!("card `{id}`: its box is on screen")),
+        "{supervisor_log}"
+    );
+    let cards = session.cards();
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert_eq!(cards[0]["state"], "delivered", "{cards:?}");
+    let _ = std::fs::remove_file(&log);
+    session.stop_and_check();
+}
+
 /// The hook runs the fake logged: each exited 0 and printed nothing.
 #[track_caller]
 fn hook_runs(log: &Path) -> Vec<Value> {

@@ -442,4 +442,11 @@ fn run_hooks(hook: &HookCall) {
         };
         append(&hook.log, format!("{line}\n").as_bytes());
     }
+    if let Some(file) = &hook.then_wait_for {
+        // Bounded: a test that never creates it fails on its own deadline.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !file.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
 }

@@ -77,6 +77,10 @@ pub struct HookCall {
     /// One JSON line per command run: `{"command", "exit", "stdout",
     /// "stderr", "startNs", "endNs"}` (`CLOCK_MONOTONIC`).
     pub log: PathBuf,
+    /// After the hooks ran, the box is drawn only once this file exists
+    /// (an agent whose box comes a while after its hook).
+    #[serde(default)]
+    pub then_wait_for: Option<PathBuf>,
 }
 
 fn yes() -> bool {
