@@ -1,28 +1,5 @@
 use super::*;
 
-const TEXT: &str = "id: x
-acp:
-  # comment
-  command:
-    - since: \"0.33.0\"
-      args: [\"--acp\"]
-    - args: [\"--experimental-acp\"]
-  quirks: none
-tui:
-  recorderSince: \"2.4.0\"
-";
-
-#[test]
-fn key_paths_are_located_by_indentation() {
-    assert_eq!(locate(TEXT, "acp.quirks"), Some((8, 3)));
-    assert_eq!(locate(TEXT, "acp.command[0].since"), Some((5, 7)));
-    assert_eq!(locate(TEXT, "acp.command[1].args"), Some((7, 7)));
-    assert_eq!(locate(TEXT, "tui.recorderSince"), Some((10, 3)));
-    // A key the parent does not hold points at the parent.
-    assert_eq!(locate(TEXT, "tui.nothing"), Some((9, 1)));
-    assert_eq!(locate(TEXT, "missing"), None);
-}
-
 #[test]
 fn paths_must_stay_inside() {
     assert!(inside("k", "settings/cli.json", "home").is_ok());
