@@ -30,7 +30,8 @@
 # card, answer → delivered per verdict, idle CPU of the supervisor and of
 # the agent; the rows go between the `session-agents-bench` markers.
 #
-# Knobs (environment): BENCH_PARTS ("kiro agents"), BENCH_REQUESTS (200), BENCH_ACCEPTS (20),
+# Knobs (environment): BENCH_PARTS ("kiro agents"), BENCH_AGENTS ("qwen
+# copilot opencode codex claude"), BENCH_REQUESTS (200), BENCH_ACCEPTS (20),
 # BENCH_DECLINES (10), BENCH_IDLE_SECONDS (60), BENCH_NO_DOC=1 (do not touch
 # BENCHMARKS.md), BENCH_KEEP=1 (keep the work folder).
 set -euo pipefail
@@ -62,9 +63,26 @@ done
 if [[ " $PARTS " == *" agents "* ]]; then
     command -v tmux >/dev/null 2>&1 || die "tmux is required (apt-get install tmux)"
     AGENTS_OUT=$(mktemp "${TMPDIR:-/tmp}/oneworks-session-agents.XXXXXX")
-    log "real agents' TUIs: cargo test --release --features fakes -- --ignored tui_real:: (one at a time)"
-    (cd "$ROOT" && cargo test --release --features fakes --quiet -- --ignored --test-threads 1 --nocapture tui_real::) \
-        | tee "$AGENTS_OUT" | grep '^TUI-BENCH ' >&2 || die "a measure test failed (output: $AGENTS_OUT)"
+    export ONEWORKS_BENCH_IDLE_SECONDS=$IDLE_SECONDS
+    log "real agents' TUIs: cargo test --release --features fakes -- --ignored --exact tui_real::AGENT::measure (one at a time)"
+    (cd "$ROOT" && cargo test --release --features fakes --no-run --quiet) || die "the release test build failed"
+    AGENTS_FAILED=()
+    for agent in ${BENCH_AGENTS:-qwen copilot opencode codex claude}; do
+        log "  $agent"
+        ONE_OUT=$AGENTS_OUT.$agent
+        if (cd "$ROOT" && cargo test --release --features fakes --quiet -- --ignored --exact --nocapture "tui_real::$agent::measure") >"$ONE_OUT" 2>&1; then
+            grep '^TUI-BENCH ' "$ONE_OUT" | tee -a "$AGENTS_OUT" >&2
+        else
+            # A failed measure is a row that says so, not a missing one; the
+            # bench still fails at the end.
+            AGENTS_FAILED+=("$agent")
+            why=$(grep -m1 -E "panicked at|timed out" -A2 "$ONE_OUT" | tr '\n' ' ' | cut -c1-300)
+            python3 -c 'import json,sys; print("TUI-BENCH-FAILED " + json.dumps({"agent": sys.argv[1], "why": sys.argv[2]}))' "$agent" "$why" | tee -a "$AGENTS_OUT" >&2
+            log "  $agent: the measure failed (output kept: $ONE_OUT)"
+            continue
+        fi
+        rm -f "$ONE_OUT"
+    done
     AGENTS_META=$AGENTS_OUT.meta.json
     python3 - "$AGENTS_META" <<PY
 import json, sys
@@ -75,6 +93,7 @@ PY
     [[ -n ${BENCH_NO_DOC:-} ]] && AGENTS_DOC=
     python3 "$HERE/agents_report.py" "$AGENTS_OUT" "$AGENTS_META" "$AGENTS_DOC"
     rm -f "$AGENTS_OUT" "$AGENTS_META"
+    [[ ${#AGENTS_FAILED[@]} -eq 0 ]] || die "a measure failed: ${AGENTS_FAILED[*]} (its row says so)"
 fi
 if [[ " $PARTS " != *" kiro "* ]]; then
     log "done in ${SECONDS}s"

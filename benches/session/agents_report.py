@@ -46,6 +46,10 @@ def rows(lines_path):
         for line in handle:
             if line.startswith("TUI-BENCH "):
                 found.append(json.loads(line[len("TUI-BENCH "):]))
+            elif line.startswith("TUI-BENCH-FAILED "):
+                failed = json.loads(line[len("TUI-BENCH-FAILED "):])
+                failed["failed"] = True
+                found.append(failed)
     if not found:
         raise SystemExit("[session-bench] no TUI-BENCH line: did the measure tests run?")
     return found
@@ -69,6 +73,10 @@ def render(found, meta):
     ]
     for row in found:
         agent = row["agent"]
+        if row.get("failed"):
+            why = str(row.get("why", "")).replace("|", "\\|").strip() or "see the bench's output"
+            out.append(f"| {agent} | – | – | **measure failed**: {why} | | | | | |")
+            continue
         card = row["box_to_card_ms"]
         p50, p95, top = (sane_ms(card[k], f"{agent} box→card {k}") for k in ("p50", "p95", "max"))
         accept = row.get("accept_ms") or {}

@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::UnixListener;
 
 use crate::process::lines::{BlockingLines, Line};
@@ -165,6 +166,7 @@ fn client_gone(stream: &tokio::net::UnixStream) -> bool {
     )
 }
 
+/// One request on one connection: read, answer, close.
 async fn connection(
     stream: tokio::net::UnixStream,
     state: Arc<SessionState>,
@@ -177,69 +179,35 @@ async fn connection(
         return;
     }
     let request = serde_json::from_slice::<Request>(&line);
-    let reply = |value: Value| format!("{value}\n");
     if matches!(request, Ok(Request::Stop {} | Request::Answer { .. }))
         && client_gone(reader.get_ref().get_ref().as_ref())
     {
         tracing::warn!("dropped a request whose client had gone");
         return;
     }
-    match request {
-        Err(error) => {
-            let message = format!("invalid request: {error}");
-            let _ = writer
-                .write_all(reply(json!({"error": message})).as_bytes())
-                .await;
-        }
-        Ok(Request::List {}) => {
-            let _ = writer
-                .write_all(reply(json!({"cards": state.cards()})).as_bytes())
-                .await;
-        }
+    let document = match request {
+        Err(error) => json!({"error": format!("invalid request: {error}")}),
+        Ok(Request::List {}) => json!({"cards": state.cards()}),
         Ok(Request::Stop {}) => {
+            // Answered before the stop begins: the client hears it.
             let _ = writer
                 .write_all(reply(json!({"stopping": true})).as_bytes())
                 .await;
             state.stop.notify_one();
+            return;
         }
-        Ok(Request::Watch {}) => {
-            let (cards, mut updates) = state.watch();
-            for card in cards {
-                if writer
-                    .write_all(reply(json!(card)).as_bytes())
-                    .await
-                    .is_err()
-                {
-                    return;
-                }
-            }
-            let mut beat = tokio::time::interval(HEARTBEAT);
-            loop {
-                let line = tokio::select! {
-                    update = updates.recv() => match update {
-                        Ok(card) => reply(json!(card)),
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                    },
-                    _ = beat.tick() => ALIVE.to_owned(),
-                };
-                if writer.write_all(line.as_bytes()).await.is_err() {
-                    return;
-                }
-            }
-        }
+        Ok(Request::Watch {}) => return watch(&mut writer, &state).await,
         Ok(Request::Link {
             card,
             capability,
             serve,
         }) => {
             let found = state.lock().book.card(&card);
-            let document = match state.links.check(&card, &capability, &serve) {
+            match state.links.check(&card, &capability, &serve) {
                 Ok(()) => json!({"card": found}),
                 Err(LinkRefusal::Used) => json!({"card": found, "link": "used"}),
                 Err(refusal) => link_refusal(refusal),
-            };
-            let _ = writer.write_all(reply(document).as_bytes()).await;
+            }
         }
         Ok(Request::Answer {
             card,
@@ -255,49 +223,94 @@ async fn connection(
                 capability: capability.as_deref(),
                 serve: serve.as_deref(),
             };
-            let document = match Verdict::parse(&action)
-                .map(|verdict| answerer(&state, &proof, &card, &claim).map(|by| (verdict, by)))
-            {
-                None => {
-                    json!({"error": format!("unknown action `{action}`: use accept, decline or cancel")})
+            match answer(&mut writer, &state, &proof, &card, &action, &claim).await {
+                Some(document) => document,
+                // The client hung up while the delivery ran.
+                None => return,
+            }
+        }
+    };
+    let _ = writer.write_all(reply(document).as_bytes()).await;
+}
+
+/// One JSON document as a line.
+fn reply(value: Value) -> String {
+    format!("{value}\n")
+}
+
+/// `watch`: every card now, then each change as it happens, with a
+/// heartbeat between, until the client hangs up or the supervisor stops.
+async fn watch(writer: &mut OwnedWriteHalf, state: &SessionState) {
+    let (cards, mut updates) = state.watch();
+    for card in cards {
+        if writer
+            .write_all(reply(json!(card)).as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+    let mut beat = tokio::time::interval(HEARTBEAT);
+    loop {
+        let line = tokio::select! {
+            update = updates.recv() => match update {
+                Ok(card) => reply(json!(card)),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+            _ = beat.tick() => ALIVE.to_owned(),
+        };
+        if writer.write_all(line.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// `answer`: who answers checked ([`answerer`]), the verdict claimed, then
+/// the delivery's end awaited with a heartbeat to the client. The
+/// document to send back; `None` when the client hung up meanwhile.
+async fn answer(
+    writer: &mut OwnedWriteHalf,
+    state: &Arc<SessionState>,
+    proof: &ProofKey,
+    card: &str,
+    action: &str,
+    claim: &AnswerClaim<'_>,
+) -> Option<Value> {
+    let Some(verdict) = Verdict::parse(action) else {
+        return Some(
+            json!({"error": format!("unknown action `{action}`: use accept, decline or cancel")}),
+        );
+    };
+    let by = match answerer(state, proof, card, claim) {
+        Ok(by) => by,
+        Err(refusal) => return Some(refusal),
+    };
+    let updates = state.subscribe();
+    if let Err(refusal) = state.answer_by(card, verdict, Some(by)) {
+        // `refusal` names it for clients (serve maps it to a status)
+        // without reading its words.
+        return Some(json!({"error": refusal.to_string(), "refusal": refusal.code()}));
+    }
+    if let (Some(capability), Some(serve), "link") = (claim.capability, claim.serve, by) {
+        // The first verdict won: its link answers once.
+        let _ = state.links.spend(card, capability, serve);
+    }
+    let end = state.delivery_end(card, updates);
+    tokio::pin!(end);
+    let mut beat = tokio::time::interval(HEARTBEAT);
+    loop {
+        tokio::select! {
+            card = &mut end => return Some(match card {
+                Some(card) => json!({"card": card}),
+                None => json!({"error": "the supervisor is stopping"}),
+            }),
+            _ = beat.tick() => {
+                if writer.write_all(ALIVE.as_bytes()).await.is_err() {
+                    return None;
                 }
-                Some(Err(refusal)) => refusal,
-                Some(Ok((verdict, by))) => {
-                    let updates = state.subscribe();
-                    match state.answer_by(&card, verdict, Some(by)) {
-                        // `refusal` names it for clients (serve maps it to
-                        // a status) without reading its words.
-                        Err(refusal) => {
-                            json!({"error": refusal.to_string(), "refusal": refusal.code()})
-                        }
-                        Ok(_) => {
-                            if let (Some(capability), Some(serve), "link") =
-                                (claim.capability, claim.serve, by)
-                            {
-                                // The first verdict won: its link answers once.
-                                let _ = state.links.spend(&card, capability, serve);
-                            }
-                            let end = state.delivery_end(&card, updates);
-                            tokio::pin!(end);
-                            let mut beat = tokio::time::interval(HEARTBEAT);
-                            loop {
-                                tokio::select! {
-                                    card = &mut end => break match card {
-                                        Some(card) => json!({"card": card}),
-                                        None => json!({"error": "the supervisor is stopping"}),
-                                    },
-                                    _ = beat.tick() => {
-                                        if writer.write_all(ALIVE.as_bytes()).await.is_err() {
-                                            return;
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            };
-            let _ = writer.write_all(reply(document).as_bytes()).await;
+            }
         }
     }
 }

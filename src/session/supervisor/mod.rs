@@ -228,7 +228,7 @@ pub fn run(
         let _ = fs_err::remove_file(&plan.paths.tmux);
     }
     fresh_recorder(&plan.paths.recorder)?;
-    let mut reader = RecorderFile::at_end(&plan.paths.recorder);
+    let reader = RecorderFile::at_end(&plan.paths.recorder);
     let runtime = crate::process::runtime()
         .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
     // Listening before the agent starts: its first hook must find us.
@@ -239,6 +239,15 @@ pub fn run(
         }
         None => None,
     };
+    let record = start_agent(&plan)?;
+    let outcome = runtime.block_on(supervise(&plan, &record, reader, signals, ready));
+    clean_up(&record, &plan.paths, Some(&plan.tmux.program));
+    outcome
+}
+
+/// Starts the agent in its private tmux and writes the session's record;
+/// when the record cannot be written, the tmux server goes too.
+fn start_agent(plan: &SupervisorPlan) -> Result<Record, SessionError> {
     plan.tmux.start(
         &plan.cwd,
         plan.tui.width,
@@ -262,85 +271,100 @@ pub fn run(
         write_record(&plan.paths.record, &record)?;
         Ok::<_, SessionError>(record)
     })();
-    let record = match started {
-        Ok(record) => record,
-        Err(error) => {
-            let _ = plan.tmux.kill_server();
-            return Err(error.into());
-        }
-    };
-    let outcome = runtime.block_on(async {
-        let tmux = plan.tmux.clone();
-        let factory: PaneFactory = Arc::new(move || Box::new(OwnedTmuxPane(tmux.clone())));
-        let book = CardBook::new(
-            &crate::session::cards::card_prefix(&plan.adapter, &plan.name),
-            Some(plan.paths.history.clone()),
-            Some((*plan.scrubber).clone()),
-        );
-        let state = SessionState::new(book, plan.tui.clone(), factory);
-        if let Some(webhook) = plan.webhook.clone() {
-            webhook.attach(&state);
-        }
-        let listener = channel::bind(&plan.paths.approvals)?;
-        let (_watcher, mut wake) = recorder_tail::watch(&plan.runtime);
-        let server = tokio::spawn(channel::serve(listener, Arc::clone(&state)));
-        let signals = signals.map(|listener| {
-            tokio::spawn(crate::session::signals::hook::serve(
-                listener,
-                Arc::clone(&state),
-                plan.tui.clone(),
-            ))
-        });
-        let pane_watch = plan.pane_fallback.map(|every| {
-            tokio::spawn(crate::session::signals::pane_watch::run(
-                plan.tmux.clone(),
-                Arc::clone(&state),
-                plan.tui.clone(),
-                every,
-            ))
-        });
-        let mut interrupts = crate::process::signals::Interrupts::install()
-            .map_err(io_error("install signal handlers for", &plan.runtime))?;
-        // A closed terminal must not end the session.
-        let _hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
-            .map_err(io_error("install signal handlers for", &plan.runtime))?;
-        ready()?;
-        let mut poll = tokio::time::interval(SAFETY_POLL);
-        loop {
-            if pane_watch.is_none() {
-                let read = match reader.read_messages() {
-                    Ok(messages) => messages,
-                    Err(error) => {
-                        tracing::warn!("cannot read the recorder: {error}");
-                        Vec::new()
-                    }
-                };
-                state.recorder_batch(read);
-            }
-            if !group::is_alive(record.tmux_pid) {
-                break;
-            }
-            // A huge append is read in bounded steps, one after another.
-            let behind = pane_watch.is_none() && reader.behind();
-            tokio::select! {
-                () = std::future::ready(()), if behind => {}
-                _ = wake.recv() => {}
-                _ = poll.tick() => {}
-                () = state.stop.notified() => break,
-                _ = interrupts.recv() => break,
-            }
-        }
-        server.abort();
-        if let Some(task) = signals {
-            task.abort();
-        }
-        if let Some(task) = pane_watch {
-            task.abort();
-        }
-        Ok::<_, crate::error::Error>(())
+    if started.is_err() {
+        let _ = plan.tmux.kill_server();
+    }
+    started
+}
+
+/// The supervisor's life on the runtime: the card book, the approvals
+/// socket, the signal sources (recorder, the agent's hook, the pane), the
+/// webhook; `ready` once all listen; then until the end.
+async fn supervise(
+    plan: &SupervisorPlan,
+    record: &Record,
+    reader: RecorderFile,
+    signals: Option<tokio::net::UnixListener>,
+    ready: impl FnOnce() -> Result<(), crate::error::Error>,
+) -> Result<(), crate::error::Error> {
+    let tmux = plan.tmux.clone();
+    let factory: PaneFactory = Arc::new(move || Box::new(OwnedTmuxPane(tmux.clone())));
+    let book = CardBook::new(
+        &crate::session::cards::card_prefix(&plan.adapter, &plan.name),
+        Some(plan.paths.history.clone()),
+        Some((*plan.scrubber).clone()),
+    );
+    let state = SessionState::new(book, plan.tui.clone(), factory);
+    if let Some(webhook) = plan.webhook.clone() {
+        webhook.attach(&state);
+    }
+    let listener = channel::bind(&plan.paths.approvals)?;
+    let (_watcher, wake) = recorder_tail::watch(&plan.runtime);
+    let server = tokio::spawn(channel::serve(listener, Arc::clone(&state)));
+    let signals = signals.map(|listener| {
+        tokio::spawn(crate::session::signals::hook::serve(
+            listener,
+            Arc::clone(&state),
+            plan.tui.clone(),
+        ))
     });
-    clean_up(&record, &plan.paths, Some(&plan.tmux.program));
-    outcome
+    let pane_watch = plan.pane_fallback.map(|every| {
+        tokio::spawn(crate::session::signals::pane_watch::run(
+            plan.tmux.clone(),
+            Arc::clone(&state),
+            plan.tui.clone(),
+            every,
+        ))
+    });
+    let interrupts = crate::process::signals::Interrupts::install()
+        .map_err(io_error("install signal handlers for", &plan.runtime))?;
+    // A closed terminal must not end the session.
+    let _hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .map_err(io_error("install signal handlers for", &plan.runtime))?;
+    ready()?;
+    let recorder = pane_watch.is_none().then_some(reader);
+    until_the_end(&state, record, recorder, wake, interrupts).await;
+    server.abort();
+    for task in [signals, pane_watch].into_iter().flatten() {
+        task.abort();
+    }
+    Ok(())
+}
+
+/// Reads the recorder (when it is the signal) into the card book until the
+/// tmux server is gone, `stop` arrives, or SIGINT/SIGTERM.
+async fn until_the_end(
+    state: &SessionState,
+    record: &Record,
+    mut recorder: Option<RecorderFile>,
+    mut wake: tokio::sync::mpsc::Receiver<()>,
+    mut interrupts: crate::process::signals::Interrupts,
+) {
+    let mut poll = tokio::time::interval(SAFETY_POLL);
+    loop {
+        if let Some(reader) = &mut recorder {
+            let read = match reader.read_messages() {
+                Ok(messages) => messages,
+                Err(error) => {
+                    tracing::warn!("cannot read the recorder: {error}");
+                    Vec::new()
+                }
+            };
+            state.recorder_batch(read);
+        }
+        if !group::is_alive(record.tmux_pid) {
+            break;
+        }
+        // A huge append is read in bounded steps, one after another.
+        let behind = recorder.as_ref().is_some_and(RecorderFile::behind);
+        tokio::select! {
+            () = std::future::ready(()), if behind => {}
+            _ = wake.recv() => {}
+            _ = poll.tick() => {}
+            () = state.stop.notified() => break,
+            _ = interrupts.recv() => break,
+        }
+    }
 }
 
 /// The recorder starts empty and ours (0600, not a link), so the agent appends

@@ -25,6 +25,7 @@ const INTERRUPTED: &str = "Interrupted · What should Claude do instead?";
 
 const CASE: TuiCase = TuiCase {
     ready: READY,
+    ready_again: Some(READY),
     // The allow row `1. Yes` is focused when the box comes up.
     terminal_allow: &["Enter"],
     // The box shows the command itself.
@@ -121,136 +122,15 @@ fn the_real_claude_tui_asks_about_an_untrusted_folder_itself() {
     tui.stop("untrusted");
 }
 
-/// `benches/session.sh`'s figures for Claude (the shape of
-/// [`super::measure::run`], whose decline step waits for a tool result
-/// Claude never sends): box on screen → pending card over `ROUNDS` boxes
-/// (accepted, the last declined), each answer's time, then the idle CPU
-/// of the supervisor and of the agent over `ONEWORKS_BENCH_IDLE_SECONDS`
-/// (60 by default). Prints `TUI-BENCH {json}`.
+/// `benches/session.sh`'s figures for Claude ([`super::measure::run`]):
+/// its card comes from its own `PermissionRequest` hook; one decline, last
+/// (see [`super::measure::Rounds`]).
 #[test]
-#[ignore = "a measure: benches/session.sh runs it in a release build"]
+#[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    use super::measure::{
-        answer, box_on_screen, cpu_seconds, percentile, questions, tree_cpu_seconds,
+    let rounds = super::measure::Rounds {
+        accepts: 5,
+        declines: 1,
     };
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
-
-    const ROUNDS: usize = 6;
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let idle = Duration::from_secs(
-        std::env::var("ONEWORKS_BENCH_IDLE_SECONDS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(60),
-    );
-    let tui = prepared();
-    let questions = questions("claude");
-    let name = "bench";
-    tui.start(name, CASE.start_args);
-    tui.wait_pane(name, "the TUI ready for a prompt", READY);
-    let (mut to_card, mut accepts, mut declines) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..ROUNDS {
-        let file = format!("probe-bench-{round}.txt");
-        tui.agent.model.set_command(&format!("touch {file}"));
-        tui.agent.model.set_trigger(Some(&file));
-        let mut watch = tui
-            .agent
-            .env
-            .cmd(&["session", "approvals", name, "--watch", "--json"]);
-        watch.stdout(Stdio::piped()).stderr(Stdio::null());
-        let mut child = watch.spawn().expect("session approvals --watch");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let (lines_tx, lines_rx) = std::sync::mpsc::channel::<(Instant, String)>();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                if lines_tx.send((Instant::now(), line)).is_err() {
-                    break;
-                }
-            }
-        });
-        tui.type_line_shown(
-            name,
-            &format!("Create the file {file} with the shell tool."),
-        );
-        let deadline = Instant::now() + super::DEADLINE;
-        let (mut shown, mut card) = (None, None);
-        while shown.is_none() || card.is_none() {
-            assert!(
-                Instant::now() < deadline,
-                "no box/card:\n{}",
-                tui.pane(name)
-            );
-            if shown.is_none() && box_on_screen(&tui.pane(name), &questions) {
-                shown = Some(Instant::now());
-            }
-            while let Ok((at, line)) = lines_rx.try_recv() {
-                let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
-                    continue;
-                };
-                let found = if value["card"].is_object() {
-                    value["card"].clone()
-                } else {
-                    value
-                };
-                if found["state"] == "pending" && card.is_none() {
-                    card = Some((at, found));
-                }
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        let (carded, card) = card.expect("card");
-        // A card first (the hook): 0 by this measure.
-        to_card.push(carded.saturating_duration_since(shown.expect("shown")));
-        // Declined last: after Claude's `No` its next request carries the
-        // refused call's result with the new prompt, which the fake model
-        // answers as a finished turn (no box).
-        if round + 1 == ROUNDS {
-            declines.push(answer(&tui, name, &card, "decline"));
-            tui.wait_pane(name, "the turn interrupted", INTERRUPTED);
-        } else {
-            accepts.push(answer(&tui, name, &card, "accept"));
-            tui.wait_file(name, &file);
-        }
-        // The box gone and the prompt back: the turn is over.
-        let deadline = Instant::now() + super::DEADLINE;
-        while box_on_screen(&tui.pane(name), &questions) || !tui.pane(name).contains(READY) {
-            assert!(
-                Instant::now() < deadline,
-                "never ready again:\n{}",
-                tui.pane(name)
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-    let record = tui.record(name);
-    let supervisor = record["pid"].as_u64().expect("supervisor pid") as u32;
-    let agent = record["panePid"].as_u64().expect("pane pid") as u32;
-    let (s0, a0, t0) = (
-        cpu_seconds(supervisor),
-        tree_cpu_seconds(agent),
-        Instant::now(),
-    );
-    std::thread::sleep(idle);
-    let wall = t0.elapsed().as_secs_f64();
-    let supervisor_cpu = (cpu_seconds(supervisor) - s0) / wall * 100.0;
-    let agent_cpu = ((tree_cpu_seconds(agent) - a0) / wall * 100.0).max(0.0);
-    tui.stop(name);
-    let figures = serde_json::json!({
-        "agent": "claude",
-        "signal": "pane",
-        "rounds": ROUNDS,
-        "box_to_card_ms": {"p50": percentile(&to_card, 50.0), "p95": percentile(&to_card, 95.0), "max": percentile(&to_card, 100.0)},
-        "accept_ms": {"p50": percentile(&accepts, 50.0), "max": percentile(&accepts, 100.0)},
-        "decline_ms": {"p50": percentile(&declines, 50.0), "max": percentile(&declines, 100.0)},
-        "idle_seconds": wall,
-        "supervisor_cpu_percent": supervisor_cpu,
-        "agent_cpu_percent": agent_cpu,
-    });
-    println!("TUI-BENCH {figures}");
+    super::measure::serially(prepared, &CASE, "hook", rounds);
 }

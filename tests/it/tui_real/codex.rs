@@ -58,6 +58,7 @@ fn codex() -> TuiAgent {
 fn case() -> TuiCase {
     TuiCase {
         ready: "Ask Codex to do anything",
+        ready_again: Some("Ask Codex to do anything"),
         terminal_allow: &["Enter"],
         title: |command| command.to_owned(),
         start_args: &["--trust-workspace"],
@@ -76,4 +77,12 @@ fn the_real_codex_tui_box_is_answered_from_a_card() {
     codex.wait_pane("untrusted", "Codex's folder question", "Trust this folder?");
     codex.stop("untrusted");
     codex.standard_checks(&case());
+}
+
+/// `benches/session.sh`'s figures for Codex ([`super::measure::run`]): its
+/// box read from the pane.
+#[test]
+#[ignore = "a measurement: benches/session.sh runs it"]
+fn measure() {
+    super::measure::serially(codex, &case(), "pane", super::measure::Rounds::EVEN);
 }

@@ -23,6 +23,7 @@ fn case() -> TuiCase {
     TuiCase {
         // The input line's status bar, once the TUI takes a prompt.
         ready: "Manual Approval",
+        ready_again: Some("Manual Approval"),
         terminal_allow: &["Enter"],
         // The nested box of the approval holds the command itself.
         title: |command| command.to_owned(),
@@ -68,11 +69,7 @@ fn the_real_copilot_tui_is_supervised() {
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let tui = copilot();
-    super::measure::run(&tui, &case(), "pane", 6, std::time::Duration::from_secs(60));
+    super::measure::serially(copilot, &case(), "pane", super::measure::Rounds::EVEN);
 }
 
 fn config_json(env: &TestEnv) -> PathBuf {

@@ -221,9 +221,49 @@ pub(super) fn answer(tui: &TuiAgent, name: &str, card: &Value, verdict: &str) ->
     started.elapsed()
 }
 
-/// Measures `rounds` boxes (alternately declined and accepted) in one
-/// session, then the idle CPU over `idle`; prints `TUI-BENCH {json}`.
-pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: usize, idle: Duration) {
+/// How many boxes [`run`] answers each way: the accepts first, then the
+/// declines (after Claude's `No` the fake model hears the refusal with the
+/// next prompt and ends that turn without a box, so its decline is last).
+#[derive(Debug, Clone, Copy)]
+pub struct Rounds {
+    pub accepts: usize,
+    pub declines: usize,
+}
+
+impl Rounds {
+    /// Three boxes accepted, then three declined.
+    pub const EVEN: Rounds = Rounds {
+        accepts: 3,
+        declines: 3,
+    };
+}
+
+/// How long the idle CPU is measured: `ONEWORKS_BENCH_IDLE_SECONDS`
+/// (`benches/session.sh` passes its `BENCH_IDLE_SECONDS`), 60 by default.
+pub fn idle() -> Duration {
+    let seconds = std::env::var("ONEWORKS_BENCH_IDLE_SECONDS")
+        .ok()
+        .map(|text| {
+            text.parse::<u64>()
+                .unwrap_or_else(|_| panic!("ONEWORKS_BENCH_IDLE_SECONDS={text:?}: not seconds"))
+        })
+        .unwrap_or(60);
+    Duration::from_secs(seconds)
+}
+
+/// [`run`] on the agent `prepare` gives, one real agent at a time
+/// ([`crate::agents_real::SERIAL`]), idle for [`idle`].
+pub fn serially(prepare: impl FnOnce() -> TuiAgent, case: &TuiCase, signal: &str, rounds: Rounds) {
+    let _serial = crate::agents_real::SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    run(&prepare(), case, signal, rounds, idle());
+}
+
+/// Measures `rounds` boxes in one session (each answered through its card,
+/// the accepts first), then the idle CPU over `idle`; prints
+/// `TUI-BENCH {json}`.
+pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: Rounds, idle: Duration) {
     let agent = tui.agent.agent;
     let questions = questions(agent);
     let name = "bench";
@@ -232,21 +272,27 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: usize, idle: Du
     let mut to_card = Vec::new();
     let mut accepts = Vec::new();
     let mut declines = Vec::new();
-    for round in 0..rounds {
+    for round in 0..rounds.accepts + rounds.declines {
         let file = format!("probe-bench-{round}.txt");
-        let before = tui.agent.model.requests().len();
         let (latency, card) = one_box(tui, name, &file, &questions);
         to_card.push(latency);
-        if round % 2 == 0 {
+        // What the model heard up to the box: the answer's effect comes after.
+        let before = tui.agent.model.requests().len();
+        let decline = round >= rounds.accepts;
+        if decline {
             declines.push(answer(tui, name, &card, "decline"));
         } else {
             accepts.push(answer(tui, name, &card, "accept"));
             tui.wait_file(name, &file);
         }
-        tui.wait_went_on(name, before, round % 2 == 0);
+        tui.wait_went_on(name, before, decline);
         // The turn is over when the pane no longer shows the box and the
         // agent went on; the next prompt waits for the ready text again.
-        tui.wait_pane(name, "the TUI ready again", case.ready);
+        tui.wait("the box gone and the TUI ready again", name, || {
+            let pane = tui.pane(name);
+            !box_on_screen(&pane, &questions)
+                && case.ready_again.is_none_or(|ready| pane.contains(ready))
+        });
     }
     let record = tui.record(name);
     let supervisor = record["pid"].as_u64().expect("supervisor pid") as u32;
@@ -268,7 +314,7 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: usize, idle: Du
     let figures = json!({
         "agent": agent,
         "signal": signal,
-        "rounds": rounds,
+        "rounds": rounds.accepts + rounds.declines,
         "box_to_card_ms": {"p50": percentile(&to_card, 50.0), "p95": percentile(&to_card, 95.0), "max": percentile(&to_card, 100.0)},
         "accept_ms": if accepts.is_empty() { Value::Null } else { json!({"p50": percentile(&accepts, 50.0), "max": percentile(&accepts, 100.0)}) },
         "decline_ms": if declines.is_empty() { Value::Null } else { json!({"p50": percentile(&declines, 50.0), "max": percentile(&declines, 100.0)}) },

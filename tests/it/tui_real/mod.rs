@@ -47,6 +47,10 @@ const PACE: Duration = Duration::from_millis(100);
 pub struct TuiCase {
     /// Text the pane shows once the TUI is ready for a prompt.
     pub ready: &'static str,
+    /// Text the pane shows again once a turn is over and the TUI takes the
+    /// next prompt; `None`: the input stays open (opencode shows its
+    /// placeholder only on the home screen), the box gone is enough.
+    pub ready_again: Option<&'static str>,
     /// The tmux keys a person presses in the terminal to allow once
     /// (e.g. `["Enter"]`): the `answered_in_terminal` check.
     pub terminal_allow: &'static [&'static str],

@@ -36,6 +36,7 @@ fn opencode() -> TuiAgent {
 const CASE: TuiCase = TuiCase {
     // The home screen's prompt placeholder.
     ready: "Ask anything",
+    ready_again: None,
     // The focus opens on `Allow once`.
     terminal_allow: &["Enter"],
     // The box shows the command itself (`$ touch …`).
@@ -62,4 +63,12 @@ fn the_real_opencode_tui_is_supervised_from_its_pane() {
         "{reason}"
     );
     assert!(!tui.agent.env.project.join("probe-changed.txt").exists());
+}
+
+/// `benches/session.sh`'s figures for opencode ([`super::measure::run`]):
+/// its box read from the pane.
+#[test]
+#[ignore = "a measurement: benches/session.sh runs it"]
+fn measure() {
+    super::measure::serially(opencode, &CASE, "pane", super::measure::Rounds::EVEN);
 }

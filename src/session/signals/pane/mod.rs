@@ -152,26 +152,7 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     {
         return None;
     }
-    // The box: from the frame top above the question (or `searchLines`
-    // above it) to the frame bottom below it (or the screen's end). A
-    // frame without its bottom is half-drawn.
-    let (start, end) = match &grammar.frame {
-        Some(_) => {
-            let top = lines[..question_at]
-                .iter()
-                .rposition(|line| grammar.is_frame_top(line.raw()))?;
-            let bottom = question_at
-                + 1
-                + lines[question_at + 1..]
-                    .iter()
-                    .position(|line| grammar.is_frame_bottom(line.raw()))?;
-            (top + 1, bottom)
-        }
-        None => (
-            question_at.saturating_sub(grammar.tool.search_lines),
-            lines.len(),
-        ),
-    };
+    let (start, end) = box_bounds(&lines, question_at, grammar)?;
     let found = rows::read(&lines[question_at + 1..end], grammar)?;
     let first_row_at = question_at + 1 + found.first_at;
     let last_row_at = question_at + 1 + found.last_at;
@@ -194,16 +175,7 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
     {
         return None;
     }
-    let command = match &grammar.tool.command_box {
-        CommandBox::Framed(true) if tool_at < question_at => {
-            command_box(&lines, tool_at + 1..question_at, grammar)
-        }
-        CommandBox::Framed(_) => None,
-        // The data says the command has a box of its own: a box without it
-        // (its top scrolled past `searchLines`, or not drawn yet) would be
-        // titled by one line of the command: no box.
-        CommandBox::Marked(marks) => Some(marked_command_box(&lines, start..question_at, marks)?),
-    };
+    let command = box_command(&lines, start..question_at, tool_at, grammar)?;
     // A line the box reads (its title, question, rows) that `within` cut
     // through shows only part of its text: no box.
     let title_lines = match &command {
@@ -231,6 +203,55 @@ pub fn parse(capture: &str, grammar: &PromptGrammar) -> Option<PromptView> {
         tool_at,
         question_at,
     })
+}
+
+/// The box around the question at `question_at`: from the frame top above
+/// it (or `searchLines` above it) to the frame bottom below it (or the
+/// screen's end). A frame without its bottom is half-drawn: `None`.
+fn box_bounds(
+    lines: &[BoxLine],
+    question_at: usize,
+    grammar: &PromptGrammar,
+) -> Option<(usize, usize)> {
+    match &grammar.frame {
+        Some(_) => {
+            let top = lines[..question_at]
+                .iter()
+                .rposition(|line| grammar.is_frame_top(line.raw()))?;
+            let bottom = question_at
+                + 1
+                + lines[question_at + 1..]
+                    .iter()
+                    .position(|line| grammar.is_frame_bottom(line.raw()))?;
+            Some((top + 1, bottom))
+        }
+        None => Some((
+            question_at.saturating_sub(grammar.tool.search_lines),
+            lines.len(),
+        )),
+    }
+}
+
+/// The command the box shows whole, with the lines it was read from, as
+/// the data's `tool.commandBox` says (`above`: the box's lines up to the
+/// question). `Some(None)`: the data shows none; `None`: no box — the data
+/// says the command has a box of its own and it is not there whole (its
+/// top scrolled past `searchLines`, or not drawn yet), so the card would
+/// be titled by one line of the command.
+#[allow(clippy::option_option)]
+fn box_command(
+    lines: &[BoxLine],
+    above: Range<usize>,
+    tool_at: usize,
+    grammar: &PromptGrammar,
+) -> Option<Option<(String, Range<usize>)>> {
+    match &grammar.tool.command_box {
+        CommandBox::Framed(true) if tool_at < above.end => {
+            Some(command_box(lines, tool_at + 1..above.end, grammar))
+        }
+        CommandBox::Framed(_) => Some(None),
+        CommandBox::Marked(marks) => Some(Some(marked_command_box(lines, above, marks)?)),
+    }
 }
 
 /// Whether `line` is a tool line: it starts with one of the tool line
