@@ -40,8 +40,8 @@ use self::lock_file::Pin;
 pub use self::managed_source::ManagedSource;
 use self::manifest::ArtifactEntry;
 use self::platform::Host;
-use self::policy::{Choice, Route, Selection};
-use self::reuse::Verdict;
+use self::policy::{Route, Selection, VersionChoice};
+use self::reuse::ReuseVerdict;
 use self::store::{Installed, Store};
 use crate::adapter::data::AdapterData;
 use crate::config::VersionRequest;
@@ -297,14 +297,14 @@ impl Installer<'_> {
             .collect();
         Ok(
             match policy::choose_installed(&versions, version, pinned, selection) {
-                Choice::Use(chosen) => {
+                VersionChoice::Use(chosen) => {
                     let index = versions
                         .iter()
                         .position(|found| *found == chosen)
                         .unwrap_or_default();
                     Ok(installed.swap_remove(index))
                 }
-                Choice::Missing { wanted } => Err(wanted),
+                VersionChoice::Missing { wanted } => Err(wanted),
             },
         )
     }
@@ -409,15 +409,15 @@ impl Installer<'_> {
             return Ok(None);
         }
         match reuse::check(&installed, &self.probe_for(&installed.record)) {
-            Verdict::Intact => Ok(Some(installed)),
-            Verdict::Reprobed { change, .. } => {
+            ReuseVerdict::Intact => Ok(Some(installed)),
+            ReuseVerdict::Reprobed { change, .. } => {
                 tracing::warn!(
                     "`{}`: {change}, but it passes its probes: reusing it",
                     installed.executable.display()
                 );
                 Ok(Some(installed))
             }
-            Verdict::Broken { change, report } => {
+            ReuseVerdict::Broken { change, report } => {
                 crate::output::say(
                     self.quiet,
                     format!(
