@@ -93,6 +93,16 @@ fn session_files(session: &SessionData) -> Result<(), Problem> {
     )?;
     if let Some(agent_file) = &session.agent_file {
         inside("session.agentFile.dir", &agent_file.dir, "the agent's home")?;
+        if let Some(resources) = &agent_file.resources {
+            for (key, template) in [("prompt", &resources.prompt), ("skill", &resources.skill)] {
+                if template.matches("{path}").count() != 1 {
+                    return Err(problem(
+                        format!("session.agentFile.resources.{key}"),
+                        format!("`{template}` must hold `{{path}}` once"),
+                    ));
+                }
+            }
+        }
     }
     if let Some(system_prompt) = &session.system_prompt {
         inside(

@@ -46,3 +46,28 @@ fn an_own_mcp_file_is_named_and_stays_in_the_home() {
     mcp.file = Some("mcp-config.json".to_owned());
     assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
 }
+
+#[test]
+fn an_agent_files_resource_entries_hold_the_path_once() {
+    let builtin = crate::adapter::registry::Registry::builtin();
+    let mut data = builtin.load("kiro").expect("kiro");
+    assert!(check(&data).is_ok());
+    let entries = |data: &mut AdapterData| {
+        data.session
+            .agent_file
+            .as_mut()
+            .and_then(|file| file.resources.as_mut())
+            .expect("kiro's agent file lists resources")
+    };
+    entries(&mut data).prompt = "file://steering.md".to_owned();
+    assert_eq!(
+        check(&data).unwrap_err().key,
+        "session.agentFile.resources.prompt"
+    );
+    entries(&mut data).prompt = "file://{path}".to_owned();
+    entries(&mut data).skill = "skill://{path}{path}".to_owned();
+    assert_eq!(
+        check(&data).unwrap_err().key,
+        "session.agentFile.resources.skill"
+    );
+}

@@ -94,6 +94,10 @@ pub struct WorldPlan {
 pub struct Generated {
     pub agent_file: PathBuf,
     pub agent_name: String,
+    /// The agent file's keys oneworks owns (the data's `forced`).
+    pub agent_forced: serde_json::Map<String, Value>,
+    /// The key of the agent file's resources list, and oneworks' entries.
+    pub resources_key: Option<String>,
     pub resources: Vec<String>,
     /// The system prompt file and its front matter (oneworks').
     pub steering_file: Option<PathBuf>,

@@ -51,8 +51,8 @@ impl WorldPlan {
 }
 
 /// The agent file scrubbed as JSON, then what oneworks generated put back:
-/// `name`, `includeMcpJson` and its own resource URIs are never scrubbed
-/// away (a short credential equal to a word must not rename the agent).
+/// `name`, the data's forced keys and its own resource entries are never
+/// scrubbed away (a short credential equal to a word must not rename the agent).
 fn scrub_agent(scrubber: &Scrubber, original: &Value, generated: &Generated) -> Value {
     let mut agent = original.clone();
     scrubber.scrub_json(&mut agent);
@@ -61,9 +61,12 @@ fn scrub_agent(scrubber: &Scrubber, original: &Value, generated: &Generated) -> 
             "name".to_owned(),
             Value::String(generated.agent_name.clone()),
         );
-        map.insert("includeMcpJson".to_owned(), Value::Bool(false));
+        for (key, value) in &generated.agent_forced {
+            map.insert(key.clone(), value.clone());
+        }
+        let key = generated.resources_key.as_deref().unwrap_or_default();
         if let (Some(Value::Array(before)), Some(Value::Array(after))) =
-            (original.get("resources"), map.get_mut("resources"))
+            (original.get(key), map.get_mut(key))
         {
             // Scrubbing replaces strings, never removes array items.
             for (kept, scrubbed) in before.iter().zip(after.iter_mut()) {

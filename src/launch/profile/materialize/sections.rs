@@ -4,7 +4,7 @@
 //! the agent file, trust, extra files and the agent's state file.
 //! `plan::plan_in` calls them in order.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -14,7 +14,7 @@ use super::planned::{data_path, Contents, PlannedFile, WorldPlan};
 use super::settings_file::{self, SettingsMap};
 use super::{agent, auth, hooks, skill_source, skills, state_file, trust};
 use crate::adapter::data::AdapterData;
-use crate::adapter::session_data::Place;
+use crate::adapter::session_data::{AgentResources, Place};
 use crate::config::AdapterConfig;
 use crate::launch::profile::ProfileError;
 
@@ -56,6 +56,18 @@ impl<'a> Planner<'a> {
             agent_hooks: Map::new(),
             agent_mcp: Map::new(),
         })
+    }
+
+    /// Lists the file at `relative` (in the agent's home) in the agent
+    /// file, named as the data's `entry` template of its kind says; an
+    /// agent file that lists no files (or no agent file) takes none.
+    fn add_resource(&mut self, entry: impl Fn(&AgentResources) -> &String, relative: &Path) {
+        let listed = self.data.session.agent_file.as_ref();
+        if let Some(listed) = listed.and_then(|file| file.resources.as_ref()) {
+            let path = self.context.home.join(relative);
+            self.resources
+                .push(AgentResources::entry(entry(listed), &path));
+        }
     }
 
     /// Sets a settings key to a value oneworks decided, recorded as
@@ -150,8 +162,7 @@ impl<'a> Planner<'a> {
         let front = front_matter(prompt_data.front_matter.as_deref());
         let text = match prompt {
             Some(prompt) => {
-                let uri = format!("file://{}", self.context.home.join(&relative).display());
-                self.resources.push(uri);
+                self.add_resource(|listed| &listed.prompt, &relative);
                 prompt_text(&front, prompt)
             }
             None => String::new(),
@@ -199,8 +210,7 @@ impl<'a> Planner<'a> {
                 let skills_dir = data_path(&skills.dir, "skills.dir")?;
                 for (dir, text) in names.iter().zip(staged) {
                     let relative = skills_dir.join(dir).join("SKILL.md");
-                    let uri = format!("skill://{}", self.context.home.join(&relative).display());
-                    self.resources.push(uri);
+                    self.add_resource(|listed| &listed.skill, &relative);
                     self.plan.files.push(PlannedFile {
                         relative,
                         contents: Contents::Text(text),
@@ -367,12 +377,22 @@ impl<'a> Planner<'a> {
                 message: "an adapter with an agent file needs an agent name".to_owned(),
             });
         }
+        let in_agent_file = |place: Option<(Place, &'a str)>| {
+            place.and_then(|(place, key)| (place == Place::AgentFile).then_some(key))
+        };
+        let hooks = in_agent_file(session.hooks.as_ref().map(|h| (h.place, h.key.as_str())));
+        let mcp = in_agent_file(
+            session
+                .mcp_servers
+                .as_ref()
+                .map(|m| (m.place, m.key.as_str())),
+        );
         let agent = agent::build(agent::AgentInputs {
             name: &session.agent_name,
-            description: &agent_file.description,
+            file: agent_file,
             resources: self.resources.clone(),
-            hooks: std::mem::take(&mut self.agent_hooks),
-            mcp_servers: std::mem::take(&mut self.agent_mcp),
+            hooks: hooks.map(|key| (key, std::mem::take(&mut self.agent_hooks))),
+            mcp_servers: mcp.map(|key| (key, std::mem::take(&mut self.agent_mcp))),
             agent_config: config.agent_config.as_ref(),
         });
         let relative = data_path(&agent_file.dir, "agentFile.dir")?.join(file_name);
@@ -384,6 +404,8 @@ impl<'a> Planner<'a> {
         generated.agent_file = relative;
         generated.agent_name = session.agent_name.clone();
         generated.resources = std::mem::take(&mut self.resources);
+        generated.agent_forced = agent_file.forced.clone();
+        generated.resources_key = agent_file.resources.as_ref().map(|r| r.key.clone());
         Ok(())
     }
 
