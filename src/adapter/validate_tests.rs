@@ -52,13 +52,13 @@ fn an_agent_files_resource_entries_hold_the_path_once() {
     let builtin = crate::adapter::registry::Registry::builtin();
     let mut data = builtin.load("kiro").expect("kiro");
     assert!(check(&data).is_ok());
-    let entries = |data: &mut AdapterData| {
+    fn entries(data: &mut AdapterData) -> &mut crate::adapter::session_data::AgentResources {
         data.session
             .agent_file
             .as_mut()
             .and_then(|file| file.resources.as_mut())
             .expect("kiro's agent file lists resources")
-    };
+    }
     entries(&mut data).prompt = "file://steering.md".to_owned();
     assert_eq!(
         check(&data).unwrap_err().key,
