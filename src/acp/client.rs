@@ -12,12 +12,14 @@ use super::channel::ChannelKind;
 use super::events::{Event, Sink};
 use super::permissions::policy::Mode;
 use super::permissions::rules::Rules;
+use super::quirks::Quirks;
 use super::setup::{self, SessionPlan};
 use super::turn::Turn;
 use super::AcpError;
 use crate::process::child::{ManagedChild, StopBounds, Stopped};
 use crate::process::signals::Interrupts;
 use crate::process::spec::ChildSpec;
+use tokio::process::{ChildStdin, ChildStdout};
 
 /// Everything a run needs, resolved by the command.
 pub struct RunPlan<'a> {
@@ -80,26 +82,12 @@ async fn attempt_inner(
     rule_notes: &[String],
     interrupts: &mut Interrupts,
 ) -> Result<(Result<(), AcpError>, Rules), AcpError> {
-    let quirks = match super::quirks::by_name(&plan.session.data.quirks) {
-        Ok(quirks) => quirks,
-        Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error.into())),
-    };
-    let program = plan.spec.program.display().to_string();
-    let label = format!("{} acp", plan.adapter);
-    let spawned = ManagedChild::spawn(&plan.spec, label).map_err(|source| AcpError::Spawn {
-        program,
-        adapter: plan.adapter.clone(),
-        source,
-    });
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error)),
-    };
-    let (Some(stdin), Some(stdout)) = (child.take_stdin(), child.take_stdout()) else {
-        return Err(AcpError::Io(std::io::Error::other(
-            "the agent's pipes are missing",
-        )));
-    };
+    let StartedAgent {
+        mut child,
+        stdin,
+        stdout,
+        quirks,
+    } = start_agent(plan)?;
     let channel = ChannelKind::detect(plan.json);
     let mut turn = Turn::new(
         stdin,
@@ -129,46 +117,13 @@ async fn attempt_inner(
     let mut sink = std::mem::replace(&mut turn.sink, Sink::new(plan.json));
     let (stdin, reader) = turn.into_parts();
     drop(stdin);
-    // Whatever the agent still says is read and dropped: it creates nothing.
-    let drain = tokio::spawn(drain(reader));
-    if kill_now {
-        child.kill_now();
-    }
-    let bounds = StopBounds::with_grace(Duration::from_millis(plan.session.data.stop_grace_ms));
-    // An interrupt while the agent is being stopped kills its group at once.
-    let stopped = child.stop_unless(bounds, interrupts.recv()).await;
-    drain.abort();
+    let grace = Duration::from_millis(plan.session.data.stop_grace_ms);
+    let stopped = stop_agent(&mut child, reader, kill_now, grace, interrupts).await;
     let result = match (&stopped, result) {
         (Ok(Stopped::Interrupted(_)), Ok(())) => Err(AcpError::Interrupted),
         (_, result) => result,
     };
-    let result = match result {
-        Err(AcpError::AgentGone { when, .. }) => {
-            let status = match stopped {
-                Ok(stopped) => format!(" ({})", stopped.status()),
-                Err(_) => String::new(),
-            };
-            Err(AcpError::AgentGone {
-                when: format!("{when}{status}"),
-                tail: stderr_tail(&mut child).await,
-            })
-        }
-        Err(AcpError::GoneOnLoad { when }) => {
-            let status = match stopped {
-                Ok(stopped) => format!(" ({})", stopped.status()),
-                Err(_) => String::new(),
-            };
-            Err(AcpError::GoneOnLoad {
-                when: format!("{when}{status}"),
-            })
-        }
-        Err(AcpError::HandshakeTimeout { step, limit, .. }) => Err(AcpError::HandshakeTimeout {
-            step,
-            limit,
-            tail: stderr_tail(&mut child).await,
-        }),
-        other => other,
-    };
+    let result = with_exit_details(result, stopped, &mut child).await;
     let result = match result {
         // Not a failure yet: the run starts the agent again.
         Err(error @ AcpError::GoneOnLoad { .. }) if plan.session.resume => Err(error),
@@ -176,6 +131,99 @@ async fn attempt_inner(
         other => other,
     };
     Ok((result, rules))
+}
+
+/// The agent's process and its pipes, with the quirks of its dialect.
+struct StartedAgent {
+    child: ManagedChild,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    quirks: &'static dyn Quirks,
+}
+
+/// Looks up the adapter's quirks, spawns the agent and takes its pipes; an
+/// unknown quirk module or a failed spawn is a setup failure.
+fn start_agent(plan: &RunPlan<'_>) -> Result<StartedAgent, AcpError> {
+    let quirks = match super::quirks::by_name(&plan.session.data.quirks) {
+        Ok(quirks) => quirks,
+        Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error.into())),
+    };
+    let program = plan.spec.program.display().to_string();
+    let label = format!("{} acp", plan.adapter);
+    let spawned = ManagedChild::spawn(&plan.spec, label).map_err(|source| AcpError::Spawn {
+        program,
+        adapter: plan.adapter.clone(),
+        source,
+    });
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error)),
+    };
+    let (Some(stdin), Some(stdout)) = (child.take_stdin(), child.take_stdout()) else {
+        return Err(AcpError::Io(std::io::Error::other(
+            "the agent's pipes are missing",
+        )));
+    };
+    Ok(StartedAgent {
+        child,
+        stdin,
+        stdout,
+        quirks,
+    })
+}
+
+/// Stops the agent (its stdin already closed): at once when the turn asked
+/// for it, else politely within `grace`; an interrupt meanwhile kills its
+/// group at once.
+async fn stop_agent(
+    child: &mut ManagedChild,
+    reader: super::turn::Reader,
+    kill_now: bool,
+    grace: Duration,
+    interrupts: &mut Interrupts,
+) -> std::io::Result<Stopped> {
+    // Whatever the agent still says is read and dropped: it creates nothing.
+    let drain = tokio::spawn(drain(reader));
+    if kill_now {
+        child.kill_now();
+    }
+    let bounds = StopBounds::with_grace(grace);
+    // An interrupt while the agent is being stopped kills its group at once.
+    let stopped = child.stop_unless(bounds, interrupts.recv()).await;
+    drain.abort();
+    stopped
+}
+
+/// An agent that died or stalled the handshake: its error gains how the
+/// agent ended and, where the error shows it, the tail of its stderr.
+async fn with_exit_details(
+    result: Result<(), AcpError>,
+    stopped: std::io::Result<Stopped>,
+    child: &mut ManagedChild,
+) -> Result<(), AcpError> {
+    match result {
+        Err(AcpError::AgentGone { when, .. }) => Err(AcpError::AgentGone {
+            when: format!("{when}{}", exit_status_note(stopped)),
+            tail: stderr_tail(child).await,
+        }),
+        Err(AcpError::GoneOnLoad { when }) => Err(AcpError::GoneOnLoad {
+            when: format!("{when}{}", exit_status_note(stopped)),
+        }),
+        Err(AcpError::HandshakeTimeout { step, limit, .. }) => Err(AcpError::HandshakeTimeout {
+            step,
+            limit,
+            tail: stderr_tail(child).await,
+        }),
+        other => other,
+    }
+}
+
+/// ` (<exit status>)` when the stop saw one, else nothing.
+fn exit_status_note(stopped: std::io::Result<Stopped>) -> String {
+    match stopped {
+        Ok(stopped) => format!(" ({})", stopped.status()),
+        Err(_) => String::new(),
+    }
 }
 
 /// The agent's stderr tail as the end of a message (empty when silent).

@@ -1,20 +1,20 @@
 //! Everything before the prompt: `initialize` → capability matrix →
 //! `authenticate` (when the config names a method) → `session/new` or
-//! `session/load` → model and effort. Every optional call is gated on what
-//! the agent advertised; a requested model or effort the agent does not
-//! offer fails the run before any prompt is sent. Each handshake step ends
-//! within the handshake deadline, and `--timeout` covers them too.
+//! `session/load` (`setup/open_session.rs`) → model and effort. Every
+//! optional call is gated on what the agent advertised; a requested model
+//! or effort the agent does not offer fails the run before any prompt is
+//! sent. Each handshake step ends within the handshake deadline, and
+//! `--timeout` covers them too.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use agent_client_protocol_schema::v1::{
     AuthenticateRequest, ClientCapabilities, FileSystemCapabilities, Implementation,
-    InitializeRequest, LoadSessionRequest, McpServer, NewSessionRequest, NewSessionResponse,
-    SetSessionConfigOptionRequest, AGENT_METHOD_NAMES,
+    InitializeRequest, SetSessionConfigOptionRequest, AGENT_METHOD_NAMES,
 };
 use agent_client_protocol_schema::ProtocolVersion;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::capabilities::{self, AuthMethod, Capabilities};
@@ -24,9 +24,11 @@ use super::turn::Turn;
 use super::AcpError;
 use crate::adapter::acp_data::AcpData;
 use crate::config::AdapterConfig;
-use crate::launch::profile::materialize::acp_mcp::{acp_mcp_servers, RemoteSupport};
 use crate::locations::Environment;
 use crate::redact::Scrubber;
+
+mod open_session;
+pub use open_session::open_session;
 
 /// What the session needs from the command line, the config and the world.
 pub struct SessionPlan<'a> {
@@ -174,106 +176,6 @@ pub async fn initialize(
         capabilities,
         auth_methods: capabilities::auth_methods(&result),
     })
-}
-
-/// Creates or loads the session; returns its id and whether it resumed.
-pub async fn open_session(
-    turn: &mut Turn<'_>,
-    handshake: &Handshake,
-    plan: &SessionPlan<'_>,
-) -> Result<(String, bool, Value), AcpError> {
-    let capabilities = &handshake.capabilities;
-    // Built now that the agent's MCP transports are known; `${VAR}`
-    // resolved from the agent child's environment at this moment, on the
-    // wire only (SPEC §5.5).
-    let (servers, notes) = acp_mcp_servers(
-        plan.config,
-        RemoteSupport {
-            http: capabilities.mcp_http,
-            sse: capabilities.mcp_sse,
-        },
-        &plan.environment,
-    );
-    for note in notes {
-        turn.sink.diagnostic(note).map_err(AcpError::Output)?;
-    }
-    // Sent strictly: an entry the schema's `McpServer` does not take is a
-    // bug of ours, not something to put on the wire.
-    let servers: Vec<McpServer> = serde_json::to_value(&servers)
-        .and_then(serde_json::from_value)
-        .map_err(|error| AcpError::Io(std::io::Error::other(error)))?;
-    let mut additional_dirs = Vec::new();
-    if !plan.additional_dirs.is_empty() {
-        if capabilities.additional_directories {
-            additional_dirs = plan.additional_dirs.clone();
-        } else {
-            turn.sink
-                .diagnostic(
-                    "`additionalDirs` skipped: the agent does not advertise additional directories",
-                )
-                .map_err(AcpError::Output)?;
-        }
-    }
-    if plan.resume {
-        match (capabilities.load_session, plan.cache.load()) {
-            (true, Some(session_id)) => {
-                let load = LoadSessionRequest::new(session_id.clone(), plan.cwd.clone())
-                    .mcp_servers(servers.clone())
-                    .additional_directories(additional_dirs.clone());
-                turn.session_id = Some(session_id.clone());
-                turn.replaying = true;
-                let result = handshake_call(turn, plan, AGENT_METHOD_NAMES.session_load, &load)
-                    .await
-                    .map_err(|error| login_needed(error, handshake, plan));
-                turn.replaying = false;
-                match result {
-                    Ok(result) => return Ok((session_id, true, result)),
-                    // A session the agent no longer has: start afresh, and say so.
-                    Err(AcpError::Rejected { message, .. }) => {
-                        turn.session_id = None;
-                        turn.sink
-                            .diagnostic(format!(
-                                "--resume: the agent could not load the cached session ({message}); starting a new session"
-                            ))
-                            .map_err(AcpError::Output)?;
-                    }
-                    Err(AcpError::AgentGone { when, .. }) => {
-                        return Err(AcpError::GoneOnLoad { when })
-                    }
-                    Err(error) => return Err(error),
-                }
-            }
-            (false, _) => turn
-                .sink
-                .diagnostic("--resume: the agent does not advertise `loadSession`; starting a new session")
-                .map_err(AcpError::Output)?,
-            (true, None) => turn
-                .sink
-                .diagnostic("--resume: no earlier session is cached for this session name; starting a new session")
-                .map_err(AcpError::Output)?,
-        }
-    }
-    let params = NewSessionRequest::new(plan.cwd.clone())
-        .mcp_servers(servers)
-        .additional_directories(additional_dirs);
-    let result = handshake_call(turn, plan, AGENT_METHOD_NAMES.session_new, &params)
-        .await
-        .map_err(|error| login_needed(error, handshake, plan))?;
-    let session_id = NewSessionResponse::deserialize(&result)
-        .ok()
-        .map(|answer| answer.session_id.0.to_string())
-        .filter(|id| !id.is_empty())
-        .ok_or_else(|| AcpError::Malformed {
-            method: AGENT_METHOD_NAMES.session_new.to_owned(),
-            what: "a `sessionId`".to_owned(),
-        })?;
-    turn.session_id = Some(session_id.clone());
-    if let Err(error) = plan.cache.save(&session_id, plan.scrubber) {
-        turn.sink
-            .diagnostic(format!("could not cache the session id: {error}"))
-            .map_err(AcpError::Output)?;
-    }
-    Ok((session_id, false, result))
 }
 
 // The session answer's `models` is outside ACP v1's schema (the unstable

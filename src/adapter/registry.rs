@@ -142,7 +142,7 @@ fn parse_checked(text: &str, path: &Path) -> Result<AdapterData, DataError> {
     let data = AdapterData::parse_named(text, path)?;
     super::validate::check(&data).map_err(|problem| DataError::Invalid {
         path: path.to_owned(),
-        location: super::validate::locate(text, &problem.key),
+        location: super::key_location::locate(text, &problem.key),
         key: problem.key,
         reason: problem.reason,
     })?;

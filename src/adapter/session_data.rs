@@ -110,6 +110,39 @@ pub struct AgentFileData {
     pub dir: String,
     /// The description unless `agentConfig` gives one.
     pub description: String,
+    /// Keys of the file before `agentConfig` merges over it (Kiro's
+    /// `tools: ["*"]`): the config may change them.
+    #[serde(default)]
+    pub base: Map<String, Value>,
+    /// Keys oneworks owns, set again after `agentConfig` merged (Kiro's
+    /// `includeMcpJson: false`: the agent must not read the project's own
+    /// MCP file); scrubbing never takes them away.
+    #[serde(default)]
+    pub forced: Map<String, Value>,
+    /// Where the file lists the files oneworks writes for the agent to
+    /// read (the prompt file, the skills); `None`: it lists none.
+    #[serde(default)]
+    pub resources: Option<AgentResources>,
+}
+
+/// The agent file's list of files to read, and how each is named in it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentResources {
+    /// The key of the list (`resources`); entries the config lists stay.
+    pub key: String,
+    /// The prompt file's entry; `{path}` is its absolute path
+    /// (`file://{path}`).
+    pub prompt: String,
+    /// A skill's entry, for its `SKILL.md` (`skill://{path}`).
+    pub skill: String,
+}
+
+impl AgentResources {
+    /// The entry `template` makes of `path`.
+    pub fn entry(template: &str, path: &std::path::Path) -> String {
+        template.replace("{path}", &path.display().to_string())
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -2,14 +2,15 @@
 //! checks): versions that parse, paths that stay inside the agent's home
 //! (or the archive), bare program names, a quirk set oneworks ships, and
 //! the sections a managed source needs. Each problem names the key path
-//! (`acp.command[0].since`); [`locate`] finds its line and column in the
-//! file's text, so a semantic error points where a parse error would.
+//! (`acp.command[0].since`); [`super::key_location::locate`] finds its line
+//! and column in the file's text, so a semantic error points where a parse
+//! error would.
 
 use std::path::{Component, Path};
 
-use super::acp_data::{AcpArgv, QUIRK_SETS};
+use super::acp_data::{AcpArgv, AcpData, QUIRK_SETS};
 use super::data::AdapterData;
-use super::session_data::Place;
+use super::session_data::{Place, SessionData, TrustData, TRUST_PROJECT};
 
 /// One problem: the key path and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,8 +27,26 @@ fn problem(key: impl Into<String>, reason: impl Into<String>) -> Problem {
 }
 
 /// The first problem of `data`, if any (its install sections were checked
-/// when it was parsed).
+/// when it was parsed), looked for in the order of the file's sections.
 pub fn check(data: &AdapterData) -> Result<(), Problem> {
+    binary_and_probes(data)?;
+    session_files(&data.session)?;
+    mcp_and_hooks(&data.session)?;
+    if let Some(trust) = &data.session.trust {
+        trusted_folders(trust)?;
+    }
+    extra_and_state_files(&data.session)?;
+    tui_credentials(&data.session)?;
+    acp(&data.acp)?;
+    if let Some(since) = &data.tui.recorder_since {
+        semver("tui.recorderSince", since)?;
+    }
+    Ok(())
+}
+
+/// The binary's names, the probes, the platform floors and the archive's
+/// binary paths.
+fn binary_and_probes(data: &AdapterData) -> Result<(), Problem> {
     bare_name("binary.name", &data.binary.name)?;
     for (index, alias) in data.binary.aliases.iter().enumerate() {
         bare_name(&format!("binary.aliases[{index}]"), alias)?;
@@ -61,7 +80,12 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
             )?;
         }
     }
-    let session = &data.session;
+    Ok(())
+}
+
+/// The settings file, the agent file's folder, the prompt file and the
+/// skills folder stay in the agent's home; versions that gate them parse.
+fn session_files(session: &SessionData) -> Result<(), Problem> {
     inside(
         "session.settings.path",
         &session.settings.path,
@@ -69,6 +93,16 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
     )?;
     if let Some(agent_file) = &session.agent_file {
         inside("session.agentFile.dir", &agent_file.dir, "the agent's home")?;
+        if let Some(resources) = &agent_file.resources {
+            for (key, template) in [("prompt", &resources.prompt), ("skill", &resources.skill)] {
+                if template.matches("{path}").count() != 1 {
+                    return Err(problem(
+                        format!("session.agentFile.resources.{key}"),
+                        format!("`{template}` must hold `{{path}}` once"),
+                    ));
+                }
+            }
+        }
     }
     if let Some(system_prompt) = &session.system_prompt {
         inside(
@@ -94,6 +128,12 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
     if let Some(since) = &session.remote_mcp_in_agent_file_since {
         semver("session.remoteMcpInAgentFileSince", since)?;
     }
+    Ok(())
+}
+
+/// MCP servers name a file exactly when they have one; hooks go into the
+/// settings or the agent file.
+fn mcp_and_hooks(session: &SessionData) -> Result<(), Problem> {
     if let Some(mcp) = &session.mcp_servers {
         match (mcp.place, &mcp.file) {
             (Place::OwnFile, Some(file)) => {
@@ -122,46 +162,49 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
             ));
         }
     }
-    if let Some(trust) = &session.trust {
-        if trust.list_key.is_some() != trust.level.is_empty() {
-            return Err(problem(
-                "session.trust",
-                "exactly one of `level` and `listKey` says how a trusted folder is written"
-                    .to_owned(),
-            ));
-        }
-        if trust.list_key.is_some() && trust.path.is_none() {
-            return Err(problem(
-                "session.trust.listKey",
-                "needs `path`: the agent's file that holds the list".to_owned(),
-            ));
-        }
-        match (&trust.path, &trust.settings_path) {
-            (Some(path), None) => inside("session.trust.path", path, "the agent's home")?,
-            (None, Some(keys))
-                if keys
-                    .iter()
-                    .filter(|key| key.as_str() == super::session_data::TRUST_PROJECT)
-                    .count()
-                    == 1
-                    && keys.iter().all(|key| !key.is_empty()) => {}
-            (None, Some(_)) => {
-                return Err(problem(
-                    "session.trust.settingsPath",
-                    format!(
-                        "names the project (`{}`) exactly once, among non-empty keys",
-                        super::session_data::TRUST_PROJECT
-                    ),
-                ))
-            }
-            _ => {
-                return Err(problem(
-                    "session.trust",
-                    "needs exactly one of `path` and `settingsPath`".to_owned(),
-                ))
-            }
-        }
+    Ok(())
+}
+
+/// How a trusted folder is written (a level or a list) and where (a file
+/// in the home, or keys of the settings naming the project once).
+fn trusted_folders(trust: &TrustData) -> Result<(), Problem> {
+    if trust.list_key.is_some() != trust.level.is_empty() {
+        return Err(problem(
+            "session.trust",
+            "exactly one of `level` and `listKey` says how a trusted folder is written".to_owned(),
+        ));
     }
+    if trust.list_key.is_some() && trust.path.is_none() {
+        return Err(problem(
+            "session.trust.listKey",
+            "needs `path`: the agent's file that holds the list".to_owned(),
+        ));
+    }
+    match (&trust.path, &trust.settings_path) {
+        (Some(path), None) => inside("session.trust.path", path, "the agent's home"),
+        (None, Some(keys))
+            if keys
+                .iter()
+                .filter(|key| key.as_str() == TRUST_PROJECT)
+                .count()
+                == 1
+                && keys.iter().all(|key| !key.is_empty()) =>
+        {
+            Ok(())
+        }
+        (None, Some(_)) => Err(problem(
+            "session.trust.settingsPath",
+            format!("names the project (`{TRUST_PROJECT}`) exactly once, among non-empty keys"),
+        )),
+        _ => Err(problem(
+            "session.trust",
+            "needs exactly one of `path` and `settingsPath`".to_owned(),
+        )),
+    }
+}
+
+/// The data's extra files and the agent's state file stay in its home.
+fn extra_and_state_files(session: &SessionData) -> Result<(), Problem> {
     for (index, file) in session.extra_files.iter().enumerate() {
         inside(
             &format!("session.extraFiles[{index}].path"),
@@ -172,13 +215,19 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
     if let Some(state) = &session.state_file {
         inside("session.stateFile.path", &state.path, "the agent's home")?;
     }
+    Ok(())
+}
+
+/// Each credential a TUI gets under another name moves between two
+/// different plain variable names.
+fn tui_credentials(session: &SessionData) -> Result<(), Problem> {
+    let plain = |name: &str| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
     for (index, moved) in session.tui_credentials.iter().enumerate() {
-        let plain = |name: &str| {
-            !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        };
         if !plain(&moved.variable) || !plain(&moved.to) || moved.variable == moved.to {
             return Err(problem(
                 format!("session.tuiCredentials[{index}]"),
@@ -186,7 +235,12 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
             ));
         }
     }
-    let acp = &data.acp;
+    Ok(())
+}
+
+/// A quirk set oneworks ships, a command per version with bare program
+/// names, and a message bound real messages fit.
+fn acp(acp: &AcpData) -> Result<(), Problem> {
     if !QUIRK_SETS.contains(&acp.quirks.as_str()) {
         return Err(problem(
             "acp.quirks",
@@ -215,9 +269,6 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
             "acp.maxMessageBytes",
             "a message bound below 1024 bytes refuses every real message",
         ));
-    }
-    if let Some(since) = &data.tui.recorder_since {
-        semver("tui.recorderSince", since)?;
     }
     Ok(())
 }
@@ -302,137 +353,6 @@ fn bare_name(key: &str, name: &str) -> Result<(), Problem> {
             ),
         ))
     }
-}
-
-/// The 1-based line and column of key path `key` (`a.b[2].c`) in the YAML
-/// `text`, found by indentation (block style, as adapter files are
-/// written); `None` when it cannot be found. The deepest segment found
-/// counts: a missing last key still points at its parent.
-pub fn locate(text: &str, key: &str) -> Option<(usize, usize)> {
-    // Every meaningful line; a `- key: x` line is also a key line two
-    // columns deeper (the item's first key).
-    struct Entry<'a> {
-        line: usize,
-        indent: usize,
-        content: &'a str,
-        dash: bool,
-    }
-    let mut entries = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let content = line.trim_start();
-        if content.is_empty() || content.starts_with('#') {
-            continue;
-        }
-        let indent = line.len() - content.len();
-        if let Some(rest) = content
-            .strip_prefix("- ")
-            .or((content == "-").then_some(""))
-        {
-            entries.push(Entry {
-                line: number,
-                indent,
-                content,
-                dash: true,
-            });
-            let rest_trimmed = rest.trim_start();
-            if !rest_trimmed.is_empty() {
-                let inner = indent + 2 + (rest.len() - rest_trimmed.len());
-                entries.push(Entry {
-                    line: number,
-                    indent: inner,
-                    content: rest_trimmed,
-                    dash: false,
-                });
-            }
-        } else {
-            entries.push(Entry {
-                line: number,
-                indent,
-                content,
-                dash: false,
-            });
-        }
-    }
-    let (mut low, mut high) = (0, entries.len());
-    let mut parent: Option<usize> = None;
-    let mut found = None;
-    for segment in segments(key) {
-        let window = &entries[low..high];
-        let deeper = |entry: &&Entry| parent.is_none_or(|parent| entry.indent > parent);
-        let hit = match &segment {
-            Segment::Key(name) => {
-                let child = window
-                    .iter()
-                    .filter(deeper)
-                    .filter(|e| !e.dash)
-                    .map(|e| e.indent)
-                    .min();
-                window.iter().position(|entry| {
-                    !entry.dash
-                        && Some(entry.indent) == child
-                        && [name.clone(), format!("\"{name}\""), format!("'{name}'")]
-                            .iter()
-                            .any(|spelled| {
-                                entry
-                                    .content
-                                    .strip_prefix(spelled.as_str())
-                                    .is_some_and(|rest| rest.starts_with(':'))
-                            })
-                })
-            }
-            Segment::Index(wanted) => {
-                let child = window
-                    .iter()
-                    .filter(deeper)
-                    .filter(|e| e.dash)
-                    .map(|e| e.indent)
-                    .min();
-                window
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, entry)| entry.dash && Some(entry.indent) == child)
-                    .nth(*wanted)
-                    .map(|(at, _)| at)
-            }
-        };
-        let Some(at) = hit else { break };
-        let entry = &window[at];
-        let indent = entry.indent;
-        found = Some((entry.line + 1, indent + 1));
-        let begin = low + at + 1;
-        high = entries[begin..high]
-            .iter()
-            .position(|later| later.indent <= indent && later.line != entry.line)
-            .map_or(high, |end| begin + end);
-        low = begin;
-        parent = Some(indent);
-    }
-    found
-}
-
-enum Segment {
-    Key(String),
-    Index(usize),
-}
-
-fn segments(key: &str) -> Vec<Segment> {
-    let mut out = Vec::new();
-    for part in key.split('.') {
-        let (name, mut rest) = match part.find('[') {
-            Some(at) => (&part[..at], &part[at..]),
-            None => (part, ""),
-        };
-        if !name.is_empty() {
-            out.push(Segment::Key(name.to_owned()));
-        }
-        while let Some(close) = rest.find(']') {
-            if let Ok(index) = rest[1..close].parse() {
-                out.push(Segment::Index(index));
-            }
-            rest = &rest[close + 1..];
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,28 +1,5 @@
 use super::*;
 
-const TEXT: &str = "id: x
-acp:
-  # comment
-  command:
-    - since: \"0.33.0\"
-      args: [\"--acp\"]
-    - args: [\"--experimental-acp\"]
-  quirks: none
-tui:
-  recorderSince: \"2.4.0\"
-";
-
-#[test]
-fn key_paths_are_located_by_indentation() {
-    assert_eq!(locate(TEXT, "acp.quirks"), Some((8, 3)));
-    assert_eq!(locate(TEXT, "acp.command[0].since"), Some((5, 7)));
-    assert_eq!(locate(TEXT, "acp.command[1].args"), Some((7, 7)));
-    assert_eq!(locate(TEXT, "tui.recorderSince"), Some((10, 3)));
-    // A key the parent does not hold points at the parent.
-    assert_eq!(locate(TEXT, "tui.nothing"), Some((9, 1)));
-    assert_eq!(locate(TEXT, "missing"), None);
-}
-
 #[test]
 fn paths_must_stay_inside() {
     assert!(inside("k", "settings/cli.json", "home").is_ok());
@@ -68,4 +45,29 @@ fn an_own_mcp_file_is_named_and_stays_in_the_home() {
     mcp.place = Place::Settings;
     mcp.file = Some("mcp-config.json".to_owned());
     assert_eq!(check(&data).unwrap_err().key, "session.mcpServers.file");
+}
+
+#[test]
+fn an_agent_files_resource_entries_hold_the_path_once() {
+    let builtin = crate::adapter::registry::Registry::builtin();
+    let mut data = builtin.load("kiro").expect("kiro");
+    assert!(check(&data).is_ok());
+    fn entries(data: &mut AdapterData) -> &mut crate::adapter::session_data::AgentResources {
+        data.session
+            .agent_file
+            .as_mut()
+            .and_then(|file| file.resources.as_mut())
+            .expect("kiro's agent file lists resources")
+    }
+    entries(&mut data).prompt = "file://steering.md".to_owned();
+    assert_eq!(
+        check(&data).unwrap_err().key,
+        "session.agentFile.resources.prompt"
+    );
+    entries(&mut data).prompt = "file://{path}".to_owned();
+    entries(&mut data).skill = "skill://{path}{path}".to_owned();
+    assert_eq!(
+        check(&data).unwrap_err().key,
+        "session.agentFile.resources.skill"
+    );
 }

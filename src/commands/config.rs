@@ -83,11 +83,11 @@ pub fn render(
             data.session.home_variable,
             layout.agent_home.display()
         )))?;
-        for file in plan.scrubbed(scrubber) {
+        for file in plan.scrubbed(scrubber)? {
             output::print_text(&output::sanitize(&format!(
                 "--- {}\n{}",
                 file.relative.display(),
-                file.contents
+                file.text
             )))?;
         }
         return Ok(());

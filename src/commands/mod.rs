@@ -10,6 +10,7 @@ pub mod run;
 pub mod serve;
 pub mod session;
 pub mod session_hook;
+pub mod session_start;
 pub mod status;
 
 use crate::install::download::Fetcher;

@@ -1,13 +1,11 @@
 //! `oneworks session …`: start, list, attach, stop a supervised agent TUI
 //! session, and list or answer its approval cards (SPEC §1, §8). `start`
-//! launches the supervisor (`session supervise`, hidden) as a background
-//! process and waits for its `ready` line; the other commands talk to it
-//! over the approvals socket.
+//! launches the supervisor (`session_start.rs`); the other commands talk
+//! to it over the approvals socket.
 
 use serde_json::json;
-use std::io::{BufRead, BufReader, IsTerminal};
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::io::IsTerminal;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::cli::{GlobalArgs, SessionCommand, VerdictArg};
@@ -19,10 +17,8 @@ use crate::session::channel::{card_of, Client};
 use crate::session::supervisor::{self, supervise, Record, SessionPaths};
 use crate::session::tmux::{self, Tmux};
 use crate::session::SessionError;
-use crate::settings::{Adapter, Settings};
+use crate::settings::Settings;
 
-/// How long `start` waits for the supervisor to be ready.
-const READY_DEADLINE: Duration = Duration::from_secs(120);
 /// How long `stop` waits for the supervisor to exit.
 const STOP_DEADLINE: Duration = Duration::from_secs(20);
 
@@ -31,7 +27,13 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         // The settings resolved the adapter, `--trust-workspace` applied.
         SessionCommand::Start {
             name, cwd, detach, ..
-        } => start(settings, settings.adapter()?, global, &name, cwd, detach),
+        } => {
+            super::session_start::start(settings, settings.adapter()?, global, &name, cwd, detach)?;
+            if detach {
+                return Ok(());
+            }
+            attach(settings, &name)
+        }
         SessionCommand::List { json } => list(settings, json),
         SessionCommand::Hook => super::session_hook::run(&crate::settings::HookSettings::resolve()),
         SessionCommand::Attach { name } => attach_here(settings, &name),
@@ -65,151 +67,13 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
     }
 }
 
-/// Session `name`'s folders. Only `start` uses the agent home (through
-/// the profile world); the other commands need the root and the runtime
-/// folder, which do not depend on the adapter.
+/// Session `name`'s folders. Only `start` (`session_start.rs`) uses the
+/// agent home (through the profile world); the other commands need the
+/// root and the runtime folder, which do not depend on the adapter.
 fn layout(settings: &Settings, name: &str) -> (ProfileLayout, SessionPaths) {
-    layout_for(settings, name, "")
-}
-
-fn layout_for(settings: &Settings, name: &str, adapter: &str) -> (ProfileLayout, SessionPaths) {
-    let layout = ProfileLayout::new(&settings.project, &settings.locations, name, adapter);
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, name, "");
     let paths = SessionPaths::new(&layout);
     (layout, paths)
-}
-
-fn start(
-    settings: &Settings,
-    adapter: &Adapter,
-    global: &GlobalArgs,
-    name: &str,
-    cwd: Option<PathBuf>,
-    detach: bool,
-) -> Result<(), Error> {
-    let tmux_program = tmux::find(settings.env.get("PATH"))?;
-    let (layout, paths) = layout_for(settings, name, &adapter.data.id);
-    supervisor::check_runtime(&layout)?;
-    if !detach && !std::io::stdin().is_terminal() {
-        return Err(Error::msg(
-            ErrorKind::Usage,
-            "`session start` attaches a terminal, and standard input is not one",
-        )
-        .with_hint(
-            "use `--detach` and answer approvals with `oneworks session approvals`/`answer`",
-        ));
-    }
-    let cwd = match cwd {
-        Some(dir) => Some(resolve_dir(&dir)?),
-        None => None,
-    };
-    match supervisor::read_record(&paths.record) {
-        Some(record) if supervisor::is_running(&record, &paths) => {
-            return Err(SessionError::AlreadyRunning(name.to_owned()).into())
-        }
-        Some(record) => {
-            output::say(
-                settings.quiet,
-                format_args!("note: cleaning up after the gone supervisor of session `{name}`"),
-            );
-            supervisor::clean_up(&record, &paths, Some(&tmux_program));
-        }
-        None => {}
-    }
-    let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
-    layout.ensure()?;
-    layout.ensure_runtime()?;
-    let log = open_log(&paths.log)?;
-    let exe = std::env::current_exe().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let mut command = std::process::Command::new(exe);
-    if let Some(config) = &global.config {
-        command.arg("--config").arg(config);
-    }
-    command
-        .args([
-            "session",
-            "supervise",
-            "--name",
-            name,
-            "--adapter",
-            &adapter.data.id,
-            "--cli-version",
-            &cli.version,
-        ])
-        .arg("--cli-path")
-        .arg(&cli.path)
-        .args(supervise::runtime_args(&cli.runtime_path));
-    if adapter.config.trust_workspace {
-        command.arg("--trust-workspace");
-    }
-    if let Some(cwd) = &cwd {
-        command.arg("--cwd").arg(cwd);
-    }
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let stdout = child.stdout.take();
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        if let Some(stdout) = stdout {
-            let _ = BufReader::new(stdout).read_line(&mut line);
-        }
-        let _ = sender.send(line);
-    });
-    let line = receiver.recv_timeout(READY_DEADLINE).unwrap_or_default();
-    let ready = crate::session::supervisor::ready::ReadyLine::parse(&line);
-    if !ready.ready {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    ready.into_result(name, || format!("see `{}`", paths.log.display()))?;
-    // The supervisor runs on by itself; reap it in the background if this
-    // process lives long enough (attach).
-    std::thread::spawn(move || child.wait());
-    if detach {
-        output::say(
-            settings.quiet,
-            format_args!("session `{name}` started; attach with `oneworks session attach {name}`"),
-        );
-        return Ok(());
-    }
-    attach(settings, name)
-}
-
-fn resolve_dir(dir: &Path) -> Result<PathBuf, Error> {
-    let resolved = std::path::absolute(dir).and_then(|path| path.canonicalize());
-    match resolved {
-        Ok(path) if path.is_dir() => Ok(path),
-        _ => Err(Error::msg(
-            ErrorKind::Usage,
-            format!("`--cwd {}` is not a folder", dir.display()),
-        )),
-    }
-}
-
-fn open_log(path: &Path) -> Result<std::fs::File, Error> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
-    fs_err::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map(fs_err::File::into_file)
-        .map_err(crate::fs_error::os_cause)
-        .map_err(|source| {
-            SessionError::Io {
-                action: "open",
-                path: path.to_owned(),
-                source,
-            }
-            .into()
-        })
 }
 
 /// The running supervisor's record, or why there is none.

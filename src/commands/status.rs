@@ -124,8 +124,15 @@ pub fn status(adapter: &Adapter, json: bool) -> Result<(), Error> {
     if json {
         return output::print_json(&report);
     }
-    // Human text goes to stderr (SPEC §1.3); stdout is for JSON only.
-    // Probe output and reasons come from outside: shown without controls.
+    print_status(&report, adapter, broken_managed);
+    Ok(())
+}
+
+/// The report as human text. It goes to stderr (SPEC §1.3); stdout is for
+/// JSON only. Probe output and reasons come from outside: shown without
+/// controls.
+fn print_status(report: &StatusReport, adapter: &Adapter, broken_managed: bool) {
+    let (data, cli) = (&adapter.data, &adapter.config.cli);
     output::human(format_args!(
         "adapter: {} (source: {}, version: {})",
         report.adapter, cli.source, cli.version
@@ -147,49 +154,10 @@ pub fn status(adapter: &Adapter, json: bool) -> Result<(), Error> {
         )),
     }
     if let Some(node) = &report.node {
-        output::human(format_args!(
-            "node: {} {} ({}, engines.node {}){}",
-            node.path
-                .as_deref()
-                .map_or_else(|| "(none)".to_owned(), |path| path.display().to_string()),
-            node.version.as_deref().unwrap_or("?"),
-            node.source,
-            sanitize_line(node.range.as_deref().unwrap_or("any")),
-            node.problem
-                .as_deref()
-                .map(|problem| format!(" — {}", sanitize_line(problem)))
-                .unwrap_or_default()
-        ));
+        print_node(node);
     }
     for candidate in &report.candidates {
-        let state = if candidate.usable {
-            "usable"
-        } else {
-            "skipped"
-        };
-        let probes = format!(
-            "probes: version {}, acp {}",
-            pass(candidate.probes.version),
-            pass(candidate.probes.acp)
-        );
-        output::human(format_args!(
-            "  {:<8} {:<8} {} {} ({probes}){}",
-            candidate.source.as_str(),
-            state,
-            candidate.path.display(),
-            sanitize_line(
-                candidate
-                    .version_output
-                    .as_deref()
-                    .or(candidate.version.as_deref())
-                    .unwrap_or("")
-            ),
-            candidate
-                .reason
-                .as_deref()
-                .map(|reason| format!(" — {}", sanitize_line(reason)))
-                .unwrap_or_default()
-        ));
+        print_candidate(candidate);
     }
     for verdict in &report.sources {
         output::human(format_args!(
@@ -203,7 +171,56 @@ pub fn status(adapter: &Adapter, json: bool) -> Result<(), Error> {
             sanitize_line(&verdict.reason)
         ));
     }
-    Ok(())
+}
+
+/// The Node.js line: where, which version, whose, and its problem.
+fn print_node(node: &NodeStatus) {
+    output::human(format_args!(
+        "node: {} {} ({}, engines.node {}){}",
+        node.path
+            .as_deref()
+            .map_or_else(|| "(none)".to_owned(), |path| path.display().to_string()),
+        node.version.as_deref().unwrap_or("?"),
+        node.source,
+        sanitize_line(node.range.as_deref().unwrap_or("any")),
+        node.problem
+            .as_deref()
+            .map(|problem| format!(" — {}", sanitize_line(problem)))
+            .unwrap_or_default()
+    ));
+}
+
+/// One candidate's line: its source, whether usable, its probes and why
+/// it was skipped.
+fn print_candidate(candidate: &Candidate) {
+    let state = if candidate.usable {
+        "usable"
+    } else {
+        "skipped"
+    };
+    let probes = format!(
+        "probes: version {}, acp {}",
+        pass(candidate.probes.version),
+        pass(candidate.probes.acp)
+    );
+    output::human(format_args!(
+        "  {:<8} {:<8} {} {} ({probes}){}",
+        candidate.source.as_str(),
+        state,
+        candidate.path.display(),
+        sanitize_line(
+            candidate
+                .version_output
+                .as_deref()
+                .or(candidate.version.as_deref())
+                .unwrap_or("")
+        ),
+        candidate
+            .reason
+            .as_deref()
+            .map(|reason| format!(" — {}", sanitize_line(reason)))
+            .unwrap_or_default()
+    ));
 }
 
 fn pass(passed: Option<bool>) -> &'static str {

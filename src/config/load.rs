@@ -7,6 +7,7 @@
 //! then its keys that run code or move a credential are cut out of its
 //! layer before the merge ([`super::untrusted::strip_untrusted`]).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_yaml_ng::Value;
@@ -73,12 +74,7 @@ pub struct InspectedFile {
 /// Reads and checks config file `path` (it must exist) and tells its real
 /// path and the sha256 of the bytes read.
 pub fn inspect(path: &Path, registry: &Registry) -> Result<InspectedFile, ConfigError> {
-    let all: Vec<AdapterData> = registry
-        .names()
-        .iter()
-        .filter_map(|name| registry.load(name).ok())
-        .collect();
-    let rules = &CredentialRules::union(all.iter().map(|data| &data.credentials));
+    let rules = &every_adapters_rules(registry);
     let Some((text, metadata)) = read_config_file_with_metadata(path, true)? else {
         return Err(ConfigError::Missing {
             path: path.to_owned(),
@@ -110,71 +106,26 @@ fn inside_dot_dir(path: &Path, dot_dir: &Path) -> bool {
 /// Loads the layered config; every `adapters.<name>` must be a known
 /// adapter, checked against its own data file.
 pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig, ConfigError> {
-    // Error messages are masked with every adapter's credential rules
-    // (a broken adapter file is reported when that adapter is used).
-    let all: Vec<AdapterData> = registry
-        .names()
-        .iter()
-        .filter_map(|name| registry.load(name).ok())
-        .collect();
-    let rules = &CredentialRules::union(all.iter().map(|data| &data.credentials));
+    let rules = &every_adapters_rules(registry);
+    let dot_dir = sources.project.as_deref().and_then(Path::parent);
     // The project's `.oneworks` is refused when linked, whichever file is
     // read: commands write `<adapter>.lock` and sessions below it.
-    if let Some(dot_dir) = sources.project.as_deref().and_then(Path::parent) {
+    if let Some(dot_dir) = dot_dir {
         fs_safety::check_project_dot_dir(dot_dir)?;
     }
     let mut files = Vec::new();
     let mut merged = Value::Mapping(Default::default());
-    let mut skills_dirs: std::collections::BTreeMap<String, PathBuf> = Default::default();
-    let mut user_trust: std::collections::BTreeMap<String, bool> = Default::default();
-    let dot_dir = sources.project.as_deref().and_then(Path::parent);
-    // (path, required, the project's own)
-    let upper = match &sources.explicit {
-        Some(explicit) => Some((
-            explicit.as_path(),
-            true,
-            dot_dir.is_some_and(|dot_dir| inside_dot_dir(explicit, dot_dir)),
-        )),
-        None => sources
-            .project
-            .as_deref()
-            .map(|project| (project, false, true)),
-    };
-    let layers = sources
-        .user
-        .as_deref()
-        .map(|user| (user, false, false))
-        .into_iter()
-        .chain(upper);
+    let mut skills_dirs: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut user_trust: BTreeMap<String, bool> = BTreeMap::new();
     let mut project_layer = None;
-    for (path, required, projects_own) in layers {
+    for (path, required, projects_own) in layers(sources, dot_dir) {
         let Some((text, metadata)) = read_config_file_with_metadata(path, required)? else {
             continue;
         };
         let mut layer = read_layer(path, &text, rules)?;
         if projects_own {
-            // Judged by the bytes just parsed and the real path of the file
-            // they came from (a link is judged by its target).
-            let real = real_path_of(path, &metadata);
-            let sha256 = sha256_hex(text.as_bytes());
-            let trusted = match (&sources.trust, &real) {
-                (Some(store), Some(real)) => store.is_trusted(real, &sha256),
-                _ => false,
-            };
-            let ignored = if trusted {
-                Vec::new()
-            } else {
-                let root = dot_dir.and_then(Path::parent).unwrap_or(Path::new("/"));
-                strip_untrusted(&mut layer, &folder_of(path), &folder_of_dir(root))
-            };
-            project_layer = Some(ProjectLayer {
-                path: path.to_owned(),
-                explicit: sources.explicit.is_some(),
-                real,
-                sha256,
-                trusted,
-                ignored,
-            });
+            let judged = judge_project_layer(sources, dot_dir, path, &text, &metadata, &mut layer);
+            project_layer = Some(judged);
         }
         for adapter in skill_setters(&layer) {
             skills_dirs.insert(adapter, folder_of(path));
@@ -203,6 +154,92 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
     for (name, entry) in &mut config.adapters {
         entry.trust_workspace = user_trust.get(name).copied().unwrap_or(false);
     }
+    check_adapters(&config, registry, rules)?;
+    Ok(LoadedConfig {
+        config,
+        files,
+        project_layer,
+    })
+}
+
+/// Every adapter's credential rules, which error messages are masked with
+/// (a broken adapter file is reported when that adapter is used).
+fn every_adapters_rules(registry: &Registry) -> CredentialRules {
+    let all: Vec<AdapterData> = registry
+        .names()
+        .iter()
+        .filter_map(|name| registry.load(name).ok())
+        .collect();
+    CredentialRules::union(all.iter().map(|data| &data.credentials))
+}
+
+/// The files to read, lowest layer first, each as (path, whether it must
+/// exist, whether it is the project's own): the user file, then
+/// `--config` or the project file.
+fn layers<'a>(
+    sources: &'a ConfigSources,
+    dot_dir: Option<&Path>,
+) -> impl Iterator<Item = (&'a Path, bool, bool)> {
+    let upper = match &sources.explicit {
+        Some(explicit) => Some((
+            explicit.as_path(),
+            true,
+            dot_dir.is_some_and(|dot_dir| inside_dot_dir(explicit, dot_dir)),
+        )),
+        None => sources
+            .project
+            .as_deref()
+            .map(|project| (project, false, true)),
+    };
+    sources
+        .user
+        .as_deref()
+        .map(|user| (user, false, false))
+        .into_iter()
+        .chain(upper)
+}
+
+/// Whether the project's own `layer` (read from `path` as `text`) is
+/// trusted; when it is not, what runs code or moves a credential is cut
+/// out of it.
+fn judge_project_layer(
+    sources: &ConfigSources,
+    dot_dir: Option<&Path>,
+    path: &Path,
+    text: &str,
+    metadata: &std::fs::Metadata,
+    layer: &mut Value,
+) -> ProjectLayer {
+    // Judged by the bytes just parsed and the real path of the file they
+    // came from (a link is judged by its target).
+    let real = real_path_of(path, metadata);
+    let sha256 = sha256_hex(text.as_bytes());
+    let trusted = match (&sources.trust, &real) {
+        (Some(store), Some(real)) => store.is_trusted(real, &sha256),
+        _ => false,
+    };
+    let ignored = if trusted {
+        Vec::new()
+    } else {
+        let root = dot_dir.and_then(Path::parent).unwrap_or(Path::new("/"));
+        strip_untrusted(layer, &folder_of(path), &folder_of_dir(root))
+    };
+    ProjectLayer {
+        path: path.to_owned(),
+        explicit: sources.explicit.is_some(),
+        real,
+        sha256,
+        trusted,
+        ignored,
+    }
+}
+
+/// Each configured adapter is known and its entry fits its data.
+fn check_adapters(
+    config: &ConfigFile,
+    registry: &Registry,
+    rules: &CredentialRules,
+) -> Result<(), ConfigError> {
     for (name, entry) in &config.adapters {
         let data = match registry.load(name) {
             Ok(data) => data,
@@ -224,11 +261,7 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
         };
         check_semantics(name, entry, &data).map_err(|error| mask_error(error, rules))?;
     }
-    Ok(LoadedConfig {
-        config,
-        files,
-        project_layer,
-    })
+    Ok(())
 }
 
 /// `dir` made absolute (the project root, for the outside-the-project test).
@@ -261,7 +294,7 @@ fn skill_setters(layer: &Value) -> Vec<String> {
 }
 
 /// `adapters.<name>.trustWorkspace` as the user file sets it.
-fn trust_settings(layer: &Value) -> std::collections::BTreeMap<String, bool> {
+fn trust_settings(layer: &Value) -> BTreeMap<String, bool> {
     let Some(Value::Mapping(adapters)) = layer.get("adapters") else {
         return Default::default();
     };

@@ -73,6 +73,8 @@ pub fn strip_untrusted(layer: &mut Value, config_dir: &Path, project_root: &Path
     ignored
 }
 
+/// Cuts what needs trust out of one `adapters.<name>` entry (`base`); the
+/// order of the steps is the order of the report.
 fn strip_adapter(
     entry: &mut Mapping,
     base: &str,
@@ -81,49 +83,76 @@ fn strip_adapter(
     ignored: &mut Vec<Ignored>,
 ) {
     let mut cut = |key: String, reason| ignored.push(Ignored { key, reason });
-    // `cli.source: path` and `cli.path` go together: one without the
-    // other is a schema error.
-    if let Some(Value::Mapping(cli)) = entry.get_mut("cli") {
-        let path_source = cli.get("source").and_then(Value::as_str) == Some("path");
-        if path_source {
-            cli.remove("source");
-            cut(format!("{base}.cli.source"), CHOOSES_EXECUTABLE);
-        }
-        if cli.remove("path").is_some() {
-            cut(format!("{base}.cli.path"), CHOOSES_EXECUTABLE);
+    strip_executable(entry, base, &mut cut);
+    // Paths outside the project, entry by entry.
+    let paths = (config_dir, project_root);
+    keep_inside(
+        entry,
+        "additionalDirs",
+        Value::as_str,
+        base,
+        paths,
+        &mut cut,
+    );
+    keep_inside(entry, "skills", skill_path, base, paths, &mut cut);
+    strip_programs(entry, base, &mut cut);
+    strip_credentials_and_trust(entry, base, &mut cut);
+    for section in ["agentConfig", "configContent"] {
+        if let Some(Value::Mapping(map)) = entry.get_mut(section) {
+            strip_gated_keys(map, &format!("{base}.{section}"), &mut cut);
         }
     }
-    // Paths outside the project, entry by entry; an emptied list goes
-    // away so the user's own list still applies.
-    if let Some(Value::Sequence(dirs)) = entry.get_mut("additionalDirs") {
+}
+
+/// `cli.source: path` and `cli.path`: they choose the executable. They go
+/// together: one without the other is a schema error.
+fn strip_executable(entry: &mut Mapping, base: &str, cut: &mut impl FnMut(String, &'static str)) {
+    let Some(Value::Mapping(cli)) = entry.get_mut("cli") else {
+        return;
+    };
+    let path_source = cli.get("source").and_then(Value::as_str) == Some("path");
+    if path_source {
+        cli.remove("source");
+        cut(format!("{base}.cli.source"), CHOOSES_EXECUTABLE);
+    }
+    if cli.remove("path").is_some() {
+        cut(format!("{base}.cli.path"), CHOOSES_EXECUTABLE);
+    }
+}
+
+/// Keeps the items of list `key` whose path (`path_of`, relative to the
+/// config's folder) stays inside the project; an emptied list goes away
+/// so the user's own list still applies.
+fn keep_inside(
+    entry: &mut Mapping,
+    key: &str,
+    path_of: fn(&Value) -> Option<&str>,
+    base: &str,
+    (config_dir, project_root): (&Path, &Path),
+    cut: &mut impl FnMut(String, &'static str),
+) {
+    if let Some(Value::Sequence(items)) = entry.get_mut(key) {
         let mut index = 0;
-        dirs.retain(|dir| {
-            let keep = dir
-                .as_str()
-                .is_some_and(|dir| inside(&config_dir.join(dir), project_root));
+        items.retain(|item| {
+            let keep =
+                path_of(item).is_some_and(|path| inside(&config_dir.join(path), project_root));
             if !keep {
-                cut(format!("{base}.additionalDirs[{index}]"), OUTSIDE_PROJECT);
+                cut(format!("{base}.{key}[{index}]"), OUTSIDE_PROJECT);
             }
             index += 1;
             keep
         });
     }
-    remove_if_empty(entry, "additionalDirs");
-    if let Some(Value::Sequence(skills)) = entry.get_mut("skills") {
-        let mut index = 0;
-        skills.retain(|skill| {
-            let keep = skill
-                .get("path")
-                .and_then(Value::as_str)
-                .is_some_and(|path| inside(&config_dir.join(path), project_root));
-            if !keep {
-                cut(format!("{base}.skills[{index}]"), OUTSIDE_PROJECT);
-            }
-            index += 1;
-            keep
-        });
-    }
-    remove_if_empty(entry, "skills");
+    remove_if_empty(entry, key);
+}
+
+/// A skill entry's path.
+fn skill_path(skill: &Value) -> Option<&str> {
+    skill.get("path").and_then(Value::as_str)
+}
+
+/// Hooks, and MCP servers that start a local program or send variables.
+fn strip_programs(entry: &mut Mapping, base: &str, cut: &mut impl FnMut(String, &'static str)) {
     if let Some(Value::Mapping(hooks)) = entry.remove("hooks") {
         for (trigger, _) in hooks {
             let trigger = trigger.as_str().unwrap_or("?");
@@ -145,6 +174,15 @@ fn strip_adapter(
         });
     }
     remove_if_empty(entry, "mcpServers");
+}
+
+/// Variables passed to the agent, the approvals webhook (and its token)
+/// and workspace trust.
+fn strip_credentials_and_trust(
+    entry: &mut Mapping,
+    base: &str,
+    cut: &mut impl FnMut(String, &'static str),
+) {
     if entry.remove("passEnv").is_some() {
         cut(format!("{base}.passEnv"), PASSES_VARIABLES);
     }
@@ -157,11 +195,6 @@ fn strip_adapter(
     }
     if entry.remove("trustWorkspace").is_some() {
         cut(format!("{base}.trustWorkspace"), TRUST_KEY);
-    }
-    for section in ["agentConfig", "configContent"] {
-        if let Some(Value::Mapping(map)) = entry.get_mut(section) {
-            strip_gated_keys(map, &format!("{base}.{section}"), &mut cut);
-        }
     }
 }
 

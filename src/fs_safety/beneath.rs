@@ -23,6 +23,22 @@ fn describe_raw(mode: rustix::fs::RawMode) -> &'static str {
     }
 }
 
+/// An `errno` at `at` as an [`UnsafePath`] error.
+fn errno_at(at: &Path) -> impl FnOnce(rustix::io::Errno) -> UnsafePath {
+    let at = at.to_owned();
+    move |errno| UnsafePath::Io {
+        path: at,
+        source: std::io::Error::from(errno),
+    }
+}
+
+/// The last component of `step` (empty when it has none).
+fn name_of(step: &Path) -> std::ffi::OsString {
+    step.file_name()
+        .map(std::ffi::OsStr::to_owned)
+        .unwrap_or_default()
+}
+
 /// Opens (creating missing ones with `dir_mode`) the folders `steps`
 /// below `base`, each relative to the one above with `O_NOFOLLOW |
 /// O_DIRECTORY`: a link or a non-folder anywhere is refused, even one
@@ -34,32 +50,20 @@ fn open_dir_beneath(
 ) -> Result<rustix::fd::OwnedFd, UnsafePath> {
     use rustix::fs::{AtFlags, Mode, OFlags};
     use rustix::io::Errno;
-    let io = |at: &Path| {
-        let at = at.to_owned();
-        move |errno: Errno| UnsafePath::Io {
-            path: at,
-            source: std::io::Error::from(errno),
-        }
-    };
-    let name_of = |step: &Path| {
-        step.file_name()
-            .map(std::ffi::OsStr::to_owned)
-            .unwrap_or_default()
-    };
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut dir = rustix::fs::open(
         base,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(io(base))?;
+    .map_err(errno_at(base))?;
     for step in steps {
         let name = name_of(step);
         let opened = match rustix::fs::openat(&dir, &name, dir_flags, Mode::empty()) {
             Err(Errno::NOENT) => {
                 match rustix::fs::mkdirat(&dir, &name, Mode::from_raw_mode(dir_mode)) {
                     Ok(()) | Err(Errno::EXIST) => {}
-                    Err(errno) => return Err(io(step)(errno)),
+                    Err(errno) => return Err(errno_at(step)(errno)),
                 }
                 rustix::fs::openat(&dir, &name, dir_flags, Mode::empty())
             }
@@ -81,11 +85,11 @@ fn open_dir_beneath(
                             found: describe_raw(stat.st_mode),
                             expected: "directory",
                         },
-                        Err(_) => io(step)(errno),
+                        Err(_) => errno_at(step)(errno),
                     },
                 )
             }
-            Err(errno) => return Err(io(step)(errno)),
+            Err(errno) => return Err(errno_at(step)(errno)),
         };
     }
     Ok(dir)
@@ -172,8 +176,6 @@ pub fn write_beneath(
     mode: u32,
     dir_mode: u32,
 ) -> Result<(), UnsafePath> {
-    use rustix::fs::{AtFlags, Mode, OFlags};
-    use rustix::io::Errno;
     let steps = below(base, path)?;
     let Some((file_step, dir_steps)) = steps.split_last() else {
         return Err(UnsafePath::NotUnder {
@@ -181,75 +183,114 @@ pub fn write_beneath(
             root: base.to_owned(),
         });
     };
-    let io = |at: &Path| {
-        let at = at.to_owned();
-        move |errno: Errno| UnsafePath::Io {
-            path: at,
-            source: std::io::Error::from(errno),
-        }
-    };
-    let name_of = |step: &Path| {
-        step.file_name()
-            .map(std::ffi::OsStr::to_owned)
-            .unwrap_or_default()
-    };
     let dir = open_dir_beneath(base, dir_steps, dir_mode)?;
     let name = name_of(file_step);
-    match rustix::fs::statat(&dir, &name, AtFlags::SYMLINK_NOFOLLOW) {
+    check_replaceable(&dir, &name, file_step)?;
+    let temp = create_temp(&dir, mode, file_step)?;
+    replace_with_temp(&dir, temp, contents, mode, &name, file_step)
+}
+
+/// The entry `name` of the open folder `dir` may be replaced: it is
+/// missing or a regular file, never a link (not followed) or anything else.
+fn check_replaceable(
+    dir: &rustix::fd::OwnedFd,
+    name: &std::ffi::OsStr,
+    file_step: &Path,
+) -> Result<(), UnsafePath> {
+    use rustix::fs::AtFlags;
+    use rustix::io::Errno;
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat)
             if rustix::fs::FileType::from_raw_mode(stat.st_mode)
                 == rustix::fs::FileType::Symlink =>
         {
-            return Err(UnsafePath::Symlink {
-                path: file_step.clone(),
+            Err(UnsafePath::Symlink {
+                path: file_step.to_owned(),
             })
         }
         Ok(stat)
             if rustix::fs::FileType::from_raw_mode(stat.st_mode)
                 != rustix::fs::FileType::RegularFile =>
         {
-            return Err(UnsafePath::WrongType {
-                path: file_step.clone(),
+            Err(UnsafePath::WrongType {
+                path: file_step.to_owned(),
                 found: describe_raw(stat.st_mode),
                 expected: "regular file",
             })
         }
-        Ok(_) | Err(Errno::NOENT) => {}
-        Err(errno) => return Err(io(file_step)(errno)),
+        Ok(_) | Err(Errno::NOENT) => Ok(()),
+        Err(errno) => Err(errno_at(file_step)(errno)),
     }
-    // A fresh temp name in the same folder; `O_EXCL | O_NOFOLLOW` never
-    // reuses or follows an entry someone else put there.
+}
+
+/// A temp file just created in an open folder: its name and handle.
+struct TempFile {
+    name: String,
+    fd: rustix::fd::OwnedFd,
+}
+
+/// Creates a temp file with a fresh name in the open folder `dir`;
+/// `O_EXCL | O_NOFOLLOW` never reuses or follows an entry someone else put
+/// there.
+fn create_temp(
+    dir: &rustix::fd::OwnedFd,
+    mode: u32,
+    file_step: &Path,
+) -> Result<TempFile, UnsafePath> {
+    use rustix::fs::{Mode, OFlags};
+    use rustix::io::Errno;
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let temp = loop {
+    loop {
         let candidate = format!(
             ".oneworks-tmp-{}-{}",
             std::process::id(),
             COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
         match rustix::fs::openat(
-            &dir,
+            dir,
             candidate.as_str(),
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::from_raw_mode(mode),
         ) {
-            Ok(fd) => break (candidate, fd),
+            Ok(fd) => {
+                return Ok(TempFile {
+                    name: candidate,
+                    fd,
+                })
+            }
             Err(Errno::EXIST) => continue,
-            Err(errno) => return Err(io(file_step)(errno)),
+            Err(errno) => return Err(errno_at(file_step)(errno)),
         }
-    };
-    let (temp_name, fd) = temp;
+    }
+}
+
+/// Gives `temp` its `mode` and `contents`, syncs it and renames it over
+/// `name` in the same open folder; on any failure the temp file is removed.
+fn replace_with_temp(
+    dir: &rustix::fd::OwnedFd,
+    temp: TempFile,
+    contents: &[u8],
+    mode: u32,
+    name: &std::ffi::OsStr,
+    file_step: &Path,
+) -> Result<(), UnsafePath> {
+    use rustix::fs::{AtFlags, Mode};
+    let TempFile {
+        name: temp_name,
+        fd,
+    } = temp;
     let written = (|| -> std::io::Result<()> {
         rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
         let mut file = std::fs::File::from(fd);
         file.write_all(contents)?;
         file.sync_data()?;
-        rustix::fs::renameat(&dir, temp_name.as_str(), &dir, &name)?;
+        rustix::fs::renameat(dir, temp_name.as_str(), dir, name)?;
         Ok(())
     })();
     written.map_err(|source| {
-        let _ = rustix::fs::unlinkat(&dir, temp_name.as_str(), AtFlags::empty());
+        let _ = rustix::fs::unlinkat(dir, temp_name.as_str(), AtFlags::empty());
         UnsafePath::Io {
-            path: file_step.clone(),
+            path: file_step.to_owned(),
             source,
         }
     })

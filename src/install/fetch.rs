@@ -108,42 +108,72 @@ impl Installer<'_> {
         limit: u64,
     ) -> Result<String, InstallError> {
         let entry = &target.entry;
-        if let Some(announced) = body.length {
-            if announced != entry.size {
-                return Err(NetworkError::SizeMismatch {
-                    url: shown(url),
-                    announced,
-                    expected: entry.size,
-                }
-                .into());
-            }
-        }
+        check_announced_size(body.length, entry.size, url)?;
         let bar = self.progress_bar(Some(entry.size));
         let mut staging = Staging::new(staging_dir.to_owned(), limit);
+        let (digest, extracted) =
+            self.receive(body, entry.size, url, unpack, &mut staging, &bar)?;
+        bar.finish_and_clear();
+        self.verify(&digest, target, url)?;
+        let extract_error = |source| InstallError::Extract {
+            name: self.data.binary.name.clone(),
+            version: target.version.to_string(),
+            url: shown(url),
+            source,
+        };
+        match extracted {
+            Some(result) => result.map_err(extract_error)?,
+            None => {
+                let spool = digest.spool.ok_or_else(|| InstallError::Io {
+                    action: "reopen the spool for",
+                    path: staging_dir.to_owned(),
+                    source: std::io::ErrorKind::NotFound.into(),
+                })?;
+                let file = spool.reopen().map_err(io("reopen", spool.path()))?;
+                extract::extract_zip(file, &mut staging).map_err(extract_error)?;
+            }
+        }
+        Ok(digest.sha256)
+    }
+
+    /// Reads the body (never more than one byte past the announced `size`):
+    /// a tar streams through the hash into `staging` (the extraction's
+    /// outcome comes back to judge after the digest); a zip is spooled
+    /// while hashing, to extract once verified.
+    fn receive(
+        &self,
+        body: download::Body,
+        size: u64,
+        url: &Url,
+        unpack: Unpack,
+        staging: &mut Staging,
+        bar: &indicatif::ProgressBar,
+    ) -> Result<(SpooledDigest, Option<Result<(), extract::ExtractError>>), InstallError> {
         // Never read more than one byte past what the manifest announces.
         let body = download::Body {
-            reader: Box::new(std::io::Read::take(
-                body.reader,
-                entry.size.saturating_add(1),
-            )),
+            reader: Box::new(std::io::Read::take(body.reader, size.saturating_add(1))),
             length: body.length,
         };
         let idle = self.fetcher.idle_timeout;
-        let (digest, extracted) = match unpack {
+        Ok(match unpack {
             Unpack::Tar(compression) => {
-                let (digest, extracted) = hash_and_extract(
-                    body.reader,
-                    false,
-                    compression,
-                    &mut staging,
-                    (url, idle),
-                    &bar,
-                )?;
+                let (digest, extracted) =
+                    hash_and_extract(body.reader, false, compression, staging, (url, idle), bar)?;
                 (SpooledDigest::from(digest), Some(extracted))
             }
-            Unpack::Zip => (self.spool(body, url, &bar)?, None),
-        };
-        bar.finish_and_clear();
+            Unpack::Zip => (self.spool(body, url, bar)?, None),
+        })
+    }
+
+    /// The received bytes against the manifest: not more, not fewer, and
+    /// the announced SHA-256.
+    fn verify(
+        &self,
+        digest: &SpooledDigest,
+        target: &Target,
+        url: &Url,
+    ) -> Result<(), InstallError> {
+        let entry = &target.entry;
         if digest.bytes > entry.size {
             return Err(NetworkError::Oversized {
                 url: shown(url),
@@ -164,29 +194,11 @@ impl Installer<'_> {
                 subject: format!("`{}` {}", self.data.binary.name, target.version),
                 algorithm: "sha256",
                 expected: entry.sha256.to_ascii_lowercase(),
-                computed: digest.sha256,
+                computed: digest.sha256.clone(),
                 url: shown(url),
             });
         }
-        let extract_error = |source| InstallError::Extract {
-            name: self.data.binary.name.clone(),
-            version: target.version.to_string(),
-            url: shown(url),
-            source,
-        };
-        match extracted {
-            Some(result) => result.map_err(extract_error)?,
-            None => {
-                let spool = digest.spool.ok_or_else(|| InstallError::Io {
-                    action: "reopen the spool for",
-                    path: staging_dir.to_owned(),
-                    source: std::io::ErrorKind::NotFound.into(),
-                })?;
-                let file = spool.reopen().map_err(io("reopen", spool.path()))?;
-                extract::extract_zip(file, &mut staging).map_err(extract_error)?;
-            }
-        }
-        Ok(digest.sha256)
+        Ok(())
     }
 
     /// Zip: spool to `ONEWORKS_CACHE_DIR` while hashing (deleted on drop).
@@ -260,4 +272,20 @@ pub(super) fn hash_and_extract(
         })?
         .map_err(|source| NetworkError::read(url, source, idle))?;
     Ok((digest, extracted))
+}
+
+/// A length the server announces that is not the manifest's size fails
+/// before anything is read.
+fn check_announced_size(length: Option<u64>, size: u64, url: &Url) -> Result<(), InstallError> {
+    if let Some(announced) = length {
+        if announced != size {
+            return Err(NetworkError::SizeMismatch {
+                url: shown(url),
+                announced,
+                expected: size,
+            }
+            .into());
+        }
+    }
+    Ok(())
 }

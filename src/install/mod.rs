@@ -40,8 +40,8 @@ use self::lock_file::Pin;
 pub use self::managed_source::ManagedSource;
 use self::manifest::ArtifactEntry;
 use self::platform::Host;
-use self::policy::{Choice, Route, Selection};
-use self::reuse::Verdict;
+use self::policy::{Route, Selection, VersionChoice};
+use self::reuse::ReuseVerdict;
 use self::store::{Installed, Store};
 use crate::adapter::data::AdapterData;
 use crate::config::VersionRequest;
@@ -148,90 +148,108 @@ impl Installer<'_> {
 
     /// Installs or reuses per the version policy (SPEC §4.4, §11.2).
     pub fn prepare(&self, request: &Request) -> Result<Prepared, InstallError> {
-        self.prepare_unnamed(request)
+        self.prepare_by_route(request)
             .map_err(|error| error.named(&self.names()))
     }
 
-    fn prepare_unnamed(&self, request: &Request) -> Result<Prepared, InstallError> {
+    /// [`Self::prepare`] before its errors are given the adapter's names:
+    /// the request and the lock file's pin decide the route (refuse, reuse
+    /// offline, install the pinned version, install from the source).
+    fn prepare_by_route(&self, request: &Request) -> Result<Prepared, InstallError> {
         self.store.prepare_dirs()?;
         let pin = self.read_pin(request.pin_path.as_ref())?;
         let pinned = pin.as_ref().map(|read| &read.version);
-        let name = self.data.binary.name.clone();
         match policy::route(&request.version, pinned, request.offline, request.locked) {
             Route::MissingPin => Err(match &request.pin_path {
                 Some(path) => InstallError::LockedWithoutPin { path: path.clone() },
                 None => InstallError::LockedWithoutProject,
             }),
             Route::PinConflict { requested, locked } => Err(InstallError::PinConflict {
-                name,
+                name: self.data.binary.name.clone(),
                 requested: requested.to_string(),
                 locked: locked.to_string(),
                 pin: pin.map(|read| read.path).unwrap_or_default(),
             }),
-            Route::Offline => {
-                let _lock = self.lock()?;
-                match self.choose(&request.version, pinned, Selection::Offline)? {
-                    Ok(installed) => {
-                        let pinned_tree = pin.as_ref().and_then(|read| read.pin.npm.as_ref());
-                        self.check_npm_tree(&installed, pinned_tree)?;
-                        self.reuse(installed)
-                    }
-                    Err(wanted) => Err(InstallError::Offline {
-                        name,
-                        wanted: wanted.map_or_else(
-                            || "(any version)".to_owned(),
-                            |version| version.to_string(),
-                        ),
-                        root: self.store.versions_dir(),
-                    }),
-                }
-            }
-            Route::FromPin(version) => {
-                let Some(read) = &pin else {
-                    return Err(InstallError::LockedWithoutProject);
-                };
-                match (&self.source, &read.pin.npm) {
-                    (ManagedSource::Npm { .. }, Some(npm)) => {
-                        self.install_npm_pin(npm, version, request.force)
-                    }
-                    (ManagedSource::VendorManifest { .. }, None) => {
-                        self.install_from(&read.pin.packages, version, request.force)
-                    }
-                    (source, found) => Err(InstallError::PinSource {
-                        pin: read.path.clone(),
-                        found: if found.is_some() {
-                            "npm package"
-                        } else {
-                            "vendor manifest"
-                        },
-                        wanted: source.kind(),
-                    }),
-                }
-            }
-            Route::FromManifest => match &self.source {
-                ManagedSource::Npm { .. } => self.install_npm_latest(request),
-                ManagedSource::VendorManifest { manifest_url, .. } => {
-                    let manifest = self.fetch_manifest(manifest_url)?;
-                    policy::manifest_serves(&request.version, &manifest.version).map_err(
-                        |requested| InstallError::VersionPolicy {
-                            name,
-                            id: self.data.id.clone(),
-                            requested: requested.to_string(),
-                            latest: manifest.version.to_string(),
-                        },
-                    )?;
-                    let prepared = self.install_from(
-                        &manifest.packages,
-                        manifest.version.clone(),
-                        request.force,
-                    )?;
-                    if let Some(path) = &request.pin_path {
-                        Pin::from_manifest(&manifest).write(path, self.scrubber())?;
-                    }
-                    Ok(prepared)
-                }
+            Route::Offline => self.reuse_offline(request, pin.as_ref()),
+            Route::FromPin(version) => match &pin {
+                Some(read) => self.install_pinned(read, version, request.force),
+                None => Err(InstallError::LockedWithoutProject),
             },
+            Route::FromManifest => self.install_latest(request),
         }
+    }
+
+    /// Offline: an installed version that fits, checked for reuse, or why
+    /// there is none.
+    fn reuse_offline(
+        &self,
+        request: &Request,
+        pin: Option<&ReadPin>,
+    ) -> Result<Prepared, InstallError> {
+        let _lock = self.lock()?;
+        let pinned = pin.map(|read| &read.version);
+        match self.choose(&request.version, pinned, Selection::Offline)? {
+            Ok(installed) => {
+                let pinned_tree = pin.and_then(|read| read.pin.npm.as_ref());
+                self.check_npm_tree(&installed, pinned_tree)?;
+                self.reuse(installed)
+            }
+            Err(wanted) => Err(InstallError::Offline {
+                name: self.data.binary.name.clone(),
+                wanted: wanted
+                    .map_or_else(|| "(any version)".to_owned(), |version| version.to_string()),
+                root: self.store.versions_dir(),
+            }),
+        }
+    }
+
+    /// The version the lock file pins, from what it recorded; a pin of the
+    /// other kind of source is refused.
+    fn install_pinned(
+        &self,
+        read: &ReadPin,
+        version: semver::Version,
+        force: bool,
+    ) -> Result<Prepared, InstallError> {
+        match (&self.source, &read.pin.npm) {
+            (ManagedSource::Npm { .. }, Some(npm)) => self.install_npm_pin(npm, version, force),
+            (ManagedSource::VendorManifest { .. }, None) => {
+                self.install_from(&read.pin.packages, version, force)
+            }
+            (source, found) => Err(InstallError::PinSource {
+                pin: read.path.clone(),
+                found: if found.is_some() {
+                    "npm package"
+                } else {
+                    "vendor manifest"
+                },
+                wanted: source.kind(),
+            }),
+        }
+    }
+
+    /// The source's latest version, if the request allows it; the lock
+    /// file then pins what was installed.
+    fn install_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
+        let manifest_url = match &self.source {
+            ManagedSource::Npm { .. } => return self.install_npm_latest(request),
+            ManagedSource::VendorManifest { manifest_url, .. } => manifest_url,
+        };
+        let manifest = self.fetch_manifest(manifest_url)?;
+        policy::manifest_serves(&request.version, &manifest.version).map_err(|requested| {
+            InstallError::VersionPolicy {
+                name: self.data.binary.name.clone(),
+                id: self.data.id.clone(),
+                requested: requested.to_string(),
+                latest: manifest.version.to_string(),
+            }
+        })?;
+        let prepared =
+            self.install_from(&manifest.packages, manifest.version.clone(), request.force)?;
+        if let Some(path) = &request.pin_path {
+            Pin::from_manifest(&manifest).write(path, self.scrubber())?;
+        }
+        Ok(prepared)
     }
 
     /// For launches (SPEC §3): an installed version chosen without any
@@ -279,14 +297,14 @@ impl Installer<'_> {
             .collect();
         Ok(
             match policy::choose_installed(&versions, version, pinned, selection) {
-                Choice::Use(chosen) => {
+                VersionChoice::Use(chosen) => {
                     let index = versions
                         .iter()
                         .position(|found| *found == chosen)
                         .unwrap_or_default();
                     Ok(installed.swap_remove(index))
                 }
-                Choice::Missing { wanted } => Err(wanted),
+                VersionChoice::Missing { wanted } => Err(wanted),
             },
         )
     }
@@ -391,15 +409,15 @@ impl Installer<'_> {
             return Ok(None);
         }
         match reuse::check(&installed, &self.probe_for(&installed.record)) {
-            Verdict::Intact => Ok(Some(installed)),
-            Verdict::Reprobed { change, .. } => {
+            ReuseVerdict::Intact => Ok(Some(installed)),
+            ReuseVerdict::Reprobed { change, .. } => {
                 tracing::warn!(
                     "`{}`: {change}, but it passes its probes: reusing it",
                     installed.executable.display()
                 );
                 Ok(Some(installed))
             }
-            Verdict::Broken { change, report } => {
+            ReuseVerdict::Broken { change, report } => {
                 crate::output::say(
                     self.quiet,
                     format!(

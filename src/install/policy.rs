@@ -75,7 +75,7 @@ pub enum Selection {
 
 /// The version a command uses without asking the network, or why none fits.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Choice {
+pub enum VersionChoice {
     Use(Version),
     /// Nothing installed fits; `wanted` is what would have.
     Missing {
@@ -90,30 +90,30 @@ pub fn choose_installed(
     requested: &VersionRequest,
     pinned: Option<&Version>,
     selection: Selection,
-) -> Choice {
+) -> VersionChoice {
     let newest = installed.iter().max().cloned();
     let is_installed = |version: &Version| installed.contains(version);
     match (requested, pinned) {
         (VersionRequest::Exact(version), _) => {
             if is_installed(version) {
-                Choice::Use(version.clone())
+                VersionChoice::Use(version.clone())
             } else {
-                Choice::Missing {
+                VersionChoice::Missing {
                     wanted: Some(version.clone()),
                 }
             }
         }
         (VersionRequest::Latest, Some(pinned)) if is_installed(pinned) => {
-            Choice::Use(pinned.clone())
+            VersionChoice::Use(pinned.clone())
         }
         (VersionRequest::Latest, Some(pinned)) if selection == Selection::Offline => {
-            Choice::Missing {
+            VersionChoice::Missing {
                 wanted: Some(pinned.clone()),
             }
         }
         (VersionRequest::Latest, _) => match newest {
-            Some(version) => Choice::Use(version),
-            None => Choice::Missing {
+            Some(version) => VersionChoice::Use(version),
+            None => VersionChoice::Missing {
                 wanted: pinned.cloned(),
             },
         },
@@ -181,40 +181,40 @@ mod tests {
         for selection in [Selection::Offline, Selection::Launch] {
             assert_eq!(
                 choose_installed(&installed, &latest, None, selection),
-                Choice::Use(v("2.16.0")),
+                VersionChoice::Use(v("2.16.0")),
                 "newest without a pin"
             );
             assert_eq!(
                 choose_installed(&installed, &latest, Some(&v("2.14.0")), selection),
-                Choice::Use(v("2.14.0")),
+                VersionChoice::Use(v("2.14.0")),
                 "the pin when installed"
             );
             assert_eq!(
                 choose_installed(&installed, &exact("2.15.1"), Some(&v("2.14.0")), selection),
-                Choice::Use(v("2.15.1")),
+                VersionChoice::Use(v("2.15.1")),
                 "the configured version first"
             );
             assert_eq!(
                 choose_installed(&installed, &exact("3.0.0"), None, selection),
-                Choice::Missing {
+                VersionChoice::Missing {
                     wanted: Some(v("3.0.0"))
                 }
             );
             assert_eq!(
                 choose_installed(&[], &latest, None, selection),
-                Choice::Missing { wanted: None }
+                VersionChoice::Missing { wanted: None }
             );
         }
         let pin = v("2.17.0");
         assert_eq!(
             choose_installed(&installed, &latest, Some(&pin), Selection::Offline),
-            Choice::Missing {
+            VersionChoice::Missing {
                 wanted: Some(pin.clone())
             }
         );
         assert_eq!(
             choose_installed(&installed, &latest, Some(&pin), Selection::Launch),
-            Choice::Use(v("2.16.0")),
+            VersionChoice::Use(v("2.16.0")),
             "launch falls back to the newest"
         );
     }

@@ -187,39 +187,10 @@ fn run_command_with(
     home: &Path,
     env: &[(String, String)],
 ) -> CommandOutcome {
-    // The child-process seam: an explicit environment (no credentials)
-    // and its own process group, so a timeout can stop whatever it started.
-    let mut spec = ChildSpec::new(executable)
-        .args(args)
-        .envs(env.iter().cloned())
-        .envs([("HOME", home.to_string_lossy()), ("LANG", "C.UTF-8".into())]);
-    if let Some(path) = path_var {
-        spec = spec.envs([("PATH", path)]);
-    }
-    let mut command = spec.std_command();
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut command = probe_command(executable, args, path_var, home, env);
     let mut child = match command.spawn() {
         Ok(child) => child,
-        Err(error) => {
-            return CommandOutcome {
-                success: false,
-                stdout: String::new(),
-                stderr: String::new(),
-                failure: Some(format!("could not start: {error}")),
-            }
-        }
-    };
-    let drain = |stream: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(stream) = stream {
-                let _ = stream.take(64 * 1024).read_to_end(&mut text);
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
+        Err(error) => return CommandOutcome::failed(format!("could not start: {error}")),
     };
     let stdout = drain(
         child
@@ -235,19 +206,7 @@ fn run_command_with(
     );
     let status = match child.wait_timeout(timeout) {
         Ok(Some(status)) => Ok(status),
-        Ok(None) => {
-            crate::process::group::kill_group(child.id());
-            let _ = child.kill();
-            let _ = child.wait();
-            // Grandchildren may still hold the pipes: do not wait for the
-            // readers, their output is not needed any more.
-            return CommandOutcome {
-                success: false,
-                stdout: String::new(),
-                stderr: String::new(),
-                failure: Some(format!("timed out after {}s", timeout.as_secs())),
-            };
-        }
+        Ok(None) => return stop_timed_out(&mut child, timeout),
         Err(error) => Err(format!("could not wait: {error}")),
     };
     let stdout = stdout.join().unwrap_or_default();
@@ -255,17 +214,7 @@ fn run_command_with(
     match status {
         Ok(status) => CommandOutcome {
             success: status.success(),
-            failure: (!status.success()).then(|| {
-                // Outside text: it ends up in messages on the terminal.
-                // (scrubbed, one line, cut when it runs away).
-                let tail = stderr_tail(&stderr).pop().unwrap_or_default();
-                let ended = crate::process::exit_description(status);
-                if tail.is_empty() {
-                    ended
-                } else {
-                    format!("{ended}: {tail}")
-                }
-            }),
+            failure: (!status.success()).then(|| exit_failure(status, &stderr)),
             stdout,
             stderr,
         },
@@ -278,34 +227,87 @@ fn run_command_with(
     }
 }
 
+/// `executable ARGS` through the child-process seam: an explicit
+/// environment (no credentials) and its own process group, so a timeout
+/// can stop whatever it started; no stdin, stdout and stderr piped.
+fn probe_command(
+    executable: &Path,
+    args: &[String],
+    path_var: Option<&str>,
+    home: &Path,
+    env: &[(String, String)],
+) -> std::process::Command {
+    let mut spec = ChildSpec::new(executable)
+        .args(args)
+        .envs(env.iter().cloned())
+        .envs([("HOME", home.to_string_lossy()), ("LANG", "C.UTF-8".into())]);
+    if let Some(path) = path_var {
+        spec = spec.envs([("PATH", path)]);
+    }
+    let mut command = spec.std_command();
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Reads `stream` (its first 64 KiB) on a thread of its own, as text.
+fn drain(stream: Option<Box<dyn Read + Send>>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        if let Some(stream) = stream {
+            let _ = stream.take(64 * 1024).read_to_end(&mut text);
+        }
+        String::from_utf8_lossy(&text).into_owned()
+    })
+}
+
+/// Kills a command that outlived `timeout`, its group with it.
+fn stop_timed_out(child: &mut std::process::Child, timeout: Duration) -> CommandOutcome {
+    crate::process::group::kill_group(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    // Grandchildren may still hold the pipes: do not wait for the
+    // readers, their output is not needed any more.
+    CommandOutcome::failed(format!("timed out after {}s", timeout.as_secs()))
+}
+
+/// Why a command that exited failed: how it ended and its last stderr line.
+fn exit_failure(status: std::process::ExitStatus, stderr: &str) -> String {
+    // Outside text: it ends up in messages on the terminal.
+    // (scrubbed, one line, cut when it runs away).
+    let tail = stderr_tail(stderr).pop().unwrap_or_default();
+    let ended = crate::process::exit_description(status);
+    if tail.is_empty() {
+        ended
+    } else {
+        format!("{ended}: {tail}")
+    }
+}
+
+impl CommandOutcome {
+    /// A command that did not run to its end, with nothing read.
+    fn failed(failure: String) -> Self {
+        Self {
+            success: false,
+            stdout: String::new(),
+            stderr: String::new(),
+            failure: Some(failure),
+        }
+    }
+}
+
 /// Runs `--version` and `acp --help` on `executable`.
 pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
     let home = match tempfile::Builder::new().prefix("oneworks-probe-").tempdir() {
         Ok(home) => home,
         Err(error) => {
-            return ProbeReport {
-                version_output: String::new(),
-                version: None,
-                version_ok: false,
-                acp_ok: false,
-                version_ran: false,
-                acp_ran: false,
-                identifies_as_adapter: false,
-                problem: Some(format!("could not create a probe HOME: {error}")),
-                stderr_tail: Vec::new(),
-                cause: None,
-            }
+            return ProbeReport::not_run(format!("could not create a probe HOME: {error}"))
         }
     };
     let version = run(executable, &settings.version_args, settings, home.path());
-    let version_output = version
-        .stdout
-        .lines()
-        .chain(version.stderr.lines())
-        .map(str::trim)
-        .find(|line| !line.is_empty())
-        .map(|line| crate::output::sanitize::sanitize_line(line).into_owned())
-        .unwrap_or_default();
+    let version_output = first_output_line(&version);
     let parsed = settings
         .version_pattern
         .captures(&version_output)
@@ -313,43 +315,22 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         .map(|found| found.as_str().to_owned());
     let identifies_as_adapter = settings.identifies.is_match(&version_output);
     let version_ok = version.success && parsed.is_some();
-    let (mut stderr_tail, mut cause) = if version.success {
-        (Vec::new(), None)
-    } else {
-        diagnose(&version)
-    };
-    let mut problem = if !version.success {
-        Some(format!(
-            "`{}` {}",
-            settings.version_args.join(" "),
-            version.failure.unwrap_or_default()
-        ))
-    } else if parsed.is_none() {
-        Some(format!(
-            "`{}` printed no version: `{version_output}`",
-            settings.version_args.join(" ")
-        ))
-    } else {
-        None
-    };
+    let version_failure = version_failure(settings, &version, &version_output, parsed.is_some());
     // A binary that cannot tell its version is not worth the second probe.
     let acp_ran = version.success && settings.acp_args.is_some();
-    let acp_ok = version.success
-        && match &settings.acp_args {
-            None => true,
-            Some(acp_args) => {
-                let acp = run(executable, acp_args, settings, home.path());
-                if !acp.success && problem.is_none() {
-                    (stderr_tail, cause) = diagnose(&acp);
-                    problem = Some(format!(
-                        "`{}` {}",
-                        acp_args.join(" "),
-                        acp.failure.unwrap_or_default()
-                    ));
-                }
-                acp.success
-            }
-        };
+    let (acp_ok, acp_failure) = if version.success {
+        match acp_probe(executable, settings, home.path()) {
+            Ok(()) => (true, None),
+            Err(failure) => (false, Some(failure)),
+        }
+    } else {
+        (false, None)
+    };
+    // The first failure is the one reported.
+    let (problem, stderr_tail, cause) = match version_failure.or(acp_failure) {
+        Some(failure) => (Some(failure.problem), failure.stderr_tail, failure.cause),
+        None => (None, Vec::new(), None),
+    };
     ProbeReport {
         version_output,
         version: parsed,
@@ -362,4 +343,91 @@ pub fn probe(executable: &Path, settings: &ProbeSettings) -> ProbeReport {
         stderr_tail,
         cause,
     }
+}
+
+/// Why a probe failed: its one-line problem, and for a command that failed
+/// the tail of its stderr and the cause it shows.
+struct ProbeFailure {
+    problem: String,
+    stderr_tail: Vec<String>,
+    cause: Option<ProbeCause>,
+}
+
+impl ProbeReport {
+    /// Neither probe ran: `problem` kept them from starting.
+    fn not_run(problem: String) -> Self {
+        Self {
+            version_output: String::new(),
+            version: None,
+            version_ok: false,
+            acp_ok: false,
+            version_ran: false,
+            acp_ran: false,
+            identifies_as_adapter: false,
+            problem: Some(problem),
+            stderr_tail: Vec::new(),
+            cause: None,
+        }
+    }
+}
+
+/// The first non-blank line `--version` printed (stdout first), made one
+/// safe line.
+fn first_output_line(version: &CommandOutcome) -> String {
+    version
+        .stdout
+        .lines()
+        .chain(version.stderr.lines())
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .map(|line| crate::output::sanitize::sanitize_line(line).into_owned())
+        .unwrap_or_default()
+}
+
+/// `--version` failed, or printed no version the adapter's pattern reads.
+fn version_failure(
+    settings: &ProbeSettings,
+    version: &CommandOutcome,
+    version_output: &str,
+    parsed: bool,
+) -> Option<ProbeFailure> {
+    let version_args = settings.version_args.join(" ");
+    if !version.success {
+        let (stderr_tail, cause) = diagnose(version);
+        let failure = version.failure.as_deref().unwrap_or_default();
+        Some(ProbeFailure {
+            problem: format!("`{version_args}` {failure}"),
+            stderr_tail,
+            cause,
+        })
+    } else if !parsed {
+        Some(ProbeFailure {
+            problem: format!("`{version_args}` printed no version: `{version_output}`"),
+            stderr_tail: Vec::new(),
+            cause: None,
+        })
+    } else {
+        None
+    }
+}
+
+/// The ACP probe (`acp --help`), when the adapter has one.
+fn acp_probe(executable: &Path, settings: &ProbeSettings, home: &Path) -> Result<(), ProbeFailure> {
+    let Some(acp_args) = &settings.acp_args else {
+        return Ok(());
+    };
+    let acp = run(executable, acp_args, settings, home);
+    if acp.success {
+        return Ok(());
+    }
+    let (stderr_tail, cause) = diagnose(&acp);
+    Err(ProbeFailure {
+        problem: format!(
+            "`{}` {}",
+            acp_args.join(" "),
+            acp.failure.unwrap_or_default()
+        ),
+        stderr_tail,
+        cause,
+    })
 }

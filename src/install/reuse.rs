@@ -23,7 +23,7 @@ impl Installed {
 
 /// What the reuse check found.
 #[derive(Debug)]
-pub enum Verdict {
+pub enum ReuseVerdict {
     /// Unchanged since install: reused without running it.
     Intact,
     /// Changed, but it passes its probes again.
@@ -38,15 +38,15 @@ pub enum Verdict {
 }
 
 /// Checks `installed` before reuse, probing it when it changed.
-pub fn check(installed: &Installed, settings: &ProbeSettings) -> Verdict {
+pub fn check(installed: &Installed, settings: &ProbeSettings) -> ReuseVerdict {
     match installed.integrity() {
-        Integrity::Intact => Verdict::Intact,
+        Integrity::Intact => ReuseVerdict::Intact,
         Integrity::Changed(change) => {
             let report = probe::probe(&installed.executable, settings);
             if report.version_ok && report.acp_ok {
-                Verdict::Reprobed { change, report }
+                ReuseVerdict::Reprobed { change, report }
             } else {
-                Verdict::Broken { change, report }
+                ReuseVerdict::Broken { change, report }
             }
         }
     }
@@ -60,15 +60,15 @@ pub fn verify(
     name: &str,
 ) -> Result<(), InstallError> {
     match check(installed, settings) {
-        Verdict::Intact => Ok(()),
-        Verdict::Reprobed { change, .. } => {
+        ReuseVerdict::Intact => Ok(()),
+        ReuseVerdict::Reprobed { change, .. } => {
             tracing::warn!(
                 "`{}`: {change}, but it passes its probes: reusing it",
                 installed.executable.display()
             );
             Ok(())
         }
-        Verdict::Broken { change, report } => Err(InstallError::Broken {
+        ReuseVerdict::Broken { change, report } => Err(InstallError::Broken {
             name: name.to_owned(),
             version: installed.version.to_string(),
             path: installed.executable.clone(),

@@ -11,7 +11,7 @@ use super::resolver::Resolver;
 use crate::config::SourceKind;
 use crate::error::Error;
 use crate::install::lock_file::Pin;
-use crate::install::policy::{self, Choice, Selection};
+use crate::install::policy::{self, Selection, VersionChoice};
 use crate::install::probe::ProbeSettings;
 use crate::install::reuse::Integrity;
 use crate::install::store::Installed;
@@ -59,7 +59,7 @@ struct Managed {
     refused: Vec<Candidate>,
     /// The index in `candidates` of the version a launch uses.
     chosen: Option<usize>,
-    choice: Choice,
+    choice: VersionChoice,
     chosen_install: Option<Installed>,
 }
 
@@ -94,7 +94,7 @@ pub fn decide(resolver: &Resolver<'_>, scope: Scope) -> Result<Decision, Error> 
         && selected.is_none()
         && managed
             .as_ref()
-            .is_some_and(|managed| matches!(managed.choice, Choice::Use(_)));
+            .is_some_and(|managed| matches!(managed.choice, VersionChoice::Use(_)));
     let sources = [
         (SourceKind::Managed, managed_reason(managed.as_ref())),
         (
@@ -175,12 +175,12 @@ fn managed_reason(managed: Option<&Managed>) -> String {
         return "not installed".to_owned();
     }
     match (&managed.choice, managed.chosen) {
-        (Choice::Use(version), Some(index)) => match &managed.candidates[index].reason {
+        (VersionChoice::Use(version), Some(index)) => match &managed.candidates[index].reason {
             Some(reason) => format!("the installed {version} is broken: {reason}"),
             None => format!("{version} is installed"),
         },
         (
-            Choice::Missing {
+            VersionChoice::Missing {
                 wanted: Some(version),
             },
             _,
@@ -258,8 +258,8 @@ fn survey_managed(resolver: &Resolver<'_>) -> Result<Managed, Error> {
         Selection::Launch,
     );
     let chosen = match &choice {
-        Choice::Use(version) => versions.iter().position(|found| found == version),
-        Choice::Missing { .. } => None,
+        VersionChoice::Use(version) => versions.iter().position(|found| found == version),
+        VersionChoice::Missing { .. } => None,
     };
     let mut candidates: Vec<Candidate> = installed
         .iter()
@@ -268,11 +268,11 @@ fn survey_managed(resolver: &Resolver<'_>) -> Result<Managed, Error> {
     for (position, candidate) in candidates.iter_mut().enumerate() {
         if Some(position) != chosen && candidate.reason.is_none() {
             candidate.reason = Some(match &choice {
-                Choice::Use(version) => format!("{version} is the one in use"),
-                Choice::Missing {
+                VersionChoice::Use(version) => format!("{version} is the one in use"),
+                VersionChoice::Missing {
                     wanted: Some(version),
                 } => format!("not the configured or locked version {version}"),
-                Choice::Missing { wanted: None } => "not selected".to_owned(),
+                VersionChoice::Missing { wanted: None } => "not selected".to_owned(),
             });
         }
     }

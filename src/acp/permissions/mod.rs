@@ -28,10 +28,13 @@ pub struct ToolKey {
     pub title: String,
 }
 
-/// A `session/request_permission` as a run sees it (read by the shared
-/// parser, [`crate::acp_wire::permission`], after the vendor's quirks).
+/// What the agent asks, as a run shows and decides it: a
+/// `session/request_permission` read by the one parser
+/// ([`crate::acp_wire::permission::PermissionRequest`], after the vendor's
+/// quirks) plus what the person is shown of it (card text, SPEC §8.6) and
+/// what the mode's rules look at (the tool key).
 #[derive(Debug, Clone, PartialEq)]
-pub struct PermissionRequest {
+pub struct PermissionAsk {
     /// The title as shown (card text, SPEC §8.6: scrubbed, invisible
     /// characters escaped, bounded); `tool.title` is the agent's own.
     pub title: String,
@@ -41,7 +44,7 @@ pub struct PermissionRequest {
     pub options: Vec<NativeOption>,
 }
 
-impl PermissionRequest {
+impl PermissionAsk {
     pub fn parse(params: &Value) -> Self {
         let parsed = crate::acp_wire::permission::PermissionRequest::parse(params);
         let shown = ShownRequest::of(&parsed.title, &parsed.detail);
@@ -167,7 +170,7 @@ pub fn relabel(
 /// The choices for `request`: its native options in their order, then the
 /// remember choices that a native once-option can carry. `agent` is the
 /// adapter's display name.
-pub fn choices(request: &PermissionRequest, agent: &str) -> Vec<Choice> {
+pub fn choices(request: &PermissionAsk, agent: &str) -> Vec<Choice> {
     let agent: std::sync::Arc<str> = agent.into();
     let mut choices: Vec<Choice> = Vec::new();
     for option in &request.options {
@@ -254,7 +257,7 @@ mod tests {
 
     #[test]
     fn native_options_come_first_then_remember_choices_on_once_options() {
-        let request = PermissionRequest::parse(&json!({
+        let request = PermissionAsk::parse(&json!({
             "toolCall": {"toolCallId":"t","title":"Write a.txt","kind":"edit"},
             "options": [
                 {"optionId":"ok","name":"Yes","kind":"allow_once"},
@@ -287,8 +290,7 @@ mod tests {
 
     #[test]
     fn edits_are_recognised_by_kind_or_else_by_title() {
-        let request =
-            |call: Value| PermissionRequest::parse(&json!({"toolCall": call, "options": []}));
+        let request = |call: Value| PermissionAsk::parse(&json!({"toolCall": call, "options": []}));
         assert!(request(json!({"title":"x","kind":"delete"})).is_edit());
         assert!(!request(json!({"title":"edit it","kind":"execute"})).is_edit());
         assert!(request(json!({"title":"fs_write a.txt"})).is_edit());
@@ -305,7 +307,7 @@ mod tests {
         use super::reply::{match_reply, Matched};
         use crate::adapter::acp_data::OptionLabel;
         // Qwen 0.24.4's auto-mode fallback: two allow_once options.
-        let request = PermissionRequest::parse(&json!({
+        let request = PermissionAsk::parse(&json!({
             "toolCall": {"title":"touch a","kind":"execute"},
             "options": [
                 {"optionId":"proceed_once_and_switch_to_default",
@@ -346,7 +348,7 @@ mod tests {
     #[test]
     fn a_duplicate_option_id_is_found() {
         let request = |options: Value| {
-            PermissionRequest::parse(&json!({"toolCall": {"title":"x"}, "options": options}))
+            PermissionAsk::parse(&json!({"toolCall": {"title":"x"}, "options": options}))
         };
         let twice = request(json!([
             {"optionId":"a","name":"Yes","kind":"allow_once"},

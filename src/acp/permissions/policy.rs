@@ -7,7 +7,7 @@
 //! it never calls the agent's `session/set_mode`.
 
 use super::rules::Remembered;
-use super::{OptionKind, PermissionRequest};
+use super::{OptionKind, PermissionAsk};
 use crate::acp::events::ResolvedBy;
 
 /// The permission policy of a run (`--mode`; its clap face is
@@ -38,7 +38,7 @@ pub enum Decision {
     Refuse { reason: String },
 }
 
-fn once(request: &PermissionRequest, allow: bool, by: ResolvedBy, why: &str) -> Decision {
+fn once(request: &PermissionAsk, allow: bool, by: ResolvedBy, why: &str) -> Decision {
     let kind = if allow {
         OptionKind::AllowOnce
     } else {
@@ -59,7 +59,7 @@ fn once(request: &PermissionRequest, allow: bool, by: ResolvedBy, why: &str) -> 
     }
 }
 
-pub fn decide(mode: Mode, request: &PermissionRequest, remembered: Option<Remembered>) -> Decision {
+pub fn decide(mode: Mode, request: &PermissionAsk, remembered: Option<Remembered>) -> Decision {
     if request.options.is_empty() {
         // Nothing a person or a policy could pick.
         return Decision::Refuse {
@@ -97,8 +97,8 @@ mod tests {
     use super::super::rules::RuleScope;
     use super::*;
 
-    fn request(kind: &str, options: Value) -> PermissionRequest {
-        PermissionRequest::parse(&json!({
+    fn request(kind: &str, options: Value) -> PermissionAsk {
+        PermissionAsk::parse(&json!({
             "toolCall": {"toolCallId":"t","title":"Do it","kind":kind},
             "options": options
         }))

@@ -81,12 +81,12 @@ pub fn match_reply(choices: &[Choice], reply: &str) -> Matched {
 mod tests {
     use serde_json::json;
 
-    use super::super::{choices, PermissionRequest};
+    use super::super::{choices, PermissionAsk};
     use super::*;
 
     fn sample() -> Vec<Choice> {
         choices(
-            &PermissionRequest::parse(&json!({
+            &PermissionAsk::parse(&json!({
                 "toolCall": {"title":"Run ls","kind":"execute"},
                 "options": [
                     {"optionId":"proceed_once","name":"Yes, run it","kind":"allow_once"},

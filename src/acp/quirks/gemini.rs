@@ -39,7 +39,7 @@ mod tests {
         let before = params.clone();
         QUIRKS.permission_request(&mut params);
         assert_eq!(params, before);
-        let request = crate::acp::permissions::PermissionRequest::parse(&params);
+        let request = crate::acp::permissions::PermissionAsk::parse(&params);
         let ids: Vec<&str> = request
             .options
             .iter()

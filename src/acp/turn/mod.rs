@@ -26,7 +26,7 @@ use super::events::{Event, Sink};
 use super::lines::{Line, LineReader};
 use super::permissions::policy::Mode;
 use super::permissions::rules::Rules;
-use super::permissions::{Choice, PermissionRequest};
+use super::permissions::{Choice, PermissionAsk};
 use super::quirks::{standard, Quirks};
 use super::rpc::{self, Incoming, RequestId};
 use super::AcpError;
@@ -57,7 +57,7 @@ enum Cause {
 struct Pending {
     id: RequestId,
     key: String,
-    request: PermissionRequest,
+    request: PermissionAsk,
     choices: Vec<Choice>,
 }
 

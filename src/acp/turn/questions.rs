@@ -12,7 +12,7 @@ use crate::acp::channel::{self, ChannelKind, Input};
 use crate::acp::events::{Event, ResolvedBy};
 use crate::acp::permissions::policy::{decide, Decision};
 use crate::acp::permissions::reply::{match_reply, Matched};
-use crate::acp::permissions::{choices, relabel, Action, PermissionRequest};
+use crate::acp::permissions::{choices, relabel, Action, PermissionAsk};
 use crate::acp::rpc::{self, RequestId};
 use crate::acp::AcpError;
 
@@ -96,7 +96,7 @@ impl Turn<'_> {
         }
         let key = self.key_for(&id);
         self.quirks.permission_request(&mut params);
-        let mut request = PermissionRequest::parse(&params);
+        let mut request = PermissionAsk::parse(&params);
         // A question under a session oneworks never opened comes from a
         // subagent the agent started. It is answered like
         // any other — by the same mode and rules, never dropped: the agent

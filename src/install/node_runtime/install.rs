@@ -76,53 +76,16 @@ impl Installer<'_> {
             return self.installed_managed_node(range, pinned);
         }
         let chosen = match pinned {
-            Some(pinned) => Release {
-                version: semver::Version::parse(&pinned.version).map_err(|_| {
-                    NodeError::ManagedMissing {
-                        version: pinned.version.clone(),
-                        root: store.versions_dir(),
-                    }
-                })?,
-                lts: false,
-            },
+            Some(pinned) => self.pinned_release(pinned)?,
             None => self.choose_release(range, &platform)?,
         };
-        let shasums_url = self.mirror_url(&chosen.shasums())?;
-        let shasums = self
-            .fetcher
-            .get_small(&shasums_url)
-            .map_err(|error| mirror_error(&shasums_url, &error))?;
-        let file = format!("{}.tar.xz", chosen.stem(&platform));
-        let sha256 =
-            release::sha256_for(&String::from_utf8_lossy(&shasums), &file).ok_or_else(|| {
-                NodeError::NoChecksum {
-                    file: file.clone(),
-                    url: shown(&shasums_url),
-                }
-            })?;
-        if let Some(pinned) = pinned.filter(|pinned| !pinned.sha256.eq_ignore_ascii_case(&sha256)) {
-            return Err(InstallError::Checksum {
-                subject: format!("Node.js v{} (as the lock file records it)", chosen.version),
-                algorithm: "sha256",
-                expected: pinned.sha256.to_ascii_lowercase(),
-                computed: sha256,
-                url: shown(&shasums_url),
-            });
-        }
+        let sha256 = self.mirror_sha256(&chosen, &platform, pinned)?;
         let used = NodeUse {
             version: chosen.version.to_string(),
             sha256: sha256.clone(),
         };
-        if let Some(installed) = store.installed(&chosen.version)? {
-            if installed.record.sha256.eq_ignore_ascii_case(&sha256)
-                && installed.integrity() == Integrity::Intact
-            {
-                return Ok(installed_node(store, &used)?);
-            }
-            tracing::info!(
-                "installed Node.js v{} is not the artifact the mirror names (or changed): reinstalling",
-                chosen.version
-            );
+        if self.installed_is_reusable(&chosen.version, &sha256)? {
+            return Ok(installed_node(store, &used)?);
         }
         crate::output::say(
             self.quiet,
@@ -139,6 +102,73 @@ impl Installer<'_> {
         let tarball = self.mirror_url(&chosen.tarball(&platform))?;
         self.install_node(&chosen, &platform, &tarball, &sha256)?;
         Ok(installed_node(store, &used)?)
+    }
+
+    /// The release the lock file pins (its version must parse).
+    fn pinned_release(&self, pinned: &NodeUse) -> Result<Release, InstallError> {
+        let version =
+            semver::Version::parse(&pinned.version).map_err(|_| NodeError::ManagedMissing {
+                version: pinned.version.clone(),
+                root: self.node.store.versions_dir(),
+            })?;
+        Ok(Release {
+            version,
+            lts: false,
+        })
+    }
+
+    /// The sha256 the mirror's `SHASUMS256.txt` names for `chosen`'s
+    /// tarball; with a pin, it must be the one the lock file records.
+    fn mirror_sha256(
+        &self,
+        chosen: &Release,
+        platform: &str,
+        pinned: Option<&NodeUse>,
+    ) -> Result<String, InstallError> {
+        let shasums_url = self.mirror_url(&chosen.shasums())?;
+        let shasums = self
+            .fetcher
+            .get_small(&shasums_url)
+            .map_err(|error| mirror_error(&shasums_url, &error))?;
+        let file = format!("{}.tar.xz", chosen.stem(platform));
+        let sha256 =
+            release::sha256_for(&String::from_utf8_lossy(&shasums), &file).ok_or_else(|| {
+                NodeError::NoChecksum {
+                    file: file.clone(),
+                    url: shown(&shasums_url),
+                }
+            })?;
+        if let Some(pinned) = pinned.filter(|pinned| !pinned.sha256.eq_ignore_ascii_case(&sha256)) {
+            return Err(InstallError::Checksum {
+                subject: format!("Node.js v{} (as the lock file records it)", chosen.version),
+                algorithm: "sha256",
+                expected: pinned.sha256.to_ascii_lowercase(),
+                computed: sha256,
+                url: shown(&shasums_url),
+            });
+        }
+        Ok(sha256)
+    }
+
+    /// Whether the installed `version` is the artifact the mirror names
+    /// (`sha256`) and unchanged; one that is not gets reinstalled.
+    fn installed_is_reusable(
+        &self,
+        version: &semver::Version,
+        sha256: &str,
+    ) -> Result<bool, InstallError> {
+        let Some(installed) = self.node.store.installed(version)? else {
+            return Ok(false);
+        };
+        if installed.record.sha256.eq_ignore_ascii_case(sha256)
+            && installed.integrity() == Integrity::Intact
+        {
+            return Ok(true);
+        }
+        tracing::info!(
+            "installed Node.js v{version} is not the artifact the mirror names (or changed): reinstalling"
+        );
+        Ok(false)
     }
 
     /// `--offline`: the installed Node the pin names, else the newest

@@ -29,6 +29,16 @@ const MAX_LISTING_BYTES: u64 = 4 * 1024 * 1024;
 /// Where packages are extracted before they are moved into place.
 const UNPACK_DIR: &str = ".tree";
 
+/// What the download threads share: the index of the next package to
+/// take, the bytes downloaded so far, and whether one thread failed (which
+/// stops the others before their next download).
+#[derive(Default)]
+struct SharedDownloads {
+    next: AtomicUsize,
+    total: AtomicU64,
+    failed: AtomicBool,
+}
+
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Listing {
@@ -135,42 +145,18 @@ impl Installer<'_> {
         }
         let unpack = staging_dir.join(UNPACK_DIR);
         fs_err::create_dir(&unpack).map_err(io("create", &unpack))?;
-        let next = AtomicUsize::new(0);
-        let total = AtomicU64::new(0);
-        // One failure stops the others before their next download.
-        let failed = AtomicBool::new(false);
-        let outcome: Result<(), InstallError> = std::thread::scope(|scope| {
+        self.download_deps(deps, &unpack)?;
+        move_into_place(deps, &unpack, &staging_dir.join(PACKAGE_DIR))?;
+        fs_err::remove_dir_all(&unpack).map_err(io("remove", &unpack))
+    }
+
+    /// Downloads the packages a few at once, each into `unpack/<index>`;
+    /// the first failure is the one returned.
+    fn download_deps(&self, deps: &[DepArtifact], unpack: &Path) -> Result<(), InstallError> {
+        let shared = SharedDownloads::default();
+        std::thread::scope(|scope| {
             let workers: Vec<_> = (0..DOWNLOAD_THREADS.min(deps.len()))
-                .map(|_| {
-                    scope.spawn(|| -> Result<(), InstallError> {
-                        let result = (|| loop {
-                            if failed.load(Ordering::SeqCst) {
-                                return Ok(());
-                            }
-                            let index = next.fetch_add(1, Ordering::SeqCst);
-                            let Some(dep) = deps.get(index) else {
-                                return Ok(());
-                            };
-                            let dir = unpack.join(index.to_string());
-                            fs_err::create_dir(&dir).map_err(io("create", &dir))?;
-                            let bytes = self.download_dep(dep, &dir)?;
-                            let sum = total.fetch_add(bytes, Ordering::SeqCst) + bytes;
-                            if sum > MAX_TREE_BYTES {
-                                return Err(TreeError::Bounds {
-                                    package: self.data.binary.name.clone(),
-                                    reason: format!(
-                                        "weighs more than {MAX_TREE_BYTES} bytes of tarballs"
-                                    ),
-                                }
-                                .into());
-                            }
-                        })();
-                        if result.is_err() {
-                            failed.store(true, Ordering::SeqCst);
-                        }
-                        result
-                    })
-                })
+                .map(|_| scope.spawn(|| self.download_worker(deps, unpack, &shared)))
                 .collect();
             let mut first = Ok(());
             for worker in workers {
@@ -182,23 +168,41 @@ impl Installer<'_> {
                 }
             }
             first
-        });
-        outcome?;
-        let package_dir = staging_dir.join(PACKAGE_DIR);
-        for (index, dep) in deps.iter().enumerate() {
-            let from = unpacked_root(&unpack.join(index.to_string()), dep)?;
-            let to = package_dir.join(&dep.path);
-            let parent = to.parent().unwrap_or(&package_dir);
-            crate::fs_safety::create_dir_chain(&package_dir, parent, 0o755)?;
-            if fs_err::symlink_metadata(&to).is_ok() {
-                // The tarball above ships this package itself (bundled):
-                // its copy stands, as with npm.
-                tracing::info!("`{}` is already in its parent's tarball: kept", dep.path);
-                continue;
+        })
+    }
+
+    /// One download thread: takes the next package until none is left or
+    /// a thread failed; a failure of its own stops the others.
+    fn download_worker(
+        &self,
+        deps: &[DepArtifact],
+        unpack: &Path,
+        shared: &SharedDownloads,
+    ) -> Result<(), InstallError> {
+        let result = (|| loop {
+            if shared.failed.load(Ordering::SeqCst) {
+                return Ok(());
             }
-            fs_err::rename(&from, &to).map_err(io("move into place", &to))?;
+            let index = shared.next.fetch_add(1, Ordering::SeqCst);
+            let Some(dep) = deps.get(index) else {
+                return Ok(());
+            };
+            let dir = unpack.join(index.to_string());
+            fs_err::create_dir(&dir).map_err(io("create", &dir))?;
+            let bytes = self.download_dep(dep, &dir)?;
+            let sum = shared.total.fetch_add(bytes, Ordering::SeqCst) + bytes;
+            if sum > MAX_TREE_BYTES {
+                return Err(TreeError::Bounds {
+                    package: self.data.binary.name.clone(),
+                    reason: format!("weighs more than {MAX_TREE_BYTES} bytes of tarballs"),
+                }
+                .into());
+            }
+        })();
+        if result.is_err() {
+            shared.failed.store(true, Ordering::SeqCst);
         }
-        fs_err::remove_dir_all(&unpack).map_err(io("remove", &unpack))
+        result
     }
 
     /// One package's tarball into `dir`, retried as any download; returns
@@ -364,6 +368,29 @@ fn present(dir: &Path, listing: &[NpmPinPackage]) -> Result<(), TreeDamage> {
                 version: entry.version.clone(),
             });
         }
+    }
+    Ok(())
+}
+
+/// Moves each unpacked package from `unpack/<index>` to its place below
+/// `package_dir`, parents first.
+fn move_into_place(
+    deps: &[DepArtifact],
+    unpack: &Path,
+    package_dir: &Path,
+) -> Result<(), InstallError> {
+    for (index, dep) in deps.iter().enumerate() {
+        let from = unpacked_root(&unpack.join(index.to_string()), dep)?;
+        let to = package_dir.join(&dep.path);
+        let parent = to.parent().unwrap_or(package_dir);
+        crate::fs_safety::create_dir_chain(package_dir, parent, 0o755)?;
+        if fs_err::symlink_metadata(&to).is_ok() {
+            // The tarball above ships this package itself (bundled):
+            // its copy stands, as with npm.
+            tracing::info!("`{}` is already in its parent's tarball: kept", dep.path);
+            continue;
+        }
+        fs_err::rename(&from, &to).map_err(io("move into place", &to))?;
     }
     Ok(())
 }

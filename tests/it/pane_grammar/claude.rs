@@ -150,7 +150,7 @@ fn a_wrapped_command_without_its_top_is_no_box() {
         kept.join("\n")
     };
     assert!(view(capture!("long-command")).is_some());
-    assert!(view((&cut(&plain), &cut(&styled))).is_none());
+    assert!(view((&cut(plain), &cut(styled))).is_none());
 }
 
 /// The Write tool's box has the same look (rule, dashed box, numbered

@@ -258,7 +258,7 @@ mod tests {
             .iter()
             .find(|file| file.relative.ends_with("oneworks.json"))
             .expect("agent file");
-        let agent: serde_json::Value = serde_json::from_str(&agent.contents).expect("json");
+        let agent = agent.contents.as_document().expect("json");
         assert_eq!(agent["mcpServers"], json!({}));
         assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
     }

@@ -1,10 +1,15 @@
-//! The agent file (Kiro's `oneworks` custom agent, SPEC §5.3): a base document deep-merged with
-//! `agentConfig`, after which the fields oneworks owns — `name`,
-//! `includeMcpJson: false`, `hooks`, `mcpServers` — are forced back, and
-//! oneworks' own resources are added to `agentConfig.resources` (never
-//! dropped, never twice).
+//! The agent file (SPEC §5.3): its shape is the adapter's data
+//! (`session.agentFile`: `base`, `forced`, `resources`, and the keys of the
+//! hooks and MCP maps when they live in it). Its document is built as
+//! name, description, the forced keys, the resources, the base keys, hooks
+//! and MCP servers; `agentConfig` deep-merges over it; then what oneworks
+//! owns — the name, the forced keys, hooks, MCP servers — is set back, and
+//! oneworks' own resources are added to the config's (never dropped, never
+//! twice).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+use crate::adapter::session_data::AgentFileData;
 
 /// Deep merge: maps merge key by key, anything else in `upper` replaces.
 pub fn deep_merge(lower: &mut Value, upper: &Value) {
@@ -25,53 +30,109 @@ pub fn deep_merge(lower: &mut Value, upper: &Value) {
 
 pub struct AgentInputs<'a> {
     pub name: &'a str,
-    /// The adapter data's default description.
-    pub description: &'a str,
+    /// The adapter data's shape of the file.
+    pub file: &'a AgentFileData,
+    /// oneworks' own entries of the resources list.
     pub resources: Vec<String>,
-    pub hooks: Map<String, Value>,
-    pub mcp_servers: Map<String, Value>,
+    /// The hooks map under its key, when the hooks live in the agent file.
+    pub hooks: Option<(&'a str, Map<String, Value>)>,
+    /// The MCP server map under its key, when it lives in the agent file.
+    pub mcp_servers: Option<(&'a str, Map<String, Value>)>,
     pub agent_config: Option<&'a Map<String, Value>>,
 }
 
 pub fn build(inputs: AgentInputs<'_>) -> Value {
-    let mut agent = json!({
-        "name": inputs.name,
-        "description": inputs.description,
-        "includeMcpJson": false,
-        "resources": inputs.resources,
-        "tools": ["*"],
-        "hooks": {},
-        "mcpServers": {},
-    });
+    let file = inputs.file;
+    let mut agent = Map::new();
+    agent.insert("name".to_owned(), Value::String(inputs.name.to_owned()));
+    agent.insert(
+        "description".to_owned(),
+        Value::String(file.description.clone()),
+    );
+    agent.extend(file.forced.clone());
+    if let Some(resources) = &file.resources {
+        let own = inputs.resources.iter().cloned().map(Value::String);
+        agent.insert(resources.key.clone(), Value::Array(own.collect()));
+    }
+    agent.extend(file.base.clone());
+    for (key, _) in [&inputs.hooks, &inputs.mcp_servers].into_iter().flatten() {
+        agent.insert((*key).to_owned(), Value::Object(Map::new()));
+    }
+    let mut agent = Value::Object(agent);
     if let Some(config) = inputs.agent_config {
         deep_merge(&mut agent, &Value::Object(config.clone()));
     }
     if let Value::Object(agent) = &mut agent {
         agent.insert("name".to_owned(), Value::String(inputs.name.to_owned()));
-        agent.insert("includeMcpJson".to_owned(), Value::Bool(false));
-        agent.insert("hooks".to_owned(), Value::Object(inputs.hooks));
-        agent.insert("mcpServers".to_owned(), Value::Object(inputs.mcp_servers));
-        let mut resources = match agent.remove("resources") {
-            Some(Value::Array(items)) => items,
-            Some(Value::Null) | None => Vec::new(),
-            Some(other) => vec![other],
-        };
-        for own in inputs.resources {
-            if !resources
-                .iter()
-                .any(|kept| kept.as_str() == Some(own.as_str()))
-            {
-                resources.push(Value::String(own));
-            }
+        for (key, value) in &file.forced {
+            agent.insert(key.clone(), value.clone());
         }
-        agent.insert("resources".to_owned(), Value::Array(resources));
+        for (key, map) in [inputs.hooks, inputs.mcp_servers].into_iter().flatten() {
+            agent.insert(key.to_owned(), Value::Object(map));
+        }
+        if let Some(resources) = &file.resources {
+            add_resources(agent, &resources.key, inputs.resources);
+        }
     }
     agent
+}
+
+/// oneworks' `own` entries added after the config's list under `key`
+/// (each once).
+fn add_resources(agent: &mut Map<String, Value>, key: &str, own: Vec<String>) {
+    let mut resources = match agent.remove(key) {
+        Some(Value::Array(items)) => items,
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![other],
+    };
+    for own in own {
+        if !resources
+            .iter()
+            .any(|kept| kept.as_str() == Some(own.as_str()))
+        {
+            resources.push(Value::String(own));
+        }
+    }
+    agent.insert(key.to_owned(), Value::Array(resources));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The built-in Kiro data's agent file shape.
+    fn kiro_shape() -> AgentFileData {
+        crate::adapter::registry::Registry::builtin()
+            .load("kiro")
+            .expect("kiro data")
+            .session
+            .agent_file
+            .expect("an agent file")
+    }
+
+    /// Another agent's file, of another shape: nothing of Kiro's in it.
+    #[test]
+    fn the_shape_is_the_datas() {
+        let file: AgentFileData =
+            serde_yaml_ng::from_str("dir: agents\ndescription: d\nforced: {sandbox: strict}\n")
+                .expect("shape");
+        let Value::Object(config) = json!({"sandbox": "off", "model": "m"}) else {
+            unreachable!()
+        };
+        let agent = build(AgentInputs {
+            name: "oneworks",
+            file: &file,
+            resources: vec!["file:///k/p.md".into()],
+            hooks: None,
+            mcp_servers: None,
+            agent_config: Some(&config),
+        });
+        assert_eq!(
+            agent,
+            json!({"name": "oneworks", "description": "d", "sandbox": "strict", "model": "m"})
+        );
+    }
 
     #[test]
     fn merge_keeps_user_fields_but_forces_owned_ones() {
@@ -89,12 +150,13 @@ mod tests {
         };
         let mut hooks = Map::new();
         hooks.insert("agentSpawn".into(), json!([{"command": "echo hi"}]));
+        let file = kiro_shape();
         let agent = build(AgentInputs {
             name: "oneworks",
-            description: "One Works managed agent",
+            file: &file,
             resources: vec!["file:///k/steering/oneworks-system.md".into()],
-            hooks,
-            mcp_servers: Map::new(),
+            hooks: Some(("hooks", hooks)),
+            mcp_servers: Some(("mcpServers", Map::new())),
             agent_config: Some(&config),
         });
         assert_eq!(agent["name"], "oneworks");
@@ -123,15 +185,16 @@ mod tests {
         }) else {
             unreachable!()
         };
+        let file = kiro_shape();
         let agent = build(AgentInputs {
             name: "oneworks",
-            description: "One Works managed agent",
+            file: &file,
             resources: vec![
                 "file:///k/steering/oneworks-system.md".into(),
                 "skill:///k/skills/x/SKILL.md".into(),
             ],
-            hooks: Map::new(),
-            mcp_servers: Map::new(),
+            hooks: Some(("hooks", Map::new())),
+            mcp_servers: Some(("mcpServers", Map::new())),
             agent_config: Some(&config),
         });
         assert_eq!(

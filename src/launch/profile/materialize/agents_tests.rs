@@ -39,11 +39,11 @@ fn tui() -> Target {
     }
 }
 
-fn file(files: &[PlannedFile], name: &str) -> String {
+fn file(files: &[RenderedFile], name: &str) -> String {
     files
         .iter()
         .find(|file| file.relative == Path::new(name))
-        .map(|file| file.contents.clone())
+        .map(|file| file.text.clone())
         .unwrap_or_else(|| panic!("{name} planned: {files:?}"))
 }
 
@@ -82,7 +82,7 @@ fn opencode_world_asks_and_names_its_provider_key_by_variable() {
     );
     let context = Context::new(Path::new("/h"), tui()).version("1.18.33");
     let plan = plan_in(&config(&yaml), &data, &context).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     let names: Vec<_> = files.iter().map(|file| file.relative.clone()).collect();
     assert_eq!(names, [std::path::PathBuf::from("opencode.json")]);
     let settings: Value = serde_json::from_str(&file(&files, "opencode.json")).expect("json");
@@ -165,7 +165,7 @@ systemPrompt: Be brief.
     );
     let context = Context::new(Path::new("/h"), tui()).version("2.6.0");
     let plan = plan_in(&config(&yaml), &data, &context).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     let text = file(&files, "config.toml");
     insta::assert_snapshot!("codex_config_toml", text);
     let parsed: Value = toml::from_str(&text).expect("toml");
@@ -199,8 +199,11 @@ systemPrompt: Be brief.
         .version("2.6.0")
         .project(project);
     let plan = plan_in(&trusted, &data, &context).expect("plan");
-    let parsed: Value =
-        toml::from_str(&file(&plan.scrubbed(&scrubber(&data)), "config.toml")).expect("toml");
+    let parsed: Value = toml::from_str(&file(
+        &plan.scrubbed(&scrubber(&data)).expect("scrubbed"),
+        "config.toml",
+    ))
+    .expect("toml");
     assert_eq!(
         parsed["projects"],
         json!({"/work/my.project": {"trust_level": "trusted"}})
@@ -227,7 +230,10 @@ fn codex_scrubs_toml_and_refuses_null() {
         &context,
     )
     .expect("plan");
-    let text = file(&plan.scrubbed(&scrubber(&data)), "config.toml");
+    let text = file(
+        &plan.scrubbed(&scrubber(&data)).expect("scrubbed"),
+        "config.toml",
+    );
     assert!(!text.contains(OPENAI_KEY), "{text}");
     assert!(toml::from_str::<Value>(&text).is_ok(), "{text}");
     let error = plan_in(&config("configContent:\n  model: null\n"), &data, &context).unwrap_err();
@@ -252,7 +258,7 @@ hooks:
 {MCP}"
     );
     let plan = plan_in(&config(&yaml), &data, &Context::new(Path::new("/h"), tui())).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     let settings: Value = serde_json::from_str(&file(&files, "settings.json")).expect("json");
     assert_eq!(
         settings,
@@ -333,7 +339,7 @@ fn copilot_reads_its_mcp_servers_from_a_file_of_their_own() {
     let data = data("copilot");
     let context = Context::new(Path::new("/h"), tui()).version("1.0.102");
     let plan = plan_in(&config(MCP), &data, &context).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     let mcp: Value = serde_json::from_str(&file(&files, "mcp-config.json")).expect("json");
     assert_eq!(
         mcp["mcpServers"]["github"]["command"], "/usr/local/bin/github-mcp",
@@ -347,7 +353,7 @@ fn copilot_reads_its_mcp_servers_from_a_file_of_their_own() {
     // Without servers the file is still written, empty: an earlier
     // config's servers do not linger.
     let plan = plan_in(&config("{}"), &data, &context).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     let mcp: Value = serde_json::from_str(&file(&files, "mcp-config.json")).expect("json");
     assert_eq!(mcp, json!({"mcpServers": {}}));
 }
@@ -359,7 +365,7 @@ fn claude_gets_its_signal_hook_only_when_a_supervisor_asks() {
     let command = "'/opt/one works/oneworks' session hook";
     let supervised = Context::new(Path::new("/h"), tui()).signal_hook_command(command);
     let plan = plan_in(&config(yaml), &data, &supervised).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     let settings: Value = serde_json::from_str(&file(&files, "settings.json")).expect("json");
     // The person's own hook first, ours after it, for shell asks.
     assert_eq!(
@@ -375,7 +381,7 @@ fn claude_gets_its_signal_hook_only_when_a_supervisor_asks() {
         Context::new(Path::new("/h"), tui()),
     ] {
         let plan = plan_in(&config(""), &data, &context).expect("plan");
-        let files = plan.scrubbed(&scrubber(&data));
+        let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
         let settings: Value = serde_json::from_str(&file(&files, "settings.json")).expect("json");
         assert_eq!(settings.get("hooks"), None, "{settings}");
     }

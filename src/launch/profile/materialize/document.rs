@@ -10,7 +10,9 @@ use crate::adapter::session_data::SettingsFormat;
 use crate::launch::profile::ProfileError;
 
 /// `document` as the file's text. TOML has no `null`: a config value that
-/// is `null` is a config error at `root.configContent`.
+/// is `null` is a config error at `root.configContent`. A TOML table's keys
+/// are written sorted, as the `toml` crate's own tables hold them: the
+/// file reads the same whatever order the config and the data gave.
 pub fn render(
     format: SettingsFormat,
     document: &Value,
@@ -25,7 +27,7 @@ pub fn render(
                     message: "`null` has no TOML form; leave the key out instead".to_owned(),
                 });
             }
-            toml::to_string(document).map_err(|error| ProfileError::Config {
+            toml::to_string(&sorted(document)).map_err(|error| ProfileError::Config {
                 key: format!("{root}.configContent"),
                 message: format!("cannot be written as TOML: {error}"),
             })
@@ -45,6 +47,22 @@ pub fn parse(format: SettingsFormat, text: &str) -> Option<Value> {
     match format {
         SettingsFormat::FlatJson | SettingsFormat::NestedJson => serde_json::from_str(text).ok(),
         SettingsFormat::Toml => toml::from_str::<Value>(text).ok(),
+    }
+}
+
+/// `value` with every object's keys sorted.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut map: serde_json::Map<String, Value> = map
+                .iter()
+                .map(|(key, inner)| (key.clone(), sorted(inner)))
+                .collect();
+            map.sort_keys();
+            Value::Object(map)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
     }
 }
 

@@ -39,14 +39,14 @@ fn config(yaml: &str) -> AdapterConfig {
     serde_yaml_ng::from_str(yaml).expect("config")
 }
 
-fn file(plan: &[PlannedFile], name: &str) -> String {
+fn file(plan: &[RenderedFile], name: &str) -> String {
     plan.iter()
         .find(|file| file.relative == Path::new(name))
-        .map(|file| file.contents.clone())
+        .map(|file| file.text.clone())
         .unwrap_or_else(|| panic!("{name} planned: {plan:?}"))
 }
 
-fn json_file(plan: &[PlannedFile], name: &str) -> Value {
+fn json_file(plan: &[RenderedFile], name: &str) -> Value {
     serde_json::from_str(&file(plan, name)).expect("json")
 }
 
@@ -109,7 +109,7 @@ fn gemini_world_from_its_data() {
     .project(Path::new("/p"))
     .env(&env);
     let plan = plan_in(&full_config(temp.path()), &data, &context).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     let names: Vec<_> = files.iter().map(|file| file.relative.clone()).collect();
     assert_eq!(
         names,
@@ -158,7 +158,7 @@ fn gemini_world_from_its_data() {
         ["`adapters.gemini.configContent.general.enableAutoUpdate` is set by oneworks to `false`; the config's value is not used"]
     );
     for file in &files {
-        assert!(!file.contents.contains(API_KEY), "{file:?}");
+        assert!(!file.text.contains(API_KEY), "{file:?}");
     }
 }
 
@@ -174,7 +174,10 @@ fn the_method_is_written_never_the_key_and_auth_method_wins() {
         let mut context = Context::new(home, Target::Acp);
         context.env = env;
         let plan = plan_in(&config(yaml), &data, &context).expect("plan");
-        let settings = json_file(&plan.scrubbed(&scrubber(&data)), ".gemini/settings.json");
+        let settings = json_file(
+            &plan.scrubbed(&scrubber(&data)).expect("scrubbed"),
+            ".gemini/settings.json",
+        );
         (
             settings["security"]["auth"]["selectedType"].clone(),
             plan.diagnostics,
@@ -212,7 +215,7 @@ fn without_trust_the_file_is_empty_and_the_warning_names_what_is_skipped() {
     let yaml = "configContent:\n  security:\n    folderTrust:\n      enabled: false\n";
     let context = Context::new(Path::new("/h"), Target::Acp).project(Path::new("/p"));
     let plan = plan_in(&config(yaml), &data, &context).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     assert_eq!(
         json_file(&files, ".gemini/trustedFolders.json"),
         json!({"/p": "DO_NOT_TRUST"})
@@ -269,7 +272,7 @@ fn an_acp_plan_keeps_mcp_servers_out_of_settings_and_an_empty_prompt_is_written(
     let mut config = full_config(temp.path());
     config.system_prompt = None;
     let plan = plan_in(&config, &data, &Context::new(Path::new("/h"), Target::Acp)).expect("plan");
-    let files = plan.scrubbed(&scrubber(&data));
+    let files = plan.scrubbed(&scrubber(&data)).expect("scrubbed");
     assert_eq!(
         json_file(&files, ".gemini/settings.json")["mcpServers"],
         Value::Null
@@ -288,7 +291,10 @@ fn the_config_cannot_plant_hooks_or_servers_through_config_content() {
         &Context::new(Path::new("/h"), Target::Acp),
     )
     .expect("plan");
-    let settings = json_file(&plan.scrubbed(&scrubber(&data)), ".gemini/settings.json");
+    let settings = json_file(
+        &plan.scrubbed(&scrubber(&data)).expect("scrubbed"),
+        ".gemini/settings.json",
+    );
     assert_eq!(settings["hooks"], Value::Null, "{settings}");
     assert_eq!(settings["mcpServers"], Value::Null, "{settings}");
     let unused = plan
@@ -347,7 +353,7 @@ fn a_short_credential_never_scrubs_what_oneworks_decided() {
             vec![("GOOGLE_API_KEY".to_owned(), value.to_owned())],
             &data.credentials,
         );
-        let files = plan.scrubbed(&scrubber);
+        let files = plan.scrubbed(&scrubber).expect("scrubbed");
         let settings = json_file(&files, ".gemini/settings.json");
         assert_eq!(settings["security"]["auth"]["selectedType"], "vertex-ai");
         assert_eq!(
@@ -387,7 +393,10 @@ fn extra_files_are_written_as_they_are_and_stay_inside_the_home() {
     )
     .expect("plan");
     assert_eq!(
-        file(&plan.scrubbed(&scrubber(&data)), ".gemini/.oneworks-note"),
+        file(
+            &plan.scrubbed(&scrubber(&data)).expect("scrubbed"),
+            ".gemini/.oneworks-note"
+        ),
         "written by oneworks\n"
     );
     for hostile in ["/etc/passwd", ".gemini/../../x", ""] {

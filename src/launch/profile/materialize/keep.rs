@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::document;
-use super::planned::{data_path, WorldPlan};
+use super::planned::{data_path, Contents, WorldPlan};
 use super::settings_file::path_of;
 use crate::adapter::data::AdapterData;
 use crate::fs_safety;
@@ -54,7 +54,7 @@ pub fn with_agent_keys(
         .iter_mut()
         .filter(|file| file.relative == relative)
     {
-        let Some(mut document) = document::parse(settings.format, &file.contents) else {
+        let Some(mut document) = file.contents.as_document().cloned() else {
             continue;
         };
         let mut changed = false;
@@ -73,7 +73,10 @@ pub fn with_agent_keys(
             }
         }
         if changed {
-            file.contents = document::render(settings.format, &document, "")?;
+            file.contents = match file.contents {
+                Contents::Toml(_) => Contents::Toml(document),
+                _ => Contents::Json(document),
+            };
         }
     }
     Ok(kept)

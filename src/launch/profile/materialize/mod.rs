@@ -4,16 +4,18 @@
 //! (flat or nested JSON or TOML, with forced keys and the login method), an
 //! optional agent file, the system prompt file, staged skills (read by
 //! `skill_source` without following links), MCP servers and hooks in the
-//! agent or settings file, the trusted-folders file, extra files, keys in the agent's own state
-//! file. A
-//! [`WorldPlan`] is computed first (reading skill sources, writing nothing),
-//! then written — every file scrubbed and written atomically — or printed
-//! for `--dry-run`. ACP runs get their MCP servers from
-//! [`acp_mcp::acp_mcp_servers`] after `initialize`, not from the plan.
+//! agent or settings file, the trusted-folders file, extra files, keys in
+//! the agent's own state file. A [`WorldPlan`] is computed first (`plan.rs`
+//! and its `sections.rs`: reading skill sources, writing nothing; its files
+//! typed documents or text), then written — every file scrubbed, rendered
+//! and written atomically — or printed for `--dry-run`. ACP runs get their
+//! MCP servers from [`acp_mcp::acp_mcp_servers`] after `initialize`, not
+//! from the plan.
 
 pub mod acp_mcp;
 pub mod agent;
 pub mod auth;
+mod context;
 pub mod document;
 pub mod hooks;
 mod keep;
@@ -21,6 +23,7 @@ pub mod mcp;
 mod plan;
 pub mod planned;
 mod scrub;
+mod sections;
 pub mod settings_file;
 pub mod skill_source;
 pub mod skills;
@@ -29,7 +32,10 @@ pub mod trust;
 
 use std::path::Path;
 
-pub use self::plan::{plan, plan_in, prompt_text, Context, Generated, PlannedFile, WorldPlan};
+pub use self::context::Context;
+pub use self::plan::{plan, plan_in};
+pub use self::planned::{Contents, Generated, PlannedFile, RenderedFile, WorldPlan};
+pub use self::sections::prompt_text;
 use super::layout::ProfileLayout;
 use super::{io_error, ProfileError};
 use crate::adapter::data::AdapterData;
@@ -51,21 +57,15 @@ impl WorldPlan {
         let kept = keep::with_agent_keys(self, layout, data)?;
         let kept = trust::with_agent_file(&kept, layout, data)?;
         let kept = state_file::over_agent_file(&kept, layout, data)?;
-        for file in kept.scrubbed(scrubber) {
+        for file in kept.scrubbed(scrubber)? {
             let target = home.join(&file.relative);
             // One no-follow walk from the project down to the file: a
             // folder swapped for a link after a check cannot redirect it.
-            fs_safety::write_beneath(
-                &layout.project,
-                &target,
-                file.contents.as_bytes(),
-                0o600,
-                0o700,
-            )?;
+            fs_safety::write_beneath(&layout.project, &target, file.text.as_bytes(), 0o600, 0o700)?;
         }
         match &data.session.skills {
             Some(skills) => {
-                let dir = plan::data_path(&skills.dir, "skills.dir")?;
+                let dir = planned::data_path(&skills.dir, "skills.dir")?;
                 self.remove_stale_skills(layout, &home.join(dir), &skills.agent_owned)
             }
             None => Ok(()),

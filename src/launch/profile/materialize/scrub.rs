@@ -1,63 +1,59 @@
 //! Scrubbing a [`WorldPlan`]'s files before they are written or shown (SPEC
-//! §6.2): JSON files as documents, text line by line, and what oneworks
-//! generated (the agent's name and resources, the prompt file's front
-//! matter, the values it set) never scrubbed away.
+//! §6.2), then rendering them: JSON and TOML documents as documents, text
+//! line by line, and what oneworks generated (the agent's name and
+//! resources, the prompt file's front matter, the values it set) never
+//! scrubbed away.
+
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::document;
-use super::document::to_json;
-use super::planned::{Generated, PlannedFile, WorldPlan};
+use super::planned::{Contents, Generated, PlannedFile, RenderedFile, WorldPlan};
 use crate::adapter::session_data::SettingsFormat;
+use crate::launch::profile::ProfileError;
 use crate::redact::Scrubber;
 
 impl WorldPlan {
-    /// Each file's contents as it will be written (scrubbed). JSON files
+    /// Each file as it will be written: scrubbed, then rendered. Documents
     /// are scrubbed as documents; Markdown and other text line by line, so
     /// a short secret that takes its whole string with it takes one line,
     /// never the steering file's front matter.
-    pub fn scrubbed(&self, scrubber: &Scrubber) -> Vec<PlannedFile> {
+    pub fn scrubbed(&self, scrubber: &Scrubber) -> Result<Vec<RenderedFile>, ProfileError> {
         self.files
             .iter()
             .map(|file| {
-                let extension = file.relative.extension();
-                let format = if extension.is_some_and(|extension| extension == "json") {
-                    Some(SettingsFormat::NestedJson)
-                } else if extension.is_some_and(|extension| extension == "toml") {
-                    Some(SettingsFormat::Toml)
-                } else {
-                    None
-                };
-                let generated = &self.generated;
-                let contents = if file.relative == generated.agent_file {
-                    scrub_agent(scrubber, &file.contents, generated)
-                } else if let Some(format) = format {
-                    scrub_settings(scrubber, file, format, generated)
-                } else if Some(&file.relative) == generated.steering_file.as_ref() {
-                    let front = generated.front_matter.as_str();
-                    match file.contents.strip_prefix(front) {
-                        Some(body) => format!("{front}{}", scrub_lines(scrubber, body)),
-                        None => scrub_lines(scrubber, &file.contents),
-                    }
-                } else {
-                    scrub_lines(scrubber, &file.contents)
-                };
-                PlannedFile {
+                Ok(RenderedFile {
                     relative: file.relative.clone(),
-                    contents,
-                }
+                    text: self.scrub(scrubber, file)?,
+                })
             })
             .collect()
+    }
+
+    /// One file's text as written.
+    fn scrub(&self, scrubber: &Scrubber, file: &PlannedFile) -> Result<String, ProfileError> {
+        let generated = &self.generated;
+        let relative = &file.relative;
+        match &file.contents {
+            Contents::Json(agent) if *relative == generated.agent_file => {
+                Contents::Json(scrub_agent(scrubber, agent, generated)).render()
+            }
+            Contents::Json(document) => {
+                Contents::Json(scrub_settings(scrubber, document, relative, generated)).render()
+            }
+            Contents::Toml(document) => {
+                Contents::Toml(scrub_settings(scrubber, document, relative, generated)).render()
+            }
+            Contents::Text(text) => Ok(scrub_text(scrubber, relative, text, generated)),
+        }
     }
 }
 
 /// The agent file scrubbed as JSON, then what oneworks generated put back:
-/// `name`, `includeMcpJson` and its own resource URIs are never scrubbed
-/// away (a short credential equal to a word must not rename the agent).
-fn scrub_agent(scrubber: &Scrubber, text: &str, generated: &Generated) -> String {
-    let Ok(original) = serde_json::from_str::<Value>(text) else {
-        return scrubber.scrub_json_text(text);
-    };
+/// `name`, the data's forced keys and its own resource entries are never
+/// scrubbed away (a short credential equal to a word must not rename the agent).
+fn scrub_agent(scrubber: &Scrubber, original: &Value, generated: &Generated) -> Value {
     let mut agent = original.clone();
     scrubber.scrub_json(&mut agent);
     if let Value::Object(map) = &mut agent {
@@ -65,9 +61,12 @@ fn scrub_agent(scrubber: &Scrubber, text: &str, generated: &Generated) -> String
             "name".to_owned(),
             Value::String(generated.agent_name.clone()),
         );
-        map.insert("includeMcpJson".to_owned(), Value::Bool(false));
+        for (key, value) in &generated.agent_forced {
+            map.insert(key.clone(), value.clone());
+        }
+        let key = generated.resources_key.as_deref().unwrap_or_default();
         if let (Some(Value::Array(before)), Some(Value::Array(after))) =
-            (original.get("resources"), map.get_mut("resources"))
+            (original.get(key), map.get_mut(key))
         {
             // Scrubbing replaces strings, never removes array items.
             for (kept, scrubbed) in before.iter().zip(after.iter_mut()) {
@@ -80,46 +79,58 @@ fn scrub_agent(scrubber: &Scrubber, text: &str, generated: &Generated) -> String
             }
         }
     }
-    to_json(&agent)
+    agent
 }
 
-/// A JSON or TOML file other than the agent file, scrubbed as a document;
-/// the values oneworks set in it (forced keys, the login method, the trust
-/// level) are put back, so a short credential equal to one of them cannot
-/// change what oneworks decided.
+/// A JSON or TOML document other than the agent file, scrubbed; the values
+/// oneworks set in it (forced keys, the login method, the trust level) are
+/// put back, so a short credential equal to one of them cannot change what
+/// oneworks decided.
 fn scrub_settings(
     scrubber: &Scrubber,
-    file: &PlannedFile,
-    format: SettingsFormat,
+    original: &Value,
+    relative: &Path,
     generated: &Generated,
-) -> String {
-    let own: Vec<_> = generated
+) -> Value {
+    let mut document = original.clone();
+    scrubber.scrub_json(&mut document);
+    for (_, path, value) in generated
         .values
         .iter()
-        .filter(|(relative, _, _)| *relative == file.relative)
-        .collect();
-    let is_toml = format == SettingsFormat::Toml;
-    match document::parse(format, &file.contents) {
-        Some(mut document) if is_toml || !own.is_empty() => {
-            scrubber.scrub_json(&mut document);
-            for (_, path, value) in own {
-                put(&mut document, path, value.clone());
-            }
-            match document::render(format, &document, "") {
-                Ok(text) => text,
-                Err(_) => scrub_lines(scrubber, &file.contents),
-            }
+        .filter(|(file, _, _)| file == relative)
+    {
+        put(&mut document, path, value.clone());
+    }
+    document
+}
+
+/// A text file scrubbed: the prompt file below its front matter, text the
+/// data names as a JSON or TOML file as such, anything else line by line.
+fn scrub_text(scrubber: &Scrubber, relative: &Path, text: &str, generated: &Generated) -> String {
+    let extension = relative.extension();
+    if extension.is_some_and(|extension| extension == "json") {
+        let mut text = scrubber.scrub_json_text(text);
+        if !text.ends_with('\n') {
+            text.push('\n');
         }
-        // A TOML file that does not parse (never planned so) is text.
-        _ if is_toml => scrub_lines(scrubber, &file.contents),
-        _ => {
-            let mut text = scrubber.scrub_json_text(&file.contents);
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text
+        return text;
+    }
+    if extension.is_some_and(|extension| extension == "toml") {
+        // A TOML file that does not parse is text.
+        return document::parse(SettingsFormat::Toml, text)
+            .and_then(|mut document| {
+                scrubber.scrub_json(&mut document);
+                document::render(SettingsFormat::Toml, &document, "").ok()
+            })
+            .unwrap_or_else(|| scrub_lines(scrubber, text));
+    }
+    if Some(relative) == generated.steering_file.as_deref() {
+        let front = generated.front_matter.as_str();
+        if let Some(body) = text.strip_prefix(front) {
+            return format!("{front}{}", scrub_lines(scrubber, body));
         }
     }
+    scrub_lines(scrubber, text)
 }
 
 /// Sets `path` (object keys) of `document` to `value`, making the maps on

@@ -70,7 +70,30 @@ pub fn read_skill(
     } else {
         normalize(&skill.config_dir)
     };
-    let root = common_ancestor(&base, &folder);
+    check_folders_on_the_way(&base, &folder, entry, index)?;
+    let file = folder.join("SKILL.md");
+    let bytes = read_skill_file(&file, entry, index)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        config_error(
+            entry,
+            index,
+            format!("`{}` is not UTF-8 text", file.display()),
+        )
+    })?;
+    crate::config::check_text(rules, &format!("{entry}.skills[{index}]"), &text)?;
+    Ok(text)
+}
+
+/// Every folder from where `base` (the config file's folder) and `folder`
+/// part, down to `folder` itself, is a real folder: a link or anything
+/// else is refused, a missing one is a config error.
+fn check_folders_on_the_way(
+    base: &Path,
+    folder: &Path,
+    entry: &str,
+    index: usize,
+) -> Result<(), ProfileError> {
+    let root = common_ancestor(base, folder);
     let rest = folder.strip_prefix(&root).unwrap_or(Path::new(""));
     let mut current = root.clone();
     for component in rest.components() {
@@ -104,55 +127,59 @@ pub fn read_skill(
             }
         }
     }
-    let file = folder.join("SKILL.md");
+    Ok(())
+}
+
+/// The bytes of `SKILL.md` (`file`), opened without following a link: a
+/// regular file of at most [`MAX_SKILL_BYTES`] with a single hard link.
+fn read_skill_file(file: &Path, entry: &str, index: usize) -> Result<Vec<u8>, ProfileError> {
     let (bytes, metadata) =
-        fs_safety::read_regular_file_with_metadata(&file, MAX_SKILL_BYTES, false).map_err(
-            |refusal| match refusal {
-                ReadRefusal::Missing => {
-                    config_error(entry, index, format!("`{}` does not exist", file.display()))
-                }
-                ReadRefusal::Symlink => UnsafePath::Symlink { path: file.clone() }.into(),
-                ReadRefusal::NotRegular(found) => UnsafePath::WrongType {
-                    path: file.clone(),
-                    found,
-                    expected: "regular file",
-                }
-                .into(),
-                ReadRefusal::TooLarge => config_error(
-                    entry,
-                    index,
-                    format!(
-                        "`{}` is larger than {MAX_SKILL_BYTES} bytes",
-                        file.display()
-                    ),
-                ),
-                ReadRefusal::Io(source) => ProfileError::Io {
-                    action: "read",
-                    path: file.clone(),
-                    source,
-                },
-            },
-        )?;
+        fs_safety::read_regular_file_with_metadata(file, MAX_SKILL_BYTES, false)
+            .map_err(|refusal| refused(refusal, file, entry, index))?;
     // A second name for the same file is a link by another means: a
     // hard link to `~/.aws/credentials` reads as a plain file. The count
     // comes from the open file, so it describes what was read.
     if std::os::unix::fs::MetadataExt::nlink(&metadata) > 1 {
         return Err(UnsafePath::WrongType {
-            path: file,
+            path: file.to_owned(),
             found: "file with more than one hard link",
             expected: "regular file with a single link",
         }
         .into());
     }
-    let text = String::from_utf8(bytes).map_err(|_| {
-        config_error(
+    Ok(bytes)
+}
+
+/// Why `SKILL.md` (`file`) was not read, as the error the user sees.
+fn refused(refusal: ReadRefusal, file: &Path, entry: &str, index: usize) -> ProfileError {
+    match refusal {
+        ReadRefusal::Missing => {
+            config_error(entry, index, format!("`{}` does not exist", file.display()))
+        }
+        ReadRefusal::Symlink => UnsafePath::Symlink {
+            path: file.to_owned(),
+        }
+        .into(),
+        ReadRefusal::NotRegular(found) => UnsafePath::WrongType {
+            path: file.to_owned(),
+            found,
+            expected: "regular file",
+        }
+        .into(),
+        ReadRefusal::TooLarge => config_error(
             entry,
             index,
-            format!("`{}` is not UTF-8 text", file.display()),
-        )
-    })?;
-    crate::config::check_text(rules, &format!("{entry}.skills[{index}]"), &text)?;
-    Ok(text)
+            format!(
+                "`{}` is larger than {MAX_SKILL_BYTES} bytes",
+                file.display()
+            ),
+        ),
+        ReadRefusal::Io(source) => ProfileError::Io {
+            action: "read",
+            path: file.to_owned(),
+            source,
+        },
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::planned::{data_path, Generated, PlannedFile, WorldPlan};
+use super::planned::{data_path, Contents, Generated, PlannedFile, WorldPlan};
 use super::settings_file;
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::{SettingsFormat, StateFileData};
@@ -60,7 +60,7 @@ pub fn planned(
     }
     Ok(PlannedFile {
         relative,
-        contents: super::document::to_json(&document),
+        contents: Contents::Json(document),
     })
 }
 
@@ -111,12 +111,12 @@ pub fn over_agent_file(
         .iter_mut()
         .filter(|file| file.relative == relative)
     {
-        let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(&file.contents) else {
+        let Contents::Json(Value::Object(keys)) = &file.contents else {
             continue;
         };
         let mut document = Value::Object(existing.clone());
-        lay_over(&mut document, keys);
-        file.contents = super::document::to_json(&document);
+        lay_over(&mut document, keys.clone());
+        file.contents = Contents::Json(document);
     }
     Ok(merged)
 }
@@ -168,7 +168,7 @@ mod tests {
         .expect("planned");
         assert_eq!(file.relative, Path::new(".claude.json"));
         assert_eq!(generated.values.len(), 3, "{:?}", generated.values);
-        serde_json::from_str(&file.contents).expect("json")
+        file.contents.as_document().cloned().expect("json")
     }
 
     #[test]

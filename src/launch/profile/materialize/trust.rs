@@ -11,8 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::document::to_json;
-use super::planned::{data_path, WorldPlan};
+use super::planned::{data_path, Contents, WorldPlan};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::{TrustData, TRUST_PROJECT};
 use crate::fs_safety;
@@ -160,7 +159,10 @@ pub fn with_agent_file(
         .iter_mut()
         .filter(|file| file.relative == relative)
     {
-        let planned: Value = serde_json::from_str(&file.contents).unwrap_or(Value::Null);
+        let planned = match &file.contents {
+            Contents::Json(planned) => planned.clone(),
+            _ => Value::Null,
+        };
         let wanted = planned[key.as_str()]
             .as_array()
             .cloned()
@@ -181,7 +183,7 @@ pub fn with_agent_file(
         let list = Value::Array(list);
         unchanged = before.as_ref() == Some(&list);
         document.insert(key.clone(), list.clone());
-        file.contents = to_json(&Value::Object(document));
+        file.contents = Contents::Json(Value::Object(document));
         for (at, path, value) in &mut merged.generated.values {
             if *at == relative && path.len() == 1 && path[0] == *key {
                 *value = list.clone();

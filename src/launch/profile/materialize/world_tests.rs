@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use super::mcp::Target;
-use super::plan::front_matter;
 use super::scrub::scrub_lines;
+use super::sections::front_matter;
 use super::*;
 use crate::adapter::data::AdapterData;
 use crate::config::AdapterConfig;
@@ -71,12 +71,8 @@ hooks:
 /// Every file of `plan` as written (scrubbed), its skill folders and notes.
 fn describe(plan: &WorldPlan, scrubber: &Scrubber) -> String {
     let mut text = String::new();
-    for file in plan.scrubbed(scrubber) {
-        text.push_str(&format!(
-            "--- {}\n{}",
-            file.relative.display(),
-            file.contents
-        ));
+    for file in plan.scrubbed(scrubber).expect("scrubbed") {
+        text.push_str(&format!("--- {}\n{}", file.relative.display(), file.text));
     }
     text.push_str(&format!("skill dirs: {:?}\n", plan.skill_dirs));
     for note in &plan.diagnostics {
@@ -145,7 +141,7 @@ fn plan_has_settings_agent_steering_and_skills() {
         plan.files
             .iter()
             .find(|file| file.relative == Path::new(name))
-            .map(|file| file.contents.clone())
+            .map(|file| file.contents.render().expect("rendered"))
             .unwrap_or_else(|| panic!("{name} planned"))
     };
     assert_eq!(
@@ -194,24 +190,24 @@ fn text_files_are_scrubbed_line_by_line() {
         files: vec![
             PlannedFile {
                 relative: PathBuf::from("steering/x.md"),
-                contents: prompt_text(
+                contents: Contents::Text(prompt_text(
                     &front_matter(Some("inclusion: always")),
                     "Intro.\r\nhunter2\nUse long-secret-value.\nOutro.",
-                ),
+                )),
             },
             PlannedFile {
                 relative: PathBuf::from("settings/cli.json"),
-                contents: "{\"description\": \"hunter2\"}".to_owned(),
+                contents: Contents::Text("{\"description\": \"hunter2\"}".to_owned()),
             },
         ],
         ..WorldPlan::default()
     };
-    let scrubbed = plan.scrubbed(&scrubber);
+    let scrubbed = plan.scrubbed(&scrubber).expect("scrubbed");
     assert_eq!(
-        scrubbed[0].contents,
+        scrubbed[0].text,
         "---\ninclusion: always\n---\n\nIntro.\r\n[redacted]\nUse [redacted].\nOutro.\n"
     );
-    assert_eq!(scrubbed[1].contents, "{\"description\":\"[redacted]\"}\n");
+    assert_eq!(scrubbed[1].text, "{\"description\":\"[redacted]\"}\n");
 }
 
 #[test]
@@ -233,12 +229,12 @@ fn short_credentials_never_scrub_what_oneworks_generates() {
             vec![("AWS_SESSION_TOKEN".to_owned(), value.to_owned())],
             &data.credentials,
         );
-        let files = plan.scrubbed(&scrubber);
+        let files = plan.scrubbed(&scrubber).expect("scrubbed");
         let file = |name: &str| {
             files
                 .iter()
                 .find(|file| file.relative == Path::new(name))
-                .map(|file| file.contents.clone())
+                .map(|file| file.text.clone())
                 .unwrap_or_else(|| panic!("{name} planned"))
         };
         let agent: Value = serde_json::from_str(&file("agents/oneworks.json")).expect("agent json");

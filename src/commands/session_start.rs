@@ -1,0 +1,195 @@
+//! `oneworks session start`: launches the supervisor (`session supervise`,
+//! hidden) as a background process in its own process group, its stderr
+//! into the session's log, and waits for its `ready` line.
+
+use std::io::{BufRead, BufReader, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use crate::cli::GlobalArgs;
+use crate::error::{Error, ErrorKind};
+use crate::launch::profile::layout::ProfileLayout;
+use crate::launch::resolve::ResolvedCli;
+use crate::output;
+use crate::session::supervisor::ready::ReadyLine;
+use crate::session::supervisor::{self, supervise, SessionPaths};
+use crate::session::tmux;
+use crate::session::SessionError;
+use crate::settings::{Adapter, Settings};
+
+/// How long `start` waits for the supervisor to be ready.
+const READY_DEADLINE: Duration = Duration::from_secs(120);
+
+/// Starts session `name`'s supervisor and waits until it is ready; the
+/// caller attaches unless `detach`.
+pub fn start(
+    settings: &Settings,
+    adapter: &Adapter,
+    global: &GlobalArgs,
+    name: &str,
+    cwd: Option<PathBuf>,
+    detach: bool,
+) -> Result<(), Error> {
+    let tmux_program = tmux::find(settings.env.get("PATH"))?;
+    let layout = ProfileLayout::new(
+        &settings.project,
+        &settings.locations,
+        name,
+        &adapter.data.id,
+    );
+    let paths = SessionPaths::new(&layout);
+    supervisor::check_runtime(&layout)?;
+    if !detach && !std::io::stdin().is_terminal() {
+        return Err(Error::msg(
+            ErrorKind::Usage,
+            "`session start` attaches a terminal, and standard input is not one",
+        )
+        .with_hint(
+            "use `--detach` and answer approvals with `oneworks session approvals`/`answer`",
+        ));
+    }
+    let cwd = match cwd {
+        Some(dir) => Some(resolve_dir(&dir)?),
+        None => None,
+    };
+    clean_up_gone_supervisor(settings, name, &paths, &tmux_program)?;
+    let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
+    layout.ensure()?;
+    layout.ensure_runtime()?;
+    let log = open_log(&paths.log)?;
+    let mut command = supervise_command(global, adapter, name, &cli, cwd.as_deref())?;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let ready = read_ready_line(&mut child);
+    if !ready.ready {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    ready.into_result(name, || format!("see `{}`", paths.log.display()))?;
+    // The supervisor runs on by itself; reap it in the background if this
+    // process lives long enough (attach).
+    std::thread::spawn(move || child.wait());
+    if detach {
+        output::say(
+            settings.quiet,
+            format_args!("session `{name}` started; attach with `oneworks session attach {name}`"),
+        );
+    }
+    Ok(())
+}
+
+/// Refuses a session whose supervisor still runs; cleans up after one
+/// that is gone (what its record names, the record and its sockets).
+fn clean_up_gone_supervisor(
+    settings: &Settings,
+    name: &str,
+    paths: &SessionPaths,
+    tmux_program: &Path,
+) -> Result<(), Error> {
+    match supervisor::read_record(&paths.record) {
+        Some(record) if supervisor::is_running(&record, paths) => {
+            Err(SessionError::AlreadyRunning(name.to_owned()).into())
+        }
+        Some(record) => {
+            output::say(
+                settings.quiet,
+                format_args!("note: cleaning up after the gone supervisor of session `{name}`"),
+            );
+            supervisor::clean_up(&record, paths, Some(tmux_program));
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// The hidden `session supervise` of this binary for session `name`, in a
+/// process group of its own (a terminal's ^C must not reach it).
+fn supervise_command(
+    global: &GlobalArgs,
+    adapter: &Adapter,
+    name: &str,
+    cli: &ResolvedCli,
+    cwd: Option<&Path>,
+) -> Result<std::process::Command, Error> {
+    let exe = std::env::current_exe().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let mut command = std::process::Command::new(exe);
+    if let Some(config) = &global.config {
+        command.arg("--config").arg(config);
+    }
+    command
+        .args([
+            "session",
+            "supervise",
+            "--name",
+            name,
+            "--adapter",
+            &adapter.data.id,
+            "--cli-version",
+            &cli.version,
+        ])
+        .arg("--cli-path")
+        .arg(&cli.path)
+        .args(supervise::runtime_args(&cli.runtime_path));
+    if adapter.config.trust_workspace {
+        command.arg("--trust-workspace");
+    }
+    if let Some(cwd) = cwd {
+        command.arg("--cwd").arg(cwd);
+    }
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    Ok(command)
+}
+
+/// The supervisor's first stdout line, read on a helper thread so a
+/// supervisor that never writes one is given up on after
+/// [`READY_DEADLINE`].
+fn read_ready_line(child: &mut std::process::Child) -> ReadyLine {
+    let stdout = child.stdout.take();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        if let Some(stdout) = stdout {
+            let _ = BufReader::new(stdout).read_line(&mut line);
+        }
+        let _ = sender.send(line);
+    });
+    let line = receiver.recv_timeout(READY_DEADLINE).unwrap_or_default();
+    ReadyLine::parse(&line)
+}
+
+fn resolve_dir(dir: &Path) -> Result<PathBuf, Error> {
+    let resolved = std::path::absolute(dir).and_then(|path| path.canonicalize());
+    match resolved {
+        Ok(path) if path.is_dir() => Ok(path),
+        _ => Err(Error::msg(
+            ErrorKind::Usage,
+            format!("`--cwd {}` is not a folder", dir.display()),
+        )),
+    }
+}
+
+fn open_log(path: &Path) -> Result<std::fs::File, Error> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    fs_err::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)
+        .map_err(|source| {
+            SessionError::Io {
+                action: "open",
+                path: path.to_owned(),
+                source,
+            }
+            .into()
+        })
+}
