@@ -291,20 +291,8 @@ async fn link_answer(
 ) -> Response {
     use super::bounds::{HEAD, UNAUTHENTICATED_BODY};
     let (parts, body) = request.into_parts();
-    let declared = parts.headers.get(header::CONTENT_LENGTH).map(|value| {
-        value
-            .to_str()
-            .ok()
-            .and_then(|text| text.parse::<u64>().ok())
-    });
-    match declared {
-        Some(Some(length)) if length <= UNAUTHENTICATED_BODY as u64 => {}
-        Some(None) => return (StatusCode::BAD_REQUEST, "Bad Request").into_response(),
-        Some(Some(_)) => {
-            return (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response()
-        }
-        // Chunked: bounded while it is read.
-        None => {}
+    if let Some(refused) = declared_length_refused(&parts.headers) {
+        return refused;
     }
     let found = match check_link(&app, &card, &capability).await {
         Err(response) => return response,
@@ -343,7 +331,31 @@ async fn link_answer(
         .as_ref()
         .map(|links| links.instance.clone())
         .unwrap_or_default();
-    match answer(&app, card, &action, Some((capability, serve))).await {
+    let answered = answer(&app, card, &action, Some((capability, serve))).await;
+    link_answered(answered, from_form)
+}
+
+/// A link POST's declared `Content-Length`, looked at before anything
+/// else: refused when unreadable or over the unauthenticated bound; a
+/// chunked body (none declared) is bounded while it is read.
+fn declared_length_refused(headers: &axum::http::HeaderMap) -> Option<Response> {
+    use super::bounds::UNAUTHENTICATED_BODY;
+    let declared = headers.get(header::CONTENT_LENGTH)?;
+    match declared
+        .to_str()
+        .ok()
+        .and_then(|text| text.parse::<u64>().ok())
+    {
+        Some(length) if length <= UNAUTHENTICATED_BODY as u64 => None,
+        Some(_) => Some((StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response()),
+        None => Some((StatusCode::BAD_REQUEST, "Bad Request").into_response()),
+    }
+}
+
+/// What a link's answer shows: a page for the confirm form, JSON for a
+/// script.
+fn link_answered(answered: Result<Card, (StatusCode, Value)>, from_form: bool) -> Response {
+    match answered {
         Ok(card) if from_form => {
             let text = format!("Answered: {}.", card.state.as_str().replace('_', " "));
             Html(page::message(&text).into_string()).into_response()
