@@ -30,8 +30,8 @@
 # card, answer → delivered per verdict, idle CPU of the supervisor and of
 # the agent; the rows go between the `session-agents-bench` markers.
 #
-# Knobs (environment): BENCH_PARTS ("kiro agents"), BENCH_AGENTS ("qwen
-# copilot opencode codex claude"), BENCH_REQUESTS (200), BENCH_ACCEPTS (20),
+# Knobs (environment): BENCH_PARTS ("kiro agents"), BENCH_AGENTS ("gemini
+# qwen copilot opencode codex claude"), BENCH_REQUESTS (200), BENCH_ACCEPTS (20),
 # BENCH_DECLINES (10), BENCH_IDLE_SECONDS (60), BENCH_NO_DOC=1 (do not touch
 # BENCHMARKS.md), BENCH_KEEP=1 (keep the work folder).
 set -euo pipefail
@@ -67,10 +67,14 @@ if [[ " $PARTS " == *" agents "* ]]; then
     log "real agents' TUIs: cargo test --release --features fakes -- --ignored --exact tui_real::AGENT::measure (one at a time)"
     (cd "$ROOT" && cargo test --release --features fakes --no-run --quiet) || die "the release test build failed"
     AGENTS_FAILED=()
-    for agent in ${BENCH_AGENTS:-qwen copilot opencode codex claude}; do
+    for agent in ${BENCH_AGENTS:-gemini qwen copilot opencode codex claude}; do
         log "  $agent"
         ONE_OUT=$AGENTS_OUT.$agent
-        if (cd "$ROOT" && cargo test --release --features fakes --quiet -- --ignored --exact --nocapture "tui_real::$agent::measure") >"$ONE_OUT" 2>&1; then
+        # Gemini replays a recorded turn (tests/it/gemini_measure.rs); the
+        # others run against the fake model (tests/it/tui_real/).
+        test_path=tui_real::$agent::measure
+        [[ $agent == gemini ]] && test_path=gemini_measure::measure
+        if (cd "$ROOT" && cargo test --release --features fakes --quiet -- --ignored --exact --nocapture "$test_path") >"$ONE_OUT" 2>&1; then
             grep '^TUI-BENCH ' "$ONE_OUT" | tee -a "$AGENTS_OUT" >&2
         else
             # A failed measure is a row that says so, not a missing one; the

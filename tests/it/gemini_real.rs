@@ -32,14 +32,14 @@ const INTEGRITY: &str = "sha512-dbQ9A0qBtFJNi6XBkHvfZ6Azpn6PNgH/P8h2MZ67RLlX8hSA
 const SIZE: usize = 20_772_697;
 const DOCUMENT_PATH: &str = "/@google%2fgemini-cli";
 const TARBALL_PATH: &str = "/@google/gemini-cli/-/gemini-cli-0.61.0.tgz";
-const PROBE: &str = "probe-created.txt";
+pub const PROBE: &str = "probe-created.txt";
 const DEADLINE: Duration = Duration::from_secs(120);
 /// How often a wait looks again (a look runs `oneworks` or tmux).
 const PACE: Duration = Duration::from_millis(200);
 
 /// The real agents are heavy (one Node process of ~200 MB each, a 2-core
 /// machine): one test at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+pub static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The folder of a Node.js ≥ 20 with npm on this process's PATH (the
 /// package's `engines.node`); without it the test fails
@@ -165,14 +165,14 @@ fn version_document(server: &Server, bytes: &[u8]) -> Value {
 /// A project whose npm registry is a loopback server holding the real
 /// package, and whose Gemini adapter file (in `ONEWORKS_ADAPTERS_DIR`, the
 /// built-in one with the replay arguments added) replays the fixture.
-struct RealGemini {
-    env: TestEnv,
+pub struct RealGemini {
+    pub env: TestEnv,
     registry: Server,
 }
 
 impl RealGemini {
     /// `None` (after a loud note) where Node.js ≥ 20 is missing.
-    fn new() -> Option<RealGemini> {
+    pub fn new() -> Option<RealGemini> {
         let node = node_dir()?;
         let bytes = real_tarball();
         let registry = Server::start();
@@ -221,7 +221,7 @@ impl RealGemini {
         Some(RealGemini { env, registry })
     }
 
-    fn prepare(&self) -> Value {
+    pub fn prepare(&self) -> Value {
         let outcome = self.env.run(&["adapter", "prepare", "gemini", "--json"]);
         outcome.assert_success();
         outcome.json()
@@ -285,7 +285,7 @@ fn the_real_gemini_is_prepared_from_the_registry_and_runs_a_turn_over_acp() {
 }
 
 impl RealGemini {
-    fn session(&self, args: &[&str]) -> crate::support::Outcome {
+    pub fn session(&self, args: &[&str]) -> crate::support::Outcome {
         let mut all = vec!["session"];
         all.extend_from_slice(args);
         self.env.run(&all)
@@ -307,7 +307,7 @@ impl RealGemini {
     }
 
     /// The session's pane, as tmux shows it.
-    fn pane(&self, name: &str) -> String {
+    pub fn pane(&self, name: &str) -> String {
         let record: Value = serde_json::from_slice(
             &std::fs::read(
                 self.env
@@ -330,7 +330,7 @@ impl RealGemini {
 
     /// Waits until the pane of session `name` shows `needle`.
     #[track_caller]
-    fn wait_pane(&self, name: &str, what: &str, needle: &str) {
+    pub fn wait_pane(&self, name: &str, what: &str, needle: &str) {
         wait_for_every(PACE, &format!("the pane shows {what}"), DEADLINE, || {
             let pane = self.pane(name);
             if pane.contains(needle) {

@@ -22,6 +22,7 @@ mod concurrency;
 mod config;
 mod config_trust;
 mod env_options;
+mod gemini_measure;
 mod gemini_real;
 mod gemini_trust;
 mod gemini_tui;

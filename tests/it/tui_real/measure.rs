@@ -17,7 +17,7 @@ use super::{TuiAgent, TuiCase, DEADLINE};
 /// The approval questions of `agent`'s built-in data (regexes over a line
 /// without its box sides), read from the data file itself so the figure
 /// does not depend on the parser it measures.
-pub(super) fn questions(agent: &str) -> Vec<regex::Regex> {
+pub fn questions(agent: &str) -> Vec<regex::Regex> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("manifests")
         .join(format!("{agent}.yaml"));
@@ -31,7 +31,7 @@ pub(super) fn questions(agent: &str) -> Vec<regex::Regex> {
         .collect()
 }
 
-pub(super) fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
+pub fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
     pane.lines().any(|line| {
         // The data's patterns are read whole by the grammar: here, on the
         // line as drawn or without its box sides (`┃  △ Permission
@@ -44,7 +44,7 @@ pub(super) fn box_on_screen(pane: &str, questions: &[regex::Regex]) -> bool {
 }
 
 /// CPU seconds (user + system) of `pid` so far.
-pub(super) fn cpu_seconds(pid: u32) -> f64 {
+pub fn cpu_seconds(pid: u32) -> f64 {
     // A process that ended between two readings counts as 0.
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return 0.0;
@@ -62,7 +62,7 @@ pub(super) fn cpu_seconds(pid: u32) -> f64 {
 
 /// CPU seconds of `root` and every process below it (an agent's Node
 /// workers, its shell).
-pub(super) fn tree_cpu_seconds(root: u32) -> f64 {
+pub fn tree_cpu_seconds(root: u32) -> f64 {
     let mut parents = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         let Some(pid) = entry
@@ -102,7 +102,7 @@ pub(super) fn tree_cpu_seconds(root: u32) -> f64 {
 }
 
 /// Whether `supervisor` has its tmux control-mode child (`tmux … -C …`).
-pub(super) fn control_client_runs(supervisor: u32) -> bool {
+pub fn control_client_runs(supervisor: u32) -> bool {
     std::fs::read_dir("/proc")
         .expect("/proc")
         .flatten()
@@ -125,7 +125,7 @@ pub(super) fn control_client_runs(supervisor: u32) -> bool {
 }
 
 /// Percentile `p` (0–100) of `values`, in milliseconds.
-pub(super) fn percentile(values: &[Duration], p: f64) -> f64 {
+pub fn percentile(values: &[Duration], p: f64) -> f64 {
     let mut ms: Vec<f64> = values.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
     ms.sort_by(f64::total_cmp);
     let rank = ((p / 100.0) * (ms.len() as f64 - 1.0)).round() as usize;
@@ -142,10 +142,34 @@ fn one_box(
 ) -> (Duration, Value) {
     tui.agent.model.set_command(&format!("touch {file}"));
     tui.agent.model.set_trigger(Some(file));
-    let mut watch = tui
+    let watch = tui
         .agent
         .env
         .cmd(&["session", "approvals", name, "--watch", "--json"]);
+    box_and_card(
+        watch,
+        || tui.pane(name),
+        questions,
+        || {
+            tui.submit(
+                name,
+                &format!("Create the file {file} with the shell tool."),
+            );
+        },
+    )
+}
+
+/// Times a box and its card: `watch` (`session approvals NAME --watch
+/// --json`) runs while `ask` makes the agent ask; the box counts as shown
+/// at the first `pane()` that holds one of `questions`, the card at the
+/// first pending card line `watch` prints. Returns the box → card latency
+/// (0 when the card came first: a hook, a recorder) and the card.
+pub fn box_and_card(
+    mut watch: std::process::Command,
+    pane: impl Fn() -> String,
+    questions: &[regex::Regex],
+    ask: impl FnOnce(),
+) -> (Duration, Value) {
     watch.stdout(Stdio::piped()).stderr(Stdio::null());
     let mut child = watch.spawn().expect("session approvals --watch");
     let (lines_tx, lines_rx) = std::sync::mpsc::channel::<(Instant, String)>();
@@ -158,20 +182,13 @@ fn one_box(
             }
         }
     });
-    tui.submit(
-        name,
-        &format!("Create the file {file} with the shell tool."),
-    );
+    ask();
     let deadline = Instant::now() + DEADLINE;
     let mut shown = None;
     let mut card = None;
     while card.is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "no box/card:\n{}",
-            tui.pane(name)
-        );
-        if shown.is_none() && box_on_screen(&tui.pane(name), questions) {
+        assert!(Instant::now() < deadline, "no box/card:\n{}", pane());
+        if shown.is_none() && box_on_screen(&pane(), questions) {
             shown = Some(Instant::now());
         }
         while let Ok((at, line)) = lines_rx.try_recv() {
@@ -198,11 +215,11 @@ fn one_box(
     let shown = match shown {
         Some(at) => at,
         None => {
-            while !box_on_screen(&tui.pane(name), questions) {
+            while !box_on_screen(&pane(), questions) {
                 assert!(
                     Instant::now() < deadline,
                     "the box never showed:\n{}",
-                    tui.pane(name)
+                    pane()
                 );
                 std::thread::sleep(Duration::from_millis(5));
             }
@@ -214,7 +231,7 @@ fn one_box(
 
 /// `session answer NAME CARD verdict`: how long until it returned (the
 /// keys delivered and checked).
-pub(super) fn answer(tui: &TuiAgent, name: &str, card: &Value, verdict: &str) -> Duration {
+pub fn answer(tui: &TuiAgent, name: &str, card: &Value, verdict: &str) -> Duration {
     let id = card["id"].as_str().expect("card id");
     let started = Instant::now();
     tui.session(&["answer", name, id, verdict]).assert_success();
@@ -294,34 +311,67 @@ pub fn run(tui: &TuiAgent, case: &TuiCase, signal: &str, rounds: Rounds, idle: D
                 && case.ready_again.is_none_or(|ready| pane.contains(ready))
         });
     }
-    let record = tui.record(name);
-    let supervisor = record["pid"].as_u64().expect("supervisor pid") as u32;
-    let agent_pid = record["panePid"].as_u64().expect("pane pid") as u32;
-    let (s0, a0, t0) = (
-        cpu_seconds(supervisor),
-        tree_cpu_seconds(agent_pid),
-        Instant::now(),
-    );
-    std::thread::sleep(idle);
-    let wall = t0.elapsed().as_secs_f64();
-    let supervisor_cpu = (cpu_seconds(supervisor) - s0) / wall * 100.0;
-    // Whether the pane was read event-driven the whole time (a dead
-    // control-mode client means polling: the figure says which).
-    let control_mode = control_client_runs(supervisor);
-    // A worker that ended while idle takes its seconds with it: never below 0.
-    let agent_cpu = ((tree_cpu_seconds(agent_pid) - a0) / wall * 100.0).max(0.0);
+    let figures = Figures {
+        agent,
+        signal,
+        to_card,
+        accepts,
+        declines,
+    };
+    figures.idle_and_print(&tui.record(name), idle);
     tui.stop(name);
-    let figures = json!({
-        "agent": agent,
-        "signal": signal,
-        "rounds": rounds.accepts + rounds.declines,
-        "box_to_card_ms": {"p50": percentile(&to_card, 50.0), "p95": percentile(&to_card, 95.0), "max": percentile(&to_card, 100.0)},
-        "accept_ms": if accepts.is_empty() { Value::Null } else { json!({"p50": percentile(&accepts, 50.0), "max": percentile(&accepts, 100.0)}) },
-        "decline_ms": if declines.is_empty() { Value::Null } else { json!({"p50": percentile(&declines, 50.0), "max": percentile(&declines, 100.0)}) },
-        "idle_seconds": wall,
-        "supervisor_cpu_percent": supervisor_cpu,
-        "agent_cpu_percent": agent_cpu,
-        "control_mode": control_mode,
-    });
-    println!("TUI-BENCH {figures}");
+}
+
+/// What a measure took, printed with the idle CPU as `TUI-BENCH {json}`.
+pub struct Figures<'a> {
+    pub agent: &'a str,
+    /// The signal the cards came from (`pane`, `hook`, `recorder`).
+    pub signal: &'a str,
+    pub to_card: Vec<Duration>,
+    pub accepts: Vec<Duration>,
+    pub declines: Vec<Duration>,
+}
+
+impl Figures<'_> {
+    /// Measures the idle CPU of the session `record` names over `idle`
+    /// (the supervisor alone, and the agent's process tree), then prints
+    /// every figure as one `TUI-BENCH {json}` line.
+    pub fn idle_and_print(&self, record: &Value, idle: Duration) {
+        let supervisor = record["pid"].as_u64().expect("supervisor pid") as u32;
+        let agent_pid = record["panePid"].as_u64().expect("pane pid") as u32;
+        let (s0, a0, t0) = (
+            cpu_seconds(supervisor),
+            tree_cpu_seconds(agent_pid),
+            Instant::now(),
+        );
+        std::thread::sleep(idle);
+        let wall = t0.elapsed().as_secs_f64();
+        let supervisor_cpu = (cpu_seconds(supervisor) - s0) / wall * 100.0;
+        // Whether the pane was read event-driven the whole time (a dead
+        // control-mode client means polling: the figure says which).
+        let control_mode = control_client_runs(supervisor);
+        // A worker that ended while idle takes its seconds with it: never below 0.
+        let agent_cpu = ((tree_cpu_seconds(agent_pid) - a0) / wall * 100.0).max(0.0);
+        let spread = |values: &[Duration]| {
+            if values.is_empty() {
+                Value::Null
+            } else {
+                json!({"p50": percentile(values, 50.0), "max": percentile(values, 100.0)})
+            }
+        };
+        let to_card = &self.to_card;
+        let figures = json!({
+            "agent": self.agent,
+            "signal": self.signal,
+            "rounds": to_card.len(),
+            "box_to_card_ms": {"p50": percentile(to_card, 50.0), "p95": percentile(to_card, 95.0), "max": percentile(to_card, 100.0)},
+            "accept_ms": spread(&self.accepts),
+            "decline_ms": spread(&self.declines),
+            "idle_seconds": wall,
+            "supervisor_cpu_percent": supervisor_cpu,
+            "agent_cpu_percent": agent_cpu,
+            "control_mode": control_mode,
+        });
+        println!("TUI-BENCH {figures}");
+    }
 }
