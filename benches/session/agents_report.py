@@ -21,8 +21,12 @@ START = "<!-- session-agents-bench:start -->"
 END = "<!-- session-agents-bench:end -->"
 HEADING = "## Supervised TUI sessions of the real agents (issue 21)"
 
-# Goals (issue 21 item 4).
-GOAL_MS = {"recorder": 20.0, "hook": 20.0, "pane": 300.0}
+# Goals (issue 21 item 4). The figure here is box on screen → card, for
+# every signal: the pane's goal is 300 ms. A hook's or a recorder's own goal
+# (signal → card ≤ 20 ms) is for the time from the agent's signal to the
+# card, measured where the signal can be timed (the fake Kiro's hook log:
+# `supervisor_hook::signal_to_card_latency`; the recorder: the kiro part).
+BOX_TO_CARD_GOAL_MS = 300.0
 IDLE_PERCENT = 0.1
 
 
@@ -85,7 +89,7 @@ def render(found, meta):
         d50, dmax = sane_ms(decline.get("p50"), f"{agent} decline"), sane_ms(decline.get("max"), f"{agent} decline")
         sup = sane_percent(row["supervisor_cpu_percent"], f"{agent} supervisor")
         own = sane_percent(row["agent_cpu_percent"], f"{agent} agent")
-        goal = GOAL_MS.get(row["signal"], 300.0)
+        goal = BOX_TO_CARD_GOAL_MS
         met = "✓" if p95 <= goal else "✗"
         idle_met = "✓" if sup <= IDLE_PERCENT else "✗"
         if row.get("control_mode") is False:
@@ -97,7 +101,9 @@ def render(found, meta):
     out += [
         "",
         "Box → card: from the first capture showing the box's question to the pending card on "
-        "`session approvals --watch`. Answer: `session answer` until it returned (keys delivered, "
+        "`session approvals --watch` (0 when the card came first: Claude's hook fires as it draws "
+        "its box; the hook's own signal → card time is measured by "
+        "`cargo test --features fakes supervisor_hook::signal_to_card_latency -- --nocapture`, goal ≤ 20 ms). Answer: `session answer` until it returned (keys delivered, "
         "the settle and render gaps of the agent's data included). Idle CPU: over the idle "
         "seconds after the rounds, the supervisor alone (goal ≤ 0.1 % of a core) and the agent's "
         "process tree (not ours to keep low).",
