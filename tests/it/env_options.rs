@@ -32,14 +32,7 @@ fn a_bad_http_timeout_is_the_same_error_for_prepare_run_and_the_webhook() {
     let mut session = Session::new(|_| serde_json::json!({"requests": []}));
     with_webhook(&mut session, &hook);
     session.env.set_env("ONEWORKS_HTTP_TIMEOUT", "0");
-    let start = session.env.run(&[
-        "session",
-        "start",
-        "kiro",
-        "--detach",
-        "--name",
-        &session.name,
-    ]);
+    let start = session.start_with(&[]);
     start.assert_code(3);
     assert!(start.stderr.contains(MESSAGE), "{}", start.describe());
     assert!(session.record().is_none(), "no session was started");

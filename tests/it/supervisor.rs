@@ -81,16 +81,21 @@ impl Session {
     }
 
     pub fn start(&self) {
-        self.env
-            .run(&[
-                "session",
-                "start",
-                &self.adapter,
-                "--detach",
-                "--name",
-                &self.name,
-            ])
-            .assert_success();
+        self.start_with(&[]).assert_success();
+    }
+
+    /// `session start ADAPTER --detach --name NAME` and `extra`.
+    pub fn start_with(&self, extra: &[&str]) -> crate::support::Outcome {
+        let mut args = vec![
+            "session",
+            "start",
+            self.adapter.as_str(),
+            "--detach",
+            "--name",
+            self.name.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        self.env.run(&args)
     }
 
     pub fn session_root(&self) -> PathBuf {
