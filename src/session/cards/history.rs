@@ -1,5 +1,6 @@
-//! A session's `cards.jsonl` read back: each card's last recorded state,
-//! for `session approvals` when the supervisor is not running or does not
+//! A session's `cards.jsonl`: each change of a card appended (0600, never
+//! through a link), and read back — each card's last recorded state, for
+//! `session approvals` when the supervisor is not running or does not
 //! answer. Read line by line with a bound, so a damaged or huge file
 //! cannot grow memory by more than its distinct cards.
 
@@ -38,6 +39,23 @@ pub fn read(path: &Path) -> Option<Vec<Card>> {
         }
     }
     Some(cards)
+}
+
+/// Appends `card` as one line.
+pub fn append(path: &Path, card: &Card) -> std::io::Result<()> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    use std::io::Write;
+    let mut line = serde_json::to_string(card).map_err(std::io::Error::other)?;
+    line.push('\n');
+    let mut file = fs_err::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map(fs_err::File::into_file)
+        .map_err(crate::fs_error::os_cause)?;
+    file.write_all(line.as_bytes())
 }
 
 #[cfg(test)]

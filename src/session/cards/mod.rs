@@ -452,7 +452,7 @@ impl CardBook {
     fn record(&self, card: &Card) -> Card {
         let public = self.public(card);
         if let Some(path) = &self.history {
-            if let Err(error) = append_line(path, &public) {
+            if let Err(error) = history::append(path, &public) {
                 tracing::warn!("could not write `{}`: {error}", path.display());
             }
         }
@@ -477,22 +477,6 @@ fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
         }
         _ => CardState::Cancelled,
     }
-}
-
-fn append_line(path: &std::path::Path, card: &Card) -> std::io::Result<()> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
-    use std::io::Write;
-    let mut line = serde_json::to_string(card).map_err(std::io::Error::other)?;
-    line.push('\n');
-    let mut file = fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map(fs_err::File::into_file)
-        .map_err(crate::fs_error::os_cause)?;
-    file.write_all(line.as_bytes())
 }
 
 /// Cards from the agent's own hook (`signals.rs`): their ids and their
