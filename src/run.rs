@@ -21,17 +21,13 @@ pub fn install_startup_scrubber() {
         let all: Vec<_> = registry
             .names()
             .iter()
-            .filter_map(|name| registry.load(name).ok())
+            .filter_map(|name| registry.credentials(name))
             .collect();
-        let rules =
-            crate::redact::rules::CredentialRules::union(all.iter().map(|data| &data.credentials));
+        let rules = crate::redact::rules::CredentialRules::union(all.iter());
         let secrets: Vec<(String, String)> = env
             .iter()
             .filter(|(name, value)| {
-                !value.is_empty()
-                    && all
-                        .iter()
-                        .any(|data| data.credentials.is_credential_name(name))
+                !value.is_empty() && all.iter().any(|rules| rules.is_credential_name(name))
             })
             .map(|(name, value)| (name.to_owned(), value.to_owned()))
             .collect();

@@ -104,6 +104,27 @@ impl Registry {
     }
 
     /// The data of adapter `name`: unknown names list the known ones.
+    /// Only the `credentials` section of adapter `name` (the startup
+    /// scrubber's rules): the rest of the file — pane grammars whose
+    /// patterns compile, sections checked against each other — is not
+    /// read, so a command that prints before it knows its adapter does not
+    /// load every adapter whole. `None` when the file cannot be read or its
+    /// credentials do not parse.
+    pub fn credentials(&self, name: &str) -> Option<crate::redact::rules::CredentialRules> {
+        /// Every other key of the file is ignored.
+        #[derive(serde::Deserialize)]
+        struct CredentialsOnly {
+            credentials: crate::redact::rules::CredentialRules,
+        }
+        let text = match self.entries.get(name)? {
+            Origin::Builtin(text) => std::borrow::Cow::Borrowed(*text),
+            Origin::File(path) => std::borrow::Cow::Owned(AdapterData::read_text(path).ok()?),
+        };
+        serde_yaml_ng::from_str::<CredentialsOnly>(&text)
+            .ok()
+            .map(|only| only.credentials)
+    }
+
     pub fn load(&self, name: &str) -> Result<AdapterData, RegistryError> {
         let origin = self
             .entries
