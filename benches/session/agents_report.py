@@ -12,6 +12,7 @@ Usage: agents_report.py LINES_FILE META_JSON [BENCHMARKS_MD]
 
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -27,6 +28,24 @@ HEADING = "## Supervised TUI sessions of the real agents (issue 21)"
 # card, measured where the signal can be timed (the fake Kiro's hook log:
 # `supervisor_hook::signal_to_card_latency`; the recorder: the kiro part).
 BOX_TO_CARD_GOAL_MS = 300.0
+
+# A failed measure's row quotes the test's panic text: outside text, so
+# control characters and escape sequences are dropped and anything that may
+# be a credential is masked before it reaches BENCHMARKS.md — the value of
+# any credential-shaped variable set here, and any key-shaped token.
+SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|AUTH)", re.I)
+KEY_SHAPE = re.compile(r"\b(sk|ghp|gho|ghu|github_pat|xox[bp]|AKIA|AIza)[-_A-Za-z0-9]{12,}")
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|[\x00-\x1f\x7f-\x9f]")
+
+
+def printable_why(text, environ=os.environ):
+    """The panic text of a failed measure, safe to print in a table cell."""
+    text = ESCAPES.sub(" ", str(text))
+    for name, value in environ.items():
+        if SECRET_NAME.search(name) and len(value) >= 8:
+            text = text.replace(value, "[redacted]")
+    text = KEY_SHAPE.sub("[redacted]", text)
+    return " ".join(text.split()).replace("|", "\\|")
 IDLE_PERCENT = 0.1
 
 
@@ -78,7 +97,7 @@ def render(found, meta):
     for row in found:
         agent = row["agent"]
         if row.get("failed"):
-            why = str(row.get("why", "")).replace("|", "\\|").strip() or "see the bench's output"
+            why = printable_why(row.get("why", "")) or "see the bench's output"
             out.append(f"| {agent} | – | – | **measure failed**: {why} | | | | | |")
             continue
         card = row["box_to_card_ms"]

@@ -174,17 +174,7 @@ fn resolve_dir(dir: &Path) -> Result<PathBuf, Error> {
 }
 
 fn open_log(path: &Path) -> Result<std::fs::File, Error> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
-    fs_err::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map(fs_err::File::into_file)
-        .map_err(crate::fs_error::os_cause)
-        .map_err(|source| {
+    crate::fs_safety::open_private(path, crate::fs_safety::PrivateOpen::Truncate).map_err(|source| {
             SessionError::Io {
                 action: "open",
                 path: path.to_owned(),

@@ -43,18 +43,10 @@ pub fn read(path: &Path) -> Option<Vec<Card>> {
 
 /// Appends `card` as one line.
 pub fn append(path: &Path, card: &Card) -> std::io::Result<()> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
     use std::io::Write;
     let mut line = serde_json::to_string(card).map_err(std::io::Error::other)?;
     line.push('\n');
-    let mut file = fs_err::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map(fs_err::File::into_file)
-        .map_err(crate::fs_error::os_cause)?;
+    let mut file = crate::fs_safety::open_private(path, crate::fs_safety::PrivateOpen::Append)?;
     file.write_all(line.as_bytes())
 }
 

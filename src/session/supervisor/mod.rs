@@ -95,17 +95,7 @@ fn process_mentions(pid: u32, file: &str, needle: &str) -> bool {
 }
 
 fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
-    fs_err::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(create)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map(fs_err::File::into_file)
-        .map_err(crate::fs_error::os_cause)
+    crate::fs_safety::open_private(path, crate::fs_safety::PrivateOpen::ReadWrite { create })
 }
 
 fn lock_held(path: &Path) -> bool {
@@ -370,20 +360,12 @@ async fn until_the_end(
 /// The recorder starts empty and ours (0600, not a link), so the agent appends
 /// to a file nobody else wrote.
 fn fresh_recorder(path: &Path) -> Result<(), SessionError> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
     match fs_err::remove_file(path).map_err(crate::fs_error::os_cause) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
         Err(error) => return Err(io_error("remove", path)(error)),
     }
-    fs_err::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map(fs_err::File::into_file)
-        .map_err(crate::fs_error::os_cause)
+    crate::fs_safety::open_private(path, crate::fs_safety::PrivateOpen::CreateNew)
         .map(drop)
         .map_err(io_error("create", path))
 }
