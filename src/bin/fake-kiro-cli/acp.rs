@@ -2,7 +2,8 @@
 //! script's `acp` section says. Every line it receives is appended to the
 //! section's `log`, so tests assert what oneworks sent. Scripted steps wait
 //! on events (a reply, `session/cancel`, a file the test creates), never on
-//! timers. Like current Kiro, it rejects a prompt sent as `content`.
+//! timers. Like current Kiro, it rejects a prompt sent as `content`. The
+//! steps themselves are in `acp_steps.rs`.
 
 use std::io::{BufRead, Write};
 
@@ -10,16 +11,48 @@ pub use crate::acp_script::{AcpScript, Dialect, Step};
 use crate::process::{ignore_sigterm, monotonic_ns, start_held_child};
 use serde_json::{json, Map, Value};
 
-struct Agent<'a> {
-    script: &'a AcpScript,
+/// The connection: the script, stdin and stdout, and what the client has
+/// done so far.
+pub struct Agent<'a> {
+    pub script: &'a AcpScript,
     lines: std::io::Lines<std::io::StdinLock<'static>>,
-    out: std::io::Stdout,
+    pub out: std::io::Stdout,
     cancelled: bool,
     /// Ids of answers read while waiting for another one.
     answered: Vec<Value>,
+    /// A known `authenticate` method succeeded (the last one decides).
+    authenticated: bool,
 }
 
+/// What a request comes to.
+enum Answer<'a> {
+    /// A result, or the message of a -32602 error.
+    Reply(Result<Value, &'a str>),
+    /// Already answered with its own error object: nothing more to send.
+    Sent,
+    /// The process ends with this status, unanswered.
+    Exit(i32),
+}
+
+/// Answers ACP on stdio until stdin ends or a step ends the agent; the
+/// exit status.
 pub fn run(script: &AcpScript) -> i32 {
+    if let Err(code) = start(script) {
+        return code;
+    }
+    let mut agent = Agent::new(script);
+    while let Some(message) = agent.next() {
+        if let Some(code) = agent.handle(&message) {
+            return code;
+        }
+    }
+    agent.at_eof()
+}
+
+/// What the script asks of the agent as it starts: its pid in a file, a
+/// line on stderr, SIGTERM ignored, a held child (status 70 when that
+/// child does not start).
+fn start(script: &AcpScript) -> Result<(), i32> {
     if let Some(path) = &script.pid_file {
         let _ = fs_err::write(path, std::process::id().to_string());
     }
@@ -32,115 +65,158 @@ pub fn run(script: &AcpScript) -> i32 {
     if let Some(path) = &script.held_child_pid_file {
         if let Err(message) = start_held_child(path) {
             eprintln!("fake-kiro-cli: {message}");
-            return 70;
+            return Err(70);
         }
     }
-    let mut agent = Agent {
-        script,
-        lines: std::io::stdin().lock().lines(),
-        out: std::io::stdout(),
-        cancelled: false,
-        answered: Vec::new(),
-    };
-    let mut authenticated = false;
-    while let Some(message) = agent.next() {
-        let Some(method) = message.get("method").and_then(Value::as_str) else {
-            continue;
-        };
-        let id = message.get("id").cloned();
-        let params = message.get("params").cloned().unwrap_or(Value::Null);
-        let Some(id) = id else {
-            if method == "session/cancel" {
-                agent.cancelled = true;
-            }
-            continue;
-        };
-        if script.never_answer.iter().any(|silent| silent == method) {
-            continue;
+    Ok(())
+}
+
+impl<'a> Agent<'a> {
+    /// A fresh connection on stdin and stdout.
+    fn new(script: &'a AcpScript) -> Self {
+        Self {
+            script,
+            lines: std::io::stdin().lock().lines(),
+            out: std::io::stdout(),
+            cancelled: false,
+            answered: Vec::new(),
+            authenticated: false,
         }
-        let answer = match method {
-            "initialize" => {
-                for step in &script.on_initialize {
-                    if let Some(code) = agent.step(step) {
-                        return code;
-                    }
-                }
-                Ok(json!({
-                    "protocolVersion": script.protocol_version,
-                    "agentCapabilities": script.agent_capabilities,
-                    "authMethods": script.auth_methods,
-                }))
+    }
+
+    /// One message from the client: a `session/cancel` notification is
+    /// noted, other notifications and ignored methods are dropped, a
+    /// request is answered. `Some(code)` ends the process.
+    fn handle(&mut self, message: &Value) -> Option<i32> {
+        let method = message.get("method").and_then(Value::as_str)?;
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let Some(id) = message.get("id").cloned() else {
+            if method == "session/cancel" {
+                self.cancelled = true;
             }
-            "authenticate" if script.auth_error.is_some() => {
-                let error = script.auth_error.clone().unwrap_or_default();
-                agent.send(&json!({"jsonrpc":"2.0","id":id,"error":error}));
-                continue;
-            }
-            "session/load"
-                if script.exit_on_unknown_load
-                    && params.get("sessionId").and_then(Value::as_str)
-                        != Some(script.session_id.as_str()) =>
-            {
-                eprintln!("fake-kiro-cli: no session to load; exiting");
-                return 0;
-            }
-            "authenticate" => {
-                let wanted = params.get("methodId");
-                let known = script
-                    .auth_methods
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|method| method.get("id") == wanted);
-                authenticated = known;
-                if known {
-                    Ok(json!({}))
-                } else {
-                    Err("unknown auth method")
-                }
-            }
-            "session/new" if script.auth_required && !authenticated => {
-                let reply = json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"Authentication required"}});
-                agent.send(&reply);
-                continue;
-            }
-            "session/load" if script.load_error.is_some() => {
-                Err(script.load_error.as_deref().unwrap_or_default())
-            }
-            "session/load" if !script.load_replay.is_empty() => {
-                for step in &script.load_replay {
-                    if let Some(code) = agent.step(step) {
-                        return code;
-                    }
-                }
-                Ok(Value::Object(script.session_result.clone()))
-            }
-            "session/new" | "session/load" => {
-                let mut result = script.session_result.clone();
-                if method == "session/new" {
-                    result.insert("sessionId".into(), json!(script.session_id));
-                }
-                Ok(Value::Object(result))
-            }
-            "session/set_model" => Ok(json!({})),
-            "session/set_config_option" => Ok(json!({
-                "configOptions": [{"id": params["configId"], "currentValue": params["value"]}]
-            })),
-            "session/prompt" => {
-                if params.get("prompt").is_none() {
-                    Err("Invalid params: missing field `prompt`")
-                } else {
-                    match agent.turn() {
-                        Some(_) if script.prompt_result.is_some() => {
-                            Ok(script.prompt_result.clone().unwrap_or_default())
-                        }
-                        Some(stop) => Ok(json!({ "stopReason": stop })),
-                        None => return agent.at_eof(),
-                    }
-                }
-            }
-            _ => Err("Method not found"),
+            return None;
         };
+        if self
+            .script
+            .never_answer
+            .iter()
+            .any(|silent| silent == method)
+        {
+            return None;
+        }
+        match self.answer(method, &id, &params) {
+            Answer::Reply(answer) => self.reply(method, id, answer),
+            Answer::Sent => None,
+            Answer::Exit(code) => Some(code),
+        }
+    }
+
+    /// What the request `method` comes to, one method at a time.
+    fn answer(&mut self, method: &str, id: &Value, params: &Value) -> Answer<'a> {
+        match method {
+            "initialize" => self.initialize(),
+            "authenticate" => self.authenticate(id, params),
+            "session/new" => self.new_session(id),
+            "session/load" => self.load_session(params),
+            "session/set_model" => Answer::Reply(Ok(json!({}))),
+            "session/set_config_option" => Answer::Reply(Ok(json!({
+                "configOptions": [{"id": params["configId"], "currentValue": params["value"]}]
+            }))),
+            "session/prompt" => self.prompt(params),
+            _ => Answer::Reply(Err("Method not found")),
+        }
+    }
+
+    /// `initialize`: the `onInitialize` steps, then the script's version,
+    /// capabilities and auth methods.
+    fn initialize(&mut self) -> Answer<'a> {
+        let script = self.script;
+        if let Some(code) = self.steps(&script.on_initialize) {
+            return Answer::Exit(code);
+        }
+        Answer::Reply(Ok(json!({
+            "protocolVersion": script.protocol_version,
+            "agentCapabilities": script.agent_capabilities,
+            "authMethods": script.auth_methods,
+        })))
+    }
+
+    /// `authenticate`: the script's `authError` if it has one, else success
+    /// for a method of `authMethods` (which then allows `session/new`).
+    fn authenticate(&mut self, id: &Value, params: &Value) -> Answer<'a> {
+        let script = self.script;
+        if script.auth_error.is_some() {
+            let error = script.auth_error.clone().unwrap_or_default();
+            self.send(&json!({"jsonrpc":"2.0","id":id,"error":error}));
+            return Answer::Sent;
+        }
+        let wanted = params.get("methodId");
+        let known = script
+            .auth_methods
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|method| method.get("id") == wanted);
+        self.authenticated = known;
+        if known {
+            Answer::Reply(Ok(json!({})))
+        } else {
+            Answer::Reply(Err("unknown auth method"))
+        }
+    }
+
+    /// `session/new`: "authentication required" (-32000) until an
+    /// `authenticate` succeeded when the script says so, else the session.
+    fn new_session(&mut self, id: &Value) -> Answer<'a> {
+        if self.script.auth_required && !self.authenticated {
+            let reply = json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"Authentication required"}});
+            self.send(&reply);
+            return Answer::Sent;
+        }
+        let mut result = self.script.session_result.clone();
+        result.insert("sessionId".into(), json!(self.script.session_id));
+        Answer::Reply(Ok(Value::Object(result)))
+    }
+
+    /// `session/load`: exits on an unknown session when the script says
+    /// so, fails with `loadError`, or replays `loadReplay` and answers.
+    fn load_session(&mut self, params: &Value) -> Answer<'a> {
+        let script = self.script;
+        if script.exit_on_unknown_load
+            && params.get("sessionId").and_then(Value::as_str) != Some(script.session_id.as_str())
+        {
+            eprintln!("fake-kiro-cli: no session to load; exiting");
+            return Answer::Exit(0);
+        }
+        if script.load_error.is_some() {
+            return Answer::Reply(Err(script.load_error.as_deref().unwrap_or_default()));
+        }
+        if let Some(code) = self.steps(&script.load_replay) {
+            return Answer::Exit(code);
+        }
+        Answer::Reply(Ok(Value::Object(script.session_result.clone())))
+    }
+
+    /// `session/prompt`: refused without `prompt` (as Kiro refuses
+    /// `content`), else the turn and its stop reason (or `promptResult`).
+    fn prompt(&mut self, params: &Value) -> Answer<'a> {
+        if params.get("prompt").is_none() {
+            return Answer::Reply(Err("Invalid params: missing field `prompt`"));
+        }
+        match self.turn() {
+            Some(_) if self.script.prompt_result.is_some() => {
+                Answer::Reply(Ok(self.script.prompt_result.clone().unwrap_or_default()))
+            }
+            Some(stop) => Answer::Reply(Ok(json!({ "stopReason": stop }))),
+            None => Answer::Exit(self.at_eof()),
+        }
+    }
+
+    /// Sends the answer to request `id` (its id a string when the script
+    /// says so); after a prompt's answer, its time stamp first and the
+    /// `afterTurn` steps next. `Some(code)` ends the process.
+    fn reply(&mut self, method: &str, id: Value, answer: Result<Value, &str>) -> Option<i32> {
+        let script = self.script;
         let id = if script.stringify_answer_ids.iter().any(|m| m == method) {
             json!(id.to_string())
         } else {
@@ -157,22 +233,26 @@ pub fn run(script: &AcpScript) -> i32 {
                 let _ = fs_err::write(path, monotonic_ns().to_string());
             }
         }
-        agent.send(&reply);
+        self.send(&reply);
         if method == "session/prompt" {
-            for step in &script.after_turn {
-                if let Some(code) = agent.step(step) {
-                    return code;
-                }
+            return self.steps(&script.after_turn);
+        }
+        None
+    }
+
+    /// Runs `steps` in order; `Some(code)` (from a step) ends the process.
+    fn steps(&mut self, steps: &[Step]) -> Option<i32> {
+        for step in steps {
+            if let Some(code) = self.step(step) {
+                return Some(code);
             }
         }
+        None
     }
-    agent.at_eof()
-}
 
-impl Agent<'_> {
     /// Stdin ended: exit (status 0), or with `stayAfterEof` keep running
     /// until a signal ends the agent (bounded).
-    fn at_eof(&self) -> i32 {
+    pub fn at_eof(&self) -> i32 {
         if self.script.stay_after_eof {
             std::thread::sleep(std::time::Duration::from_secs(120));
         }
@@ -180,7 +260,7 @@ impl Agent<'_> {
     }
 
     /// The next message, logged; `None` at EOF. Garbage is logged too.
-    fn next(&mut self) -> Option<Value> {
+    pub fn next(&mut self) -> Option<Value> {
         loop {
             let line = self.lines.next()?.ok()?;
             if let Some(path) = &self.script.log {
@@ -198,17 +278,20 @@ impl Agent<'_> {
         }
     }
 
-    fn send(&mut self, value: &Value) {
+    /// Writes one message as one line.
+    pub fn send(&mut self, value: &Value) {
         self.raw(&value.to_string());
     }
 
-    fn raw(&mut self, line: &str) {
+    /// Writes `line` and a newline, flushed.
+    pub fn raw(&mut self, line: &str) {
         let mut out = self.out.lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     }
 
-    fn update(&mut self, kind: &str, mut body: Map<String, Value>) {
+    /// A session update of `kind` with `body`, in the script's dialect.
+    pub fn update(&mut self, kind: &str, mut body: Map<String, Value>) {
         let update = match self.script.dialect {
             Dialect::Standard => {
                 body.insert("sessionUpdate".into(), json!(kind));
@@ -237,7 +320,8 @@ impl Agent<'_> {
         self.send_update(update);
     }
 
-    fn send_update(&mut self, update: Value) {
+    /// Sends a ready `update` object in the dialect's notification.
+    pub fn send_update(&mut self, update: Value) {
         let method = match self.script.dialect {
             Dialect::Standard => "session/update",
             Dialect::Kiro => "session/notification",
@@ -250,7 +334,8 @@ impl Agent<'_> {
         self.send(&message);
     }
 
-    fn text(&mut self, kind: &str, text: &str) {
+    /// A text content update of `kind` (a message or thought chunk).
+    pub fn text(&mut self, kind: &str, text: &str) {
         let mut body = Map::new();
         body.insert("content".into(), json!({"type": "text", "text": text}));
         self.update(kind, body);
@@ -279,7 +364,7 @@ impl Agent<'_> {
 
     /// Reads until the answer to our request `id` arrives (noting a
     /// `session/cancel` on the way); `Some(0)` when stdin ends first.
-    fn wait_for_answer(&mut self, id: &Value) -> Option<i32> {
+    pub fn wait_for_answer(&mut self, id: &Value) -> Option<i32> {
         loop {
             if let Some(index) = self.answered.iter().position(|seen| seen == id) {
                 self.answered.remove(index);
@@ -297,166 +382,5 @@ impl Agent<'_> {
                 }
             }
         }
-    }
-
-    /// One step; `Some(code)` ends the process.
-    fn step(&mut self, step: &Step) -> Option<i32> {
-        match step {
-            Step::Text(text) => self.text("agent_message_chunk", text),
-            Step::Thought(text) => self.text("agent_thought_chunk", text),
-            Step::ToolCall { id, title, kind } => {
-                let mut body = Map::new();
-                body.insert("toolCallId".into(), json!(id));
-                body.insert("title".into(), json!(title));
-                body.insert("kind".into(), json!(kind));
-                body.insert("status".into(), json!("pending"));
-                self.update("tool_call", body);
-            }
-            Step::Chunks { count, text } => {
-                let line = json!({
-                    "jsonrpc": "2.0",
-                    "method": "session/update",
-                    "params": {"sessionId": self.script.session_id, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}},
-                })
-                .to_string();
-                let mut out = std::io::BufWriter::with_capacity(1 << 16, self.out.lock());
-                for _ in 0..*count {
-                    let _ = writeln!(out, "{line}");
-                }
-                let _ = out.flush();
-            }
-            Step::Stamped {
-                count,
-                interval_micros,
-            } => {
-                let interval = std::time::Duration::from_micros(*interval_micros);
-                for _ in 0..*count {
-                    let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-                    let nanos = i128::from(now.tv_sec) * 1_000_000_000 + i128::from(now.tv_nsec);
-                    self.text("agent_message_chunk", &nanos.to_string());
-                    std::thread::sleep(interval);
-                }
-            }
-            Step::Update(update) => self.send_update(update.clone()),
-            Step::Notify { method, params } => {
-                self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-            }
-            Step::Permission {
-                id,
-                title,
-                kind,
-                options,
-            } => {
-                let request = json!({
-                    "jsonrpc": "2.0",
-                    "id": id,
-                    "method": "session/request_permission",
-                    "params": {
-                        "sessionId": self.script.session_id,
-                        "toolCall": {"toolCallId": format!("call-{id}"), "title": title, "kind": kind},
-                        "options": options,
-                    },
-                });
-                self.send(&request);
-                return self.wait_for_answer(id);
-            }
-            Step::AskPermission {
-                id,
-                title,
-                kind,
-                options,
-            } => {
-                let request = json!({
-                    "jsonrpc": "2.0",
-                    "id": id,
-                    "method": "session/request_permission",
-                    "params": {
-                        "sessionId": self.script.session_id,
-                        "toolCall": {"toolCallId": format!("call-{id}"), "title": title, "kind": kind},
-                        "options": options,
-                    },
-                });
-                self.send(&request);
-            }
-            Step::Stall => {
-                while self.next().is_some() {}
-                return Some(self.at_eof());
-            }
-            Step::Request { id, method, params } => {
-                self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-                return self.wait_for_answer(id);
-            }
-            Step::Garbage(text) => self.raw(text),
-            Step::Crash { stderr, code } => {
-                eprintln!("{stderr}");
-                return Some(*code);
-            }
-            Step::CloseStdout => {
-                let null = fs_err::OpenOptions::new()
-                    .write(true)
-                    .open("/dev/null")
-                    .map(fs_err::File::into_file);
-                if let Ok(null) = null {
-                    let _ = rustix::stdio::dup2_stdout(&null);
-                }
-                while self.next().is_some() {}
-                return Some(0);
-            }
-            Step::Send(message) => self.send(message),
-            Step::AwaitAnswer(id) => return self.wait_for_answer(id),
-            Step::Flood { bytes, stdout } => {
-                let block = [b'x'; 1 << 16];
-                let mut sink: Box<dyn Write> = if *stdout {
-                    Box::new(self.out.lock())
-                } else {
-                    Box::new(std::io::stderr().lock())
-                };
-                let mut left = *bytes;
-                while left > 0 {
-                    let take = usize::try_from(left.min(block.len() as u64)).unwrap_or(block.len());
-                    if sink.write_all(&block[..take]).is_err() {
-                        break;
-                    }
-                    left -= take as u64;
-                }
-                let _ = sink.write_all(b"\n");
-                let _ = sink.flush();
-            }
-            Step::Stderr(text) => eprintln!("{text}"),
-            Step::FreezeParent => {
-                if let Some(parent) = rustix::process::getppid() {
-                    let _ = rustix::process::kill_process(parent, rustix::process::Signal::STOP);
-                    let stat = format!("/proc/{}/stat", parent.as_raw_nonzero());
-                    let stopped = || {
-                        // The state follows the parenthesised command name.
-                        fs_err::read_to_string(&stat).is_ok_and(|text| {
-                            text.rsplit_once(')')
-                                .and_then(|(_, rest)| rest.split_whitespace().next())
-                                .is_some_and(|state| state == "T")
-                        })
-                    };
-                    // Bounded, so a failed test leaks nothing for long.
-                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-                    while !stopped() && std::time::Instant::now() < deadline {
-                        std::thread::sleep(std::time::Duration::from_millis(1));
-                    }
-                }
-            }
-            Step::InterruptParent => {
-                if let Some(parent) = rustix::process::getppid() {
-                    let _ = rustix::process::kill_process(parent, rustix::process::Signal::INT);
-                    let _ = rustix::process::kill_process(parent, rustix::process::Signal::CONT);
-                }
-            }
-            Step::WaitForCancel => {}
-            Step::WaitForFile(path) => {
-                // Bounded, so a test that forgets the file leaks nothing.
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-                while !path.exists() && std::time::Instant::now() < deadline {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-            }
-        }
-        None
     }
 }

@@ -6,6 +6,7 @@
 
 mod acp;
 mod acp_script;
+mod acp_steps;
 mod error;
 mod process;
 mod script;
