@@ -174,12 +174,14 @@ fn resolve_dir(dir: &Path) -> Result<PathBuf, Error> {
 }
 
 fn open_log(path: &Path) -> Result<std::fs::File, Error> {
-    crate::fs_safety::open_private(path, crate::fs_safety::PrivateOpen::Truncate).map_err(|source| {
+    crate::fs_safety::open_private(path, crate::fs_safety::PrivateOpen::Truncate).map_err(
+        |source| {
             SessionError::Io {
                 action: "open",
                 path: path.to_owned(),
                 source,
             }
             .into()
-        })
+        },
+    )
 }

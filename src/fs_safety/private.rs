@@ -28,9 +28,11 @@ pub fn open_private(path: &Path, how: PrivateOpen) -> std::io::Result<std::fs::F
         PrivateOpen::Append => options.create(true).append(true),
         PrivateOpen::Truncate => options.create(true).write(true).truncate(true),
         PrivateOpen::CreateNew => options.create_new(true).write(true),
-        PrivateOpen::ReadWrite { create } => {
-            options.read(true).write(true).create(create).truncate(false)
-        }
+        PrivateOpen::ReadWrite { create } => options
+            .read(true)
+            .write(true)
+            .create(create)
+            .truncate(false),
     };
     options
         .mode(0o600)
