@@ -1,6 +1,9 @@
 //! A fresh temporary HOME for every agent process (SPEC §5.1): created
 //! atomically with mode 0700 under the session's runtime folder, removed
-//! when the process ends. Fixed paths are never reused.
+//! when the process ends. Fixed paths are never reused. It holds the
+//! agent's `TMPDIR` too (`tmp/`, 0700), so what an agent leaves in its
+//! temporary folder — a bundled runtime unpacks its libraries there — goes
+//! with the HOME instead of piling up in the shared `/tmp`.
 //!
 //! Ownership: the owning oneworks process holds a lock on a marker
 //! `home-XXXX.owner` beside its `home-XXXX`. The marker is created (with
@@ -19,6 +22,8 @@ use super::{io_error, ProfileError};
 
 const PREFIX: &str = "home-";
 const OWNER_SUFFIX: &str = ".owner";
+/// The agent's `TMPDIR`, inside its HOME.
+const TMP: &str = "tmp";
 
 /// How many fresh names to try when a sweep or a leftover folder gets in
 /// the way of one.
@@ -68,6 +73,12 @@ impl TempHome {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The agent's temporary folder (its `TMPDIR`): inside the HOME, 0700,
+    /// removed with it.
+    pub fn tmp(&self) -> PathBuf {
+        self.path.join(TMP)
+    }
 }
 
 impl Claim {
@@ -97,12 +108,18 @@ impl Claim {
     /// folder). On failure the marker is removed.
     fn make_home(self) -> std::io::Result<TempHome> {
         let path = home_of(&self.owner_path);
-        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-            Ok(()) => Ok(TempHome {
-                path,
-                owner_path: self.owner_path,
-                _owner: self.owner,
-            }),
+        let created = std::fs::DirBuilder::new().mode(0o700).create(&path);
+        match created {
+            Ok(()) => {
+                // From here the HOME is ours: dropping it removes it.
+                let home = TempHome {
+                    path,
+                    owner_path: self.owner_path,
+                    _owner: self.owner,
+                };
+                std::fs::DirBuilder::new().mode(0o700).create(home.tmp())?;
+                Ok(home)
+            }
             Err(error) => {
                 let _ = fs_err::remove_file(&self.owner_path);
                 Err(error)
@@ -225,6 +242,10 @@ mod tests {
         let marker = owner_marker(&path);
         assert!(marker.is_file(), "the owner marker sits beside the HOME");
         std::fs::write(path.join("state"), b"x").expect("write");
+        let tmp = std::fs::symlink_metadata(first.tmp()).expect("the agent's TMPDIR");
+        assert!(tmp.is_dir(), "TMPDIR is a folder, not a link");
+        assert_eq!(tmp.permissions().mode() & 0o777, 0o700);
+        std::fs::write(first.tmp().join("bundled.so"), b"x").expect("write");
         drop(first);
         assert!(!path.exists());
         assert!(!marker.exists(), "the marker goes with its HOME");

@@ -116,6 +116,7 @@ pub fn enter(
     let runtime = layout.ensure_runtime()?;
     let home = TempHome::create(runtime)?;
     let mut environment = ChildEnvironment::build(inputs.env, data, config, &layout, home.path());
+    environment.set("TMPDIR", home.tmp().to_string_lossy());
     if purpose != Purpose::Acp {
         super::tui_credentials::apply(&mut environment, data);
     }

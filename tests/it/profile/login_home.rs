@@ -75,6 +75,11 @@ fn login_gets_a_fresh_private_home_and_an_allowlisted_environment() {
             "HOME removed after the process ended: {}",
             home.display()
         );
+        assert_eq!(
+            PathBuf::from(child_env["TMPDIR"].as_str().expect("TMPDIR")),
+            home.join("tmp"),
+            "the agent's temporary folder is inside its HOME, removed with it"
+        );
         homes.push(home);
 
         assert!(
@@ -109,6 +114,7 @@ fn login_gets_a_fresh_private_home_and_an_allowlisted_environment() {
                 "PATH",
                 "LANG",
                 "HOME",
+                "TMPDIR",
                 "KIRO_HOME",
                 "XDG_DATA_HOME",
                 "XDG_STATE_HOME",

@@ -23,8 +23,10 @@ fn the_agent_sees_only_the_allowlisted_environment_and_a_fresh_home() {
         "{home}"
     );
     assert_eq!(invocation["homeMode"], 0o700);
-    // The temp HOME is gone after the run.
+    // The temp HOME is gone after the run, and with it the agent's
+    // temporary folder (a bundled runtime unpacks libraries there).
     assert!(!std::path::Path::new(home).exists(), "{home} left behind");
+    assert_eq!(env["TMPDIR"], format!("{home}/tmp"), "{env:?}");
 }
 
 /// SPEC §6.1: the child environment is an allowlist.
@@ -35,6 +37,7 @@ fn allowed(name: &str) -> bool {
         "TERM",
         "TZ",
         "HOME",
+        "TMPDIR",
         "KIRO_HOME",
         "HTTPS_PROXY",
         "HTTP_PROXY",
