@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::gemini_real::{RealGemini, PROBE, SERIAL};
+use crate::gemini_real::{RealGemini, PROBE};
 use crate::support::wait::wait_for_every;
 use crate::tui_real::measure::{box_and_card, idle, questions, Figures};
 
@@ -17,9 +17,7 @@ const ROUNDS: usize = 4;
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _alone = crate::support::heavy::alone();
     let gemini = RealGemini::new().expect("Node.js >= 20 for the real Gemini CLI");
     gemini.prepare();
     let questions = questions("gemini");

@@ -15,7 +15,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -36,10 +36,6 @@ pub const PROBE: &str = "probe-created.txt";
 const DEADLINE: Duration = Duration::from_secs(120);
 /// How often a wait looks again (a look runs `oneworks` or tmux).
 const PACE: Duration = Duration::from_millis(200);
-
-/// The real agents are heavy (one Node process of ~200 MB each, a 2-core
-/// machine): one test at a time.
-pub static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The folder of a Node.js ≥ 20 with npm on this process's PATH (the
 /// package's `engines.node`); without it the test fails
@@ -230,7 +226,7 @@ impl RealGemini {
 
 #[test]
 fn the_real_gemini_is_prepared_from_the_registry_and_runs_a_turn_over_acp() {
-    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let Some(gemini) = RealGemini::new() else {
         return;
     };
@@ -344,7 +340,7 @@ impl RealGemini {
 
 #[test]
 fn the_real_gemini_approval_box_becomes_a_card_that_accepts_or_declines() {
-    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let Some(gemini) = RealGemini::new() else {
         return;
     };
@@ -389,7 +385,7 @@ fn the_real_gemini_approval_box_becomes_a_card_that_accepts_or_declines() {
 
 #[test]
 fn the_real_gemini_box_that_changes_between_two_keys_gets_no_further_key() {
-    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let Some(gemini) = RealGemini::new() else {
         return;
     };

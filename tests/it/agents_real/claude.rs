@@ -12,16 +12,14 @@
 //! script; its `engines.node >=22` is not met by the machine's Node 20, so
 //! it runs on the managed Node 24 of the loopback Node mirror (SPEC §11.2).
 
-use super::{RealAgent, Snapshot, SECRET, SERIAL};
+use super::{RealAgent, Snapshot, SECRET};
 use crate::support::node_mirror::{self, NodeRelease};
 
 const VERSION: &str = "0.101.0";
 
 #[test]
 fn the_real_claude_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let snapshot = Snapshot::get("claude");
     assert_eq!(snapshot.root.name, "@agentclientprotocol/claude-agent-acp");
     assert_eq!(snapshot.root.version, VERSION);

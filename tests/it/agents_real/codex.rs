@@ -11,7 +11,7 @@
 //! Path taken: `adapter prepare codex` from the loopback registry — the
 //! whole dependency tree and the one platform package, no install script.
 
-use super::{RealAgent, Snapshot, SECRET, SERIAL};
+use super::{RealAgent, Snapshot, SECRET};
 
 pub const VERSION: &str = "2.6.0";
 
@@ -41,9 +41,7 @@ pub fn user_config(url: &str) -> String {
 
 #[test]
 fn the_real_codex_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let snapshot = Snapshot::get("codex");
     assert_eq!(snapshot.root.name, "@agentclientprotocol/codex-acp");
     assert_eq!(snapshot.root.version, VERSION);

@@ -10,7 +10,7 @@
 //! platform package of this host, each verified; the platform binary is
 //! placed as the bin (`platformBin`), as `npm-loader.js` would run it.
 
-use super::{RealAgent, Snapshot, SECRET, SERIAL};
+use super::{RealAgent, Snapshot, SECRET};
 
 const PLATFORM: &str = "@github/copilot-linux-x64";
 const VERSION: &str = "1.0.102";
@@ -42,9 +42,7 @@ enum Provider {
 }
 
 fn copilot_turns(provider: Provider) {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let snapshot = Snapshot::get("copilot");
     assert_eq!(snapshot.root.name, "@github/copilot");
     assert_eq!(snapshot.root.version, VERSION);

@@ -34,10 +34,6 @@ use crate::support::npm_registry::sri;
 use crate::support::server::{Route, Server};
 use crate::support::TestEnv;
 
-/// The real agents are heavy (a Node process of 200+ MB each on a 2-core
-/// machine): one at a time.
-pub static SERIAL: Mutex<()> = Mutex::new(());
-
 /// How long one turn of a real agent may take.
 const TURN_DEADLINE: Duration = Duration::from_secs(180);
 

@@ -11,7 +11,7 @@
 //! platform package's `bin/opencode` (`npm.platformBin`), no install
 //! script run.
 
-use super::{RealAgent, Snapshot, SECRET, SERIAL};
+use super::{RealAgent, Snapshot, SECRET};
 
 pub const VERSION: &str = "1.18.33";
 
@@ -45,9 +45,7 @@ pub fn user_config(url: &str) -> String {
 
 #[test]
 fn the_real_opencode_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let snapshot = Snapshot::get("opencode");
     assert_eq!(snapshot.root.name, "opencode-ai");
     assert_eq!(snapshot.root.version, VERSION);

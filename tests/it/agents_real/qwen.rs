@@ -8,7 +8,7 @@
 //! installs the real Node 24 of the loopback Node mirror (managed runtime,
 //! SPEC §11.2) and runs Qwen on it.
 
-use super::{files_named, RealAgent, Snapshot, SECRET, SERIAL};
+use super::{files_named, RealAgent, Snapshot, SECRET};
 use crate::support::node_mirror::{self, NodeRelease};
 
 const PACKAGE: &str = "@qwen-code/qwen-code";
@@ -16,9 +16,7 @@ const VERSION: &str = "0.24.4";
 
 #[test]
 fn the_real_qwen_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let snapshot = Snapshot::get("qwen");
     assert_eq!(snapshot.root.name, PACKAGE);
     assert_eq!(snapshot.root.version, VERSION);

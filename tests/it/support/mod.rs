@@ -6,6 +6,7 @@ pub mod adapter_yaml;
 pub mod archive;
 pub mod fake;
 pub mod fake_model;
+pub mod heavy;
 pub mod manifest;
 pub mod node_mirror;
 pub mod npm_registry;

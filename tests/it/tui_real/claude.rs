@@ -14,7 +14,7 @@
 //! model ([`Declined::EndsTheTurn`], silent).
 
 use super::{Declined, TuiAgent, TuiCase};
-use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
+use crate::agents_real::{RealAgent, Snapshot, SECRET};
 use crate::support::node_mirror::{self, NodeRelease};
 
 const VERSION: &str = "0.101.0";
@@ -59,9 +59,7 @@ fn prepared() -> TuiAgent {
 
 #[test]
 fn the_real_claude_tui_is_supervised_accept_decline_and_the_terminal_answer() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let tui = prepared();
     tui.standard_checks(&CASE);
     // A box whose focus moved between the bridge's keys gets no further key.
@@ -104,9 +102,7 @@ fn the_real_claude_tui_is_supervised_accept_decline_and_the_terminal_answer() {
 /// the TUI shows it, and nothing is typed for them.
 #[test]
 fn the_real_claude_tui_asks_about_an_untrusted_folder_itself() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let tui = prepared();
     tui.start("untrusted", &[]);
     tui.wait_pane(

@@ -16,7 +16,7 @@
 //! turn: the model is not asked again, the pane says so.
 
 use super::{Declined, TuiAgent, TuiCase};
-use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
+use crate::agents_real::{RealAgent, Snapshot, SECRET};
 
 use crate::agents_real::codex::VERSION;
 
@@ -67,9 +67,7 @@ fn case() -> TuiCase {
 
 #[test]
 fn the_real_codex_tui_box_is_answered_from_a_card() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let codex = codex();
     // Not trusted, the folder question is the person's: oneworks writes
     // no trust level and Codex asks.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{Declined, TuiAgent, TuiCase};
-use crate::agents_real::{RealAgent, SECRET, SERIAL};
+use crate::agents_real::{RealAgent, SECRET};
 use crate::support::TestEnv;
 
 const VERSION: &str = "1.0.102";
@@ -58,9 +58,7 @@ fn copilot() -> TuiAgent {
 
 #[test]
 fn the_real_copilot_tui_is_supervised() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let tui = copilot();
     tui.standard_checks(&case());
 }

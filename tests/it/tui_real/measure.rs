@@ -268,12 +268,10 @@ pub fn idle() -> Duration {
     Duration::from_secs(seconds)
 }
 
-/// [`run`] on the agent `prepare` gives, one real agent at a time
-/// ([`crate::agents_real::SERIAL`]), idle for [`idle`].
+/// [`run`] on the agent `prepare` gives, alone (no other real agent's test
+/// runs meanwhile: [`crate::support::heavy::alone`]), idle for [`idle`].
 pub fn serially(prepare: impl FnOnce() -> TuiAgent, case: &TuiCase, signal: &str, rounds: Rounds) {
-    let _serial = crate::agents_real::SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _alone = crate::support::heavy::alone();
     run(&prepare(), case, signal, rounds, idle());
 }
 

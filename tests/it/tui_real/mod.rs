@@ -10,8 +10,8 @@
 //! - `session answer … accept` runs it; `decline` does not;
 //! - answered in the terminal, the card resolves `answered_in_terminal`.
 //!
-//! One agent at a time (tmux and a 200 MB Node process each, on 2 cores):
-//! they share [`crate::agents_real::SERIAL`].
+//! At most two real agents at a time (tmux and a 200 MB Node process each,
+//! on 2 cores): [`crate::support::heavy`].
 
 // Used by the agents' files as they land (issue 21); removed once all do.
 #![allow(dead_code)]

@@ -9,7 +9,7 @@
 //! ([`DeclineEndsTurn`]).
 
 use super::{DeclineEndsTurn, Declined, TuiAgent, TuiCase};
-use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
+use crate::agents_real::{RealAgent, Snapshot, SECRET};
 
 use crate::agents_real::opencode::VERSION;
 
@@ -47,9 +47,7 @@ const CASE: TuiCase = TuiCase {
 
 #[test]
 fn the_real_opencode_tui_is_supervised_from_its_pane() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let tui = opencode();
     tui.standard_checks(&CASE);
     // Right (the bridge's), Right (the person's): the focus is past

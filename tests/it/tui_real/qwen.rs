@@ -18,7 +18,7 @@
 use serde_json::Value;
 
 use super::{Declined, TuiAgent, TuiCase};
-use crate::agents_real::{RealAgent, Snapshot, SECRET, SERIAL};
+use crate::agents_real::{RealAgent, Snapshot, SECRET};
 use crate::support::node_mirror::{self, NodeRelease};
 
 const VERSION: &str = "0.24.4";
@@ -62,9 +62,7 @@ fn prepared() -> TuiAgent {
 
 #[test]
 fn the_real_qwen_tui_is_supervised_accept_decline_and_the_terminal_answer() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _share = crate::support::heavy::share();
     let tui = prepared();
     tui.standard_checks(&CASE);
     // A box whose focus moves between two keys gets no further key.
