@@ -86,7 +86,7 @@ fn the_real_claude_tui_is_supervised_accept_decline_and_the_terminal_answer() {
         .agent
         .env
         .project
-        .join(".oneworks/sessions/accept/claude-home/.claude.json");
+        .join(".oneworks/sessions/checks/claude-home/.claude.json");
     let state: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&state).expect(".claude.json")).expect("json");
     assert_eq!(state["hasCompletedOnboarding"], true, "{state:#}");

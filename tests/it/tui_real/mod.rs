@@ -234,14 +234,22 @@ impl TuiAgent {
     /// Starts session `name`, waits for the TUI, asks for `touch FILE`
     /// and waits for its pending card, checked to show the command.
     pub fn ask(&self, name: &str, file: &str, case: &TuiCase) -> Value {
-        self.agent.model.set_command(&format!("touch {file}"));
-        self.agent.model.set_trigger(Some(file));
         self.start(name, case.start_args);
         self.wait_pane(name, "the TUI ready for a prompt", case.ready);
+        self.ask_again(name, file, case)
+    }
+
+    /// In the running session `name`, ready for a prompt: asks the agent
+    /// to create `file` with its shell tool and returns the pending card
+    /// (its title checked against `case`).
+    pub fn ask_again(&self, name: &str, file: &str, case: &TuiCase) -> Value {
+        self.agent.model.set_command(&format!("touch {file}"));
+        self.agent.model.set_trigger(Some(file));
         self.submit(
             name,
             &format!("Create the file {file} with the shell tool."),
         );
+        // The title names this box's file: never an earlier box's card.
         let card = self.wait_card(name, "pending", |card| card["state"] == "pending");
         assert_eq!(
             card["title"].as_str(),
@@ -250,6 +258,17 @@ impl TuiAgent {
             self.pane(name)
         );
         card
+    }
+
+    /// After a box was answered and the agent went on: the box gone from
+    /// the pane and the TUI ready for the next prompt.
+    pub fn wait_ready_again(&self, name: &str, case: &TuiCase) {
+        let questions = measure::questions(self.agent.agent);
+        self.wait("the box gone and the TUI ready again", name, || {
+            let pane = self.pane(name);
+            !measure::box_on_screen(&pane, &questions)
+                && case.ready_again.is_none_or(|ready| pane.contains(ready))
+        });
     }
 
     /// Waits until `file` exists in the project.
@@ -281,50 +300,55 @@ impl TuiAgent {
     /// no file holds the key.
     pub fn standard_checks(&self, case: &TuiCase) {
         let agent = self.agent.agent;
+        // One session, three boxes: accept, then the terminal's answer,
+        // then decline (last: for some agents a decline ends the turn).
+        let name = "checks";
         // accept
-        let card = self.ask("accept", "probe-accepted.txt", case);
+        let card = self.ask(name, "probe-accepted.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
-        assert!(id.starts_with(&format!("{agent}_accept_")), "{id}");
+        assert!(id.starts_with(&format!("{agent}_{name}_")), "{id}");
         let before = self.agent.model.requests().len();
-        self.session(&["answer", "accept", &id, "accept"])
+        self.session(&["answer", name, &id, "accept"])
             .assert_success();
-        self.wait_file("accept", "probe-accepted.txt");
-        self.wait_tool_result("accept", before);
-        self.stop("accept");
-
-        // decline
-        let card = self.ask("decline", "probe-declined.txt", case);
-        let id = card["id"].as_str().expect("card id").to_owned();
-        let before = self.agent.model.requests().len();
-        self.session(&["answer", "decline", &id, "decline"])
-            .assert_success();
-        self.wait_declined("decline", before);
-        self.wait_card("decline", "declined", |c| {
-            c["id"] == id.as_str() && c["state"] != "pending"
-        });
-        assert!(
-            !self.agent.env.project.join("probe-declined.txt").exists(),
-            "a declined touch ran:\n{}",
-            self.pane("decline")
-        );
-        self.stop("decline");
+        self.wait_file(name, "probe-accepted.txt");
+        self.wait_tool_result(name, before);
+        self.wait_ready_again(name, case);
 
         // answered in the terminal
-        let card = self.ask("terminal", "probe-terminal.txt", case);
+        let card = self.ask_again(name, "probe-terminal.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
-        self.answer_in_terminal("terminal", case.terminal_allow);
-        self.wait_card("terminal", "answered in the terminal", |c| {
+        let before = self.agent.model.requests().len();
+        self.answer_in_terminal(name, case.terminal_allow);
+        self.wait_card(name, "answered in the terminal", |c| {
             c["id"] == id.as_str() && c["state"] == "answered_in_terminal"
         });
-        self.wait_file("terminal", "probe-terminal.txt");
-        let late = self.session(&["answer", "terminal", &id, "accept"]);
+        self.wait_file(name, "probe-terminal.txt");
+        let late = self.session(&["answer", name, &id, "accept"]);
         late.assert_code(11);
         assert!(
             late.stderr.contains("no longer pending"),
             "{}",
             late.describe()
         );
-        self.stop("terminal");
+        self.wait_tool_result(name, before);
+        self.wait_ready_again(name, case);
+
+        // decline
+        let card = self.ask_again(name, "probe-declined.txt", case);
+        let id = card["id"].as_str().expect("card id").to_owned();
+        let before = self.agent.model.requests().len();
+        self.session(&["answer", name, &id, "decline"])
+            .assert_success();
+        self.wait_declined(name, before);
+        self.wait_card(name, "declined", |c| {
+            c["id"] == id.as_str() && c["state"] != "pending"
+        });
+        assert!(
+            !self.agent.env.project.join("probe-declined.txt").exists(),
+            "a declined touch ran:\n{}",
+            self.pane(name)
+        );
+        self.stop(name);
         self.agent.assert_no_file_holds_the_secret();
     }
 }

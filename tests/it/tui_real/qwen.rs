@@ -28,7 +28,10 @@ const READY: &str = "Type your message or @path/to/file";
 
 const CASE: TuiCase = TuiCase {
     ready: READY,
-    ready_again: Some(READY),
+    // After a turn Qwen asks the model for a suggested next prompt and
+    // shows it in the input line in place of the placeholder (the fake
+    // model's answer, "OK"): the box gone is the sign.
+    ready_again: None,
     // `› 1. Yes, allow once` is focused when the box comes up.
     terminal_allow: &["Enter"],
     // The tool line shows `? Shell COMMAND ←`: the title is the command.
@@ -89,7 +92,7 @@ fn the_real_qwen_tui_is_supervised_accept_decline_and_the_terminal_answer() {
         .agent
         .env
         .project
-        .join(".oneworks/sessions/accept/qwen-home/settings.json");
+        .join(".oneworks/sessions/checks/qwen-home/settings.json");
     let settings: Value =
         serde_json::from_slice(&std::fs::read(&settings).expect("settings.json")).expect("json");
     assert_eq!(settings["general"]["language"], "en", "{settings:#}");
