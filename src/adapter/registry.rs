@@ -103,7 +103,6 @@ impl Registry {
         self.entries.contains_key(name)
     }
 
-    /// The data of adapter `name`: unknown names list the known ones.
     /// Only the `credentials` section of adapter `name` (the startup
     /// scrubber's rules): the rest of the file — pane grammars whose
     /// patterns compile, sections checked against each other — is not
@@ -125,6 +124,7 @@ impl Registry {
             .map(|only| only.credentials)
     }
 
+    /// The data of adapter `name`: unknown names list the known ones.
     pub fn load(&self, name: &str) -> Result<AdapterData, RegistryError> {
         let origin = self
             .entries

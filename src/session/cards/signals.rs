@@ -10,7 +10,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::{Card, CardBook, CardState};
+use super::{Card, CardBook, CardState, Entry};
 use crate::session::refusal::{DeliveryRefusal, Refused};
 use crate::session::signals::recorder::ApprovalRequest;
 
@@ -66,13 +66,7 @@ impl CardBook {
     /// The pending signal cards no box on screen has been matched with:
     /// `(card id, the title the bridge verifies)`, oldest first.
     pub fn unattached_signals(&self) -> Vec<(String, String)> {
-        self.entries
-            .iter()
-            .filter(|entry| {
-                entry.request.id.starts_with(UNATTACHED) && entry.card.state == CardState::Pending
-            })
-            .map(|entry| (entry.card.id.clone(), entry.request.title.clone()))
-            .collect()
+        self.unattached_where(|entry| entry.card.state == CardState::Pending)
     }
 
     /// The signal cards answered through their card (`delivering` or
@@ -82,18 +76,22 @@ impl CardBook {
     /// checks it on screen itself — before the pane watcher has looked;
     /// the box still up then is that card's, not a new ask.
     pub fn answered_unattached_signals(&self) -> Vec<(String, String)> {
+        self.unattached_where(|entry| {
+            matches!(
+                entry.card.state,
+                CardState::Delivering | CardState::Delivered
+            ) && entry
+                .answered_at
+                .is_some_and(|at| at.elapsed() < ANSWERED_BOX)
+        })
+    }
+
+    /// The signal cards no box has been matched with that pass `keep`:
+    /// `(card id, title)`, oldest first.
+    fn unattached_where(&self, keep: impl Fn(&Entry) -> bool) -> Vec<(String, String)> {
         self.entries
             .iter()
-            .filter(|entry| {
-                entry.request.id.starts_with(UNATTACHED)
-                    && matches!(
-                        entry.card.state,
-                        CardState::Delivering | CardState::Delivered
-                    )
-                    && entry
-                        .answered_at
-                        .is_some_and(|at| at.elapsed() < ANSWERED_BOX)
-            })
+            .filter(|entry| entry.request.id.starts_with(UNATTACHED) && keep(entry))
             .map(|entry| (entry.card.id.clone(), entry.request.title.clone()))
             .collect()
     }
