@@ -37,6 +37,9 @@ use serde_json::Value;
 use crate::agents_real::RealAgent;
 use crate::support::wait::wait_for_every;
 
+/// The session of the standard checks (its folder holds the agent's world).
+pub const CHECKS: &str = "checks";
+
 /// How long an agent may take to show its prompt, its box, its answer.
 pub const DEADLINE: Duration = Duration::from_secs(120);
 
@@ -299,10 +302,18 @@ impl TuiAgent {
     /// the card `answered_in_terminal`, and a late answer to it exits 11;
     /// no file holds the key.
     pub fn standard_checks(&self, case: &TuiCase) {
+        self.three_boxes(case);
+        self.stop(CHECKS);
+        self.agent.assert_no_file_holds_the_secret();
+    }
+
+    /// The three boxes of [`TuiAgent::standard_checks`] in session
+    /// [`CHECKS`], which is left running (the decline's box gone).
+    fn three_boxes(&self, case: &TuiCase) {
         let agent = self.agent.agent;
         // One session, three boxes: accept, then the terminal's answer,
         // then decline (last: for some agents a decline ends the turn).
-        let name = "checks";
+        let name = CHECKS;
         // accept
         let card = self.ask(name, "probe-accepted.txt", case);
         let id = card["id"].as_str().expect("card id").to_owned();
@@ -348,7 +359,5 @@ impl TuiAgent {
             "a declined touch ran:\n{}",
             self.pane(name)
         );
-        self.stop(name);
-        self.agent.assert_no_file_holds_the_secret();
     }
 }

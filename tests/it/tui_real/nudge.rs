@@ -6,7 +6,7 @@ use oneworks::session::delivery::keystroke_bridge::{DeliveryRefusal, PaneError};
 use oneworks::session::refusal::RefusalCode;
 use serde_json::Value;
 
-use super::{TuiAgent, TuiCase};
+use super::{TuiAgent, TuiCase, CHECKS};
 
 /// A pane wrapper for [`assert_refuses_a_box_changed_between_keys`]: the
 /// real pane of a session, through which the bridge's keys are counted,
@@ -112,10 +112,40 @@ pub fn assert_refuses_a_box_changed_between_keys(
 }
 
 impl TuiAgent {
-    /// [`assert_refuses_a_box_changed_between_keys`] for this agent:
-    /// session `name` asks for `touch FILE`, its card pending, the bridge
-    /// runs on its real pane with the agent's built-in `tui` data; then
-    /// the session stops.
+    /// The standard checks, then a fourth box in the same session (an agent
+    /// starts once): once the decline's box is gone and the TUI takes a
+    /// prompt again, the agent asks for `touch FILE`, its card pending, and
+    /// [`assert_refuses_a_box_changed_between_keys`] runs the bridge on the
+    /// real pane with the agent's built-in `tui` data; the card stays
+    /// pending, nothing ran; then the session stops and no file holds the
+    /// key. Returns the refusal.
+    pub fn standard_checks_then_a_box_changed_between_keys(
+        &self,
+        file: &str,
+        case: &TuiCase,
+    ) -> DeliveryRefusal {
+        let name = CHECKS;
+        self.three_boxes(case);
+        self.wait_ready_again(name, case);
+        let card = self.ask_again(name, file, case);
+        let reason = self.refused_after_a_nudge(name, &card);
+        assert!(
+            !self.agent.env.project.join(file).exists(),
+            "the refused box's command ran:\n{}",
+            self.pane(name)
+        );
+        self.stop(name);
+        self.agent.assert_no_file_holds_the_secret();
+        reason
+    }
+
+    /// [`assert_refuses_a_box_changed_between_keys`] for this agent in a
+    /// session of its own, `name`: for an agent that cannot take a fourth
+    /// box after the standard checks' decline (Claude Code sends the
+    /// person's next message together with the interrupted tool's result,
+    /// where the fake model does not see it as a new request): the session
+    /// asks for `touch FILE`, its card pending, the bridge runs on its real
+    /// pane with the agent's built-in `tui` data; then the session stops.
     pub fn box_changed_between_keys(
         &self,
         name: &str,
@@ -123,12 +153,21 @@ impl TuiAgent {
         case: &TuiCase,
     ) -> DeliveryRefusal {
         let card = self.ask(name, file, case);
-        let title = card["title"].as_str().expect("card title").to_owned();
+        let reason = self.refused_after_a_nudge(name, &card);
+        self.stop(name);
+        reason
+    }
+
+    /// [`assert_refuses_a_box_changed_between_keys`] on the box of the
+    /// pending `card` of session `name`, with the agent's built-in `tui`
+    /// data; the card stays pending (the supervisor sent nothing).
+    fn refused_after_a_nudge(&self, name: &str, card: &Value) -> DeliveryRefusal {
+        let title = card["title"].as_str().expect("card title");
         let tui = oneworks::adapter::registry::Registry::builtin()
             .load(self.agent.agent)
             .expect("the agent's built-in data")
             .tui;
-        let reason = assert_refuses_a_box_changed_between_keys(&self.socket(name), &tui, &title);
+        let reason = assert_refuses_a_box_changed_between_keys(&self.socket(name), &tui, title);
         assert_eq!(
             self.cards(name)
                 .iter()
@@ -137,7 +176,6 @@ impl TuiAgent {
             Some(Value::from("pending")),
             "the card stays pending: the supervisor sent nothing"
         );
-        self.stop(name);
         reason
     }
 }
