@@ -71,7 +71,7 @@ impl Environment {
 pub struct Locations {
     /// `$ONEWORKS_HOME` (managed installs).
     pub data_home: PathBuf,
-    /// `$ONEWORKS_CACHE_DIR` (zip spool).
+    /// `$ONEWORKS_CACHE_DIR` (zip spool, Node's code cache).
     pub cache_dir: PathBuf,
     /// `$XDG_CONFIG_HOME/oneworks/config.yaml`.
     pub user_config: Option<PathBuf>,

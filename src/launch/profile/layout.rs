@@ -29,6 +29,11 @@ pub struct ProfileLayout {
     pub runtime_base: PathBuf,
     /// `<runtime_base>/<short hash>`: this session's private runtime folder.
     pub runtime: PathBuf,
+    /// `$ONEWORKS_CACHE_DIR/node-compile-cache`: Node.js's on-disk code
+    /// cache (`NODE_COMPILE_CACHE`) for the agents that run on Node, kept
+    /// across runs in the user's cache, never in the project (a cache a
+    /// cloned repository shipped would be code run at the next start).
+    pub compile_cache: PathBuf,
 }
 
 /// The child's XDG folders inside the profile.
@@ -63,6 +68,7 @@ impl ProfileLayout {
             root,
             runtime_base: locations.runtime_dir.clone(),
             runtime: locations.runtime_dir.join(short),
+            compile_cache: locations.cache_dir.join("node-compile-cache"),
         }
     }
 
@@ -110,6 +116,15 @@ impl ProfileLayout {
         ensure_private(&self.runtime_base)?;
         ensure_private(&self.runtime)?;
         Ok(&self.runtime)
+    }
+
+    /// Creates Node.js's code cache folder (0700, ours) and returns it.
+    /// Agents on Node enable that cache themselves (`module.enableCompileCache`)
+    /// under their temporary folder, which is removed after each run: named
+    /// here, a second start reads what the first compiled.
+    pub fn ensure_compile_cache(&self) -> Result<&Path, ProfileError> {
+        ensure_private(&self.compile_cache)?;
+        Ok(&self.compile_cache)
     }
 }
 

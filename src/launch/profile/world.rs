@@ -117,6 +117,11 @@ pub fn enter(
     let home = TempHome::create(runtime)?;
     let mut environment = ChildEnvironment::build(inputs.env, data, config, &layout, home.path());
     environment.set("TMPDIR", home.tmp().to_string_lossy());
+    // A cache, not a requirement: without it the agent only starts slower.
+    match layout.ensure_compile_cache() {
+        Ok(dir) => environment.set("NODE_COMPILE_CACHE", dir.to_string_lossy()),
+        Err(error) => tracing::warn!("the agent runs without Node's compile cache: {error}"),
+    }
     if purpose != Purpose::Acp {
         super::tui_credentials::apply(&mut environment, data);
     }

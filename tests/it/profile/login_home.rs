@@ -115,6 +115,7 @@ fn login_gets_a_fresh_private_home_and_an_allowlisted_environment() {
                 "LANG",
                 "HOME",
                 "TMPDIR",
+                "NODE_COMPILE_CACHE",
                 "KIRO_HOME",
                 "XDG_DATA_HOME",
                 "XDG_STATE_HOME",

@@ -27,6 +27,48 @@ fn the_agent_sees_only_the_allowlisted_environment_and_a_fresh_home() {
     // temporary folder (a bundled runtime unpacks libraries there).
     assert!(!std::path::Path::new(home).exists(), "{home} left behind");
     assert_eq!(env["TMPDIR"], format!("{home}/tmp"), "{env:?}");
+    // Node's code cache outlives the run, in the user's cache (never the
+    // project's folder), private.
+    let compile_cache = acp.env.cache.join("node-compile-cache");
+    assert_eq!(
+        env["NODE_COMPILE_CACHE"],
+        compile_cache.to_str().expect("utf-8"),
+        "{env:?}"
+    );
+    let meta = std::fs::symlink_metadata(&compile_cache).expect("the compile cache folder");
+    assert!(meta.is_dir(), "a folder, not a link");
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+        0o700
+    );
+}
+
+/// A link planted where Node's compile cache goes is not followed: the
+/// agent runs without the cache (a warning says so), and nothing is
+/// written where the link points.
+#[test]
+fn a_link_in_place_of_the_compile_cache_is_not_followed() {
+    let acp = AcpEnv::new(json!({}));
+    std::fs::create_dir_all(&acp.env.cache).expect("cache dir");
+    let elsewhere = acp.env.outside.join("not-a-cache");
+    std::fs::create_dir_all(&elsewhere).expect("outside dir");
+    std::os::unix::fs::symlink(&elsewhere, acp.env.cache.join("node-compile-cache"))
+        .expect("plant the link");
+    let outcome = acp.run(&args(&["--json"]));
+    outcome.assert_success();
+    let invocation = &acp.acp_invocations()[0];
+    let env = invocation["env"].as_object().expect("env");
+    assert!(!env.contains_key("NODE_COMPILE_CACHE"), "{env:?}");
+    assert!(
+        outcome.stderr.contains("without Node's compile cache"),
+        "{}",
+        outcome.describe()
+    );
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).expect("outside dir").count(),
+        0,
+        "something was written through the link"
+    );
 }
 
 /// SPEC §6.1: the child environment is an allowlist.
@@ -38,6 +80,7 @@ fn allowed(name: &str) -> bool {
         "TZ",
         "HOME",
         "TMPDIR",
+        "NODE_COMPILE_CACHE",
         "KIRO_HOME",
         "HTTPS_PROXY",
         "HTTP_PROXY",
