@@ -16,7 +16,8 @@ on stdout each:
   first_message.py direct OUT CAPTURE PROMPT GRACE_MS
       the minimal ACP client: spawns the captured program with the captured
       arguments, environment and folder (HOME replaced by a fresh private
-      folder beside the captured one, as oneworks makes a fresh temp HOME
+      folder beside the captured one, its TMPDIR by the folder `tmp` in
+      it, as oneworks makes a fresh temp HOME
       for every agent process), in its own process group, stderr drained;
       sends `initialize` (oneworks' capabilities: no fs, no terminal),
       `session/new {cwd, mcpServers: []}`, `session/prompt`; times spawn →
@@ -209,6 +210,12 @@ def direct_turn(out, capture, prompt, grace_ms):
     home = tempfile.mkdtemp(prefix="direct-home-", dir=home_parent if home_parent and os.path.isdir(home_parent) else None)
     os.chmod(home, 0o700)
     env["HOME"] = home
+    if "TMPDIR" in env:
+        # oneworks gives each agent process a TMPDIR inside its temp HOME
+        # (`HOME/tmp`, 0700): the captured one went with that HOME.
+        tmp = os.path.join(home, "tmp")
+        os.mkdir(tmp, 0o700)
+        env["TMPDIR"] = tmp
     lines, errors = [], []
     got = threading.Condition()
 

@@ -470,3 +470,29 @@ fn the_wait_returns_when_its_condition_holds_and_fails_naming_it() {
         "{message}"
     );
 }
+
+/// A test that ends early leaves no session running: its `TestEnv`, when
+/// dropped, stops every session of its project whose supervisor is alive
+/// (the supervisor, its tmux and the agent all end).
+#[test]
+fn a_session_a_test_leaves_running_is_stopped_when_its_env_drops() {
+    use crate::supervisor::{alive, assert_gone};
+    let env = crate::support::TestEnv::new();
+    let script = fake::with(&fake::kiro_script("2.15.1"), "tui", json!({}));
+    install_fake(&env.bin, "kiro-cli", &script);
+    env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
+    env.run(&["session", "start", "kiro", "--detach", "--name", "left"])
+        .assert_success();
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(env.project.join(".oneworks/sessions/left/supervisor.json"))
+            .expect("supervisor record"),
+    )
+    .expect("record json");
+    let pids: Vec<u32> = ["pid", "tmuxPid", "panePid"]
+        .iter()
+        .map(|field| u32::try_from(record[field].as_u64().expect("pid")).expect("pid"))
+        .collect();
+    assert!(pids.iter().all(|pid| alive(*pid)), "{record:#}");
+    drop(env);
+    assert_gone(&pids);
+}

@@ -189,6 +189,18 @@ pub fn opened_url(record: &Path) -> (String, String) {
     (url, text)
 }
 
+/// `secret` with its first character changed: wrong whatever it holds
+/// (overwriting the first two with `00` was the secret itself when it
+/// began with them, one run in 256).
+fn one_character_off(secret: &str) -> String {
+    let mut chars = secret.chars();
+    let first = chars.next().expect("a secret of one character or more");
+    let other = if first == '0' { '1' } else { '0' };
+    let wrong: String = std::iter::once(other).chain(chars).collect();
+    assert_ne!(wrong, secret);
+    wrong
+}
+
 fn json_of(response: Response) -> Value {
     let text = response.text().expect("body");
     serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"))

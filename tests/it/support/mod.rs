@@ -322,6 +322,34 @@ impl Default for TestEnv {
     }
 }
 
+impl Drop for TestEnv {
+    /// A test that ends early (a failed assertion, a timeout) leaves no
+    /// session running: each session of the project whose supervisor is
+    /// still alive gets `session stop`, its outcome ignored. Before, a
+    /// failed real-agent TUI test left its tmux, its agent and its
+    /// supervisor running for the rest of the test run, and after it.
+    fn drop(&mut self) {
+        let Ok(sessions) = std::fs::read_dir(self.project.join(".oneworks/sessions")) else {
+            return;
+        };
+        for session in sessions.flatten() {
+            let Ok(record) = std::fs::read(session.path().join("supervisor.json")) else {
+                continue;
+            };
+            let pid = serde_json::from_slice::<Value>(&record)
+                .ok()
+                .and_then(|record| record["pid"].as_u64());
+            let alive = pid.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+            if let (true, Some(name)) = (alive, session.file_name().to_str()) {
+                let _ = self
+                    .cmd(&["session", "stop", name])
+                    .stdin(Stdio::null())
+                    .output();
+            }
+        }
+    }
+}
+
 /// One served artifact.
 #[derive(Debug, Clone)]
 pub struct Artifact {
