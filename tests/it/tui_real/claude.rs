@@ -61,9 +61,8 @@ fn prepared() -> TuiAgent {
 fn the_real_claude_tui_is_supervised_accept_decline_and_the_terminal_answer() {
     let _share = crate::support::heavy::share();
     let tui = prepared();
-    tui.standard_checks(&CASE);
     // A box whose focus moved between the bridge's keys gets no further key.
-    tui.box_changed_between_keys("nudged", "probe-nudged.txt", &CASE);
+    tui.standard_checks_then_a_box_changed_between_keys("probe-nudged.txt", &CASE);
     assert!(!tui.agent.env.project.join("probe-nudged.txt").exists());
     let model = &tui.agent.model;
     let requests = model.requests();

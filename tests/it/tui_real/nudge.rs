@@ -139,25 +139,6 @@ impl TuiAgent {
         reason
     }
 
-    /// [`assert_refuses_a_box_changed_between_keys`] for this agent in a
-    /// session of its own, `name`: for an agent that cannot take a fourth
-    /// box after the standard checks' decline (Claude Code sends the
-    /// person's next message together with the interrupted tool's result,
-    /// where the fake model does not see it as a new request): the session
-    /// asks for `touch FILE`, its card pending, the bridge runs on its real
-    /// pane with the agent's built-in `tui` data; then the session stops.
-    pub fn box_changed_between_keys(
-        &self,
-        name: &str,
-        file: &str,
-        case: &TuiCase,
-    ) -> DeliveryRefusal {
-        let card = self.ask(name, file, case);
-        let reason = self.refused_after_a_nudge(name, &card);
-        self.stop(name);
-        reason
-    }
-
     /// [`assert_refuses_a_box_changed_between_keys`] on the box of the
     /// pending `card` of session `name`, with the agent's built-in `tui`
     /// data; the card stays pending (the supervisor sent nothing).

@@ -447,8 +447,10 @@ fn decide(state: &mut State, request: &mut Request) -> Vec<u8> {
 
 fn plan(state: &mut State, body: &Value, wire: Wire) -> Answer {
     match last_turn(body, wire) {
-        Last::ToolResult => Answer::Done,
-        Last::Person => {
+        Last::ToolResult if !written_after_the_result(body, wire, state.trigger.as_deref()) => {
+            Answer::Done
+        }
+        Last::ToolResult | Last::Person => {
             let wanted = match &state.trigger {
                 Some(trigger) => last_item(body, wire).to_string().contains(trigger.as_str()),
                 None => true,
@@ -561,6 +563,30 @@ fn last_turn(body: &Value, wire: Wire) -> Last {
             }
         }
     }
+}
+
+/// Whether the person wrote the trigger after the tool result the last
+/// message carries: Claude Code sends the person's next message in the
+/// same user message as the result of a tool call the person declined in
+/// its terminal (`[tool_result, …, text]`). Only for Anthropic messages;
+/// only a text block after the last `tool_result` holding the trigger.
+fn written_after_the_result(body: &Value, wire: Wire, trigger: Option<&str>) -> bool {
+    let (Wire::Messages, Some(trigger)) = (wire, trigger) else {
+        return false;
+    };
+    let Some(blocks) = last_message(body).and_then(|last| last["content"].as_array()) else {
+        return false;
+    };
+    let after = blocks
+        .iter()
+        .rposition(|block| block["type"] == "tool_result")
+        .map_or(0, |last_result| last_result + 1);
+    blocks[after..].iter().any(|block| {
+        block["type"] == "text"
+            && block["text"]
+                .as_str()
+                .is_some_and(|text| text.contains(trigger))
+    })
 }
 
 /// `(name, JSON schema of its arguments)` of every function tool offered,

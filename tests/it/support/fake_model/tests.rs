@@ -459,3 +459,35 @@ fn compressed_and_chunked_request_bodies_are_read() {
     assert!(requests.iter().all(|r| r.body["model"] == "m"));
     assert!(matches!(requests[0].answer, Answer::ToolCall { .. }));
 }
+
+/// Claude Code sends the person's next message in the same user message as
+/// the result of a tool call the person declined (`[tool_result, text]`):
+/// with the trigger in a text block after the result it is the person's
+/// request (a tool call); a result alone, or followed by text without the
+/// trigger, or the trigger only inside the result, ends the turn.
+#[test]
+fn anthropic_a_message_after_a_declined_result_is_the_persons() {
+    let model = FakeModel::start("Bash", COMMAND);
+    model.set_trigger(Some("probe-next.txt"));
+    let tools = json!([{"name": "Bash", "input_schema": shell_schema()}]);
+    let ask = |last: Value| {
+        post(
+            &model,
+            "/v1/messages",
+            &json!({"model": "m", "max_tokens": 100, "tools": tools, "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "first"}]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
+                {"role": "user", "content": last},
+            ]}),
+        );
+    };
+    let declined = json!({"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+        "content": "The user doesn't want to proceed with this tool use."});
+    ask(json!([declined, {"type": "text", "text": "Create the file probe-next.txt."}]));
+    ask(json!([declined]));
+    ask(json!([declined, {"type": "text", "text": "[Request interrupted by user]"}]));
+    ask(json!([{"type": "tool_result", "tool_use_id": "t1", "content": "probe-next.txt"}]));
+    let answers: Vec<Answer> = model.requests().iter().map(|r| r.answer.clone()).collect();
+    assert!(matches!(answers[0], Answer::ToolCall { .. }), "{answers:?}");
+    assert_eq!(answers[1..], [Answer::Done, Answer::Done, Answer::Done]);
+}
