@@ -3,7 +3,10 @@
 //! run together, whatever the number of test threads, and a measurement
 //! runs alone. Before, one at a time: the second test thread sat blocked
 //! behind the first whenever two real-agent tests came up together, and
-//! the integration run was the sum of every real agent's test.
+//! the integration run was the sum of every real agent's test. Under
+//! cargo-nextest (the README's test command) each test is a process of its
+//! own and this count does not reach across them: the `real-agents` test
+//! group of `.config/nextest.toml` keeps the same limit there.
 
 use std::sync::{Condvar, Mutex, PoisonError};
 
