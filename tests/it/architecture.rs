@@ -4,12 +4,15 @@
 //! directly or in a circle (`crate::`, `super::` and `self::` paths;
 //! comments and test modules ignored; the test-double binaries under
 //! `src/bin/` excluded). The layer map and the check that imports only
-//! point down it are in `architecture/layers.rs`.
+//! point down it are in `architecture/layers.rs`; that the test groups of
+//! `.config/nextest.toml` cover the modules they must, in
+//! `architecture/test_groups.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod layers;
+mod test_groups;
 
 const MAX_LINES: usize = 500;
 
