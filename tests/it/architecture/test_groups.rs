@@ -6,7 +6,7 @@
 //! `real-agents` group. A new such module outside its group's filter
 //! fails here, naming it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The regex inside `test(/…/)` of the filter of the override that puts
 /// tests in `group`.
@@ -31,17 +31,6 @@ fn group_patterns(group: &str) -> Vec<regex::Regex> {
     patterns
 }
 
-fn test_files(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read tests/it") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            test_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-}
-
 /// `tests/it/serve/cards.rs` → `serve::cards::`; `serve/mod.rs` → `serve::`.
 fn module_prefix(root: &Path, file: &Path) -> String {
     let relative = file.strip_prefix(root).expect("under tests/it");
@@ -62,7 +51,7 @@ fn outside_group(group: &str, marks: &[&str], skip: &[&str]) -> (usize, Vec<Stri
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
     let patterns = group_patterns(group);
     let mut files = Vec::new();
-    test_files(&root, &mut files);
+    super::rust_files(&root, &mut files);
     let mut seen = 0;
     let mut outside = Vec::new();
     for file in files {
