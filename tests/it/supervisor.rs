@@ -202,11 +202,7 @@ impl Session {
 
     /// The pids the record names: supervisor, tmux server, Kiro.
     pub fn pids(&self) -> Vec<u32> {
-        let record = self.record().expect("record");
-        ["pid", "tmuxPid", "panePid"]
-            .iter()
-            .map(|field| u32::try_from(record[field].as_u64().expect("pid")).expect("pid"))
-            .collect()
+        record_pids(&self.record().expect("record"))
     }
 
     /// `session stop`, then: no process of the session left, no sockets.
@@ -249,15 +245,15 @@ impl Drop for Session {
     }
 }
 
-/// Whether `pid` runs (a zombie does not).
-pub fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z"),
-        Err(_) => false,
-    }
+pub use crate::support::alive;
+
+/// The pids a supervisor record names: supervisor, tmux server, the
+/// agent in the pane.
+pub fn record_pids(record: &Value) -> Vec<u32> {
+    ["pid", "tmuxPid", "panePid"]
+        .iter()
+        .map(|field| u32::try_from(record[field].as_u64().expect("pid")).expect("pid"))
+        .collect()
 }
 
 #[track_caller]

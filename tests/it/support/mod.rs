@@ -322,6 +322,17 @@ impl Default for TestEnv {
     }
 }
 
+/// Whether `pid` runs (a zombie does not).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z"),
+        Err(_) => false,
+    }
+}
+
 impl Drop for TestEnv {
     /// A test that ends early (a failed assertion, a timeout) leaves no
     /// session running: each session of the project whose supervisor is
@@ -339,8 +350,10 @@ impl Drop for TestEnv {
             let pid = serde_json::from_slice::<Value>(&record)
                 .ok()
                 .and_then(|record| record["pid"].as_u64());
-            let alive = pid.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
-            if let (true, Some(name)) = (alive, session.file_name().to_str()) {
+            let running = pid
+                .and_then(|pid| u32::try_from(pid).ok())
+                .is_some_and(alive);
+            if let (true, Some(name)) = (running, session.file_name().to_str()) {
                 let _ = self
                     .cmd(&["session", "stop", name])
                     .stdin(Stdio::null())
