@@ -47,26 +47,34 @@ fn copilot_turns(provider: Provider) {
     assert_eq!(snapshot.root.name, "@github/copilot");
     assert_eq!(snapshot.root.version, VERSION);
     let copilot = RealAgent::new("copilot", "bash");
+    // The other two wire formats run the Copilot whose download the first
+    // one proves.
+    let copilot = match provider {
+        Provider::Completions => copilot,
+        Provider::Responses | Provider::Anthropic => copilot.sharing_installs(),
+    };
     copilot.write_user_config(
         "adapters:\n  copilot:\n    cli:\n      source: managed\n      version: 1.0.102\n",
     );
     let prepared = copilot.prepare();
     assert_eq!(prepared["adapter"], "copilot", "{prepared}");
     assert_eq!(prepared["version"], VERSION, "{prepared}");
-    for path in [
-        "/@github/copilot/-/copilot-1.0.102.tgz",
-        "/@github/copilot-linux-x64/-/copilot-linux-x64-1.0.102.tgz",
-        "/detect-libc/-/detect-libc-2.1.2.tgz",
-    ] {
-        assert_eq!(copilot.registry.hits(path), 1, "{path}");
+    if provider == Provider::Completions {
+        for path in [
+            "/@github/copilot/-/copilot-1.0.102.tgz",
+            "/@github/copilot-linux-x64/-/copilot-linux-x64-1.0.102.tgz",
+            "/detect-libc/-/detect-libc-2.1.2.tgz",
+        ] {
+            assert_eq!(copilot.registry.hits(path), 1, "{path}");
+        }
+        // No other platform's package was fetched.
+        assert_eq!(
+            copilot
+                .registry
+                .hits("/@github/copilot-linuxmusl-x64/-/copilot-linuxmusl-x64-1.0.102.tgz"),
+            0
+        );
     }
-    // No other platform's package was fetched.
-    assert_eq!(
-        copilot
-            .registry
-            .hits("/@github/copilot-linuxmusl-x64/-/copilot-linuxmusl-x64-1.0.102.tgz"),
-        0
-    );
     assert!(snapshot.package(PLATFORM).tarball.is_some());
     let mut copilot = copilot;
     let (base, kind, path) = match provider {

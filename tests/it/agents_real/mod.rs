@@ -53,6 +53,12 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
+/// Where the tests that need an agent installed, rather than a proof of
+/// how it installs, keep it: [`RealAgent::sharing_installs`].
+pub fn shared_installs() -> PathBuf {
+    cache_dir().join("installs")
+}
+
 fn fetch_hint() -> String {
     format!(
         "run `bash tests/fixtures/fetch.sh` (`.ci/run` does) to fetch the real agents' packages into {}",
@@ -380,6 +386,21 @@ impl RealAgent {
             registry,
             model,
         }
+    }
+
+    /// Installs into [`shared_installs`] rather than this world's own
+    /// folders (`ONEWORKS_HOME`: the managed installs and Node.js;
+    /// `ONEWORKS_CACHE_DIR`: Node's code cache): the first test of a run
+    /// that prepares the agent installs it, the next ones find it
+    /// published — under oneworks' own install lock, which tests running
+    /// at once meet as two people preparing together would. For the tests
+    /// that need a prepared agent; each agent's own test of this module
+    /// proves the download (the registry's hits) in folders of its own.
+    pub fn sharing_installs(mut self) -> RealAgent {
+        let shared = shared_installs();
+        self.env.oneworks_home = shared.join("home");
+        self.env.cache = shared.join("cache");
+        self
     }
 
     /// The user's own config file (trusted, SPEC §2.1).

@@ -38,7 +38,7 @@ const CASE: TuiCase = TuiCase {
 fn prepared() -> TuiAgent {
     let snapshot = Snapshot::get("claude");
     assert_eq!(snapshot.root.version, VERSION);
-    let mut claude = RealAgent::new("claude", "Bash");
+    let mut claude = RealAgent::new("claude", "Bash").sharing_installs();
     node_mirror::serve(&claude.env.server, &[&NodeRelease::real()], &[]);
     claude.write_user_config(&format!(
         "adapters:\n  claude:\n    cli:\n      source: managed\n      version: {VERSION}\n"

@@ -23,7 +23,7 @@ use crate::agents_real::codex::VERSION;
 fn codex() -> TuiAgent {
     let snapshot = Snapshot::get("codex");
     assert_eq!(snapshot.root.version, VERSION);
-    let mut codex = RealAgent::new("codex", "exec_command");
+    let mut codex = RealAgent::new("codex", "exec_command").sharing_installs();
     // `tui.disable_paste_burst`: the test types its prompt with one
     // `send-keys -l`, which Codex takes for a paste, and an Enter right
     // after a paste is not a submit (0.166.0); a person typing is not.

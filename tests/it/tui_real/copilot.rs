@@ -34,7 +34,7 @@ fn case() -> TuiCase {
 /// A prepared Copilot pointed at the fake model, its session start
 /// trusting the workspace.
 fn copilot() -> TuiAgent {
-    let mut agent = RealAgent::new("copilot", "bash");
+    let mut agent = RealAgent::new("copilot", "bash").sharing_installs();
     agent.write_user_config(&format!(
         "adapters:\n  copilot:\n    cli:\n      source: managed\n      version: {VERSION}\n"
     ));

@@ -1,6 +1,7 @@
 //! Every agent's own terminal UI, supervised for real and offline (issue
 //! 21 item 3): the real agent, prepared by `oneworks adapter prepare` from
-//! the loopback registry of [`crate::agents_real`], runs in
+//! the loopback registry of [`crate::agents_real`] (into the installs the
+//! tests share: [`RealAgent::sharing_installs`]), runs in
 //! `oneworks session start`'s private tmux against the loopback fake model
 //! API; the test types a prompt into the pane as a person would, the model
 //! asks for the agent's own shell tool with `touch FILE`, and the agent's

@@ -18,7 +18,7 @@ use crate::agents_real::opencode::VERSION;
 fn opencode() -> TuiAgent {
     let snapshot = Snapshot::get("opencode");
     assert_eq!(snapshot.root.version, VERSION);
-    let mut agent = RealAgent::new("opencode", "bash");
+    let mut agent = RealAgent::new("opencode", "bash").sharing_installs();
     agent.write_user_config(&crate::agents_real::opencode::user_config(
         &agent.model.url("/v1"),
     ));

@@ -45,7 +45,7 @@ const CASE: TuiCase = TuiCase {
 fn prepared() -> TuiAgent {
     let snapshot = Snapshot::get("qwen");
     assert_eq!(snapshot.root.version, VERSION);
-    let mut qwen = RealAgent::new("qwen", "run_shell_command");
+    let mut qwen = RealAgent::new("qwen", "run_shell_command").sharing_installs();
     node_mirror::serve(&qwen.env.server, &[&NodeRelease::real()], &[]);
     qwen.write_user_config(&format!(
         "adapters:\n  qwen:\n    cli:\n      source: managed\n      version: {VERSION}\n"
