@@ -1,28 +1,38 @@
 //! Logging: `tracing` to stderr; `-v` for info, `-vv` for debug, `RUST_LOG`
-//! for anything finer. Every line passes the credential scrubber as part of
+//! (`level` or `target=level` lists, e.g. `oneworks=trace,hyper=warn`) for
+//! anything finer. Every line passes the credential scrubber as part of
 //! one stream (SPEC §6.2), whatever its call site already scrubbed.
 
 use std::io::Write;
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::Layer;
 
 /// Starts logging at the level the flags ask for: `quiet` (errors only)
-/// wins over `verbose` (the count of `-v`).
+/// wins over `verbose` (the count of `-v`); a `RUST_LOG` that reads as
+/// `Targets` directives wins over both.
 pub fn init(quiet: bool, verbose: u8) {
     let default = match (quiet, verbose) {
-        (true, _) => "error",
-        (false, 0) => "warn",
-        (false, 1) => "info",
-        (false, _) => "debug",
+        (true, _) => LevelFilter::ERROR,
+        (false, 0) => LevelFilter::WARN,
+        (false, 1) => LevelFilter::INFO,
+        (false, _) => LevelFilter::DEBUG,
     };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|directives| !directives.trim().is_empty())
+        .and_then(|directives| directives.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(default));
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(ScrubbedStderr)
         // Colour codes only for a terminal, never into a log file or pipe.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
-        .without_time()
+        .without_time();
+    let _ = tracing_subscriber::registry()
+        .with(layer.with_filter(filter))
         .try_init();
 }
 
