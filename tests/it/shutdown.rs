@@ -184,8 +184,12 @@ fn an_agent_still_running_after_eof_gets_the_adapters_grace_then_sigterm() {
     let turn_end = Instant::now();
     let (code, _, stderr) = live.finish();
     assert_eq!(code, Some(0), "{stderr}");
+    // Measured from the moment this test read `turn_end`, which comes a
+    // little after oneworks closed the agent's stdin and started the grace
+    // (3.99 s was seen once on a loaded machine): a margin, still far from
+    // the old fixed 2 s.
     assert!(
-        turn_end.elapsed() >= Duration::from_secs(4),
+        turn_end.elapsed() >= Duration::from_millis(3_500),
         "SIGTERM came before the grace: {:?}",
         turn_end.elapsed()
     );
