@@ -25,6 +25,7 @@ pub fn user_config(url: &str) -> String {
     cli:
       source: managed
       version: {VERSION}
+    passEnv: [npm_config_registry]
     configContent:
       model: local/fake-model
       small_model: local/fake-model
@@ -69,7 +70,19 @@ fn the_real_opencode_asks_before_its_shell_tool_runs_allow_once_then_reject_once
         "only one platform package is installed"
     );
     opencode.env.set_env("OPENAI_API_KEY", SECRET);
+    // opencode's own npm would add `@opencode-ai/plugin` to its config
+    // folders at every start; pointed at this loopback registry, it must
+    // not ask it for anything (`npm_config_offline` in opencode's data).
+    opencode
+        .env
+        .set_env("npm_config_registry", &opencode.registry.url("/"));
+    let before = opencode.registry.total_hits();
     opencode.allow_then_reject();
+    assert_eq!(
+        opencode.registry.total_hits(),
+        before,
+        "opencode fetched from the npm registry during its turns"
+    );
     let calls = opencode.model.tool_calls();
     assert!(!calls.is_empty(), "{}", opencode.model.describe());
     assert!(

@@ -25,6 +25,11 @@ fn opencode() -> TuiAgent {
     let prepared = agent.prepare();
     assert_eq!(prepared["version"], VERSION, "{prepared}");
     agent.env.set_env("OPENAI_API_KEY", SECRET);
+    // Its own npm, if it ran, would ask this loopback registry (never the
+    // public one): the test checks it asks nothing.
+    agent
+        .env
+        .set_env("npm_config_registry", &agent.registry.url("/"));
     TuiAgent::new(agent).declined(Declined::WithTheNextMessage(DeclineEndsTurn {
         question: "Permission required",
         next: "Go on without that file.",
@@ -51,6 +56,7 @@ fn the_real_opencode_tui_is_supervised_from_its_pane() {
     let tui = opencode();
     // Right (the bridge's), Right (the person's): the focus is past
     // `Allow always`, on `Reject` instead.
+    let before = tui.agent.registry.total_hits();
     let reason = tui.standard_checks_then_a_box_changed_between_keys("probe-changed.txt", &CASE);
     assert!(
         matches!(
@@ -58,6 +64,13 @@ fn the_real_opencode_tui_is_supervised_from_its_pane() {
             oneworks::session::delivery::keystroke_bridge::DeliveryRefusal::FocusMoved { .. }
         ),
         "{reason}"
+    );
+    // No npm install of `@opencode-ai/plugin` at start
+    // (`npm_config_offline` in opencode's data).
+    assert_eq!(
+        tui.agent.registry.total_hits(),
+        before,
+        "opencode fetched from the npm registry in its session"
     );
 }
 
