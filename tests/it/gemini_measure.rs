@@ -76,18 +76,7 @@ fn measure() {
         }
         last = name;
     }
-    let record: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(
-            gemini
-                .env
-                .project
-                .join(".oneworks/sessions")
-                .join(&last)
-                .join("supervisor.json"),
-        )
-        .expect("supervisor record"),
-    )
-    .expect("record json");
+    let record = gemini.env.session_record(&last).expect("supervisor record");
     figures.idle_and_print(&record, idle());
     gemini.session(&["stop", &last]).assert_success();
 }

@@ -304,17 +304,7 @@ impl RealGemini {
 
     /// The session's pane, as tmux shows it.
     pub fn pane(&self, name: &str) -> String {
-        let record: Value = serde_json::from_slice(
-            &std::fs::read(
-                self.env
-                    .project
-                    .join(".oneworks/sessions")
-                    .join(name)
-                    .join("supervisor.json"),
-            )
-            .expect("supervisor record"),
-        )
-        .expect("record json");
+        let record = self.env.session_record(name).expect("supervisor record");
         let output = std::process::Command::new("tmux")
             .arg("-S")
             .arg(record["tmux"].as_str().expect("tmux socket"))
@@ -399,20 +389,11 @@ fn the_real_gemini_box_that_changes_between_two_keys_gets_no_further_key() {
         .load("gemini")
         .expect("gemini data")
         .tui;
-    let socket = PathBuf::from(
-        serde_json::from_slice::<Value>(
-            &std::fs::read(
-                gemini
-                    .env
-                    .project
-                    .join(".oneworks/sessions/changed/supervisor.json"),
-            )
-            .expect("supervisor record"),
-        )
-        .expect("record json")["tmux"]
-            .as_str()
-            .expect("tmux socket"),
-    );
+    let record = gemini
+        .env
+        .session_record("changed")
+        .expect("supervisor record");
+    let socket = PathBuf::from(record["tmux"].as_str().expect("tmux socket"));
     // Down (the bridge's), Down (the person's): two rows here (this
     // project's folder is not trusted, no `Allow for this session`), so
     // the focus wraps back to `Allow once` — seen as `the focus is on …

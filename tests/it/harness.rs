@@ -483,11 +483,7 @@ fn a_session_a_test_leaves_running_is_stopped_when_its_env_drops() {
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
     env.run(&["session", "start", "kiro", "--detach", "--name", "left"])
         .assert_success();
-    let record: Value = serde_json::from_slice(
-        &std::fs::read(env.project.join(".oneworks/sessions/left/supervisor.json"))
-            .expect("supervisor record"),
-    )
-    .expect("record json");
+    let record = env.session_record("left").expect("supervisor record");
     let pids = record_pids(&record);
     assert!(pids.iter().all(|pid| alive(*pid)), "{record:#}");
     drop(env);

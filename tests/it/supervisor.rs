@@ -103,8 +103,7 @@ impl Session {
     }
 
     pub fn record(&self) -> Option<Value> {
-        let text = std::fs::read_to_string(self.session_root().join("supervisor.json")).ok()?;
-        serde_json::from_str(&text).ok()
+        self.env.session_record(&self.name)
     }
 
     pub fn runtime(&self) -> PathBuf {

@@ -333,6 +333,20 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
+impl TestEnv {
+    /// Session `name`'s supervisor record
+    /// (`.oneworks/sessions/<name>/supervisor.json`), when it is there and
+    /// reads as JSON.
+    pub fn session_record(&self, name: &str) -> Option<Value> {
+        let path = self
+            .project
+            .join(".oneworks/sessions")
+            .join(name)
+            .join("supervisor.json");
+        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    }
+}
+
 impl Drop for TestEnv {
     /// A test that ends early (a failed assertion, a timeout) leaves no
     /// session running: each session of the project whose supervisor is
@@ -344,18 +358,17 @@ impl Drop for TestEnv {
             return;
         };
         for session in sessions.flatten() {
-            let Ok(record) = std::fs::read(session.path().join("supervisor.json")) else {
+            let Some(name) = session.file_name().to_str().map(str::to_owned) else {
                 continue;
             };
-            let pid = serde_json::from_slice::<Value>(&record)
-                .ok()
-                .and_then(|record| record["pid"].as_u64());
-            let running = pid
+            let running = self
+                .session_record(&name)
+                .and_then(|record| record["pid"].as_u64())
                 .and_then(|pid| u32::try_from(pid).ok())
                 .is_some_and(alive);
-            if let (true, Some(name)) = (running, session.file_name().to_str()) {
+            if running {
                 let _ = self
-                    .cmd(&["session", "stop", name])
+                    .cmd(&["session", "stop", &name])
                     .stdin(Stdio::null())
                     .output();
             }

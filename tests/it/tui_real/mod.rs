@@ -106,15 +106,10 @@ impl TuiAgent {
 
     /// The session's supervisor record.
     pub fn record(&self, name: &str) -> Value {
-        let path = self
-            .agent
+        self.agent
             .env
-            .project
-            .join(".oneworks/sessions")
-            .join(name)
-            .join("supervisor.json");
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        serde_json::from_slice(&bytes).expect("supervisor record json")
+            .session_record(name)
+            .unwrap_or_else(|| panic!("no supervisor record of session `{name}`"))
     }
 
     /// The private tmux server's socket of session `name`.

@@ -54,9 +54,9 @@ const CASE: TuiCase = TuiCase {
 fn the_real_opencode_tui_is_supervised_from_its_pane() {
     let _share = crate::support::heavy::share();
     let tui = opencode();
+    let before = tui.agent.registry.total_hits();
     // Right (the bridge's), Right (the person's): the focus is past
     // `Allow always`, on `Reject` instead.
-    let before = tui.agent.registry.total_hits();
     let reason = tui.standard_checks_then_a_box_changed_between_keys("probe-changed.txt", &CASE);
     assert!(
         matches!(
