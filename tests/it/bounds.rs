@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::acp_support::{events, options_full, types, AcpEnv};
 use crate::supervisor::{request, Session};
+use crate::support::signal;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -208,15 +209,6 @@ fn an_overlong_recorder_line_is_skipped_and_the_next_approval_is_a_card() {
     session.answer(&card, "accept").assert_success();
     session.wait_card("accepted", |card| card["state"] == "accepted");
     session.stop_and_check();
-}
-
-/// Sends `signal` to `pid`.
-fn signal(pid: u32, signal: &str) {
-    let status = std::process::Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
 }
 
 /// The bound a session command waits for a supervisor (SPEC: within 5 s).

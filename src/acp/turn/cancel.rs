@@ -1,18 +1,22 @@
 //! The cancel of a turn: what starts it (a signal, the channel, the
-//! deadline), what it reads first, and the sequence itself — every pending
-//! question answered `cancelled`, then `session/cancel`.
+//! deadline, a refusal), what it reads first, and the sequence itself —
+//! every pending question answered `cancelled`, then `session/cancel`.
 //!
-//! Two races once broke that order (issue 19). A question and a Ctrl-C
-//! ready together let `select!` take the interrupt before the question was
-//! read, so `session/cancel` went out before its `cancelled` answer: a
-//! cancel now first handles what the agent had already sent
-//! ([`Turn::on_trigger`]). And one Ctrl-C in the terminal prompt arrived
-//! twice — as the prompt's cancel and as the SIGINT the prompt library
-//! raises — so the second counted as "kill now" and the agent died before
-//! it read what was written to it: the prompt now leaves Ctrl-C to the
-//! signal (`channel::spawn_terminal_prompt`). Neither is a timing matter:
-//! no wait was widened. Nor does a stdout that is gone cut the sequence
-//! short any more: its events are printed after the wire has it.
+//! Three ways two things arrive together, each kept to that order without
+//! widening any wait:
+//! - A question and a Ctrl-C: `select!` may take the interrupt before the
+//!   question is read, so a cancel first handles what the agent had
+//!   already sent ([`Turn::on_trigger`]).
+//! - One Ctrl-C in the terminal prompt is both the prompt's key and the
+//!   SIGINT the prompt library raises: the prompt leaves Ctrl-C to the
+//!   signal (`channel::spawn_terminal_prompt`), so it is one interrupt.
+//! - A Ctrl-C and the end of stdin (a pipeline's writer dies with the same
+//!   key): the end of stdin refuses the pending questions, which begins a
+//!   cancel; the interrupt then joins that cancel instead of counting as a
+//!   "second" one that stops the agent before it reads what was written.
+//!
+//! A stdout that is gone does not cut the sequence short: its events are
+//! printed after the wire has it.
 
 use std::time::{Duration, Instant};
 
@@ -60,13 +64,24 @@ impl Turn<'_> {
         waiting: u64,
     ) -> Result<Option<Result<Value, rpc::RpcError>>, AcpError> {
         let cause = match trigger {
-            // The first interrupt cancels; one during a cancel already under
-            // way (the second Ctrl-C, or one after `{"cancel":true}` or a
-            // timeout) stops the agent at once, reading nothing more.
-            Trigger::Interrupt if self.interrupts.received() >= 2 || self.cancel.is_some() => {
-                self.kill_now = true;
-                return Err(AcpError::Interrupted);
+            // The second interrupt stops the agent at once, reading nothing
+            // more.
+            Trigger::Interrupt if self.interrupts.received() >= 2 => return self.kill_now(),
+            // The first one meets a cancel that a refusal began — most
+            // often the end of stdin, which a Ctrl-C in a pipeline brings
+            // with it (the writer dies too). The two are one cancel: its
+            // answers and `session/cancel` are already on the wire, the
+            // agent is left to confirm it, and the turn ends as the
+            // person's interrupt. Stopping the agent here killed it before
+            // it read what was written to it.
+            Trigger::Interrupt if matches!(self.cancel, Some((Cause::Refused, _))) => {
+                self.join_cancel();
+                return Ok(None);
             }
+            // One during a cancel the person or the deadline began (after
+            // `{"cancel":true}` or a timeout) means "now", as a second
+            // Ctrl-C does.
+            Trigger::Interrupt if self.cancel.is_some() => return self.kill_now(),
             Trigger::Interrupt => Cause::User,
             // A cancel under way has already answered what was pending.
             Trigger::Cancel(_) if self.cancel.is_some() => return Ok(None),
@@ -119,6 +134,38 @@ impl Turn<'_> {
         Ok(None)
     }
 
+    fn kill_now(&mut self) -> Result<Option<Result<Value, rpc::RpcError>>, AcpError> {
+        self.kill_now = true;
+        Err(AcpError::Interrupted)
+    }
+
+    /// Whether an interrupt has already arrived, though the loop has not
+    /// taken it yet (it is taken here). A signal reaches the loop only
+    /// through the runtime's driver, while the end of stdin comes straight
+    /// from the reader thread: arriving together, the end of stdin wins
+    /// unless the driver gets a turn first, which the yield gives it.
+    pub(super) async fn interrupted_meanwhile(&mut self) -> bool {
+        tokio::task::yield_now().await;
+        self.interrupts.recv().now_or_never().is_some()
+    }
+
+    /// A cancel a refusal began, met by an interrupt that had already
+    /// arrived when the turn ended: one cancel, the person's.
+    pub(super) async fn join_an_interrupt_that_arrived(&mut self) {
+        if matches!(self.cancel, Some((Cause::Refused, _))) && self.interrupted_meanwhile().await {
+            self.join_cancel();
+        }
+    }
+
+    /// An interrupt joins the cancel under way: the turn ends as the
+    /// person's cancel (exit 130) rather than as the refusal that began it.
+    fn join_cancel(&mut self) {
+        if let Some((cause, _)) = self.cancel.as_mut() {
+            *cause = Cause::User;
+        }
+        self.failure = None;
+    }
+
     pub(super) fn cancel_error(&mut self) -> AcpError {
         match self.cancel.map(|(cause, _)| cause) {
             Some(Cause::Timeout) => AcpError::Timeout(self.timeout_text.clone()),
@@ -129,6 +176,15 @@ impl Turn<'_> {
 
     /// Answers every pending question `cancelled`, then `session/cancel`.
     pub(super) async fn begin_cancel(&mut self, cause: Cause) -> Result<(), AcpError> {
+        self.begin_cancel_as(cause, ResolvedBy::Cancel).await
+    }
+
+    /// [`Self::begin_cancel`], the pending questions shown as resolved `by`.
+    pub(super) async fn begin_cancel_as(
+        &mut self,
+        cause: Cause,
+        by: ResolvedBy,
+    ) -> Result<(), AcpError> {
         if self.cancel.is_some() {
             return Ok(());
         }
@@ -155,7 +211,7 @@ impl Turn<'_> {
         let mut shown = Ok(());
         for pending in cancelled {
             if shown.is_ok() {
-                shown = self.resolved(&pending.key, None, ResolvedBy::Cancel);
+                shown = self.resolved(&pending.key, None, by);
             }
         }
         notified.and(shown)

@@ -232,6 +232,7 @@ impl<'a> Turn<'a> {
         );
         let answer = self.call(AGENT_METHOD_NAMES.session_prompt, &params).await;
         self.in_prompt = false;
+        self.join_an_interrupt_that_arrived().await;
         // `null` or any non-object is not a turn that ended: a protocol error.
         let answer = answer.and_then(|result| match result {
             Value::Object(_) => Ok(result),

@@ -226,20 +226,50 @@ impl Turn<'_> {
         match input {
             Input::Cancel => self.begin_cancel(Cause::User).await,
             Input::Invalid(message) => self.diagnostic(message),
-            Input::Closed => {
-                self.input_closed = true;
-                for pending in std::mem::take(&mut self.pending) {
-                    let reason = format!(
-                        "`{}` was not answered before stdin closed",
-                        pending.request.title
-                    );
-                    self.refuse(&pending.id, &pending.key, reason, NO_CHANNEL_HINT)
-                        .await?;
-                }
-                Ok(())
-            }
+            Input::Closed => self.on_input_closed().await,
             Input::Reply { id, reply } => self.on_reply(&id, &reply).await,
         }
+    }
+
+    /// Stdin ended: no answer will come, so every pending question is
+    /// refused — all of them answered `cancelled` first, then one
+    /// `session/cancel` (answering them one refusal at a time put
+    /// `session/cancel` before the second answer).
+    async fn on_input_closed(&mut self) -> Result<(), AcpError> {
+        self.input_closed = true;
+        if self.pending.is_empty() || self.cancel.is_some() {
+            return Ok(());
+        }
+        // The Ctrl-C that ended the writer of stdin: its cancel, not a
+        // refusal.
+        if self.interrupted_meanwhile().await {
+            return self.begin_cancel(Cause::User).await;
+        }
+        let unanswered: Vec<(String, String)> = self
+            .pending
+            .iter()
+            .map(|pending| (pending.key.clone(), pending.request.title.clone()))
+            .collect();
+        let titles: Vec<String> = unanswered
+            .iter()
+            .map(|(_, title)| format!("`{title}`"))
+            .collect();
+        self.fail(
+            format!("{} was not answered before stdin closed", titles.join(", ")),
+            NO_CHANNEL_HINT,
+        );
+        let cancelled = self
+            .begin_cancel_as(Cause::Refused, ResolvedBy::Policy)
+            .await;
+        let mut shown = Ok(());
+        for (key, title) in unanswered {
+            if shown.is_ok() {
+                shown = self.diagnostic(format!(
+                    "permission `{key}` refused: `{title}` was not answered before stdin closed"
+                ));
+            }
+        }
+        cancelled.and(shown)
     }
 
     async fn on_reply(&mut self, key: &str, reply: &str) -> Result<(), AcpError> {

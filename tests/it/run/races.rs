@@ -18,6 +18,7 @@ use crate::acp_support::{options_full, types, AcpEnv, EVENT_DEADLINE};
 
 use super::args;
 use crate::support::wait::wait_until;
+use crate::support::{signal, stopped};
 
 /// How often each race is tried in one test (each try is one run).
 const TRIES: usize = 10;
@@ -359,4 +360,81 @@ fn a_cancel_reaches_the_agent_even_when_stdout_is_gone() {
     // A closed stdout ends the run quietly (SPEC §7: not the agent's failure).
     assert_eq!(status.code(), Some(0));
     assert!(crate::acp_support::gone(acp.agent_pid()));
+}
+
+#[test]
+fn sigint_and_the_end_of_stdin_together_are_one_cancel_in_either_order() {
+    // Ctrl-C in `producer | oneworks run --json` kills the writer too: the
+    // interrupt and the end of stdin arrive together. oneworks is stopped
+    // (SIGSTOP) with a question pending, gets both (in the order of the
+    // try), and goes on (SIGCONT): it wakes to find both waiting. Either
+    // way the agent gets the `cancelled` answer, then `session/cancel`,
+    // and confirms the cancel before it is stopped.
+    let _load = Load::start(2);
+    for interrupt_first in [true, false] {
+        for attempt in 1..=TRIES {
+            let order = if interrupt_first {
+                "SIGINT, then the end of stdin"
+            } else {
+                "the end of stdin, then SIGINT"
+            };
+            let context = format!("{order}, try {attempt} of {TRIES}");
+            let acp = AcpEnv::new(json!({
+                "turn": [
+                    {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+                    "waitForCancel"
+                ]
+            }));
+            let mut live = acp.live(&args(&["--json"]));
+            live.expect("permission_request");
+            let pid = live.pid();
+            signal(pid, "-STOP");
+            wait_until("oneworks is stopped", EVENT_DEADLINE, || stopped(pid));
+            if interrupt_first {
+                signal(pid, "-INT");
+                live.close_stdin();
+            } else {
+                live.close_stdin();
+                signal(pid, "-INT");
+            }
+            signal(pid, "-CONT");
+            let (code, seen, stderr) = live.finish();
+            assert_eq!(code, Some(130), "{context}: {stderr}\n{seen:#?}");
+            assert_cancelled_then_session_cancel(&acp, &json!("p1"), &context);
+            let ends: Vec<&Value> = seen
+                .iter()
+                .filter(|event| event["type"] == "turn_end")
+                .collect();
+            assert_eq!(ends.len(), 1, "{context}: {seen:#?}");
+            assert_eq!(ends[0]["stopReason"], "cancelled", "{context}");
+            // Confirmed by the agent: not stopped before it read the cancel.
+            assert_eq!(ends[0].get("confirmed"), None, "{context}: {seen:#?}");
+        }
+    }
+}
+
+#[test]
+fn the_end_of_stdin_answers_every_pending_question_before_session_cancel() {
+    // Two questions pending when stdin ends: both answered `cancelled`,
+    // then one `session/cancel` — never the cancel between the answers.
+    let acp = AcpEnv::new(json!({
+        "turn": [
+            {"askPermission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+            {"askPermission": {"id": "p2", "title": "Run pwd", "kind": "execute", "options": options_full()}},
+            "waitForCancel"
+        ]
+    }));
+    let mut live = acp.live(&args(&["--json"]));
+    live.expect("permission_request");
+    live.expect("permission_request");
+    live.close_stdin();
+    let (code, seen, stderr) = live.finish();
+    assert_eq!(code, Some(10), "{stderr}\n{seen:#?}");
+    for id in ["p1", "p2"] {
+        assert_cancelled_then_session_cancel(&acp, &json!(id), id);
+    }
+    assert!(
+        stderr.contains("`Run ls`, `Run pwd` was not answered before stdin closed"),
+        "{stderr}"
+    );
 }

@@ -322,15 +322,32 @@ impl Default for TestEnv {
     }
 }
 
+/// The state letter of `pid` in `/proc/PID/stat` (`R`, `S`, `T`, `Z`…),
+/// `None` when there is no such process.
+fn process_state(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The state follows the command's closing parenthesis.
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().next().map(str::to_owned)
+}
+
 /// Whether `pid` runs (a zombie does not).
 pub fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z"),
-        Err(_) => false,
-    }
+    process_state(pid).is_some_and(|state| state != "Z")
+}
+
+/// Whether `pid` is stopped (SIGSTOP).
+pub fn stopped(pid: u32) -> bool {
+    process_state(pid).is_some_and(|state| state == "T")
+}
+
+/// Sends `signal` (`-INT`, `-STOP`, `-CONT`…) to `pid`.
+pub fn signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill {signal} {pid}");
 }
 
 impl TestEnv {
