@@ -239,6 +239,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (must be one the session advertises)')
             [CompletionResult]::new('--effort', '--effort', [CompletionResultType]::ParameterName, 'Reasoning effort (must be one the session advertises)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Cancel the turn after this long (`90s`, `10m`)')
+            [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the agent running after the turn, idle for DUR (default 10m; `0`: not kept): later runs of this --session reach it')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue the session''s last agent session when the agent can load it')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'JSON lines: events on stdout, permission replies on stdin')
@@ -268,6 +269,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
+            [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Cancel the turn in progress of a kept session (`run --keep`), from any process')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -359,6 +361,17 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'oneworks;session;cancel' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'oneworks;session;help' {
             [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the sessions of this project and whether their supervisor runs')
@@ -367,6 +380,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
+            [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Cancel the turn in progress of a kept session (`run --keep`), from any process')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -389,6 +403,9 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;help;serve' {
+            break
+        }
+        'oneworks;session;help;cancel' {
             break
         }
         'oneworks;session;help;help' {
@@ -467,6 +484,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('approvals', 'approvals', [CompletionResultType]::ParameterValue, 'List (or with --watch stream) a session''s approval cards')
             [CompletionResult]::new('answer', 'answer', [CompletionResultType]::ParameterValue, 'Answer an approval card and wait until the verdict is delivered')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve a page (and a JSON API) to answer every session''s approvals from a browser')
+            [CompletionResult]::new('cancel', 'cancel', [CompletionResultType]::ParameterValue, 'Cancel the turn in progress of a kept session (`run --keep`), from any process')
             break
         }
         'oneworks;help;session;start' {
@@ -488,6 +506,9 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;help;session;serve' {
+            break
+        }
+        'oneworks;help;session;cancel' {
             break
         }
         'oneworks;help;completions' {

@@ -154,6 +154,9 @@ _oneworks() {
             oneworks__subcmd__help__subcmd__session,attach)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__attach"
                 ;;
+            oneworks__subcmd__help__subcmd__session,cancel)
+                cmd="oneworks__subcmd__help__subcmd__session__subcmd__cancel"
+                ;;
             oneworks__subcmd__help__subcmd__session,list)
                 cmd="oneworks__subcmd__help__subcmd__session__subcmd__list"
                 ;;
@@ -174,6 +177,9 @@ _oneworks() {
                 ;;
             oneworks__subcmd__session,attach)
                 cmd="oneworks__subcmd__session__subcmd__attach"
+                ;;
+            oneworks__subcmd__session,cancel)
+                cmd="oneworks__subcmd__session__subcmd__cancel"
                 ;;
             oneworks__subcmd__session,help)
                 cmd="oneworks__subcmd__session__subcmd__help"
@@ -198,6 +204,9 @@ _oneworks() {
                 ;;
             oneworks__subcmd__session__subcmd__help,attach)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__attach"
+                ;;
+            oneworks__subcmd__session__subcmd__help,cancel)
+                cmd="oneworks__subcmd__session__subcmd__help__subcmd__cancel"
                 ;;
             oneworks__subcmd__session__subcmd__help,help)
                 cmd="oneworks__subcmd__session__subcmd__help__subcmd__help"
@@ -859,7 +868,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session)
-            opts="start list attach stop approvals answer serve"
+            opts="start list attach stop approvals answer serve cancel"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -901,6 +910,20 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__help__subcmd__session__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__help__subcmd__session__subcmd__cancel)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -971,7 +994,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__run)
-            opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --trust-workspace --config --quiet --verbose --no-progress --help"
+            opts="-q -v -h --prompt --prompt-file --session --resume --mode --model --effort --timeout --json --trust-workspace --keep --config --quiet --verbose --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1005,6 +1028,10 @@ _oneworks() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --keep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1017,7 +1044,7 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session)
-            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer serve help"
+            opts="-q -v -h --config --quiet --verbose --no-progress --help start list attach stop approvals answer serve cancel help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1088,8 +1115,26 @@ _oneworks() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        oneworks__subcmd__session__subcmd__cancel)
+            opts="-q -v -h --config --quiet --verbose --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         oneworks__subcmd__session__subcmd__help)
-            opts="start list attach stop approvals answer serve help"
+            opts="start list attach stop approvals answer serve cancel help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1131,6 +1176,20 @@ _oneworks() {
             return 0
             ;;
         oneworks__subcmd__session__subcmd__help__subcmd__attach)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        oneworks__subcmd__session__subcmd__help__subcmd__cancel)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

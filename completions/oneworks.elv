@@ -211,6 +211,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --model 'Model id (must be one the session advertises)'
             cand --effort 'Reasoning effort (must be one the session advertises)'
             cand --timeout 'Cancel the turn after this long (`90s`, `10m`)'
+            cand --keep 'Keep the agent running after the turn, idle for DUR (default 10m; `0`: not kept): later runs of this --session reach it'
             cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
             cand --resume 'Continue the session''s last agent session when the agent can load it'
             cand --json 'JSON lines: events on stdout, permission replies on stdin'
@@ -239,6 +240,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
+            cand cancel 'Cancel the turn in progress of a kept session (`run --keep`), from any process'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;start'= {
@@ -322,6 +324,16 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'oneworks;session;cancel'= {
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand -q 'Print only errors'
+            cand --quiet 'Print only errors'
+            cand -v 'Print more detail (repeat for debug logs)'
+            cand --verbose 'Print more detail (repeat for debug logs)'
+            cand --no-progress 'Never draw progress bars'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'oneworks;session;help'= {
             cand start 'Start the agent''s TUI in a supervised tmux session (and attach, unless --detach)'
             cand list 'List the sessions of this project and whether their supervisor runs'
@@ -330,6 +342,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
+            cand cancel 'Cancel the turn in progress of a kept session (`run --keep`), from any process'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;session;help;start'= {
@@ -345,6 +358,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;session;help;answer'= {
         }
         &'oneworks;session;help;serve'= {
+        }
+        &'oneworks;session;help;cancel'= {
         }
         &'oneworks;session;help;help'= {
         }
@@ -407,6 +422,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand approvals 'List (or with --watch stream) a session''s approval cards'
             cand answer 'Answer an approval card and wait until the verdict is delivered'
             cand serve 'Serve a page (and a JSON API) to answer every session''s approvals from a browser'
+            cand cancel 'Cancel the turn in progress of a kept session (`run --keep`), from any process'
         }
         &'oneworks;help;session;start'= {
         }
@@ -421,6 +437,8 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;help;session;answer'= {
         }
         &'oneworks;help;session;serve'= {
+        }
+        &'oneworks;help;session;cancel'= {
         }
         &'oneworks;help;completions'= {
         }

@@ -134,6 +134,7 @@ bypassPermissions\t'Allow everything by `allow_once`, never ask'"
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l model -d 'Model id (must be one the session advertises)' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l effort -d 'Reasoning effort (must be one the session advertises)' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l timeout -d 'Cancel the turn after this long (`90s`, `10m`)' -r
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l keep -d 'Keep the agent running after the turn, idle for DUR (default 10m; `0`: not kept): later runs of this --session reach it' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l resume -d 'Continue the session\'s last agent session when the agent can load it'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l json -d 'JSON lines: events on stdout, permission replies on stdin'
@@ -142,19 +143,20 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s q -l quiet -d 
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -s q -l quiet -d 'Print only errors'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -l no-progress -d 'Never draw progress bars'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "start" -d 'Start the agent\'s TUI in a supervised tmux session (and attach, unless --detach)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "list" -d 'List the sessions of this project and whether their supervisor runs'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "attach" -d 'Attach this terminal to a running session\'s TUI'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "stop" -d 'End the agent and the supervisor of a session'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "start" -d 'Start the agent\'s TUI in a supervised tmux session (and attach, unless --detach)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "list" -d 'List the sessions of this project and whether their supervisor runs'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "attach" -d 'Attach this terminal to a running session\'s TUI'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "stop" -d 'End the agent and the supervisor of a session'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "cancel" -d 'Cancel the turn in progress of a kept session (`run --keep`), from any process'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l name -d 'Session name' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l cwd -d 'The agent\'s working folder (not the project)' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
@@ -201,6 +203,11 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_se
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -s q -l quiet -d 'Print only errors'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -l no-progress -d 'Never draw progress bars'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -s h -l help -d 'Print help'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start the agent\'s TUI in a supervised tmux session (and attach, unless --detach)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the sessions of this project and whether their supervisor runs'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "attach" -d 'Attach this terminal to a running session\'s TUI'
@@ -208,6 +215,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_se
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "cancel" -d 'Cancel the turn in progress of a kept session (`run --keep`), from any process'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s q -l quiet -d 'Print only errors'
@@ -236,3 +244,4 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "approvals" -d 'List (or with --watch stream) a session\'s approval cards'
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "answer" -d 'Answer an approval card and wait until the verdict is delivered'
 complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'
+complete -c oneworks -n "__fish_oneworks_using_subcommand help; and __fish_seen_subcommand_from session" -f -a "cancel" -d 'Cancel the turn in progress of a kept session (`run --keep`), from any process'

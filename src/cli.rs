@@ -9,8 +9,11 @@ use crate::error::ErrorKind;
 pub use crate::launch::profile::layout::parse_session_name;
 
 mod values;
-use values::parse_adapter_name;
+use values::{parse_adapter_name, parse_keep};
 pub use values::{parse_timeout, ValueError};
+
+mod hidden;
+pub use hidden::KeepArgs;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -174,6 +177,9 @@ pub struct RunArgs {
     /// Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository's config)
     #[arg(long)]
     pub trust_workspace: bool,
+    /// Keep the agent running after the turn, idle for DUR (default 10m; `0`: not kept): later runs of this --session reach it
+    #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "10m", value_parser = parse_keep)]
+    pub keep: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -287,10 +293,19 @@ pub enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Cancel the turn in progress of a kept session (`run --keep`), from any process
+    Cancel {
+        /// Session name (as given to `run --session`; see `session list`)
+        #[arg(value_parser = parse_session_name)]
+        name: String,
+    },
     /// The agent's approval hook (registered by `session start`): hands its
     /// stdin payload to the session's supervisor, prints nothing, decides nothing
     #[command(hide = true)]
     Hook,
+    /// The owner of a kept session (started by `run --keep`)
+    #[command(hide = true)]
+    Keep(KeepArgs),
     /// The supervisor process itself (started by `session start`)
     #[command(hide = true)]
     Supervise {
@@ -322,6 +337,7 @@ impl SessionCommand {
             SessionCommand::List { .. }
                 | SessionCommand::Attach { .. }
                 | SessionCommand::Stop { .. }
+                | SessionCommand::Cancel { .. }
                 | SessionCommand::Approvals { .. }
                 | SessionCommand::Answer { .. }
         )
@@ -461,7 +477,7 @@ impl Cli {
             Command::Session(SessionCommand::List { json })
             | Command::Session(SessionCommand::Approvals { json, .. })
             | Command::Session(SessionCommand::Serve { json, .. }) => *json,
-            Command::Session(SessionCommand::Supervise { .. }) => true,
+            Command::Session(SessionCommand::Supervise { .. } | SessionCommand::Keep(_)) => true,
             _ => false,
         }
     }

@@ -95,7 +95,7 @@ fn dispatch(settings: &Settings, global: &GlobalArgs, command: Command) -> Resul
                 commands::login::run(settings, settings.adapter()?, &session)
             }
         },
-        Command::Run(args) => commands::run::run(settings, settings.adapter()?, &args),
+        Command::Run(args) => commands::run::run(settings, settings.adapter()?, global, &args),
         Command::Session(command) => commands::session::run(settings, global, command),
         // `check` lists what was ignored itself.
         Command::Config(ConfigCommand::Check) => commands::config::check(settings),

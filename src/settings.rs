@@ -185,6 +185,9 @@ fn adapter_of(command: &Command) -> Option<(&str, CliUse, bool)> {
             trust_workspace,
             ..
         }) => Some((adapter.as_str(), Inspect, *trust_workspace)),
+        Command::Session(SessionCommand::Keep(args)) => {
+            Some((args.adapter.as_str(), Inspect, args.trust_workspace))
+        }
         Command::Config(ConfigCommand::Render { adapter, .. }) => {
             Some((adapter.as_str(), Inspect, false))
         }

@@ -19,7 +19,6 @@ use super::AcpError;
 use crate::process::child::{ManagedChild, StopBounds, Stopped};
 use crate::process::signals::Interrupts;
 use crate::process::spec::ChildSpec;
-use tokio::process::{ChildStdin, ChildStdout};
 
 /// Everything a run needs, resolved by the command.
 pub struct RunPlan<'a> {
@@ -27,7 +26,6 @@ pub struct RunPlan<'a> {
     pub adapter: String,
     /// The adapter's display name (prompts name it).
     pub display_name: String,
-    pub spec: ChildSpec,
     pub session: SessionPlan<'a>,
     pub prompt: String,
     pub mode: Mode,
@@ -37,13 +35,13 @@ pub struct RunPlan<'a> {
     pub timeout: Option<super::RunTimeout>,
 }
 
-pub async fn run(mut plan: RunPlan<'_>) -> Result<(), AcpError> {
+pub async fn run(mut plan: RunPlan<'_>, spec: ChildSpec) -> Result<(), AcpError> {
     // Whatever way the run ends, a terminal prompt's raw mode ends with it.
     let _terminal = crate::process::terminal::RestoreOnDrop;
     let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
     let rules = std::mem::take(&mut plan.rules);
     let rule_notes = std::mem::take(&mut plan.rule_notes);
-    let (result, rules) = attempt(&plan, rules, &rule_notes, &mut interrupts).await;
+    let (result, rules) = attempt(&plan, &spec, rules, &rule_notes, &mut interrupts).await;
     match result {
         // An agent that exits instead of answering `session/load` (some do,
         // for a session they no longer have) has nothing to resume:
@@ -56,21 +54,122 @@ pub async fn run(mut plan: RunPlan<'_>) -> Result<(), AcpError> {
                     "--resume: the agent ended {when} instead of answering it (it cannot load the cached session); starting it again with a new session"
                 ))
                 .map_err(AcpError::Output)?;
-            attempt(&plan, rules, &[], &mut interrupts).await.0
+            attempt(&plan, &spec, rules, &[], &mut interrupts).await.0
         }
         other => other,
     }
+}
+
+/// A turn of a kept session (SPEC §7.1): the prompt waits in the owner's
+/// queue, then runs over the owner's socket exactly as a one-shot run
+/// runs over the agent's stdio; closing the connection hands the agent
+/// back. The agent is neither started nor stopped here.
+pub async fn run_kept(
+    mut plan: RunPlan<'_>,
+    connection: super::kept::caller::Connection,
+    keep: Option<Duration>,
+) -> Result<(), AcpError> {
+    let _terminal = crate::process::terminal::RestoreOnDrop;
+    let mut interrupts = Interrupts::install().map_err(AcpError::Io)?;
+    let mut sink = Sink::new(plan.json);
+    let mut told = Ok(());
+    let queued = |ahead: usize| {
+        if told.is_ok() {
+            told = sink.diagnostic(format!(
+                "kept session: waiting for {ahead} turn(s) before this one"
+            ));
+        }
+    };
+    let (grant, stream) = tokio::select! {
+        granted = connection.turn(keep, queued) => granted?,
+        // Nothing was sent to the agent yet: leaving the queue is enough.
+        _ = interrupts.recv() => return Err(AcpError::Interrupted),
+    };
+    told.map_err(AcpError::Output)?;
+    let quirks = super::quirks::by_name(&plan.session.data.quirks)
+        .map_err(|error| setup_failed(&mut Sink::new(plan.json), error.into()))?;
+    let (reader, writer) = stream.into_split();
+    let mut turn = Turn::new(
+        Box::new(writer),
+        Box::new(reader),
+        Sink::new(plan.json),
+        ChannelKind::detect(plan.json),
+        &mut interrupts,
+        plan.mode,
+        std::mem::take(&mut plan.rules),
+        plan.session.scrubber,
+        plan.session.data,
+        quirks,
+        plan.display_name.clone(),
+        plan.timeout.clone(),
+    );
+    turn.relayed = true;
+    let mut in_setup = true;
+    let result = if grant.handshake {
+        if grant.recovered {
+            plan.session.resume = true;
+            turn.sink
+                .diagnostic(
+                    "kept session: the agent had ended; it was started again and loads its session",
+                )
+                .map_err(AcpError::Output)?;
+        }
+        drive(
+            &mut turn,
+            &plan.session,
+            &plan.rule_notes,
+            &plan.prompt,
+            &mut in_setup,
+        )
+        .await
+    } else {
+        follow_up(&mut turn, &plan, grant, &mut in_setup).await
+    };
+    match result {
+        Err(error) if in_setup => Err(setup_failed(&mut turn.sink, error)),
+        other => other,
+    }
+}
+
+/// The next turn of the kept agent session: no handshake, the model and
+/// effort set when asked, then the prompt.
+async fn follow_up(
+    turn: &mut Turn<'_>,
+    plan: &RunPlan<'_>,
+    grant: super::kept::protocol::Grant,
+    in_setup: &mut bool,
+) -> Result<(), AcpError> {
+    let (Some(session_id), Some(session)) = (grant.session_id, grant.session) else {
+        return Err(AcpError::Malformed {
+            method: "the kept session's grant".to_owned(),
+            what: "the agent session".to_owned(),
+        });
+    };
+    turn.session_id = Some(session_id.clone());
+    for note in &plan.rule_notes {
+        turn.sink
+            .diagnostic(note.clone())
+            .map_err(AcpError::Output)?;
+    }
+    let (model, effort) =
+        setup::apply_model_and_effort(turn, &plan.session, &session_id, &session).await?;
+    turn.sink
+        .emit(&setup::started(session_id.clone(), true, model, effort))
+        .map_err(AcpError::Output)?;
+    *in_setup = false;
+    turn.prompt(&session_id, &plan.prompt).await
 }
 
 /// One start of the agent: setup and the turn, then the agent stopped.
 /// The permission rules come back for a second start.
 async fn attempt(
     plan: &RunPlan<'_>,
+    spec: &ChildSpec,
     rules: Rules,
     rule_notes: &[String],
     interrupts: &mut Interrupts,
 ) -> (Result<(), AcpError>, Rules) {
-    match attempt_inner(plan, rules, rule_notes, interrupts).await {
+    match attempt_inner(plan, spec, rules, rule_notes, interrupts).await {
         Ok(outcome) => outcome,
         Err(error) => (Err(error), Rules::default()),
     }
@@ -78,6 +177,7 @@ async fn attempt(
 
 async fn attempt_inner(
     plan: &RunPlan<'_>,
+    spec: &ChildSpec,
     rules: Rules,
     rule_notes: &[String],
     interrupts: &mut Interrupts,
@@ -87,7 +187,7 @@ async fn attempt_inner(
         stdin,
         stdout,
         quirks,
-    } = start_agent(plan)?;
+    } = start_agent(plan, spec)?;
     let channel = ChannelKind::detect(plan.json);
     let mut turn = Turn::new(
         stdin,
@@ -136,21 +236,21 @@ async fn attempt_inner(
 /// The agent's process and its pipes, with the quirks of its dialect.
 struct StartedAgent {
     child: ManagedChild,
-    stdin: ChildStdin,
-    stdout: ChildStdout,
+    stdin: super::turn::AgentWriter,
+    stdout: super::turn::AgentReader,
     quirks: &'static dyn Quirks,
 }
 
 /// Looks up the adapter's quirks, spawns the agent and takes its pipes; an
 /// unknown quirk module or a failed spawn is a setup failure.
-fn start_agent(plan: &RunPlan<'_>) -> Result<StartedAgent, AcpError> {
+fn start_agent(plan: &RunPlan<'_>, spec: &ChildSpec) -> Result<StartedAgent, AcpError> {
     let quirks = match super::quirks::by_name(&plan.session.data.quirks) {
         Ok(quirks) => quirks,
         Err(error) => return Err(setup_failed(&mut Sink::new(plan.json), error.into())),
     };
-    let program = plan.spec.program.display().to_string();
+    let program = spec.program.display().to_string();
     let label = format!("{} acp", plan.adapter);
-    let spawned = ManagedChild::spawn(&plan.spec, label).map_err(|source| AcpError::Spawn {
+    let spawned = ManagedChild::spawn(spec, label).map_err(|source| AcpError::Spawn {
         program,
         adapter: plan.adapter.clone(),
         source,
@@ -166,8 +266,8 @@ fn start_agent(plan: &RunPlan<'_>) -> Result<StartedAgent, AcpError> {
     };
     Ok(StartedAgent {
         child,
-        stdin,
-        stdout,
+        stdin: Box::new(stdin),
+        stdout: Box::new(stdout),
         quirks,
     })
 }

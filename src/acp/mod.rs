@@ -20,12 +20,15 @@
 //! - [`turn`]: the message loop — one turn, finalized exactly once, the
 //!   cancel sequence.
 //! - [`client`]: the run from `initialize` to the end of the turn.
+//! - [`kept`]: sessions that last — the owner that keeps the agent, its
+//!   socket, and the caller's side.
 
 pub mod capabilities;
 pub mod channel;
 pub mod client;
 pub mod events;
 pub mod fast;
+pub mod kept;
 pub mod lines;
 pub mod permissions;
 pub mod quirks;
@@ -117,6 +120,8 @@ pub enum AcpError {
     /// Printing an event failed (stdout closed, disk full).
     #[error("{0}")]
     Output(crate::error::Error),
+    #[error("{0}")]
+    Kept(#[from] kept::caller::KeptError),
 }
 
 impl Classify for AcpError {
@@ -127,6 +132,7 @@ impl Classify for AcpError {
             AcpError::PermissionRefused { .. } => ErrorKind::PermissionRefused,
             AcpError::Interrupted => ErrorKind::Interrupted,
             AcpError::Output(error) => error.kind(),
+            AcpError::Kept(error) => error.kind(),
             _ => ErrorKind::AgentFailed,
         }
     }
@@ -158,6 +164,7 @@ impl Classify for AcpError {
             }
             // What its stderr said, when it names a cause a person can
             // act on (the same table as a failed probe's).
+            AcpError::Kept(error) => error.hint(),
             AcpError::AgentGone { tail, .. } => {
                 crate::install::probe_cause::recognise(tail).map(|cause| cause.hint().to_owned())
             }

@@ -13,6 +13,8 @@ pub enum ValueError {
     Duration(#[from] humantime::DurationError),
     #[error("a timeout is at most 100 years")]
     TimeoutTooLong,
+    #[error("a kept session is kept at most 7 days")]
+    KeepTooLong,
 }
 
 pub(super) fn parse_adapter_name(text: &str) -> Result<AdapterName, ValueError> {
@@ -35,4 +37,20 @@ pub fn parse_timeout(text: &str) -> Result<crate::acp::RunTimeout, ValueError> {
         limit: timeout,
         written: text.to_owned(),
     })
+}
+
+/// The longest `--keep`: an idle agent kept longer is forgotten, not kept.
+const MAX_KEEP: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// `--keep`: how long a kept session's agent stays idle (`0`: not kept).
+pub(super) fn parse_keep(text: &str) -> Result<std::time::Duration, ValueError> {
+    let keep = if text == "0" {
+        std::time::Duration::ZERO
+    } else {
+        humantime::parse_duration(text)?
+    };
+    if keep > MAX_KEEP {
+        return Err(ValueError::KeepTooLong);
+    }
+    Ok(keep)
 }

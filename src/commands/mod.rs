@@ -7,9 +7,12 @@ pub mod login;
 pub mod prepare;
 pub mod prune;
 pub mod run;
+pub mod run_kept;
+pub mod run_plan;
 pub mod serve;
 pub mod session;
 pub mod session_hook;
+pub mod session_keep;
 pub mod session_start;
 pub mod status;
 

@@ -6,12 +6,12 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::acp::client::{self, RunPlan};
-use crate::acp::permissions::rules::Rules;
-use crate::acp::session_cache::SessionCache;
-use crate::acp::setup::SessionPlan;
-use crate::cli::RunArgs;
+use super::run_plan;
+use crate::acp::client;
+use crate::acp::kept::{self, KeptPaths};
+use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, ErrorKind};
+use crate::launch::profile::layout::ProfileLayout;
 use crate::launch::profile::world::{self, Purpose};
 use crate::process;
 use crate::settings::{Adapter, Settings};
@@ -68,27 +68,42 @@ fn read_bounded(reader: impl Read, source: &str) -> Result<String, Error> {
     })
 }
 
-/// How to log in, from the adapter's data: its `adapter login` command for
-/// this session, and its first credential variable for CI.
-fn login_hint(adapter: &Adapter, session: &str) -> String {
-    let data = &adapter.data;
-    let mut hint = format!(
-        "log the session in with `oneworks adapter login {} --session {session}`",
-        data.id
-    );
-    if let Some(name) = data.credentials.names.first() {
-        hint.push_str(&format!(", or set `{name}` in the environment (CI)"));
-    }
-    hint
-}
-
-pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(), Error> {
+pub fn run(
+    settings: &Settings,
+    adapter: &Adapter,
+    global: &GlobalArgs,
+    args: &RunArgs,
+) -> Result<(), Error> {
     let handshake_timeout = settings.options().handshake_timeout()?;
     let prompt = read_prompt(args)?;
     if prompt.trim().is_empty() {
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));
     }
     refuse_interactive_login_setting(adapter)?;
+    let layout = ProfileLayout::new(
+        &settings.project,
+        &settings.locations,
+        &args.session,
+        &adapter.data.id,
+    );
+    let kept = KeptPaths::new(&layout);
+    let living = kept::living(&kept);
+    let keep = args.keep.filter(|keep| !keep.is_zero());
+    if living.is_some() || keep.is_some() {
+        return super::run_kept::run(
+            settings,
+            adapter,
+            global,
+            args,
+            super::run_kept::Kept {
+                layout,
+                paths: kept,
+                living,
+                prompt,
+                handshake_timeout,
+            },
+        );
+    }
     let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
     let mut world = world::enter(
         &settings.world(adapter),
@@ -97,54 +112,24 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
         Purpose::Acp,
     )?;
     world.use_runtime(cli.runtime_path.as_deref());
-    let data = &adapter.data;
-    let (program, acp_args) =
-        data.acp
-            .command_for(&cli.version, &data.session.agent_name, &cli.path);
-    let spec = world.child(&program).args(acp_args).envs(data.acp.env());
-    let config = &adapter.config;
-    let dot_dir = settings
-        .project
-        .initialized
-        .then(|| settings.project.dot_dir());
-    let (rules, rule_notes) = Rules::load(
-        &settings.locations.data_home,
-        &settings.project.root,
-        dot_dir.as_deref(),
-    );
-    let plan = RunPlan {
-        adapter: data.id.clone(),
-        display_name: data.display_name.clone(),
-        spec,
-        session: SessionPlan {
-            data: &data.acp,
-            cwd: world.layout.project.clone(),
-            resume: args.resume,
-            cache: SessionCache::new(&world.layout.root),
-            scrubber: &world.scrubber,
-            config,
-            additional_dirs: config
-                .additional_dirs
-                .iter()
-                .map(|dir| dir.0.clone())
-                .collect(),
-            environment: crate::locations::Environment::from_pairs(world.environment.iter()),
-            model: args.model.clone(),
-            effort: args.effort.clone(),
-            handshake_timeout,
-            auth_method: config.auth.method.clone(),
-            auth_key: format!("adapters.{}.auth.method", data.id),
-            login_hint: login_hint(adapter, &args.session),
-        },
+    let spec = run_plan::acp_spec(&world, adapter, &cli.version, &cli.path);
+    let environment = crate::locations::Environment::from_pairs(world.environment.iter());
+    let plan = run_plan::run_plan(
+        settings,
+        adapter,
+        args,
         prompt,
-        mode: args.mode.into(),
-        rules,
-        rule_notes,
-        json: args.json,
-        timeout: args.timeout.clone(),
-    };
+        run_plan::session_plan(
+            adapter,
+            args,
+            &world.layout,
+            &world.scrubber,
+            environment,
+            handshake_timeout,
+        ),
+    );
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let result = runtime.block_on(client::run(plan));
+    let result = runtime.block_on(client::run(plan, spec));
     // Threads blocked on stdin or a terminal prompt must not hold the exit.
     runtime.shutdown_background();
     drop(world);

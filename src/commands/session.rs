@@ -37,7 +37,14 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         SessionCommand::List { json } => list(settings, json),
         SessionCommand::Hook => super::session_hook::run(&crate::settings::HookSettings::resolve()),
         SessionCommand::Attach { name } => attach_here(settings, &name),
-        SessionCommand::Stop { name } => stop(settings, &name),
+        SessionCommand::Stop { name } => {
+            if super::run_kept::stop(settings, &name)? {
+                return Ok(());
+            }
+            stop(settings, &name)
+        }
+        SessionCommand::Cancel { name } => super::run_kept::cancel(settings, &name),
+        SessionCommand::Keep(args) => super::session_keep::own(settings, settings.adapter()?, args),
         SessionCommand::Approvals { name, watch, json } => approvals(settings, &name, watch, json),
         SessionCommand::Answer { name, card, action } => answer(settings, &name, &card, action),
         SessionCommand::Serve {
@@ -178,8 +185,8 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
         .unwrap_or_default();
     names.sort();
     let mut rows = Vec::new();
-    for name in names {
-        let (_, paths) = layout(settings, &name);
+    for name in &names {
+        let (_, paths) = layout(settings, name);
         let Some(record) = supervisor::read_record(&paths.record) else {
             continue;
         };
@@ -190,11 +197,28 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
         };
         rows.push(json!({
             "name": name,
+            "kind": "tui",
             "state": state,
             "pid": record.pid,
             "adapter": record.adapter,
             "cliVersion": record.cli_version,
             "startedAt": record.started_at,
+        }));
+    }
+    for (name, record, status) in super::run_kept::listed(settings, &names) {
+        let status = status.as_ref();
+        rows.push(json!({
+            "name": name,
+            "kind": "kept",
+            "state": if status.is_some_and(|status| status.serving) { "in a turn" } else { "kept" },
+            "pid": record.pid,
+            "adapter": record.adapter,
+            "cliVersion": record.cli_version,
+            "startedAt": record.started_at,
+            "agentPid": status.and_then(|status| status.agent_pid),
+            "turns": status.map(|status| status.turns),
+            "idleSeconds": status.and_then(|status| status.idle_seconds),
+            "queued": status.map(|status| status.queued),
         }));
     }
     if json {
@@ -205,8 +229,9 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     }
     for row in &rows {
         let text = format!(
-            "{}\t{}\tpid {}\t{} {}\tsince {}\n",
+            "{}\t{} {}\tpid {}\t{} {}\tsince {}\n",
             row["name"].as_str().unwrap_or_default(),
+            row["kind"].as_str().unwrap_or_default(),
             row["state"].as_str().unwrap_or_default(),
             row["pid"],
             row["adapter"].as_str().unwrap_or_default(),

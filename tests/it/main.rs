@@ -30,6 +30,7 @@ mod gemini_tui_fake;
 mod gemini_world;
 mod harness;
 mod hostile;
+mod kept;
 mod kiro_field;
 mod launch;
 mod login;

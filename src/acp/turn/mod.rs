@@ -18,8 +18,7 @@ use agent_client_protocol_schema::v1::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
-use tokio::process::{ChildStdin, ChildStdout};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 use super::channel::{self, ChannelKind, Input, InputReceiver, InputSender};
 use super::events::{Event, Sink};
@@ -39,7 +38,12 @@ mod questions;
 
 use cancel::Trigger;
 
-pub type Reader = LineReader<ChildStdout>;
+/// Where the agent's messages come from: its stdout, or a kept session's
+/// owner relaying them (`acp::kept`).
+pub type AgentReader = Box<dyn AsyncRead + Send + Unpin>;
+/// Where our messages to the agent go: its stdin, or the owner's socket.
+pub type AgentWriter = Box<dyn AsyncWrite + Send + Unpin>;
+pub type Reader = LineReader<AgentReader>;
 
 const NO_CHANNEL_HINT: &str = "run with `--json` and answer on stdin, run on a terminal, \
     or choose a `--mode` that decides by itself (`acceptEdits`, `dontAsk`)";
@@ -62,7 +66,7 @@ struct Pending {
 }
 
 pub struct Turn<'a> {
-    writer: Option<ChildStdin>,
+    writer: Option<AgentWriter>,
     reader: Reader,
     next_id: u64,
     pub sink: Sink,
@@ -93,13 +97,18 @@ pub struct Turn<'a> {
     failure: Option<AcpError>,
     /// A second interrupt arrived: the owner must kill the agent now.
     pub kill_now: bool,
+    /// The agent is reached through a kept session's owner, which may ask
+    /// for a cancel (`session cancel NAME` from another process).
+    pub relayed: bool,
+    /// The owner asked for a cancel; the loop begins it.
+    owner_cancel: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
 impl<'a> Turn<'a> {
     pub fn new(
-        stdin: ChildStdin,
-        stdout: ChildStdout,
+        stdin: AgentWriter,
+        stdout: AgentReader,
         sink: Sink,
         channel: ChannelKind,
         interrupts: &'a mut Interrupts,
@@ -144,6 +153,8 @@ impl<'a> Turn<'a> {
             timeout_text: timeout.map(|timeout| timeout.written).unwrap_or_default(),
             failure: None,
             kill_now: false,
+            relayed: false,
+            owner_cancel: false,
         }
     }
 
@@ -154,7 +165,7 @@ impl<'a> Turn<'a> {
         std::mem::take(&mut self.rules)
     }
 
-    pub fn into_parts(self) -> (Option<ChildStdin>, Reader) {
+    pub fn into_parts(self) -> (Option<AgentWriter>, Reader) {
         (self.writer, self.reader)
     }
 
@@ -193,6 +204,7 @@ impl<'a> Turn<'a> {
                     }
                     Ok(Some(Line::Text(bytes))) => match self.on_line(&bytes, id).await? {
                         Some(outcome) => return answered(method, outcome),
+                        None if std::mem::take(&mut self.owner_cancel) => Trigger::Cancel(Cause::User),
                         None => continue,
                     },
                     Ok(None) => {
@@ -364,6 +376,12 @@ impl<'a> Turn<'a> {
                     "ignored a response nobody waits for (id {})",
                     id.map_or_else(|| "none".to_owned(), |id| id.to_value().to_string())
                 );
+            }
+            Incoming::Notification { method, .. }
+                if self.relayed && method == super::kept::protocol::CANCEL_METHOD =>
+            {
+                // Only the owner writes this method: it drops the agent's.
+                self.owner_cancel = true;
             }
             Incoming::Notification { method, params } => self.on_notification(&method, params)?,
             Incoming::Request { id, method, params } => {

@@ -1,0 +1,256 @@
+//! Sessions that last (SPEC §7.1), with the fake agent: `run --keep`
+//! leaves the agent under an owner; later runs of the same `--session`
+//! from other processes reach the same agent and agent session, in
+//! arrival order, each with its own events and exit code; `session
+//! cancel` from another process runs the cancel sequence of the caller's
+//! turn and the agent stays; `session stop` and the idle deadline end the
+//! session with no agent left; an agent killed between turns is started
+//! again by the next prompt, which loads the cached agent session.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::acp_support::{events, gone, options_full, AcpEnv, Live, EVENT_DEADLINE};
+use crate::support::wait::wait_until;
+use crate::support::{alive, spawn, Outcome};
+
+/// `run kiro --prompt TEXT --session kept --json` with `extra`.
+fn turn(acp: &AcpEnv, prompt: &str, extra: &[&str]) -> Outcome {
+    let mut args = vec!["--prompt", prompt, "--session", "kept", "--json"];
+    args.extend_from_slice(extra);
+    crate::support::run(acp.cmd(&args))
+}
+
+/// The kept session's record (`kept.json`), when there is one.
+fn record(acp: &AcpEnv) -> Option<Value> {
+    let path = acp.env.project.join(".oneworks/sessions/kept/kept.json");
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+}
+
+/// Stops the kept session and checks that nothing of it is left.
+fn stop_and_check(acp: &AcpEnv, agent: u32) {
+    let owner = record(acp).map(|record| record["pid"].as_u64().unwrap_or(0) as u32);
+    acp.env.run(&["session", "stop", "kept"]).assert_success();
+    assert!(gone(agent), "the agent {agent} still runs");
+    if let Some(owner) = owner {
+        assert!(gone(owner), "the owner {owner} still runs");
+    }
+    assert!(record(acp).is_none(), "the record is left");
+}
+
+fn stop_reasons(outcome: &Outcome) -> Vec<String> {
+    events(outcome)
+        .iter()
+        .filter(|event| event["type"] == "turn_end")
+        .map(|event| event["stopReason"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn four_prompts_from_four_processes_reach_one_agent_and_one_session() {
+    let acp = AcpEnv::new(json!({"turn": [{"text": "answer"}]}));
+    let first = turn(&acp, "one", &["--keep", "60s"]);
+    first.assert_success();
+    assert_eq!(stop_reasons(&first), ["end_turn"], "{}", first.describe());
+    let agent = acp.agent_pid();
+    assert!(alive(agent), "the agent does not stay after the first turn");
+    turn(&acp, "two", &[]).assert_success();
+    // Two at once: both are served, one after the other.
+    let three = spawn(acp.cmd(&["--prompt", "three", "--session", "kept", "--json"]));
+    let four = spawn(acp.cmd(&["--prompt", "four", "--session", "kept", "--json"]));
+    for outcome in [
+        three.wait_for(EVENT_DEADLINE),
+        four.wait_for(EVENT_DEADLINE),
+    ] {
+        outcome.assert_success();
+        let seen = events(&outcome);
+        assert_eq!(stop_reasons(&outcome), ["end_turn"], "{seen:#?}");
+        let text: String = seen
+            .iter()
+            .filter(|event| event["type"] == "agent_message_chunk")
+            .map(|event| event["text"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            text, "answer",
+            "each caller sees its own turn only: {seen:#?}"
+        );
+    }
+    assert_eq!(acp.agent_pid(), agent, "a second agent was started");
+    assert_eq!(acp.sent("initialize").len(), 1);
+    assert_eq!(acp.sent("session/new").len(), 1);
+    let prompts = acp.sent("session/prompt");
+    assert_eq!(prompts.len(), 4);
+    let sessions: Vec<&Value> = prompts
+        .iter()
+        .map(|prompt| &prompt["params"]["sessionId"])
+        .collect();
+    assert!(sessions.iter().all(|id| *id == sessions[0]), "{sessions:?}");
+    let listed = acp.env.run(&["session", "list", "--json"]);
+    listed.assert_success();
+    let rows: Value = serde_json::from_str(&listed.stdout).expect("json");
+    let row = rows
+        .as_array()
+        .and_then(|rows| rows.iter().find(|row| row["name"] == "kept"))
+        .unwrap_or_else(|| panic!("not listed: {rows}"));
+    assert_eq!(row["kind"], "kept");
+    assert_eq!(row["agentPid"], agent);
+    assert_eq!(row["turns"], 4);
+    stop_and_check(&acp, agent);
+}
+
+/// The last `cancelled` answer to `p1` comes before the last
+/// `session/cancel` on the wire (SPEC §7's order).
+#[track_caller]
+fn assert_answered_then_cancelled(acp: &AcpEnv, context: &str) {
+    let received = acp.received();
+    let answer = received
+        .iter()
+        .rposition(|message| message.get("method").is_none() && message["id"] == "p1");
+    let cancel = received
+        .iter()
+        .rposition(|message| message["method"] == "session/cancel");
+    let (Some(answer), Some(cancel)) = (answer, cancel) else {
+        panic!("{context}: the answer or session/cancel is missing: {received:#?}");
+    };
+    assert!(answer < cancel, "{context}: {received:#?}");
+    assert_eq!(
+        received[answer]["result"]["outcome"],
+        json!({"outcome": "cancelled"}),
+        "{context}"
+    );
+}
+
+#[test]
+fn session_cancel_from_another_process_cancels_the_turn_and_the_agent_stays() {
+    // Every turn asks, then runs until it is cancelled.
+    let acp = AcpEnv::new(json!({"turn": [
+        {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+        "waitForCancel"
+    ]}));
+    let mut agent = None;
+    for try_number in 1..=3 {
+        let context = format!("turn {try_number}");
+        let mut args = vec!["--prompt", "ask", "--session", "kept", "--json"];
+        if try_number == 1 {
+            args.extend(["--keep", "60s"]);
+        }
+        let mut live = Live::start(acp.cmd(&args));
+        live.expect("permission_request");
+        let cancel = acp.env.run(&["session", "cancel", "kept"]);
+        cancel.assert_success();
+        let (code, seen, stderr) = live.finish();
+        assert_eq!(code, Some(130), "{context}: {stderr}\n{seen:#?}");
+        let end = seen
+            .iter()
+            .find(|event| event["type"] == "turn_end")
+            .unwrap_or_else(|| panic!("{context}: no turn_end: {seen:#?}"));
+        assert_eq!(end["stopReason"], "cancelled", "{context}");
+        assert_eq!(end.get("confirmed"), None, "{context}: {seen:#?}");
+        assert_answered_then_cancelled(&acp, &context);
+        let now = acp.agent_pid();
+        assert!(alive(now), "{context}: the agent did not stay");
+        assert_eq!(*agent.get_or_insert(now), now, "{context}: another agent");
+    }
+    assert_eq!(acp.sent("initialize").len(), 1);
+    // Nothing to cancel between turns.
+    let idle = acp.env.run(&["session", "cancel", "kept"]);
+    idle.assert_success();
+    assert!(
+        idle.stderr.contains("has no turn running"),
+        "{}",
+        idle.describe()
+    );
+    stop_and_check(&acp, agent.unwrap_or_default());
+}
+
+#[test]
+fn a_caller_that_goes_away_cancels_its_own_turn_not_the_session() {
+    let acp = AcpEnv::new(json!({"turn": [
+        {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+        "waitForCancel"
+    ]}));
+    let mut args = vec![
+        "--prompt",
+        "ask",
+        "--session",
+        "kept",
+        "--json",
+        "--keep",
+        "60s",
+    ];
+    let mut live = Live::start(acp.cmd(&args));
+    live.expect("permission_request");
+    let agent = acp.agent_pid();
+    // Killed: it can answer nothing; the owner cancels its turn.
+    crate::support::signal(live.pid(), "-KILL");
+    let _ = live.finish();
+    wait_until("the owner cancelled the turn", EVENT_DEADLINE, || {
+        acp.received()
+            .iter()
+            .any(|message| message["method"] == "session/cancel")
+    });
+    assert_answered_then_cancelled(&acp, "killed caller");
+    // The next caller gets the same agent.
+    args.truncate(5);
+    let mut next = Live::start(acp.cmd(&args));
+    next.expect("permission_request");
+    assert_eq!(acp.agent_pid(), agent);
+    acp.env.run(&["session", "cancel", "kept"]).assert_success();
+    let (code, _, stderr) = next.finish();
+    assert_eq!(code, Some(130), "{stderr}");
+    stop_and_check(&acp, agent);
+}
+
+#[test]
+fn an_agent_that_died_between_turns_is_started_again_and_loads_its_session() {
+    let acp = AcpEnv::new(json!({
+        "agentCapabilities": {"loadSession": true},
+        "turn": [{"text": "answer"}]
+    }));
+    turn(&acp, "one", &["--keep", "60s"]).assert_success();
+    let first = acp.agent_pid();
+    let session = acp.sent("session/new")[0]["params"].clone();
+    let opened = acp.sent("session/prompt")[0]["params"]["sessionId"].clone();
+    assert!(session.is_object());
+    crate::support::signal(first, "-KILL");
+    wait_until("the agent is gone", EVENT_DEADLINE, || !alive(first));
+    let second = turn(&acp, "two", &[]);
+    second.assert_success();
+    let again = acp.agent_pid();
+    assert_ne!(again, first);
+    let loads = acp.sent("session/load");
+    assert_eq!(loads.len(), 1, "{}", second.describe());
+    assert_eq!(loads[0]["params"]["sessionId"], opened);
+    let seen = events(&second);
+    assert!(
+        seen.iter().any(|event| event["type"] == "diagnostic"
+            && event["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("started again"))),
+        "{seen:#?}"
+    );
+    // The turn after that is the kept agent's again: no third start.
+    turn(&acp, "three", &[]).assert_success();
+    assert_eq!(acp.agent_pid(), again);
+    assert_eq!(acp.sent("initialize").len(), 2);
+    stop_and_check(&acp, again);
+}
+
+#[test]
+fn the_idle_deadline_ends_the_kept_session() {
+    let acp = AcpEnv::new(json!({"turn": [{"text": "answer"}]}));
+    turn(&acp, "one", &["--keep", "2s"]).assert_success();
+    let agent = acp.agent_pid();
+    wait_until("the idle deadline ended the agent", EVENT_DEADLINE, || {
+        !alive(agent)
+    });
+    wait_until("the record is gone", Duration::from_secs(10), || {
+        record(&acp).is_none()
+    });
+    // The name is free again: the next run is a one-shot run.
+    turn(&acp, "two", &[]).assert_success();
+    assert_eq!(acp.sent("initialize").len(), 2);
+}
