@@ -124,7 +124,8 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
         };
         let mut layer = read_layer(path, &text, rules)?;
         if projects_own {
-            let judged = judge_project_layer(sources, dot_dir, path, &text, &metadata, &mut layer);
+            let read = (path, text.as_str(), &metadata);
+            let judged = judge_project_layer(sources, dot_dir, read, registry, &mut layer);
             project_layer = Some(judged);
         }
         for adapter in skill_setters(&layer) {
@@ -207,9 +208,8 @@ fn layers<'a>(
 fn judge_project_layer(
     sources: &ConfigSources,
     dot_dir: Option<&Path>,
-    path: &Path,
-    text: &str,
-    metadata: &std::fs::Metadata,
+    (path, text, metadata): (&Path, &str, &std::fs::Metadata),
+    registry: &Registry,
     layer: &mut Value,
 ) -> ProjectLayer {
     // Judged by the bytes just parsed and the real path of the file they
@@ -224,7 +224,8 @@ fn judge_project_layer(
         Vec::new()
     } else {
         let root = dot_dir.and_then(Path::parent).unwrap_or(Path::new("/"));
-        strip_untrusted(layer, &folder_of(path), &folder_of_dir(root))
+        let safe_keys = |adapter: &str| registry.safe_keys(adapter);
+        strip_untrusted(layer, &folder_of(path), &folder_of_dir(root), &safe_keys)
     };
     ProjectLayer {
         path: path.to_owned(),
