@@ -2,8 +2,8 @@
 //! then the project file (or `--config`/`ONEWORKS_CONFIG`) over it. Maps
 //! merge key by key; lists and scalars are replaced. Each file is first
 //! checked on its own so errors carry its name, line and column. The
-//! project's own file (or a `--config` inside its `.oneworks/`) is
-//! untrusted until the person trusts its exact bytes (SPEC §2.1): until
+//! project's own file (or a `--config` anywhere inside the project tree)
+//! is untrusted until the person trusts its exact bytes (SPEC §2.1): until
 //! then its keys that run code or move a credential are cut out of its
 //! layer before the merge ([`super::untrusted::strip_untrusted`]).
 
@@ -19,7 +19,7 @@ use super::file::{
 };
 use super::schema::{ConfigFile, SourceKind};
 use super::trust_store::{sha256_hex, TrustStore};
-use super::untrusted::{strip_untrusted, Ignored};
+use super::untrusted::{normalize, strip_untrusted, Ignored};
 use crate::adapter::data::{AdapterData, CredentialRules};
 use crate::adapter::registry::{Registry, RegistryError};
 use crate::fs_safety;
@@ -90,15 +90,17 @@ pub fn inspect(path: &Path, registry: &Registry) -> Result<InspectedFile, Config
     })
 }
 
-/// Whether `path` (`--config`) is the project's own: inside the project's
-/// `.oneworks/`, as written or by its real path.
-fn inside_dot_dir(path: &Path, dot_dir: &Path) -> bool {
-    let written = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    if written.starts_with(dot_dir) {
+/// Whether `path` (`--config`) is a project config (SPEC §2.1): anywhere
+/// inside the project tree `root` (`ci/oneworks.yaml` as much as
+/// `.oneworks/other.yaml`), as written (`..` applied) or by its real path
+/// (a link from outside into the tree is the tree's file).
+fn inside_project(path: &Path, root: &Path) -> bool {
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    if normalize(&absolute(path)).starts_with(normalize(&absolute(root))) {
         return true;
     }
-    match (fs_err::canonicalize(path), fs_err::canonicalize(dot_dir)) {
-        (Ok(real), Ok(real_dot_dir)) => real.starts_with(real_dot_dir),
+    match (fs_err::canonicalize(path), fs_err::canonicalize(root)) {
+        (Ok(real), Ok(real_root)) => real.starts_with(real_root),
         _ => false,
     }
 }
@@ -187,7 +189,9 @@ fn layers<'a>(
         Some(explicit) => Some((
             explicit.as_path(),
             true,
-            dot_dir.is_some_and(|dot_dir| inside_dot_dir(explicit, dot_dir)),
+            dot_dir
+                .and_then(Path::parent)
+                .is_some_and(|root| inside_project(explicit, root)),
         )),
         None => sources
             .project

@@ -2,7 +2,8 @@
 //! `.oneworks/config.yaml` arrives with a clone: until the person trusts
 //! that exact file, every key that runs code or moves a credential is cut
 //! out of its parsed layer before the layers merge, and the rest applies.
-//! The rules are in one place ([`strip_untrusted`]; the agent's own
+//! A `--config` file anywhere inside the project tree is judged the same
+//! way. The rules are in one place ([`strip_untrusted`]; the agent's own
 //! settings, an allow-list, in `untrusted_settings`); the loader calls it
 //! once per untrusted layer and reports what it removed.
 
@@ -252,7 +253,7 @@ fn inside(path: &Path, root: &Path) -> bool {
 }
 
 /// `path` with `.` dropped and `..` applied, without touching the disk.
-fn normalize(path: &Path) -> PathBuf {
+pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

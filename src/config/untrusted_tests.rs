@@ -403,15 +403,25 @@ fn a_linked_project_file_is_judged_by_its_target_and_the_user_file_is_trusted() 
 }
 
 #[test]
-fn a_config_option_inside_the_dot_folder_is_the_projects_and_outside_is_trusted() {
+fn a_config_option_anywhere_in_the_project_tree_is_the_projects_and_outside_is_trusted() {
     let w = world();
     let store = TrustStore::new(&w.outside.join("data"));
     let registry = crate::adapter::registry::Registry::builtin();
-    let inside = w.root.join(".oneworks/other.yaml");
+    let dot = w.root.join(".oneworks/other.yaml");
+    let ci = w.root.join("ci/oneworks.yaml");
     let outside = w.outside.join("mine.yaml");
-    std::fs::write(&inside, HOSTILE).expect("write");
-    std::fs::write(&outside, HOSTILE).expect("write");
-    for (explicit, applies) in [(&inside, false), (&outside, true)] {
+    std::fs::create_dir_all(w.root.join("ci")).expect("mkdir");
+    for file in [&dot, &ci, &outside] {
+        std::fs::write(file, HOSTILE).expect("write");
+    }
+    // `ci/../..` leaves the tree as written: judged where it lands.
+    let dotted_out = w.root.join("ci/../../outside/mine.yaml");
+    for (explicit, applies) in [
+        (&dot, false),
+        (&ci, false),
+        (&outside, true),
+        (&dotted_out, true),
+    ] {
         let sources = ConfigSources {
             explicit: Some(explicit.clone()),
             ..sources(&w, &store)
@@ -425,13 +435,35 @@ fn a_config_option_inside_the_dot_folder_is_the_projects_and_outside_is_trusted(
         );
         assert_eq!(loaded.project_layer.is_some(), !applies);
     }
-    // A link outside that points into `.oneworks/` is the project's too.
+    // A link outside that points into the tree is the project's too.
     let link = w.outside.join("link.yaml");
-    std::os::unix::fs::symlink(&inside, &link).expect("link");
+    std::os::unix::fs::symlink(&ci, &link).expect("link");
     let sources = ConfigSources {
         explicit: Some(link),
         ..sources(&w, &store)
     };
     let loaded = load(&sources, &registry).expect("loads");
     assert!(loaded.config.adapters["kiro"].hooks.is_empty());
+}
+
+#[test]
+fn without_a_dot_folder_the_tree_is_the_working_directorys() {
+    // SPEC §1.1: no `.oneworks/` above, the project is the working
+    // directory, and a clone's `ci/oneworks.yaml` is still its file.
+    let w = world();
+    let bare = w.outside.join("clone");
+    std::fs::create_dir_all(bare.join("ci")).expect("mkdir");
+    let ci = bare.join("ci/oneworks.yaml");
+    std::fs::write(&ci, HOSTILE).expect("write");
+    let store = TrustStore::new(&w.outside.join("data"));
+    let sources = ConfigSources {
+        user: None,
+        project: Some(bare.join(".oneworks/config.yaml")),
+        explicit: Some(ci),
+        trust: Some(store),
+    };
+    let registry = crate::adapter::registry::Registry::builtin();
+    let loaded = load(&sources, &registry).expect("loads");
+    assert!(loaded.config.adapters["kiro"].hooks.is_empty());
+    assert!(!loaded.project_layer.expect("judged").trusted);
 }
