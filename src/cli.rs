@@ -191,11 +191,14 @@ pub enum ConfigCommand {
         long_about = "Trust the project's `.oneworks/config.yaml` (or the file named by --config).\n\n\
             A project's config arrives with a clone, so until you trust it oneworks ignores \
             its keys that run code or move credentials (hooks, MCP servers with a command, \
-            passEnv, cli.path, paths outside the project, webhooks, agentConfig tools). \
+            passEnv, cli.path, paths outside the project, webhooks) and every key of \
+            configContent and agentConfig that the adapter does not list as safe (an \
+            agent's settings can run commands or send credentials). \
             Read the file first. oneworks records its real path and the sha256 of its bytes \
             in its own data folder (never in the project); editing the file untrusts it \
             until you trust it again. Your own config and --config files outside the \
-            project are trusted without asking."
+            project tree are trusted without asking; a --config file inside it is the \
+            project's, wherever it sits."
     )]
     Trust,
     /// Forget that the project's config file (or --config FILE) was trusted

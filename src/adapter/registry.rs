@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::data::{AdapterData, DataError};
+use super::session_data::{SafeKey, SafeKeys};
 
 /// The adapter files built into the binary, by name, in the order of
 /// `manifests/builtin.txt` (embedded by `build.rs`).
@@ -122,6 +123,52 @@ impl Registry {
         serde_yaml_ng::from_str::<CredentialsOnly>(&text)
             .ok()
             .map(|only| only.credentials)
+    }
+
+    /// Only the allow-lists of adapter `name` for an untrusted project
+    /// config (`session.settings.safeKeys`, `session.agentFile.safeKeys`),
+    /// read like [`Registry::credentials`]: the config loader needs them
+    /// before it knows which adapter a command uses. Empty when the file
+    /// cannot be read or the lists do not parse: then nothing of the
+    /// agent's settings applies untrusted.
+    pub fn safe_keys(&self, name: &str) -> SafeKeys {
+        /// Every other key of the file is ignored.
+        #[derive(serde::Deserialize)]
+        struct SessionOnly {
+            session: SafeKeysOnly,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct SafeKeysOnly {
+            settings: Listed,
+            #[serde(default)]
+            agent_file: Option<Listed>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Listed {
+            #[serde(default)]
+            safe_keys: Vec<SafeKey>,
+        }
+        let text = match self.entries.get(name) {
+            Some(Origin::Builtin(text)) => std::borrow::Cow::Borrowed(*text),
+            Some(Origin::File(path)) => match AdapterData::read_text(path) {
+                Ok(text) => std::borrow::Cow::Owned(text),
+                Err(_) => return SafeKeys::default(),
+            },
+            None => return SafeKeys::default(),
+        };
+        match serde_yaml_ng::from_str::<SessionOnly>(&text) {
+            Ok(only) => SafeKeys {
+                config_content: only.session.settings.safe_keys,
+                agent_config: only
+                    .session
+                    .agent_file
+                    .map(|file| file.safe_keys)
+                    .unwrap_or_default(),
+            },
+            Err(_) => SafeKeys::default(),
+        }
     }
 
     /// The data of adapter `name`: unknown names list the known ones.

@@ -28,6 +28,24 @@ fn every_builtin_adapter_parses_under_its_own_name() {
 }
 
 #[test]
+fn the_safe_keys_read_alone_are_the_ones_the_whole_file_holds() {
+    let registry = Registry::builtin();
+    for name in registry.names() {
+        let data = registry.load(&name).expect("loads");
+        let whole = SafeKeys {
+            config_content: data.session.settings.safe_keys.clone(),
+            agent_config: data
+                .session
+                .agent_file
+                .map(|file| file.safe_keys)
+                .unwrap_or_default(),
+        };
+        assert_eq!(registry.safe_keys(&name), whole, "{name}");
+    }
+    assert_eq!(registry.safe_keys("nope"), SafeKeys::default());
+}
+
+#[test]
 fn an_unknown_name_lists_the_known_ones() {
     let error = Registry::builtin().load("nope").expect_err("unknown");
     let message = error.to_string();
@@ -57,6 +75,22 @@ fn a_folder_file_adds_or_replaces_an_adapter() {
         registry.load("kiro").expect("kiro").display_name,
         "Kiro (early)"
     );
+}
+
+#[test]
+fn a_broken_safe_key_list_is_refused_and_read_alone_allows_nothing() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let kiro = BUILTIN[0].1;
+    let broken = kiro.replace("safeKeys: [description]", "safeKeys: [a..b]");
+    assert_ne!(broken, kiro, "the built-in Kiro file lists `description`");
+    fs_err::write(temp.path().join("kiro.yaml"), broken).expect("write");
+    let registry = Registry::discover(Some(temp.path()), |_| None).expect("registry");
+    let message = format!(
+        "{:#}",
+        anyhow::Error::from(registry.load("kiro").unwrap_err())
+    );
+    assert!(message.contains("safe key `a..b`"), "{message}");
+    assert_eq!(registry.safe_keys("kiro"), SafeKeys::default());
 }
 
 #[test]

@@ -101,6 +101,84 @@ pub struct SettingsFileData {
     /// does not set them, so a rewrite does not undo the login.
     #[serde(default)]
     pub keep: Vec<String>,
+    /// The keys of `configContent` that apply from an untrusted project
+    /// config (SPEC §2.1); every other key of it applies only once the
+    /// person trusted the file. Empty unless each key was checked against
+    /// what the agent does with it.
+    #[serde(default)]
+    pub safe_keys: Vec<SafeKey>,
+}
+
+/// One key of the agent's settings (`configContent`, `agentConfig`) that
+/// an untrusted project config may set (SPEC §2.1: an agent's settings
+/// are code, so these lists are allow-lists).
+///
+/// `path` is a dotted key path (`model`, `ui.theme`, `telemetry.enabled`)
+/// matched segment by segment against the key as the settings file gets
+/// it: a flat dotted key (`telemetry.enabled: false`, as Kiro's file holds
+/// them) and nested maps (`telemetry: {enabled: false}`) are the same key.
+/// A listed key is a leaf: it applies only with a scalar value (a map or a
+/// list under it is left out, so nothing can hide below an allowed key),
+/// and a string only when it is plain text (see
+/// `config::untrusted_settings`), which keeps out the agents' own
+/// `${VAR}`, `{env:…}` and `{file:…}` substitutions. Written as a map of
+/// one entry (`telemetry.enabled: false`), only that value applies.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "SafeKeyText")]
+pub struct SafeKey {
+    pub path: String,
+    /// The one value that applies; `None`: any plain scalar.
+    pub only: Option<Value>,
+}
+
+/// How a [`SafeKey`] is written: `model`, or `telemetry.enabled: false`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SafeKeyText {
+    Path(String),
+    Pinned(std::collections::BTreeMap<String, Value>),
+}
+
+impl TryFrom<SafeKeyText> for SafeKey {
+    type Error = String;
+
+    fn try_from(text: SafeKeyText) -> Result<Self, String> {
+        let (path, only) = match text {
+            SafeKeyText::Path(path) => (path, None),
+            SafeKeyText::Pinned(map) => {
+                let mut entries = map.into_iter();
+                match (entries.next(), entries.next()) {
+                    (Some((path, value)), None) => (path, Some(value)),
+                    _ => {
+                        return Err(
+                            "a pinned safe key is a map of exactly one key to its value".to_owned()
+                        )
+                    }
+                }
+            }
+        };
+        if path.split('.').any(|segment| segment.trim().is_empty()) {
+            return Err(format!(
+                "safe key `{path}` is not a dotted key path (no empty segments)"
+            ));
+        }
+        if matches!(&only, Some(Value::Object(_) | Value::Array(_))) {
+            return Err(format!(
+                "safe key `{path}` is a leaf: its value is a scalar, not a map or a list"
+            ));
+        }
+        Ok(SafeKey { path, only })
+    }
+}
+
+/// An adapter's allow-lists for an untrusted project config (SPEC §2.1):
+/// `session.settings.safeKeys` and `session.agentFile.safeKeys`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SafeKeys {
+    /// Of `configContent`.
+    pub config_content: Vec<SafeKey>,
+    /// Of `agentConfig` (empty for an adapter without an agent file).
+    pub agent_config: Vec<SafeKey>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -123,6 +201,10 @@ pub struct AgentFileData {
     /// read (the prompt file, the skills); `None`: it lists none.
     #[serde(default)]
     pub resources: Option<AgentResources>,
+    /// The keys of `agentConfig` that apply from an untrusted project
+    /// config, as [`SettingsFileData::safe_keys`] for `configContent`.
+    #[serde(default)]
+    pub safe_keys: Vec<SafeKey>,
 }
 
 /// The agent file's list of files to read, and how each is named in it.

@@ -132,7 +132,7 @@ pub fn note_untrusted(settings: &Settings) {
     }
     let keys: Vec<&str> = layer.ignored.iter().map(|item| item.key.as_str()).collect();
     output::human(format_args!(
-        "note: the project config `{}` is not trusted, so its keys that run code or move credentials are ignored: {}; read the file, then run `{}` to apply them (`oneworks config check` says why each was ignored)",
+        "note: the project config `{}` is not trusted, so its keys that run code or move credentials (agent settings not listed as safe among them) are ignored: {}; read the file, then run `{}` to apply them (`oneworks config check` says why each was ignored)",
         layer.path.display(),
         keys.join(", "),
         trust_command(layer),

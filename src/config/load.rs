@@ -2,8 +2,8 @@
 //! then the project file (or `--config`/`ONEWORKS_CONFIG`) over it. Maps
 //! merge key by key; lists and scalars are replaced. Each file is first
 //! checked on its own so errors carry its name, line and column. The
-//! project's own file (or a `--config` inside its `.oneworks/`) is
-//! untrusted until the person trusts its exact bytes (SPEC §2.1): until
+//! project's own file (or a `--config` anywhere inside the project tree)
+//! is untrusted until the person trusts its exact bytes (SPEC §2.1): until
 //! then its keys that run code or move a credential are cut out of its
 //! layer before the merge ([`super::untrusted::strip_untrusted`]).
 
@@ -19,7 +19,7 @@ use super::file::{
 };
 use super::schema::{ConfigFile, SourceKind};
 use super::trust_store::{sha256_hex, TrustStore};
-use super::untrusted::{strip_untrusted, Ignored};
+use super::untrusted::{normalize, strip_untrusted, Ignored};
 use crate::adapter::data::{AdapterData, CredentialRules};
 use crate::adapter::registry::{Registry, RegistryError};
 use crate::fs_safety;
@@ -90,15 +90,17 @@ pub fn inspect(path: &Path, registry: &Registry) -> Result<InspectedFile, Config
     })
 }
 
-/// Whether `path` (`--config`) is the project's own: inside the project's
-/// `.oneworks/`, as written or by its real path.
-fn inside_dot_dir(path: &Path, dot_dir: &Path) -> bool {
-    let written = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    if written.starts_with(dot_dir) {
+/// Whether `path` (`--config`) is a project config (SPEC §2.1): anywhere
+/// inside the project tree `root` (`ci/oneworks.yaml` as much as
+/// `.oneworks/other.yaml`), as written (`..` applied) or by its real path
+/// (a link from outside into the tree is the tree's file).
+fn inside_project(path: &Path, root: &Path) -> bool {
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    if normalize(&absolute(path)).starts_with(normalize(&absolute(root))) {
         return true;
     }
-    match (fs_err::canonicalize(path), fs_err::canonicalize(dot_dir)) {
-        (Ok(real), Ok(real_dot_dir)) => real.starts_with(real_dot_dir),
+    match (fs_err::canonicalize(path), fs_err::canonicalize(root)) {
+        (Ok(real), Ok(real_root)) => real.starts_with(real_root),
         _ => false,
     }
 }
@@ -124,7 +126,8 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
         };
         let mut layer = read_layer(path, &text, rules)?;
         if projects_own {
-            let judged = judge_project_layer(sources, dot_dir, path, &text, &metadata, &mut layer);
+            let read = (path, text.as_str(), &metadata);
+            let judged = judge_project_layer(sources, dot_dir, read, registry, &mut layer);
             project_layer = Some(judged);
         }
         for adapter in skill_setters(&layer) {
@@ -186,7 +189,9 @@ fn layers<'a>(
         Some(explicit) => Some((
             explicit.as_path(),
             true,
-            dot_dir.is_some_and(|dot_dir| inside_dot_dir(explicit, dot_dir)),
+            dot_dir
+                .and_then(Path::parent)
+                .is_some_and(|root| inside_project(explicit, root)),
         )),
         None => sources
             .project
@@ -207,9 +212,8 @@ fn layers<'a>(
 fn judge_project_layer(
     sources: &ConfigSources,
     dot_dir: Option<&Path>,
-    path: &Path,
-    text: &str,
-    metadata: &std::fs::Metadata,
+    (path, text, metadata): (&Path, &str, &std::fs::Metadata),
+    registry: &Registry,
     layer: &mut Value,
 ) -> ProjectLayer {
     // Judged by the bytes just parsed and the real path of the file they
@@ -224,7 +228,8 @@ fn judge_project_layer(
         Vec::new()
     } else {
         let root = dot_dir.and_then(Path::parent).unwrap_or(Path::new("/"));
-        strip_untrusted(layer, &folder_of(path), &folder_of_dir(root))
+        let safe_keys = |adapter: &str| registry.safe_keys(adapter);
+        strip_untrusted(layer, &folder_of(path), &folder_of_dir(root), &safe_keys)
     };
     ProjectLayer {
         path: path.to_owned(),

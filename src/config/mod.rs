@@ -11,6 +11,7 @@ mod references;
 pub mod schema;
 pub mod trust_store;
 pub mod untrusted;
+mod untrusted_settings;
 
 pub use credentials::check_text;
 pub use error::ConfigError;

@@ -2,35 +2,18 @@
 //! `.oneworks/config.yaml` arrives with a clone: until the person trusts
 //! that exact file, every key that runs code or moves a credential is cut
 //! out of its parsed layer before the layers merge, and the rest applies.
-//! The rules are data in one place ([`strip_untrusted`]); the loader calls
-//! it once per untrusted layer and reports what it removed.
+//! A `--config` file anywhere inside the project tree is judged the same
+//! way. The rules are in one place ([`strip_untrusted`]; the agent's own
+//! settings, an allow-list, in `untrusted_settings`); the loader calls it
+//! once per untrusted layer and reports what it removed.
 
 use std::path::{Component, Path, PathBuf};
 
 use serde_yaml_ng::{Mapping, Value};
 
 use super::references::references_in;
-
-/// Keys of `agentConfig` and `configContent` that name tools, hooks, MCP
-/// servers or files for the agent to read (an agent file's `tools`,
-/// `allowedTools`, `toolsSettings`, `resources`, …; a settings file's
-/// `mcpServers`, `hooks`, `tools.*`, folder trust). They are matched at any
-/// depth, in nested maps and as a segment of a flat dotted key
-/// (`tools.discoveryCommand`), so an adapter's settings cannot smuggle one in.
-pub const GATED_AGENT_KEYS: &[&str] = &[
-    "tools",
-    "allowedTools",
-    "toolAliases",
-    "toolsSettings",
-    "hooks",
-    "mcpServers",
-    "mcp",
-    "includeMcpJson",
-    "useLegacyMcpJson",
-    "resources",
-    "folderTrust",
-    "trustedFolders",
-];
+use super::untrusted_settings::keep_safe;
+use crate::adapter::session_data::SafeKeys;
 
 /// One key cut out of an untrusted layer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +31,6 @@ const SENDS_VARIABLES: &str = "sends environment variables to a server";
 const PASSES_VARIABLES: &str = "passes environment variables to the agent";
 const CHOOSES_EXECUTABLE: &str = "chooses the agent executable";
 const OUTSIDE_PROJECT: &str = "reaches files outside the project";
-const NAMES_TOOLS: &str = "names tools, hooks, MCP servers or files for the agent";
 const SENDS_CARDS: &str = "sends approval cards (and a token) to a server";
 const TRUST_KEY: &str = "trusts the folder for the agent (only your own config may)";
 
@@ -56,8 +38,14 @@ const TRUST_KEY: &str = "trusts the folder for the agent (only your own config m
 /// against the schema) every key that runs code or moves a credential,
 /// and returns what it cut (key paths, in a fixed order). `config_dir` is the folder of
 /// the file (relative skill paths resolve against it); `project_root` is
-/// the project whose files stay allowed.
-pub fn strip_untrusted(layer: &mut Value, config_dir: &Path, project_root: &Path) -> Vec<Ignored> {
+/// the project whose files stay allowed; `safe_keys` tells an adapter's
+/// allow-lists of its agent settings.
+pub fn strip_untrusted(
+    layer: &mut Value,
+    config_dir: &Path,
+    project_root: &Path,
+    safe_keys: &dyn Fn(&str) -> SafeKeys,
+) -> Vec<Ignored> {
     let mut ignored = Vec::new();
     let Some(Value::Mapping(adapters)) = layer.get_mut("adapters") else {
         return ignored;
@@ -68,24 +56,30 @@ pub fn strip_untrusted(layer: &mut Value, config_dir: &Path, project_root: &Path
             continue;
         };
         let base = format!("adapters.{name}");
-        strip_adapter(entry, &base, config_dir, project_root, &mut ignored);
+        let paths = (config_dir, project_root);
+        strip_adapter(entry, &base, paths, &safe_keys(name), &mut ignored);
     }
     ignored
 }
 
 /// Cuts what needs trust out of one `adapters.<name>` entry (`base`); the
-/// order of the steps is the order of the report.
+/// order of the steps is the order of the report. `paths` are the
+/// config's folder and the project root.
+///
+/// Keys that only a trusted file may set are cut here: `policy` (SPEC
+/// §7.2: a clone must not pre-approve a request) and `cli.sha256` (§11.5:
+/// a clone must not vouch for a download) belong to this list, cut whole,
+/// as soon as the schema has them.
 fn strip_adapter(
     entry: &mut Mapping,
     base: &str,
-    config_dir: &Path,
-    project_root: &Path,
+    paths: (&Path, &Path),
+    safe_keys: &SafeKeys,
     ignored: &mut Vec<Ignored>,
 ) {
     let mut cut = |key: String, reason| ignored.push(Ignored { key, reason });
     strip_executable(entry, base, &mut cut);
     // Paths outside the project, entry by entry.
-    let paths = (config_dir, project_root);
     keep_inside(
         entry,
         "additionalDirs",
@@ -97,10 +91,16 @@ fn strip_adapter(
     keep_inside(entry, "skills", skill_path, base, paths, &mut cut);
     strip_programs(entry, base, &mut cut);
     strip_credentials_and_trust(entry, base, &mut cut);
-    for section in ["agentConfig", "configContent"] {
+    // The agent's own settings: only what its data lists as safe.
+    let sections = [
+        ("agentConfig", &safe_keys.agent_config),
+        ("configContent", &safe_keys.config_content),
+    ];
+    for (section, safe) in sections {
         if let Some(Value::Mapping(map)) = entry.get_mut(section) {
-            strip_gated_keys(map, &format!("{base}.{section}"), &mut cut);
+            keep_safe(map, &format!("{base}.{section}"), safe, &mut cut);
         }
+        remove_if_empty(entry, section);
     }
 }
 
@@ -198,30 +198,6 @@ fn strip_credentials_and_trust(
     }
 }
 
-/// Removes every key of `map` (at any depth) that is, or has a dotted
-/// segment that is, one of [`GATED_AGENT_KEYS`], and every value that is a
-/// `file://` URI (an agent file's `prompt` may load a file into the model's
-/// context: `file:///home/me/.aws/credentials`).
-fn strip_gated_keys(map: &mut Mapping, base: &str, cut: &mut impl FnMut(String, &'static str)) {
-    map.retain(|key, value| {
-        let name = key.as_str().unwrap_or_default();
-        let gated = name
-            .split('.')
-            .any(|segment| GATED_AGENT_KEYS.contains(&segment))
-            || value
-                .as_str()
-                .is_some_and(|text| text.trim_start().to_ascii_lowercase().starts_with("file:"));
-        if gated {
-            cut(format!("{base}.{name}"), NAMES_TOOLS);
-            return false;
-        }
-        if let Value::Mapping(inner) = value {
-            strip_gated_keys(inner, &format!("{base}.{name}"), cut);
-        }
-        true
-    });
-}
-
 fn remove_if_empty(entry: &mut Mapping, key: &str) {
     let empty = match entry.get(key) {
         Some(Value::Sequence(items)) => items.is_empty(),
@@ -277,7 +253,7 @@ fn inside(path: &Path, root: &Path) -> bool {
 }
 
 /// `path` with `.` dropped and `..` applied, without touching the disk.
-fn normalize(path: &Path) -> PathBuf {
+pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

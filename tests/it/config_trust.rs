@@ -271,6 +271,57 @@ fn a_config_option_outside_the_project_applies_and_one_inside_dot_oneworks_does_
 }
 
 #[test]
+fn a_config_option_anywhere_in_the_project_tree_is_a_project_config() {
+    let env = TestEnv::new();
+    let file = env.project.join("ci/oneworks.yaml");
+    std::fs::create_dir_all(env.project.join("ci")).expect("mkdir");
+    let yaml = format!("{HOSTILE}    configContent:\n      chat.defaultModel: evil-model\n");
+    std::fs::write(&file, &yaml).expect("write");
+    // A link outside the project that points into it is the same file.
+    let link = env.outside.join("linked.yaml");
+    std::os::unix::fs::symlink(&file, &link).expect("symlink");
+    let link_arg = link.to_str().expect("utf8");
+    for arg in ["ci/oneworks.yaml", link_arg] {
+        let untrusted = dry_render(&env, &["--config", arg]);
+        assert!(!hook_rendered(&untrusted), "{}", untrusted.describe());
+        assert!(
+            !untrusted.stdout.contains("evil-model") && untrusted.stdout.contains("Be brief."),
+            "{}",
+            untrusted.describe()
+        );
+        let seen = notes(&untrusted.stderr);
+        assert_eq!(seen.len(), 1, "{}", untrusted.describe());
+        for key in [
+            "adapters.kiro.hooks.preToolUse",
+            "adapters.kiro.passEnv",
+            "adapters.kiro.configContent.chat.defaultModel",
+        ] {
+            assert!(seen[0].contains(key), "the note names {key}: {}", seen[0]);
+        }
+        assert!(
+            seen[0].contains(&format!("oneworks config trust --config {arg}")),
+            "{}",
+            seen[0]
+        );
+    }
+    assert!(!trust_dir(&env).exists(), "nothing trusted by itself");
+
+    env.run(&["config", "trust", "--config", "ci/oneworks.yaml"])
+        .assert_success();
+    assert!(record_of(&env, &file).is_file());
+    for arg in ["ci/oneworks.yaml", link_arg] {
+        let trusted = dry_render(&env, &["--config", arg]);
+        assert!(hook_rendered(&trusted), "{}", trusted.describe());
+        assert!(
+            trusted.stdout.contains("evil-model"),
+            "{}",
+            trusted.describe()
+        );
+        assert!(notes(&trusted.stderr).is_empty(), "{}", trusted.describe());
+    }
+}
+
+#[test]
 fn a_symlinked_project_config_is_judged_by_its_targets_real_path() {
     let env = TestEnv::new();
     let target = env.outside.join("shared.yaml");

@@ -12,6 +12,7 @@ mod acp_conformance;
 mod acp_support;
 mod acp_terminal;
 mod adapter_files;
+mod agent_settings_trust;
 mod agent_shapes;
 mod agents_real;
 mod architecture;
