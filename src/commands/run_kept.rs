@@ -63,6 +63,17 @@ pub fn run(
                 "end it with `oneworks session stop {name}`, or use another --session"
             )))
         }
+        Some(record) if record.world != super::run_plan::world_digest(adapter) => {
+            return Err(Error::msg(
+                ErrorKind::Session,
+                format!(
+                    "kept session `{name}` runs an agent started with another config than this run's"
+                ),
+            )
+            .with_hint(format!(
+                "end it with `oneworks session stop {name}` to start it again with this config"
+            )))
+        }
         Some(_) => {}
         None => start_owner(settings, adapter, global, args, &layout, &paths)?,
     }

@@ -105,3 +105,13 @@ pub fn run_plan<'a>(
         timeout: args.timeout.clone(),
     }
 }
+
+/// What a kept session's world was made from (the adapter and its
+/// effective config, after trust), as a digest: a run whose config differs
+/// from the owner's is refused rather than sent to an agent of another
+/// world.
+pub fn world_digest(adapter: &Adapter) -> String {
+    use sha2::{Digest, Sha256};
+    let text = format!("{}\n{:?}", adapter.data.id, adapter.config);
+    hex::encode(Sha256::digest(text.as_bytes()))
+}

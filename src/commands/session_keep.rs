@@ -70,6 +70,7 @@ pub fn own(settings: &Settings, adapter: &Adapter, args: KeepArgs) -> Result<(),
             adapter: data.id.clone(),
             cli_version: version.clone(),
             started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            world: super::run_plan::world_digest(adapter),
         },
     )
     .map_err(io)?;

@@ -54,6 +54,19 @@ pub fn start(
         None => None,
     };
     clean_up_gone_supervisor(settings, name, &paths, &tmux_program)?;
+    // One name is one session: a kept session's name is taken.
+    if let Some(kept) = crate::acp::kept::living(&crate::acp::kept::KeptPaths::new(&layout)) {
+        return Err(Error::msg(
+            ErrorKind::Session,
+            format!(
+                "session `{name}` is a kept session of `{}` (`run --keep`)",
+                kept.adapter
+            ),
+        )
+        .with_hint(format!(
+            "end it with `oneworks session stop {name}`, or choose another --name"
+        )));
+    }
     let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
     layout.ensure()?;
     layout.ensure_runtime()?;

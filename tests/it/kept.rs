@@ -254,3 +254,37 @@ fn the_idle_deadline_ends_the_kept_session() {
     turn(&acp, "two", &[]).assert_success();
     assert_eq!(acp.sent("initialize").len(), 2);
 }
+
+#[test]
+fn one_name_is_one_session_and_a_changed_config_is_refused() {
+    let acp = AcpEnv::new(json!({"turn": [{"text": "answer"}]}));
+    turn(&acp, "one", &["--keep", "60s"]).assert_success();
+    let agent = acp.agent_pid();
+    // A TUI session cannot take the kept session's name.
+    let tui = acp
+        .env
+        .run(&["session", "start", "kiro", "--name", "kept", "--detach"]);
+    tui.assert_code(11);
+    assert!(
+        tui.stderr.contains("is a kept session") && tui.stderr.contains("session stop kept"),
+        "{}",
+        tui.describe()
+    );
+    // Another config than the owner's: refused, naming the way out.
+    acp.env.write_config(
+        "adapters:\n  kiro:\n    cli:\n      source: system\n    systemPrompt: Be brief.\n",
+    );
+    let changed = turn(&acp, "two", &[]);
+    changed.assert_code(11);
+    assert!(
+        changed.stderr.contains("another config") && changed.stderr.contains("session stop kept"),
+        "{}",
+        changed.describe()
+    );
+    assert_eq!(
+        acp.sent("session/prompt").len(),
+        1,
+        "the refused prompt reached the agent"
+    );
+    stop_and_check(&acp, agent);
+}

@@ -84,6 +84,10 @@ pub struct Record {
     pub adapter: String,
     pub cli_version: String,
     pub started_at: String,
+    /// The digest of the world the agent was started in
+    /// (`commands::run_plan::world_digest`).
+    #[serde(default)]
+    pub world: String,
 }
 
 fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {

@@ -366,8 +366,9 @@ impl TestEnv {
 
 impl Drop for TestEnv {
     /// A test that ends early (a failed assertion, a timeout) leaves no
-    /// session running: each session of the project whose supervisor is
-    /// still alive gets `session stop`, its outcome ignored. Before, a
+    /// session running: each session of the project whose supervisor or
+    /// kept session owner is still alive gets `session stop`, its outcome
+    /// ignored. Before, a
     /// failed real-agent TUI test left its tmux, its agent and its
     /// supervisor running for the rest of the test run, and after it.
     fn drop(&mut self) {
@@ -378,11 +379,17 @@ impl Drop for TestEnv {
             let Some(name) = session.file_name().to_str().map(str::to_owned) else {
                 continue;
             };
+            // A supervisor's record, or a kept session owner's.
+            let kept = std::fs::read(session.path().join("kept.json"))
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
             let running = self
                 .session_record(&name)
-                .and_then(|record| record["pid"].as_u64())
-                .and_then(|pid| u32::try_from(pid).ok())
-                .is_some_and(alive);
+                .into_iter()
+                .chain(kept)
+                .filter_map(|record| record["pid"].as_u64())
+                .filter_map(|pid| u32::try_from(pid).ok())
+                .any(alive);
             if running {
                 let _ = self
                     .cmd(&["session", "stop", &name])
