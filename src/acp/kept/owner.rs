@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use futures_util::FutureExt;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
@@ -43,6 +44,8 @@ struct Agent {
     child: ManagedChild,
     writer: ChildStdin,
     reader: LineReader<ChildStdout>,
+    /// Its process was reaped (its stdout may still hold lines).
+    exited: bool,
 }
 
 impl Agent {
@@ -55,6 +58,7 @@ impl Agent {
             child,
             writer,
             reader: LineReader::new(stdout, plan.max_message_bytes),
+            exited: false,
         })
     }
 
@@ -143,6 +147,15 @@ async fn next_line<R: tokio::io::AsyncRead + Unpin>(
     }
 }
 
+async fn exit_of(child: Option<&mut ManagedChild>) {
+    match child {
+        Some(child) => {
+            let _ = child.wait().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
@@ -161,8 +174,23 @@ impl Owner {
             (None, None, Some(since)) => Some(since + self.plan.keep),
             _ => None,
         };
+        let (agent_reader, agent_child) = match &mut self.agent {
+            Some(agent) if !agent.exited => (Some(&mut agent.reader), Some(&mut agent.child)),
+            Some(agent) => (Some(&mut agent.reader), None),
+            None => (None, None),
+        };
         tokio::select! {
-            line = next_line(self.agent.as_mut().map(|agent| &mut agent.reader)) => match line {
+            // The agent's own process ended while something it started
+            // still holds its pipes: the rest of its group goes too, and
+            // its stdout's end (read to the last line) makes it gone.
+            _ = exit_of(agent_child) => {
+                if let Some(agent) = &mut self.agent {
+                    tracing::warn!("the agent's process ended; stopping what it left running");
+                    agent.exited = true;
+                    agent.child.kill_now();
+                }
+            }
+            line = next_line(agent_reader) => match line {
                 Ok(Some(Line::Text(bytes))) => self.on_agent_line(bytes).await,
                 Ok(Some(Line::TooLong(length))) => {
                     tracing::warn!("skipped a line of {length} bytes from the agent");
@@ -294,6 +322,16 @@ impl Owner {
     /// The agent exited (or was stopped): its caller loses the connection;
     /// the next grant starts it again.
     async fn agent_gone(&mut self) {
+        self.forget_agent().await;
+        // The caller's connection ends with the agent: it reports the
+        // agent gone, as a one-shot run does.
+        self.caller = None;
+        self.cancelling = None;
+        self.next_caller().await;
+    }
+
+    /// Stops what is left of the agent's group and forgets its turn.
+    async fn forget_agent(&mut self) {
         if let Some(mut agent) = self.agent.take() {
             let status = agent
                 .child
@@ -305,11 +343,6 @@ impl Owner {
             );
         }
         self.traffic.agent_gone();
-        // The caller's connection ends with the agent: it reports the
-        // agent gone, as a one-shot run does.
-        self.caller = None;
-        self.cancelling = None;
-        self.next_caller().await;
     }
 
     async fn on_arrival(&mut self, arrival: Arrival) {
@@ -394,6 +427,15 @@ impl Owner {
     /// the agent again when it is gone; idle when nobody waits.
     async fn next_caller(&mut self) {
         while let Some(mut waiting) = self.queue.pop_front() {
+            // An agent that ended since the loop last looked is not
+            // granted: it is gone, and started again below.
+            let ended = match &mut self.agent {
+                Some(agent) => agent.exited || agent.child.wait().now_or_never().is_some(),
+                None => false,
+            };
+            if ended {
+                self.forget_agent().await;
+            }
             if self.agent.is_none() {
                 match Agent::start(&self.plan) {
                     Ok(agent) => {

@@ -436,15 +436,35 @@ impl RealAgent {
     /// [`Self::turn`] whatever `run` exits with (an agent that ends its
     /// turn `cancelled` when a command is rejected: exit 9).
     pub fn turn_ending(&self, file: &str, reply: &str) -> (Turn, std::process::ExitStatus) {
+        self.turn_ending_with(file, reply, &[])
+    }
+
+    /// [`Self::turn`] with more arguments for `run` (`--session`, `--keep`).
+    pub fn turn_with(&self, file: &str, reply: &str, extra: &[&str]) -> Turn {
+        let (turn, status) = self.turn_ending_with(file, reply, extra);
+        assert!(
+            status.success(),
+            "{status}: {:?}\n{:#?}\nstderr:\n{}\nmodel:\n{}",
+            turn.types(),
+            turn.events,
+            turn.stderr,
+            self.model.describe()
+        );
+        turn
+    }
+
+    fn turn_ending_with(
+        &self,
+        file: &str,
+        reply: &str,
+        extra: &[&str],
+    ) -> (Turn, std::process::ExitStatus) {
         self.model.set_command(&format!("touch {file}"));
         self.model.set_trigger(Some(file));
-        let mut command = self.env.cmd(&[
-            "run",
-            self.agent,
-            "--prompt",
-            &format!("Create the file {file} with the shell tool."),
-            "--json",
-        ]);
+        let prompt = format!("Create the file {file} with the shell tool.");
+        let mut args = vec!["run", self.agent, "--prompt", &prompt, "--json"];
+        args.extend_from_slice(extra);
+        let mut command = self.env.cmd(&args);
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -79,3 +79,114 @@ fn the_real_qwen_asks_before_its_shell_tool_runs_allow_once_then_reject_once() {
     assert!(!calls.is_empty(), "{}", qwen.model.describe());
     assert!(calls.iter().all(|c| c.path.ends_with("/chat/completions")));
 }
+
+/// The kept session's owner record (`kept.json`) of session `talk`.
+fn kept_record(qwen: &RealAgent) -> Option<serde_json::Value> {
+    std::fs::read(qwen.env.project.join(".oneworks/sessions/talk/kept.json"))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+}
+
+/// The body of the model request that answered with the call touching
+/// `file` (the turn's own request, not a background one).
+fn asked_for(qwen: &RealAgent, file: &str) -> String {
+    qwen.model
+        .requests()
+        .into_iter()
+        .find(|request| {
+            matches!(&request.answer, crate::support::fake_model::Answer::ToolCall { arguments, .. }
+                if arguments.contains(file))
+        })
+        .map(|request| request.text())
+        .unwrap_or_else(|| panic!("no request asked for {file}:\n{}", qwen.model.describe()))
+}
+
+/// The agent's pid, as `session list` shows the kept session.
+fn kept_agent(qwen: &RealAgent) -> u32 {
+    let listed = qwen.env.run(&["session", "list", "--json"]);
+    listed.assert_success();
+    let rows: serde_json::Value = serde_json::from_str(&listed.stdout).expect("json");
+    rows.as_array()
+        .and_then(|rows| rows.iter().find(|row| row["name"] == "talk"))
+        .and_then(|row| row["agentPid"].as_u64())
+        .and_then(|pid| u32::try_from(pid).ok())
+        .unwrap_or_else(|| panic!("no kept agent listed: {rows}"))
+}
+
+#[test]
+fn the_real_qwen_kept_answers_follow_ups_and_loads_its_session_after_it_died() {
+    let _share = crate::support::heavy::share();
+    let mut qwen = RealAgent::new("qwen", "run_shell_command").sharing_installs();
+    node_mirror::serve(&qwen.env.server, &[&NodeRelease::real()], &[]);
+    qwen.write_user_config(
+        "adapters:\n  qwen:\n    cli:\n      source: managed\n      version: 0.24.4\n",
+    );
+    qwen.prepare();
+    qwen.env.set_env("OPENAI_API_KEY", SECRET);
+    qwen.env.set_env("OPENAI_BASE_URL", &qwen.model.url("/v1"));
+    qwen.env.set_env("OPENAI_MODEL", "fake-model");
+    let keep = ["--session", "talk", "--keep", "120s"];
+    let first = qwen.turn_with("kept-one.txt", "Allow once", &keep);
+    assert_eq!(first.stop_reason(), Some("end_turn"), "{:#?}", first.events);
+    assert!(qwen.env.project.join("kept-one.txt").is_file());
+    let agent = kept_agent(&qwen);
+    assert!(crate::support::alive(agent), "the kept agent is gone");
+    // The follow-up reaches the same agent, whose model sees the first turn.
+    let second = qwen.turn_with("kept-two.txt", "Allow once", &keep[..2]);
+    assert!(
+        qwen.env.project.join("kept-two.txt").is_file(),
+        "{:#?}",
+        second.events
+    );
+    assert_eq!(kept_agent(&qwen), agent, "a second agent was started");
+    assert!(
+        asked_for(&qwen, "kept-two.txt").contains("kept-one.txt"),
+        "the model lost the first turn:\n{}",
+        qwen.model.describe()
+    );
+    eprintln!(
+        "qwen kept: first turn {:?}, follow-up {:?}",
+        first.elapsed, second.elapsed
+    );
+    // Killed between turns: the next prompt starts it again, which loads
+    // the agent session (the model still sees both turns).
+    // Its own process alone: what it started may hold its pipes open.
+    crate::support::signal(agent, "-KILL");
+    crate::support::wait::wait_until(
+        "the agent is gone",
+        crate::acp_support::EVENT_DEADLINE,
+        || !crate::support::alive(agent),
+    );
+    let third = qwen.turn_with("kept-three.txt", "Allow once", &keep[..2]);
+    assert!(
+        qwen.env.project.join("kept-three.txt").is_file(),
+        "{:#?}",
+        third.events
+    );
+    assert!(
+        third
+            .events
+            .iter()
+            .any(|event| event["type"] == "diagnostic"
+                && event["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("started again"))),
+        "{:#?}",
+        third.events
+    );
+    let again = kept_agent(&qwen);
+    assert_ne!(again, agent);
+    let asked = asked_for(&qwen, "kept-three.txt");
+    assert!(
+        asked.contains("kept-one.txt") && asked.contains("kept-two.txt"),
+        "the loaded session lost the earlier turns:\n{}",
+        qwen.model.describe()
+    );
+    qwen.env.run(&["session", "stop", "talk"]).assert_success();
+    assert!(
+        crate::acp_support::gone(again),
+        "the agent {again} still runs"
+    );
+    assert!(kept_record(&qwen).is_none());
+    qwen.assert_no_file_holds_the_secret();
+}
