@@ -13,7 +13,7 @@ use values::{parse_adapter_name, parse_keep};
 pub use values::{parse_timeout, ValueError};
 
 mod hidden;
-pub use hidden::KeepArgs;
+pub use hidden::{KeepArgs, SuperviseArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -309,26 +309,19 @@ pub enum SessionCommand {
     /// The owner of a kept session (started by `run --keep`)
     #[command(hide = true)]
     Keep(KeepArgs),
-    /// The supervisor process itself (started by `session start`)
+    /// A new supervisor for a session whose supervisor died (started by the
+    /// next command that touches the session): re-adopts its tmux and agent
     #[command(hide = true)]
-    Supervise {
+    Adopt {
         /// Session name
         #[arg(long, value_parser = parse_session_name)]
         name: String,
         #[arg(long, value_parser = parse_adapter_name)]
         adapter: AdapterName,
-        #[arg(long)]
-        cli_path: PathBuf,
-        #[arg(long)]
-        cli_version: String,
-        /// A folder first on the agent's PATH (its managed Node.js)
-        #[arg(long)]
-        runtime_path: Option<PathBuf>,
-        #[arg(long)]
-        trust_workspace: bool,
-        #[arg(long)]
-        cwd: Option<PathBuf>,
     },
+    /// The supervisor process itself (started by `session start`)
+    #[command(hide = true)]
+    Supervise(SuperviseArgs),
 }
 
 impl SessionCommand {
@@ -480,7 +473,11 @@ impl Cli {
             Command::Session(SessionCommand::List { json })
             | Command::Session(SessionCommand::Approvals { json, .. })
             | Command::Session(SessionCommand::Serve { json, .. }) => *json,
-            Command::Session(SessionCommand::Supervise { .. } | SessionCommand::Keep(_)) => true,
+            Command::Session(
+                SessionCommand::Supervise { .. }
+                | SessionCommand::Keep(_)
+                | SessionCommand::Adopt { .. },
+            ) => true,
             _ => false,
         }
     }

@@ -180,11 +180,12 @@ fn adapter_of(command: &Command) -> Option<(&str, CliUse, bool)> {
             trust_workspace,
             ..
         }) => Some((adapter.as_str(), Launch, *trust_workspace)),
-        Command::Session(SessionCommand::Supervise {
-            adapter,
-            trust_workspace,
-            ..
-        }) => Some((adapter.as_str(), Inspect, *trust_workspace)),
+        Command::Session(SessionCommand::Supervise(args)) => {
+            Some((args.adapter.as_str(), Inspect, args.trust_workspace))
+        }
+        Command::Session(SessionCommand::Adopt { adapter, .. }) => {
+            Some((adapter.as_str(), Inspect, false))
+        }
         Command::Session(SessionCommand::Keep(args)) => {
             Some((args.adapter.as_str(), Inspect, args.trust_workspace))
         }

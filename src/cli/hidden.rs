@@ -30,3 +30,24 @@ pub struct KeepArgs {
     #[arg(long)]
     pub trust_workspace: bool,
 }
+
+/// The supervisor of a TUI session (started by `session start`).
+#[derive(Debug, Args)]
+pub struct SuperviseArgs {
+    /// Session name
+    #[arg(long, value_parser = parse_session_name)]
+    pub name: String,
+    #[arg(long, value_parser = parse_adapter_name)]
+    pub adapter: AdapterName,
+    #[arg(long)]
+    pub cli_path: PathBuf,
+    #[arg(long)]
+    pub cli_version: String,
+    /// A folder first on the agent's PATH (its managed Node.js)
+    #[arg(long)]
+    pub runtime_path: Option<PathBuf>,
+    #[arg(long)]
+    pub trust_workspace: bool,
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}

@@ -34,9 +34,12 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             }
             attach(settings, &name)
         }
-        SessionCommand::List { json } => list(settings, json),
+        SessionCommand::List { json } => list(settings, global, json),
         SessionCommand::Hook => super::session_hook::run(&crate::settings::HookSettings::resolve()),
-        SessionCommand::Attach { name } => attach_here(settings, &name),
+        SessionCommand::Attach { name } => {
+            recover_or_note(settings, global, &name);
+            attach_here(settings, &name)
+        }
         SessionCommand::Stop { name } => {
             if super::run_kept::stop(settings, &name)? {
                 return Ok(());
@@ -45,32 +48,46 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         }
         SessionCommand::Cancel { name } => super::run_kept::cancel(settings, &name),
         SessionCommand::Keep(args) => super::session_keep::own(settings, settings.adapter()?, args),
-        SessionCommand::Approvals { name, watch, json } => approvals(settings, &name, watch, json),
-        SessionCommand::Answer { name, card, action } => answer(settings, &name, &card, action),
+        SessionCommand::Approvals { name, watch, json } => {
+            recover_or_note(settings, global, &name);
+            approvals(settings, &name, watch, json)
+        }
+        SessionCommand::Answer { name, card, action } => {
+            recover_or_note(settings, global, &name);
+            answer(settings, &name, &card, action)
+        }
+        SessionCommand::Adopt { name, .. } => {
+            supervise::adopt(&settings.world(settings.adapter()?), &name)
+        }
         SessionCommand::Serve {
             listen,
             public_url,
             open,
             json,
         } => crate::commands::serve::run(settings, listen, public_url, open, json),
-        SessionCommand::Supervise {
-            name,
-            cli_path,
-            cli_version,
-            runtime_path,
-            cwd,
-            ..
-        } => {
+        SessionCommand::Supervise(args) => {
             let adapter = settings.adapter()?;
             supervise::supervise(
                 &settings.world(adapter),
-                &name,
-                cli_path,
-                &cli_version,
-                runtime_path,
-                cwd,
+                &args.name,
+                args.cli_path,
+                &args.cli_version,
+                args.runtime_path,
+                args.cwd,
             )
         }
+    }
+}
+
+/// Re-adopts session `name` when its supervisor died (SPEC §8.7); a
+/// failure is a note: the command goes on with what it can reach (the card
+/// history), as it did before.
+fn recover_or_note(settings: &Settings, global: &GlobalArgs, name: &str) {
+    if let Err(error) = super::session_start::recover(settings, global, name) {
+        output::say(
+            settings.quiet,
+            format_args!("note: could not re-adopt session `{name}`: {error}"),
+        );
     }
 }
 
@@ -172,7 +189,7 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn list(settings: &Settings, json: bool) -> Result<(), Error> {
+fn list(settings: &Settings, global: &GlobalArgs, json: bool) -> Result<(), Error> {
     let sessions = settings.project.dot_dir().join("sessions");
     let mut names: Vec<String> = fs_err::read_dir(&sessions)
         .map(|entries| {
@@ -186,14 +203,23 @@ fn list(settings: &Settings, json: bool) -> Result<(), Error> {
     names.sort();
     let mut rows = Vec::new();
     for name in &names {
+        recover_or_note(settings, global, name);
         let (_, paths) = layout(settings, name);
         let Some(record) = supervisor::read_record(&paths.record) else {
             continue;
         };
-        let state = if supervisor::is_running(&record, &paths) {
-            "running"
-        } else {
-            "stale"
+        let state = match supervisor::is_running(&record, &paths) {
+            // Said once: the record forgets it.
+            true if record.recovered => {
+                let seen = supervisor::Record {
+                    recovered: false,
+                    ..record.clone()
+                };
+                let _ = supervisor::write_record(&paths.record, &seen);
+                "recovered"
+            }
+            true => "running",
+            false => "stale",
         };
         rows.push(json!({
             "name": name,

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::acp::kept::owner::{self, OwnerPlan};
-use crate::acp::kept::{self, KeptPaths, Record};
+use crate::acp::kept::owner;
+use crate::acp::kept::{self, KeptPaths, OwnerPlan, Record};
 use crate::cli::KeepArgs;
 use crate::error::{Error, ErrorKind};
 use crate::launch::profile::layout::ProfileLayout;

@@ -198,3 +198,63 @@ fn open_log(path: &Path) -> Result<std::fs::File, Error> {
         },
     )
 }
+
+/// SPEC §8.7: session `name`'s supervisor died while its tmux server (and
+/// the agent in it) lives: a new supervisor re-adopts them (`session
+/// adopt`), started like the first one. Nothing to do when the supervisor
+/// runs, when there is no record, or when the tmux server is gone too
+/// (that session is for `session stop` to clear: no second agent is ever
+/// started under its name). `Ok(true)` when a supervisor was started.
+pub fn recover(settings: &Settings, global: &GlobalArgs, name: &str) -> Result<bool, Error> {
+    let layout = ProfileLayout::new(&settings.project, &settings.locations, name, "");
+    let paths = SessionPaths::new(&layout);
+    let Some(record) = supervisor::read_record(&paths.record) else {
+        return Ok(false);
+    };
+    if supervisor::is_running(&record, &paths) || !supervisor::adopt::tmux_alive(&record, &paths) {
+        return Ok(false);
+    }
+    supervisor::check_runtime(&layout)?;
+    let exe = std::env::current_exe().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let mut command = std::process::Command::new(exe);
+    if let Some(config) = &global.config {
+        command.arg("--config").arg(config);
+    }
+    command.args([
+        "session",
+        "adopt",
+        "--name",
+        name,
+        "--adapter",
+        &record.adapter,
+    ]);
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let log = crate::fs_safety::open_private(&paths.log, crate::fs_safety::PrivateOpen::Append)
+        .map_err(|source| {
+            Error::from(SessionError::Io {
+                action: "open",
+                path: paths.log.clone(),
+                source,
+            })
+        })?;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let ready = read_ready_line(&mut child);
+    if !ready.ready {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    ready.into_result(name, || format!("see `{}`", paths.log.display()))?;
+    std::thread::spawn(move || child.wait());
+    output::say(
+        settings.quiet,
+        format_args!(
+            "note: the supervisor of session `{name}` had died; a new one re-adopted its agent"
+        ),
+    );
+    Ok(true)
+}

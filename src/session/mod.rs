@@ -48,6 +48,9 @@ pub enum SessionError {
     AlreadyRunning(String),
     #[error("the supervisor of session `{0}` is gone")]
     SupervisorGone(String),
+    /// The supervisor died and its tmux server with it: nothing to re-adopt.
+    #[error("the supervisor of session `{0}` is gone and so is its tmux server: the agent cannot be re-adopted")]
+    Unadoptable(String),
     #[error("the supervisor of session `{name}` did not answer within {seconds} s")]
     Unresponsive { name: String, seconds: u64 },
     #[error("failed to {action} `{path}`")]
@@ -79,6 +82,9 @@ impl Classify for SessionError {
             ),
             SessionError::NotRunning(name) | SessionError::SupervisorGone(name) => Some(format!(
                 "start it with `oneworks session start ADAPTER --name {name}`; `oneworks session list` shows the sessions"
+            )),
+            SessionError::Unadoptable(name) => Some(format!(
+                "`oneworks session stop {name}` clears what is left; then start it again"
             )),
             SessionError::AlreadyRunning(name) => Some(format!(
                 "attach with `oneworks session attach {name}` or stop it with `oneworks session stop {name}`"

@@ -39,6 +39,7 @@
 //! memory (inherited from the `run` that started it), the record holds
 //! pids and paths, and the owner's log passes the scrubber.
 
+pub mod agent;
 pub mod caller;
 pub mod connections;
 pub mod owner;
@@ -46,10 +47,29 @@ pub mod protocol;
 pub mod traffic;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::launch::profile::layout::ProfileLayout;
+use crate::process::spec::ChildSpec;
+
+/// Everything the owner needs, resolved by the command that starts it.
+pub struct OwnerPlan {
+    /// The agent's ACP command in its world.
+    pub spec: ChildSpec,
+    /// The child's label in logs (`<adapter> acp`).
+    pub label: String,
+    /// How long the agent stays idle before the session ends.
+    pub keep: Duration,
+    pub paths: KeptPaths,
+    /// The adapter's cancel grace (waiting for a cancelled turn's answer).
+    pub cancel_grace: Duration,
+    /// The adapter's grace after closing the agent's stdin.
+    pub stop_grace: Duration,
+    /// The adapter's bound on one agent message.
+    pub max_message_bytes: usize,
+}
 
 /// Where a kept session's owner keeps its things.
 #[derive(Debug, Clone)]

@@ -11,68 +11,16 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::process::{ChildStdin, ChildStdout};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
-use super::connections::{accept, write_to, Arrival, WRITE_BOUND};
+use super::agent::{exit_of, Agent};
+use super::connections::{accept, write_to, Arrival};
 use super::protocol::{self, Grant, Reply, Request, Status, CANCEL_METHOD, QUEUE};
 use super::traffic::{FromAgent, Traffic};
-use super::KeptPaths;
-use crate::process::child::{ManagedChild, StopBounds};
+use super::OwnerPlan;
+use crate::process::child::StopBounds;
 use crate::process::lines::{Line, LineReader};
-use crate::process::spec::ChildSpec;
-
-/// Everything the owner needs, resolved by the command that starts it.
-pub struct OwnerPlan {
-    /// The agent's ACP command in its world.
-    pub spec: ChildSpec,
-    /// The child's label in logs (`<adapter> acp`).
-    pub label: String,
-    /// How long the agent stays idle before the session ends.
-    pub keep: Duration,
-    pub paths: KeptPaths,
-    /// The adapter's cancel grace (waiting for a cancelled turn's answer).
-    pub cancel_grace: Duration,
-    /// The adapter's grace after closing the agent's stdin.
-    pub stop_grace: Duration,
-    /// The adapter's bound on one agent message.
-    pub max_message_bytes: usize,
-}
-
-struct Agent {
-    child: ManagedChild,
-    writer: ChildStdin,
-    reader: LineReader<ChildStdout>,
-    /// Its process was reaped (its stdout may still hold lines).
-    exited: bool,
-}
-
-impl Agent {
-    fn start(plan: &OwnerPlan) -> std::io::Result<Agent> {
-        let mut child = ManagedChild::spawn(&plan.spec, plan.label.clone())?;
-        let (Some(writer), Some(stdout)) = (child.take_stdin(), child.take_stdout()) else {
-            return Err(std::io::Error::other("the agent's pipes are missing"));
-        };
-        Ok(Agent {
-            child,
-            writer,
-            reader: LineReader::new(stdout, plan.max_message_bytes),
-            exited: false,
-        })
-    }
-
-    async fn write(&mut self, line: &[u8]) -> bool {
-        let written = async {
-            self.writer.write_all(line).await?;
-            if !line.ends_with(b"\n") {
-                self.writer.write_all(b"\n").await?;
-            }
-            self.writer.flush().await
-        };
-        matches!(tokio::time::timeout(WRITE_BOUND, written).await, Ok(Ok(())))
-    }
-}
 
 struct Caller {
     reader: LineReader<OwnedReadHalf>,
@@ -143,15 +91,6 @@ async fn next_line<R: tokio::io::AsyncRead + Unpin>(
 ) -> std::io::Result<Option<Line>> {
     match reader {
         Some(reader) => reader.next_line().await,
-        None => std::future::pending().await,
-    }
-}
-
-async fn exit_of(child: Option<&mut ManagedChild>) {
-    match child {
-        Some(child) => {
-            let _ = child.wait().await;
-        }
         None => std::future::pending().await,
     }
 }

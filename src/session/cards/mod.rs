@@ -6,6 +6,7 @@
 //! can be declined or cancelled from anywhere, but accepted only in the
 //! terminal ([`Refusal::Incomplete`]).
 
+mod adopted;
 pub mod history;
 
 use std::path::PathBuf;
@@ -194,6 +195,9 @@ pub struct CardBook {
     history: Option<PathBuf>,
     scrubber: Option<Scrubber>,
     now: fn() -> String,
+    /// Cards a dead supervisor left pending (SPEC §8.7): a request shown
+    /// alike (title and command) opens under the old card's id again.
+    adopted: Vec<Card>,
 }
 
 impl CardBook {
@@ -205,6 +209,7 @@ impl CardBook {
             history,
             scrubber,
             now: crate::output::now_rfc3339,
+            adopted: Vec::new(),
         }
     }
 
@@ -253,14 +258,8 @@ impl CardBook {
             .position(|entry| entry.request.id == request_id)
     }
 
-    /// A new pending card for a parked request.
-    pub fn open(&mut self, request: ApprovalRequest) -> Card {
-        let id = card_id(&self.session);
-        self.open_as(request, id)
-    }
-
     /// [`open`](Self::open) with the card's id given.
-    fn open_as(&mut self, mut request: ApprovalRequest, id: String) -> Card {
+    pub(super) fn open_as(&mut self, mut request: ApprovalRequest, id: String) -> Card {
         let scrubber = self.scrubber.as_ref();
         let mut complete = true;
         let mut shown = |text: &str| {

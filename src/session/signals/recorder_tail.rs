@@ -117,6 +117,18 @@ pub struct RecorderFile {
 }
 
 impl RecorderFile {
+    /// Starts at the file's beginning: everything in it is read (a
+    /// supervisor re-adopting a session derives its pending cards again).
+    pub fn from_start(path: &Path) -> Self {
+        Self {
+            path: path.to_owned(),
+            offset: 0,
+            lines: LineBuffer::new(MAX_LINE),
+            discarding: false,
+            behind: false,
+        }
+    }
+
     /// Starts at the file's current end (nothing historical is replayed);
     /// a missing file starts at 0 when it appears.
     pub fn at_end(path: &Path) -> Self {

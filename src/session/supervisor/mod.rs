@@ -4,6 +4,7 @@
 //! session folder (`supervisor.json`); a record whose process is gone is
 //! stale, and `list`/`stop`/`start` detect and clean it.
 
+pub mod adopt;
 pub mod ready;
 pub mod state;
 pub mod supervise;
@@ -71,6 +72,10 @@ pub struct Record {
     #[serde(default)]
     pub cli_version: String,
     pub started_at: String,
+    /// This supervisor re-adopted the session after its first one died
+    /// (SPEC §8.7); `session list` says so once.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered: bool,
 }
 
 fn default_adapter() -> String {
@@ -78,17 +83,20 @@ fn default_adapter() -> String {
 }
 
 /// Whether the record's supervisor still runs: it holds the session lock,
-/// and its pid is a `supervise` process.
+/// and its pid is a `supervise` (or `adopt`) process.
 pub fn is_running(record: &Record, paths: &SessionPaths) -> bool {
+    // A supervisor started by `session start` runs `session supervise`;
+    // one that re-adopted the session, `session adopt`.
     lock_held(&paths.lock)
         && group::is_alive(record.pid)
-        && process_mentions(record.pid, "cmdline", "supervise")
+        && (process_mentions(record.pid, "cmdline", "supervise")
+            || process_mentions(record.pid, "cmdline", "adopt"))
 }
 
 /// Whether `/proc/<pid>/<file>` (`cmdline`, `environ`) contains `needle`:
 /// the record is a file in the project, so a pid from it is signalled only
 /// when the process is really ours.
-fn process_mentions(pid: u32, file: &str, needle: &str) -> bool {
+pub(super) fn process_mentions(pid: u32, file: &str, needle: &str) -> bool {
     fs_err::read(format!("/proc/{pid}/{file}"))
         .map(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
         .unwrap_or(false)
@@ -131,7 +139,7 @@ pub fn read_record(path: &Path) -> Option<Record> {
     serde_json::from_str(&text).ok()
 }
 
-fn write_record(path: &Path, record: &Record) -> Result<(), SessionError> {
+pub fn write_record(path: &Path, record: &Record) -> Result<(), SessionError> {
     let text = serde_json::to_vec_pretty(record).map_err(|error| SessionError::Io {
         action: "encode",
         path: path.to_owned(),
@@ -257,6 +265,7 @@ fn start_agent(plan: &SupervisorPlan) -> Result<Record, SessionError> {
             adapter: plan.adapter.clone(),
             cli_version: plan.cli_version.clone(),
             started_at: crate::output::now_rfc3339(),
+            recovered: false,
         };
         write_record(&plan.paths.record, &record)?;
         Ok::<_, SessionError>(record)
@@ -270,7 +279,7 @@ fn start_agent(plan: &SupervisorPlan) -> Result<Record, SessionError> {
 /// The supervisor's life on the runtime: the card book, the approvals
 /// socket, the signal sources (recorder, the agent's hook, the pane), the
 /// webhook; `ready` once all listen; then until the end.
-async fn supervise(
+pub(super) async fn supervise(
     plan: &SupervisorPlan,
     record: &Record,
     reader: RecorderFile,
@@ -284,6 +293,13 @@ async fn supervise(
         Some(plan.paths.history.clone()),
         Some((*plan.scrubber).clone()),
     );
+    let mut book = book;
+    if record.recovered {
+        // The cards the dead supervisor left pending keep their ids.
+        book.adopt_pending(
+            crate::session::cards::history::read(&plan.paths.history).unwrap_or_default(),
+        );
+    }
     let state = SessionState::new(book, plan.tui.clone(), factory);
     if let Some(webhook) = plan.webhook.clone() {
         webhook.attach(&state);
@@ -311,6 +327,10 @@ async fn supervise(
     // A closed terminal must not end the session.
     let _hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
         .map_err(io_error("install signal handlers for", &plan.runtime))?;
+    let mut reader = reader;
+    if record.recovered && pane_watch.is_none() {
+        adopt::rederive(&state, &mut reader);
+    }
     ready()?;
     let recorder = pane_watch.is_none().then_some(reader);
     until_the_end(&state, record, recorder, wake, interrupts).await;

@@ -58,18 +58,13 @@ pub fn supervise(
     }
     let webhook = webhook(inputs, name)?;
     // `auto`: scrape the pane only when this CLI writes no recorder.
-    let scrape = match inputs.config.approvals.pane_fallback {
-        crate::config::schema::PaneFallback::On => true,
-        crate::config::schema::PaneFallback::Off => false,
-        crate::config::schema::PaneFallback::Auto => !tui.has_recorder(cli_version),
-    };
-    if !scrape && !tui.has_recorder(cli_version) {
+    let pane_fallback = pane_fallback(inputs, &tui, cli_version);
+    if pane_fallback.is_none() && !tui.has_recorder(cli_version) {
         tracing::warn!(
             "{} {cli_version} writes no recorder and paneFallback is off: approvals are not mirrored",
             inputs.data.display_name
         );
     }
-    let pane_fallback = scrape.then(|| std::time::Duration::from_millis(tui.fallback.poll_ms));
     let plan = SupervisorPlan {
         name: name.to_owned(),
         tmux: Tmux {
@@ -98,6 +93,60 @@ pub fn supervise(
 }
 
 /// The approvals webhook from the config, if one is set.
+/// The hidden `session adopt`: a new supervisor for a session whose
+/// supervisor died, over the same tmux server and agent (SPEC §8.7). The
+/// world is not entered again (the agent lives in it); the plan is built
+/// from the adapter's data, the config and the session's paths.
+pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), Error> {
+    let tmux_program = tmux::find(inputs.env.get("PATH"))?;
+    let layout = crate::launch::profile::layout::ProfileLayout::new(
+        inputs.project,
+        inputs.locations,
+        name,
+        &inputs.data.id,
+    );
+    supervisor::check_runtime(&layout)?;
+    let paths = SessionPaths::new(&layout);
+    let Some(record) = supervisor::read_record(&paths.record) else {
+        return Err(crate::session::SessionError::NotRunning(name.to_owned()).into());
+    };
+    let tui = inputs.data.tui.clone();
+    let plan = SupervisorPlan {
+        name: name.to_owned(),
+        tmux: Tmux {
+            program: tmux_program,
+            socket: paths.tmux.clone(),
+            env: Default::default(),
+        },
+        adapter: inputs.data.id.clone(),
+        cli_path: std::path::PathBuf::new(),
+        cli_version: record.cli_version.clone(),
+        cwd: layout.project.clone(),
+        pane_fallback: pane_fallback(inputs, &tui, &record.cli_version),
+        tui,
+        scrubber: std::sync::Arc::clone(inputs.scrubber),
+        runtime: layout.runtime.clone(),
+        paths,
+        webhook: webhook(inputs, name)?,
+    };
+    supervisor::adopt::adopt(plan, || output::print_json(&json!({"ready": true})))
+}
+
+/// How often the pane is read when it is the signal (SPEC §8.4), per the
+/// config's `paneFallback` and whether this version writes a recorder.
+fn pane_fallback(
+    inputs: &world::Inputs<'_>,
+    tui: &crate::adapter::tui_data::TuiData,
+    cli_version: &str,
+) -> Option<std::time::Duration> {
+    let scrape = match inputs.config.approvals.pane_fallback {
+        crate::config::schema::PaneFallback::On => true,
+        crate::config::schema::PaneFallback::Off => false,
+        crate::config::schema::PaneFallback::Auto => !tui.has_recorder(cli_version),
+    };
+    scrape.then(|| std::time::Duration::from_millis(tui.fallback.poll_ms))
+}
+
 fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Error> {
     let approvals = &inputs.config.approvals;
     let Some(text) = &approvals.webhook else {

@@ -1,0 +1,85 @@
+//! Re-adoption (SPEC §8.7): a supervisor that died leaves the agent
+//! running in its tmux pane; a new one takes over the same tmux server
+//! and pane (the agent is not started again), derives the cards still
+//! pending again from the recorder, and supervises on.
+
+use super::{
+    channel, clean_up, process_mentions, read_record, supervise, take_lock, write_record, Record,
+    RecorderFile, SessionError, SessionPaths, SupervisorPlan,
+};
+use crate::process::group;
+use crate::session::supervisor::state::SessionState;
+
+/// Whether the record's tmux server still runs and is this session's (its
+/// command line names the session's socket): the agent in it can be
+/// re-adopted.
+pub fn tmux_alive(record: &Record, paths: &SessionPaths) -> bool {
+    let socket = paths.tmux.to_string_lossy();
+    group::is_alive(record.tmux_pid) && process_mentions(record.tmux_pid, "cmdline", &socket)
+}
+
+/// Re-adopts the tmux server and pane a dead supervisor left (SPEC §8.7):
+/// the agent is not started again; the record becomes this process's
+/// (marked `recovered`); the cards still pending are derived again from the
+/// recorder (its requests after the last response) and keep their ids;
+/// then the session is supervised as after a start.
+pub fn adopt(
+    plan: SupervisorPlan,
+    ready: impl FnOnce() -> Result<(), crate::error::Error>,
+) -> Result<(), crate::error::Error> {
+    let _lock = take_lock(&plan.paths, &plan.name)?;
+    let Some(old) = read_record(&plan.paths.record) else {
+        return Err(SessionError::NotRunning(plan.name.clone()).into());
+    };
+    if !tmux_alive(&old, &plan.paths) {
+        return Err(SessionError::Unadoptable(plan.name.clone()).into());
+    }
+    let record = Record {
+        pid: std::process::id(),
+        approvals: plan.paths.approvals.clone(),
+        tmux: plan.tmux.socket.clone(),
+        tmux_program: plan.tmux.program.clone(),
+        recovered: true,
+        ..old
+    };
+    write_record(&plan.paths.record, &record)?;
+    let reader = RecorderFile::from_start(&plan.paths.recorder);
+    let runtime = crate::process::runtime()
+        .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
+    let signals = match plan.tui.signals.hook {
+        Some(_) => {
+            let _entered = runtime.enter();
+            Some(channel::bind(&plan.paths.signals)?)
+        }
+        None => None,
+    };
+    let outcome = runtime.block_on(supervise(&plan, &record, reader, signals, ready));
+    clean_up(&record, &plan.paths, Some(&plan.tmux.program));
+    outcome
+}
+
+/// Reads the whole recorder a dead supervisor tailed and hands the card
+/// book what is still unanswered: the requests after the last response
+/// (SPEC §8.7). Older requests were answered in the terminal or through
+/// the dead supervisor; replaying them would open cards for nothing.
+pub(super) fn rederive(state: &SessionState, reader: &mut RecorderFile) {
+    use crate::session::signals::recorder::RecorderMessage;
+    let mut messages = Vec::new();
+    loop {
+        match reader.read_messages() {
+            Ok(batch) => messages.extend(batch),
+            Err(error) => {
+                tracing::warn!("cannot read the recorder: {error}");
+                break;
+            }
+        }
+        if !reader.behind() {
+            break;
+        }
+    }
+    let after = messages
+        .iter()
+        .rposition(|message| matches!(message, RecorderMessage::Response(_)))
+        .map_or(0, |last| last + 1);
+    state.recorder_batch(messages.split_off(after));
+}
