@@ -58,9 +58,14 @@ impl Classify for UnsafePath {
 mod beneath;
 mod private;
 mod read;
-pub use beneath::{list_dir, open_dir_path_beneath, remove_tree_at, write_beneath};
+pub use beneath::{
+    list_dir, open_dir_path_beneath, open_existing_dir_beneath, remove_tree_at, write_beneath,
+};
 pub use private::{open_private, PrivateOpen};
-pub use read::{read_regular_file, read_regular_file_with_metadata, ReadRefusal};
+pub use read::{
+    open_regular_file, open_regular_file_beneath, read_regular_file, read_regular_file_beneath,
+    read_regular_file_with_metadata, ReadRefusal,
+};
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
     move |source| UnsafePath::Io {

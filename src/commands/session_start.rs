@@ -91,7 +91,7 @@ fn clean_up_gone_supervisor(
     paths: &SessionPaths,
     tmux_program: &Path,
 ) -> Result<(), Error> {
-    match supervisor::read_record(&paths.record) {
+    match supervisor::read_record(paths) {
         Some(record) if supervisor::is_running(&record, paths) => {
             Err(SessionError::AlreadyRunning(name.to_owned()).into())
         }
