@@ -257,6 +257,23 @@ pub fn check_real_path_inside(root: &Path, path: &Path) -> Result<(), UnsafePath
     }
 }
 
+/// Creates the folder `path` 0700 if it is missing (its parents with the
+/// default mode), then [`check_private_dir`]: a runtime folder that is
+/// ours and closed to others.
+pub fn create_private_dir(path: &Path) -> Result<(), UnsafePath> {
+    if let Some(parent) = path.parent() {
+        if fs_err::symlink_metadata(parent).is_err() {
+            fs_err::create_dir_all(parent).map_err(io_error(parent))?;
+        }
+    }
+    match std::fs::DirBuilder::new().mode_compat(0o700).create(path) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(io_error(path)(error)),
+    }
+    check_private_dir(path)
+}
+
 /// Refuses a folder not owned by this user, or readable by others when
 /// `private` (runtime folders must be 0700 and ours).
 pub fn check_private_dir(path: &Path) -> Result<(), UnsafePath> {
