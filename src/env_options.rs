@@ -91,6 +91,17 @@ impl<'a> EnvOptions<'a> {
             .map(Duration::from_millis)
     }
 
+    /// `ONEWORKS_TEST_OPEN_FILE_MS` (tests only, undocumented for users):
+    /// how long `session serve --open`'s file waits for its page, so a test
+    /// sees it expire without sitting through the minute. Not a number:
+    /// ignored (it is no user's setting).
+    pub fn test_open_file_lifetime(&self) -> Option<Duration> {
+        self.env
+            .get("ONEWORKS_TEST_OPEN_FILE_MS")
+            .and_then(|text| text.parse::<u64>().ok())
+            .map(Duration::from_millis)
+    }
+
     /// Whole seconds (`90`) or a duration (`90s`, `2m`); unset: `default`.
     fn duration(&self, name: &str, default: Duration, zero: Zero) -> Result<Duration, Error> {
         let Some(text) = self.env.get(name) else {

@@ -58,9 +58,14 @@ impl Classify for UnsafePath {
 mod beneath;
 mod private;
 mod read;
-pub use beneath::{list_dir, open_dir_path_beneath, remove_tree_at, write_beneath};
+pub use beneath::{
+    list_dir, open_dir_path_beneath, open_existing_dir_beneath, remove_tree_at, write_beneath,
+};
 pub use private::{open_private, PrivateOpen};
-pub use read::{read_regular_file, read_regular_file_with_metadata, ReadRefusal};
+pub use read::{
+    open_regular_file, open_regular_file_beneath, read_regular_file, read_regular_file_beneath,
+    read_regular_file_with_metadata, ReadRefusal,
+};
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
     move |source| UnsafePath::Io {
@@ -250,6 +255,23 @@ pub fn check_real_path_inside(root: &Path, path: &Path) -> Result<(), UnsafePath
             root: real_root,
         })
     }
+}
+
+/// Creates the folder `path` 0700 if it is missing (its parents with the
+/// default mode), then [`check_private_dir`]: a runtime folder that is
+/// ours and closed to others.
+pub fn create_private_dir(path: &Path) -> Result<(), UnsafePath> {
+    if let Some(parent) = path.parent() {
+        if fs_err::symlink_metadata(parent).is_err() {
+            fs_err::create_dir_all(parent).map_err(io_error(parent))?;
+        }
+    }
+    match std::fs::DirBuilder::new().mode_compat(0o700).create(path) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(io_error(path)(error)),
+    }
+    check_private_dir(path)
 }
 
 /// Refuses a folder not owned by this user, or readable by others when

@@ -121,9 +121,7 @@ fn start_owner(
     supervisor::check_runtime(layout)?;
     // One name is one session: a TUI session's name is taken.
     let tui = SessionPaths::new(layout);
-    if supervisor::read_record(&tui.record)
-        .is_some_and(|record| supervisor::is_running(&record, &tui))
-    {
+    if supervisor::read_record(&tui).is_some_and(|record| supervisor::is_running(&record, &tui)) {
         return Err(SessionError::AlreadyRunning(name.clone()).into());
     }
     let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;

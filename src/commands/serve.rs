@@ -1,16 +1,18 @@
 //! `oneworks session serve` (SPEC §8.5): binds, prints the URL once on
 //! stdout (`{"url":…}` with `--json`; the token in its fragment), serves
-//! until Ctrl-C. `--open` hands the desktop's opener a single-use code,
-//! never the token: every user can read a process's argv. The server is in
-//! [`crate::serve`].
+//! until Ctrl-C. `--open` hands the desktop's opener only the path of a
+//! private file that leads the browser to the page, never the token or
+//! anything else worth taking: every user can read a process's argv. The
+//! server is in [`crate::serve`].
 
 use std::net::SocketAddr;
+use std::path::Path;
 
 use serde_json::json;
 
 use crate::error::{Error, ErrorKind};
 use crate::output;
-use crate::serve::{self, sources::Sources, Options};
+use crate::serve::{self, open_file::OPEN_FILE_LIFETIME, sources::Sources, Options};
 use crate::settings::Settings;
 
 pub fn run(
@@ -38,6 +40,10 @@ pub fn run(
         locations: settings.locations.clone(),
         tmux: crate::session::tmux::find(settings.env.get("PATH")).ok(),
     };
+    let open_lifetime = settings
+        .options()
+        .test_open_file_lifetime()
+        .unwrap_or(OPEN_FILE_LIFETIME);
     let runtime =
         crate::process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     runtime.block_on(async {
@@ -55,10 +61,10 @@ pub fn run(
             output::print_text(&format!("{}\n", bound.url))?;
         }
         if open {
-            match bound.open_url() {
-                Ok(url) => open_browser(&url),
+            match bound.open_file(open_lifetime) {
+                Ok(path) => open_browser(&path),
                 Err(error) => output::human(format_args!(
-                    "note: could not make a code for the browser ({error}); open the URL above yourself"
+                    "note: could not write the file that opens the page ({error}); open the URL above yourself"
                 )),
             }
         }
@@ -77,15 +83,16 @@ pub fn run(
     })
 }
 
-/// Opens `url` with the desktop's opener; a failure is a note, not an error.
-fn open_browser(url: &str) {
+/// Opens the file at `path` with the desktop's opener (its browser, for
+/// an HTML file); a failure is a note, not an error.
+fn open_browser(path: &Path) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
         "xdg-open"
     };
     let started = std::process::Command::new(opener)
-        .arg(url)
+        .arg(path)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -5,7 +5,6 @@
 
 use serde_json::json;
 use std::io::IsTerminal;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::cli::{GlobalArgs, SessionCommand, VerdictArg};
@@ -104,7 +103,7 @@ fn layout(settings: &Settings, name: &str) -> (ProfileLayout, SessionPaths) {
 fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Error> {
     let (layout, paths) = layout(settings, name);
     supervisor::check_runtime(&layout)?;
-    match supervisor::read_record(&paths.record) {
+    match supervisor::read_record(&paths) {
         None => Err(SessionError::NotRunning(name.to_owned()).into()),
         Some(record) if !supervisor::is_running(&record, &paths) => {
             Err(SessionError::SupervisorGone(name.to_owned()).into())
@@ -156,7 +155,7 @@ fn attach(settings: &Settings, name: &str) -> Result<(), Error> {
 fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
     let (layout, paths) = layout(settings, name);
     supervisor::check_runtime(&layout)?;
-    let Some(record) = supervisor::read_record(&paths.record) else {
+    let Some(record) = supervisor::read_record(&paths) else {
         return Err(SessionError::NotRunning(name.to_owned()).into());
     };
     if supervisor::is_running(&record, &paths) {
@@ -190,22 +189,12 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
 }
 
 fn list(settings: &Settings, global: &GlobalArgs, json: bool) -> Result<(), Error> {
-    let sessions = settings.project.dot_dir().join("sessions");
-    let mut names: Vec<String> = fs_err::read_dir(&sessions)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter_map(|entry| entry.file_name().into_string().ok())
-                .filter(|name| crate::launch::profile::layout::parse_session_name(name).is_ok())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
+    let names = crate::launch::profile::layout::session_names(&settings.project);
     let mut rows = Vec::new();
     for name in &names {
         recover_or_note(settings, global, name);
         let (_, paths) = layout(settings, name);
-        let Some(record) = supervisor::read_record(&paths.record) else {
+        let Some(record) = supervisor::read_record(&paths) else {
             continue;
         };
         let state = match supervisor::is_running(&record, &paths) {
@@ -303,7 +292,7 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
     if !watch {
         let (layout, paths) = layout(settings, name);
         supervisor::check_runtime(&layout)?;
-        let listed = match supervisor::read_record(&paths.record) {
+        let listed = match supervisor::read_record(&paths) {
             None => Err(SessionError::NotRunning(name.to_owned())),
             Some(record) if !supervisor::is_running(&record, &paths) => {
                 Err(SessionError::SupervisorGone(name.to_owned()))
@@ -313,7 +302,7 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
         };
         let cards: Vec<Card> = match listed {
             Ok(reply) => serde_json::from_value(reply["cards"].clone()).unwrap_or_default(),
-            Err(error) => history_instead(settings, name, &paths.history, error)?,
+            Err(error) => history_instead(settings, name, &paths, error)?,
         };
         if json {
             return output::print_json(&cards);
@@ -343,15 +332,16 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
 fn history_instead(
     settings: &Settings,
     name: &str,
-    history: &Path,
+    paths: &SessionPaths,
     error: SessionError,
 ) -> Result<Vec<Card>, Error> {
+    let history = &paths.history;
     let why = match &error {
         SessionError::NotRunning(_) => format!("session `{name}` is not running"),
         SessionError::SupervisorGone(_) | SessionError::Unresponsive { .. } => error.to_string(),
         _ => return Err(error.into()),
     };
-    let Some(cards) = crate::session::cards::history::read(history) else {
+    let Some(cards) = crate::session::cards::history::read(&paths.project, history) else {
         return Err(error.into());
     };
     output::say(

@@ -40,9 +40,7 @@ pub fn own(settings: &Settings, adapter: &Adapter, args: KeepArgs) -> Result<(),
         return output::print_json(&json!({"ready": true}));
     };
     let tui = SessionPaths::new(&layout);
-    if supervisor::read_record(&tui.record)
-        .is_some_and(|record| supervisor::is_running(&record, &tui))
-    {
+    if supervisor::read_record(&tui).is_some_and(|record| supervisor::is_running(&record, &tui)) {
         return Err(SessionError::AlreadyRunning(name.clone()).into());
     }
     let version = &args.cli_version;

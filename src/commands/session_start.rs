@@ -104,7 +104,7 @@ fn clean_up_gone_supervisor(
     paths: &SessionPaths,
     tmux_program: &Path,
 ) -> Result<(), Error> {
-    match supervisor::read_record(&paths.record) {
+    match supervisor::read_record(paths) {
         Some(record) if supervisor::is_running(&record, paths) => {
             Err(SessionError::AlreadyRunning(name.to_owned()).into())
         }
@@ -208,7 +208,7 @@ fn open_log(path: &Path) -> Result<std::fs::File, Error> {
 pub fn recover(settings: &Settings, global: &GlobalArgs, name: &str) -> Result<bool, Error> {
     let layout = ProfileLayout::new(&settings.project, &settings.locations, name, "");
     let paths = SessionPaths::new(&layout);
-    let Some(record) = supervisor::read_record(&paths.record) else {
+    let Some(record) = supervisor::read_record(&paths) else {
         return Ok(false);
     };
     if supervisor::is_running(&record, &paths) || !supervisor::adopt::tmux_alive(&record, &paths) {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::{below, UnsafePath};
 
 /// A name for a file type seen through `rustix` (see [`describe`]).
-fn describe_raw(mode: rustix::fs::RawMode) -> &'static str {
+pub(super) fn describe_raw(mode: rustix::fs::RawMode) -> &'static str {
     use rustix::fs::FileType;
     match FileType::from_raw_mode(mode) {
         FileType::Symlink => "symbolic link",
@@ -39,14 +39,15 @@ fn name_of(step: &Path) -> std::ffi::OsString {
         .unwrap_or_default()
 }
 
-/// Opens (creating missing ones with `dir_mode`) the folders `steps`
-/// below `base`, each relative to the one above with `O_NOFOLLOW |
-/// O_DIRECTORY`: a link or a non-folder anywhere is refused, even one
-/// swapped in while this runs. Returns the last folder (or `base`).
-fn open_dir_beneath(
+/// Opens the folders `steps` below `base` (creating missing ones with
+/// `dir_mode` when it is given), each relative to the one above with
+/// `O_NOFOLLOW | O_DIRECTORY`: a link or a non-folder anywhere is refused,
+/// even one swapped in while this runs. Returns the last folder (or
+/// `base`).
+pub(super) fn open_dir_beneath(
     base: &Path,
     steps: &[PathBuf],
-    dir_mode: u32,
+    dir_mode: Option<u32>,
 ) -> Result<rustix::fd::OwnedFd, UnsafePath> {
     use rustix::fs::{AtFlags, Mode, OFlags};
     use rustix::io::Errno;
@@ -59,15 +60,18 @@ fn open_dir_beneath(
     .map_err(errno_at(base))?;
     for step in steps {
         let name = name_of(step);
-        let opened = match rustix::fs::openat(&dir, &name, dir_flags, Mode::empty()) {
-            Err(Errno::NOENT) => {
-                match rustix::fs::mkdirat(&dir, &name, Mode::from_raw_mode(dir_mode)) {
+        let opened = match (
+            rustix::fs::openat(&dir, &name, dir_flags, Mode::empty()),
+            dir_mode,
+        ) {
+            (Err(Errno::NOENT), Some(mode)) => {
+                match rustix::fs::mkdirat(&dir, &name, Mode::from_raw_mode(mode)) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(errno) => return Err(errno_at(step)(errno)),
                 }
                 rustix::fs::openat(&dir, &name, dir_flags, Mode::empty())
             }
-            other => other,
+            (other, _) => other,
         };
         dir = match opened {
             Ok(fd) => fd,
@@ -102,7 +106,16 @@ pub fn open_dir_path_beneath(
     path: &Path,
     dir_mode: u32,
 ) -> Result<rustix::fd::OwnedFd, UnsafePath> {
-    open_dir_beneath(base, &below(base, path)?, dir_mode)
+    open_dir_beneath(base, &below(base, path)?, Some(dir_mode))
+}
+
+/// Opens the existing folder `path` below `base` without following any
+/// link below `base` and without creating anything.
+pub fn open_existing_dir_beneath(
+    base: &Path,
+    path: &Path,
+) -> Result<rustix::fd::OwnedFd, UnsafePath> {
+    open_dir_beneath(base, &below(base, path)?, None)
 }
 
 /// The entries of the open folder `dir` (no `.`/`..`), each with its type
@@ -183,7 +196,7 @@ pub fn write_beneath(
             root: base.to_owned(),
         });
     };
-    let dir = open_dir_beneath(base, dir_steps, dir_mode)?;
+    let dir = open_dir_beneath(base, dir_steps, Some(dir_mode))?;
     let name = name_of(file_step);
     check_replaceable(&dir, &name, file_step)?;
     let temp = create_temp(&dir, mode, file_step)?;

@@ -10,43 +10,32 @@
 //! So only the page's shell (`GET /`, no data) and its assets are open;
 //! every other request needs the bearer token (401, no detail). Every POST
 //! needs an `Origin` equal to the page's own (403). `--open` never hands the
-//! token to another process (its argv is readable by every user): it gets a
-//! single-use, short-lived code that the page trades once for the token
-//! (`POST /api/exchange`). Answer links (`/a/…`) carry their own capability
-//! instead of the token; a POST to one may come without `Origin` (a push
-//! service), but never with a foreign one. Nothing here ever redirects.
+//! token, or anything that leads to it, to another process (its argv is
+//! readable by every user): the opener gets the path of a private file
+//! ([`super::open_file`]), which the guard holds and removes once the
+//! page's first call (`/view`) comes with the token. Answer links (`/a/…`)
+//! carry their own capability instead of the token; a POST to one may come
+//! without `Origin` (a push service), but never with a foreign one.
+//! Nothing here ever redirects.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::open_file::OpenFile;
 use crate::session::secret::{random_hex, same_secret};
-
-/// How long an `--open` code may wait for its one exchange: a browser
-/// started cold takes seconds, not minutes.
-pub const CODE_LIFETIME: Duration = Duration::from_secs(60);
 
 pub struct Guard {
     address: SocketAddr,
     token: String,
     hosts: Vec<String>,
     origins: Vec<String>,
-    /// `--open` codes not yet traded, with the instant each one dies.
-    codes: Mutex<HashMap<String, Instant>>,
-}
-
-/// Why a code was not traded for the token.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Refused {
-    /// Never issued, already traded, or expired: the same answer for all
-    /// three, so a guesser learns nothing.
-    UnknownCode,
+    /// `--open`'s file while its page has not loaded yet.
+    open_file: Mutex<Option<OpenFile>>,
 }
 
 impl Guard {
@@ -69,7 +58,7 @@ impl Guard {
             token: random_hex()?,
             hosts,
             origins,
-            codes: Mutex::new(HashMap::new()),
+            open_file: Mutex::new(None),
         })
     }
 
@@ -83,43 +72,23 @@ impl Guard {
         format!("http://{}/#token={}", self.address, self.token)
     }
 
-    /// A URL for `--open`: a fresh single-use code in the fragment, valid
-    /// for [`CODE_LIFETIME`], never the token.
-    pub fn open_url(&self) -> std::io::Result<String> {
-        let code = self.issue_code(Instant::now())?;
-        Ok(format!("http://{}/#code={code}", self.address))
+    /// Keeps `--open`'s file until [`Guard::remove_open_file`].
+    pub fn hold_open_file(&self, file: OpenFile) {
+        *self
+            .open_file
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(file);
     }
 
-    fn issue_code(&self, now: Instant) -> std::io::Result<String> {
-        let code = random_hex()?;
-        let mut codes = self.codes.lock().unwrap_or_else(PoisonError::into_inner);
-        codes.retain(|_, dies| *dies > now);
-        codes.insert(code.clone(), now + CODE_LIFETIME);
-        Ok(code)
-    }
-
-    /// Trades `given` for the token, once: the code is spent whatever
-    /// follows.
-    pub fn exchange(&self, given: &str) -> Result<&str, Refused> {
-        self.exchange_at(given, Instant::now())
-    }
-
-    fn exchange_at(&self, given: &str, now: Instant) -> Result<&str, Refused> {
-        let mut codes = self.codes.lock().unwrap_or_else(PoisonError::into_inner);
-        codes.retain(|_, dies| *dies > now);
-        // Every live code compared in constant time, none skipped early.
-        let found = codes
-            .keys()
-            .filter(|code| same_secret(given, code))
-            .cloned()
-            .collect::<Vec<_>>();
-        match found.first() {
-            Some(code) => {
-                codes.remove(code);
-                Ok(&self.token)
-            }
-            None => Err(Refused::UnknownCode),
-        }
+    /// Removes `--open`'s file, if it is still there: its page loaded (it
+    /// fetched `/view` with the token), its lifetime ended, or serve stops.
+    pub fn remove_open_file(&self) {
+        let file = self
+            .open_file
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        drop(file);
     }
 
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
@@ -156,16 +125,11 @@ fn public_host(url: &url::Url) -> Option<String> {
     })
 }
 
-/// What anyone may fetch: the page's shell (it holds no data), its two
-/// assets, and the `--open` code exchange (the code is the credential).
+/// What anyone may fetch: the page's shell (it holds no data) and its two
+/// assets.
 fn open_to_all(method: &Method, path: &str) -> bool {
-    match *method {
-        Method::GET | Method::HEAD => {
-            matches!(path, "/" | "/assets/serve.css" | "/assets/serve.js")
-        }
-        Method::POST => path == "/api/exchange",
-        _ => false,
-    }
+    matches!(*method, Method::GET | Method::HEAD)
+        && matches!(path, "/" | "/assets/serve.css" | "/assets/serve.js")
 }
 
 fn bare(status: StatusCode) -> Response {
@@ -238,6 +202,10 @@ async fn check(guard: &Guard, mut request: Request, next: Next) -> Response {
             _ => return bare(StatusCode::FORBIDDEN),
         }
     }
+    if verified && path == "/view" {
+        // The page's first call: it has loaded, its file has done its job.
+        guard.remove_open_file();
+    }
     if verified {
         request.extensions_mut().insert(TokenVerified);
     }
@@ -302,41 +270,13 @@ mod tests {
     }
 
     #[test]
-    fn an_open_code_is_traded_once_and_dies_after_its_lifetime() {
-        let guard = guard();
-        let url = url::Url::parse(&guard.open_url().expect("url")).expect("url");
-        let code = url
-            .fragment()
-            .and_then(|f| f.strip_prefix("code="))
-            .expect("code");
-        assert_eq!(code.len(), 64);
-        assert_ne!(code, guard.token());
-        assert!(!url.as_str().contains(guard.token()));
-        assert_eq!(guard.exchange("00"), Err(Refused::UnknownCode));
-        assert_eq!(guard.exchange(code), Ok(guard.token()));
-        assert_eq!(guard.exchange(code), Err(Refused::UnknownCode), "twice");
-
-        let now = Instant::now();
-        let late = guard.issue_code(now).expect("code");
-        let just_in_time = guard.issue_code(now).expect("code");
-        let almost = now + CODE_LIFETIME - Duration::from_millis(1);
-        assert_eq!(guard.exchange_at(&just_in_time, almost), Ok(guard.token()));
-        assert_eq!(
-            guard.exchange_at(&late, now + CODE_LIFETIME),
-            Err(Refused::UnknownCode),
-            "expired"
-        );
-    }
-
-    #[test]
-    fn only_the_shell_its_assets_and_the_exchange_are_open() {
+    fn only_the_shell_and_its_assets_are_open() {
         for (method, path, open) in [
             (Method::GET, "/", true),
             (Method::HEAD, "/", true),
             (Method::GET, "/assets/serve.js", true),
             (Method::GET, "/assets/serve.css", true),
-            (Method::POST, "/api/exchange", true),
-            (Method::GET, "/api/exchange", false),
+            (Method::POST, "/api/exchange", false),
             (Method::POST, "/", false),
             (Method::GET, "/view", false),
             (Method::GET, "/events", false),

@@ -4,9 +4,9 @@
 //! approvals sockets and `cards.jsonl`, and answers through the socket's
 //! `answer` op, like `session answer`.
 //!
-//! - [`auth`]: the token (a bearer header, never a cookie), the `--open`
-//!   codes, the `Host`/`Origin` checks and the security headers every
-//!   response carries.
+//! - [`auth`]: the token (a bearer header, never a cookie), the `Host`/
+//!   `Origin` checks and the security headers every response carries.
+//! - [`open_file`]: `--open`'s private file that hands the page its token.
 //! - [`sources`]: the sessions, their cards and panes, read on demand.
 //! - [`events`]: one `watch` per running supervisor, fanned out to the
 //!   page's Server-Sent Events.
@@ -20,13 +20,16 @@ pub mod app;
 pub mod auth;
 pub mod bounds;
 pub mod events;
+pub mod open_file;
 pub mod page;
 pub mod routes;
 pub mod sources;
 pub mod text;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use self::app::App;
 use self::auth::Guard;
@@ -79,9 +82,23 @@ pub async fn bind(options: Options, sources: Sources) -> std::io::Result<Bound> 
 }
 
 impl Bound {
-    /// A URL for `--open`: a single-use code, never the token.
-    pub fn open_url(&self) -> std::io::Result<String> {
-        self.app.guard.open_url()
+    /// Writes `--open`'s file (see [`open_file`]) and returns its path,
+    /// the one thing the opener is given. The file goes when the page has
+    /// loaded, after `lifetime` or when serve stops, whichever is first.
+    pub fn open_file(&self, lifetime: Duration) -> std::io::Result<PathBuf> {
+        let file = open_file::OpenFile::write(
+            &self.app.sources.locations.runtime_dir,
+            &self.url,
+            lifetime,
+        )?;
+        let path = file.path().to_owned();
+        self.app.guard.hold_open_file(file);
+        let guard = Arc::clone(&self.app.guard);
+        tokio::spawn(async move {
+            tokio::time::sleep(lifetime).await;
+            guard.remove_open_file();
+        });
+        Ok(path)
     }
 
     /// Serves until `stop` completes (Ctrl-C); the sessions are untouched.
@@ -93,6 +110,7 @@ impl Bound {
             app.stopping.send_replace(true);
         };
         bounds::run(self.listener, router, stop).await;
+        self.app.guard.remove_open_file();
         if let Some(links) = &self.app.links {
             links.withdraw();
         }

@@ -212,6 +212,25 @@ pub fn message(text: &str) -> Markup {
     )
 }
 
+/// `--open`'s file (never served: the browser opens it from disk): it sends
+/// the browser on to `url`, the token in its fragment, without a script
+/// (see [`super::open_file`]); the link is there if a browser does not
+/// follow the refresh.
+pub fn open_page(url: &str) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="referrer" content="no-referrer";
+                meta http-equiv="refresh" content={ "0;url=" (url) };
+                title { "oneworks approvals" }
+            }
+            body { p { a href=(url) { "Open the approvals page" } } }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,6 @@
 //! |---|---|
 //! | `GET /` | the page's shell: no data, open to all |
 //! | `GET /assets/…` | the CSS and the script, built into the binary, open to all |
-//! | `POST /api/exchange` | `{"code":…}` (from `--open`) → `{"token":…}`, once |
 //! | `GET /view` | the sessions' markup, for the page's script |
 //! | `GET /api/sessions/{name}/pane` | the session's screen as text (JSON) |
 //! | `GET /events` | Server-Sent Events: every card change |
@@ -13,12 +12,13 @@
 //! | `POST /api/cards/{id}/answer` | `{"action":…}` → 200 card, 409 no longer pending (`{"card":…}`) or accept of a card not shown whole (`{"error":…}`) |
 //! | `GET`/`POST /a/{card}/{capability}` | answer links: a confirm form, then the answer |
 //!
-//! Every route but the first three needs `Authorization: Bearer` ([`super::auth`]).
+//! Every route but the first two and the answer links needs
+//! `Authorization: Bearer` ([`super::auth`]).
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
@@ -38,11 +38,6 @@ const SCRIPT: &str = include_str!("assets/serve.js");
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/", get(shell))
-        .route(
-            "/api/exchange",
-            // A code is 64 characters: nothing bigger is read.
-            post(exchange).layer(DefaultBodyLimit::max(1024)),
-        )
         .route("/view", get(view))
         .route("/api/sessions/{name}/pane", get(pane))
         .route("/events", get(events))
@@ -80,30 +75,6 @@ async fn blocking<T: Send + 'static>(
 
 async fn shell() -> Html<String> {
     Html(page::shell_page().into_string())
-}
-
-#[derive(Deserialize)]
-struct Code {
-    code: String,
-}
-
-/// Trades an `--open` code for the token, once. A refused code is said on
-/// stderr (the first time): if the person's own browser was refused,
-/// someone else (who read the opener's argv) may have traded it first.
-async fn exchange(State(app): State<Arc<App>>, Json(body): Json<Code>) -> Response {
-    match app.guard.exchange(&body.code) {
-        Ok(token) => Json(json!({"token": token})).into_response(),
-        Err(super::auth::Refused::UnknownCode) => {
-            // Said once: anyone may POST here, and stderr is the person's.
-            static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-            if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                crate::output::human(
-                    "warning: the page was handed an unknown, used or expired `--open` code; if that was your browser, stop serve (Ctrl-C) and start it again",
-                );
-            }
-            (StatusCode::UNAUTHORIZED, "Unauthorized").into_response()
-        }
-    }
 }
 
 async fn view(State(app): State<Arc<App>>) -> Result<Html<String>, StatusCode> {

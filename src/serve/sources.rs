@@ -15,9 +15,6 @@ use crate::session::channel::{card_of, Client};
 use crate::session::supervisor::{self, SessionPaths};
 use crate::session::tmux::Tmux;
 
-/// The longest `cards.jsonl` read for a session that is not running.
-const MAX_HISTORY: u64 = 4 * 1024 * 1024;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Liveness {
@@ -102,25 +99,14 @@ impl Sources {
 
     /// The session folders of the project, sorted.
     pub fn names(&self) -> Vec<String> {
-        let folder = self.project.dot_dir().join("sessions");
-        let mut names: Vec<String> = fs_err::read_dir(&folder)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .filter_map(|entry| entry.file_name().into_string().ok())
-                    .filter(|name| crate::launch::profile::layout::parse_session_name(name).is_ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        names.sort();
-        names
+        crate::launch::profile::layout::session_names(&self.project)
     }
 
     /// A connection to the session's running supervisor, if there is one
     /// (and its runtime folder is private).
     pub fn client(&self, name: &str) -> Option<Client> {
         let (layout, paths) = self.paths(name);
-        let record = supervisor::read_record(&paths.record)?;
+        let record = supervisor::read_record(&paths)?;
         let ok = private(&layout.runtime_base)
             && private(&layout.runtime)
             && supervisor::is_running(&record, &paths);
@@ -130,7 +116,7 @@ impl Sources {
 
     pub fn session(&self, name: &str) -> SessionView {
         let (_, paths) = self.paths(name);
-        let record = supervisor::read_record(&paths.record);
+        let record = supervisor::read_record(&paths);
         let live = record
             .as_ref()
             .is_some_and(|record| supervisor::is_running(record, &paths));
@@ -140,7 +126,9 @@ impl Sources {
             .and_then(|mut client| client.request(&json!({"op": "list"})).ok())
             .and_then(|reply| serde_json::from_value::<Vec<Card>>(reply["cards"].clone()).ok());
         let running = listed.is_some();
-        let cards = listed.unwrap_or_else(|| history(&paths.history));
+        let cards = listed.unwrap_or_else(|| {
+            crate::session::cards::history::read(&paths.project, &paths.history).unwrap_or_default()
+        });
         let waiting_since = cards
             .iter()
             .filter(|card| card.state == CardState::Pending)
@@ -309,29 +297,6 @@ pub fn clean_card(mut card: Card) -> Card {
     card.cwd = card.cwd.map(clean);
     card.paths = card.paths.into_iter().map(clean).collect();
     card
-}
-
-/// The last state of each card in a `cards.jsonl`, in order of creation.
-fn history(path: &Path) -> Vec<Card> {
-    use std::io::Read;
-    let Ok(file) = fs_err::File::open(path) else {
-        return Vec::new();
-    };
-    let mut text = String::new();
-    if file.take(MAX_HISTORY).read_to_string(&mut text).is_err() {
-        return Vec::new();
-    }
-    let mut cards: Vec<Card> = Vec::new();
-    for card in text
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Card>(line).ok())
-    {
-        match cards.iter_mut().find(|known| known.id == card.id) {
-            Some(known) => *known = card,
-            None => cards.push(card),
-        }
-    }
-    cards
 }
 
 /// A runtime folder that is ours and closed to others (or absent).

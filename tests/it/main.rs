@@ -53,6 +53,7 @@ mod serve;
 mod serve_browser;
 mod serve_flood;
 mod serve_links;
+mod session_files;
 mod session_names;
 mod shutdown;
 mod sources;

@@ -74,6 +74,9 @@ pub struct OwnerPlan {
 /// Where a kept session's owner keeps its things.
 #[derive(Debug, Clone)]
 pub struct KeptPaths {
+    /// The project's root: nothing below it on the way to `record` is
+    /// followed if it is a link.
+    pub project: PathBuf,
     /// `kept.json` in the session folder: who owns the session.
     pub record: PathBuf,
     /// The owner's log (0600, scrubbed).
@@ -87,6 +90,7 @@ pub struct KeptPaths {
 impl KeptPaths {
     pub fn new(layout: &ProfileLayout) -> Self {
         Self {
+            project: layout.project.clone(),
             record: layout.root.join("kept.json"),
             log: layout.root.join("kept.log"),
             socket: layout.runtime.join("kept.sock"),
@@ -131,11 +135,13 @@ pub fn take_lock(paths: &KeptPaths) -> std::io::Result<Option<std::fs::File>> {
     Ok(file.try_lock_exclusive()?.then_some(file))
 }
 
-/// The record, when it is ours: a regular file, not a link, small.
-pub fn read_record(path: &Path) -> Option<Record> {
+/// The record, when it is ours: a regular file, small, reached through
+/// no link below the project (never waiting on a FIFO).
+pub fn read_record(paths: &KeptPaths) -> Option<Record> {
     use std::os::unix::fs::MetadataExt;
     let (bytes, metadata) =
-        crate::fs_safety::read_regular_file_with_metadata(path, 64 * 1024, false).ok()?;
+        crate::fs_safety::read_regular_file_beneath(&paths.project, &paths.record, 64 * 1024)
+            .ok()?;
     if metadata.uid() != crate::fs_safety::current_uid() {
         return None;
     }
@@ -151,7 +157,7 @@ pub fn write_record(path: &Path, record: &Record) -> std::io::Result<()> {
 /// The living owner's record, or `None` (no owner, or a stale record,
 /// which is removed: a dead owner blocks nothing).
 pub fn living(paths: &KeptPaths) -> Option<Record> {
-    let record = read_record(&paths.record);
+    let record = read_record(paths);
     if is_owned(paths) {
         return record;
     }

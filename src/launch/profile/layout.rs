@@ -178,6 +178,25 @@ impl CreatePrivate for std::fs::DirBuilder {
 #[error("a session name is 1 to 64 characters of A-Z, a-z, 0-9, `_` and `-`")]
 pub struct InvalidSessionName;
 
+/// The sessions of `project`, sorted: the folders in `.oneworks/sessions/`
+/// with a valid name. A link there, or on the way below the project, is no
+/// session and is never followed (a clone can bring one).
+pub fn session_names(project: &Project) -> Vec<String> {
+    let sessions = project.dot_dir().join("sessions");
+    let Ok(dir) = fs_safety::open_existing_dir_beneath(&project.root, &sessions) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = fs_safety::list_dir(&dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, kind)| *kind == "directory")
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| parse_session_name(name).is_ok())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Session names: `[A-Za-z0-9_-]{1,64}`.
 pub fn parse_session_name(name: &str) -> Result<String, InvalidSessionName> {
     let valid = !name.is_empty()

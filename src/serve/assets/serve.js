@@ -5,9 +5,10 @@
 //
 // The key is never a cookie: a browser sends a cookie of 127.0.0.1 to every
 // port of 127.0.0.1, so any other local listener it visits would get it.
-// It arrives in the URL's fragment (`#token=…`, or a single-use `#code=…`
-// from `--open`), which no request line, `Referer` or log carries, and
-// leaves this page only as `Authorization: Bearer` to this origin.
+// It arrives in the URL's fragment (`#token=…`, printed by serve or handed
+// on by `--open`'s private file), which no request line, `Referer` or log
+// carries, and leaves this page only as `Authorization: Bearer` to this
+// origin.
 "use strict";
 (function () {
   var sessions = document.getElementById("sessions");
@@ -233,38 +234,16 @@
   if (location.hash || location.search) {
     history.replaceState(null, "", location.pathname);
   }
-  // Serve's keys and codes are 64 hex digits: anything else is refused
-  // here, never sent.
+  // Serve's keys are 64 hex digits: anything else is refused here, never
+  // sent.
   var shape = /^[0-9a-f]{64}$/;
-  var given = fragment.get("token"), code = fragment.get("code");
+  var given = fragment.get("token");
   if (given !== null && !shape.test(given)) given = "";
-  if (code !== null && !shape.test(code)) code = "";
-  if (given === "" || code === "") {
+  if (given === "") {
     unauthorized();
   } else if (given) {
     keep(given);
     start();
-  } else if (code) {
-    // From `--open`: a code valid once, traded for the key.
-    fetch("/api/exchange", {
-      method: "POST",
-      cache: "no-store",
-      credentials: "omit",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ code: code })
-    })
-      .then(function (response) { return response.ok ? response.json() : null; })
-      .then(function (body) {
-        if (!body || typeof body.token !== "string") throw new Error("refused");
-        keep(body.token);
-        start();
-      })
-      .catch(function () {
-        forget();
-        document.body.setAttribute("data-auth", "refused");
-        setStatus("");
-        say("This link's one-time code was used already or has expired. If you did not open it before, someone else may have: stop `oneworks session serve` and start it again. Otherwise open the URL it printed.");
-      });
   } else if (stored() && shape.test(stored())) {
     token = stored();
     start();

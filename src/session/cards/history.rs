@@ -14,18 +14,11 @@ use crate::session::cards::Card;
 const MAX_LINE: usize = 64 * 1024;
 
 /// Each card's last recorded state, in the order the cards were opened;
-/// `None` when there is no history to read (missing, a link, not a file).
-pub fn read(path: &Path) -> Option<Vec<Card>> {
-    use fs_err::os::unix::fs::OpenOptionsExt;
-    let file = fs_err::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?
-        .into_file();
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
+/// `None` when there is no history to read: missing, or not a regular
+/// file reached without a link below `project` (a FIFO is refused, not
+/// waited on).
+pub fn read(project: &Path, path: &Path) -> Option<Vec<Card>> {
+    let file = crate::fs_safety::open_regular_file_beneath(project, path).ok()?;
     let mut lines = BlockingLines::new(file, MAX_LINE);
     let mut cards: Vec<Card> = Vec::new();
     while let Ok(Some(line)) = lines.next_line() {
@@ -74,12 +67,12 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&path, text).expect("write");
-        let cards = read(&path).expect("history");
+        let cards = read(temp.path(), &path).expect("history");
         let states: Vec<(&str, &str)> = cards
             .iter()
             .map(|card| (card.id.as_str(), card.state.as_str()))
             .collect();
         assert_eq!(states, [("a", "accepted"), ("b", "pending")]);
-        assert!(read(&temp.path().join("missing.jsonl")).is_none());
+        assert!(read(temp.path(), &temp.path().join("missing.jsonl")).is_none());
     }
 }

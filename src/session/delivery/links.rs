@@ -141,14 +141,7 @@ impl Links {
         use std::io::Write;
         use std::os::unix::fs::PermissionsExt;
         let instance = random_hex()?[..32].to_owned();
-        if !base.exists() {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(base)?;
-        }
-        crate::fs_safety::check_private_dir(base).map_err(std::io::Error::other)?;
+        crate::fs_safety::create_private_dir(base).map_err(std::io::Error::other)?;
         let prefix = links_prefix(base, project);
         for (stale, _) in published_files(&prefix) {
             let Ok(file) = fs_err::File::open(&stale) else {

@@ -28,7 +28,7 @@ pub fn adopt(
     ready: impl FnOnce() -> Result<(), crate::error::Error>,
 ) -> Result<(), crate::error::Error> {
     let _lock = take_lock(&plan.paths, &plan.name)?;
-    let Some(old) = read_record(&plan.paths.record) else {
+    let Some(old) = read_record(&plan.paths) else {
         return Err(SessionError::NotRunning(plan.name.clone()).into());
     };
     if !tmux_alive(&old, &plan.paths) {

@@ -26,6 +26,9 @@ use crate::session::{io_error, SessionError};
 
 /// The file names of a session's runtime folder and profile.
 pub struct SessionPaths {
+    /// The project's root: nothing below it on the way to `record` and
+    /// `history` is a link that reads follow (a clone may bring one).
+    pub project: PathBuf,
     pub record: PathBuf,
     pub history: PathBuf,
     pub log: PathBuf,
@@ -41,6 +44,7 @@ pub struct SessionPaths {
 impl SessionPaths {
     pub fn new(layout: &ProfileLayout) -> Self {
         Self {
+            project: layout.project.clone(),
             record: layout.root.join("supervisor.json"),
             history: layout.root.join("cards.jsonl"),
             log: layout.root.join("supervisor.log"),
@@ -125,18 +129,17 @@ pub fn take_lock(paths: &SessionPaths, name: &str) -> Result<std::fs::File, Sess
     }
 }
 
-/// Reads the record: ours, a regular file, not a link; else `None`.
-pub fn read_record(path: &Path) -> Option<Record> {
-    use std::io::Read;
+/// Reads the session's record: ours, a regular file, with no link on the
+/// way below the project (never waiting on a FIFO); else `None`.
+pub fn read_record(paths: &SessionPaths) -> Option<Record> {
     use std::os::unix::fs::MetadataExt;
-    let mut file = open_lock(path, false).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.uid() != crate::fs_safety::current_uid() || meta.len() > 64 * 1024 {
+    let (bytes, meta) =
+        crate::fs_safety::read_regular_file_beneath(&paths.project, &paths.record, 64 * 1024)
+            .ok()?;
+    if meta.uid() != crate::fs_safety::current_uid() {
         return None;
     }
-    let mut text = String::new();
-    file.read_to_string(&mut text).ok()?;
-    serde_json::from_str(&text).ok()
+    serde_json::from_slice(&bytes).ok()
 }
 
 pub fn write_record(path: &Path, record: &Record) -> Result<(), SessionError> {
@@ -297,7 +300,8 @@ pub(super) async fn supervise(
     if record.recovered {
         // The cards the dead supervisor left pending keep their ids.
         book.adopt_pending(
-            crate::session::cards::history::read(&plan.paths.history).unwrap_or_default(),
+            crate::session::cards::history::read(&plan.paths.project, &plan.paths.history)
+                .unwrap_or_default(),
         );
     }
     let state = SessionState::new(book, plan.tui.clone(), factory);

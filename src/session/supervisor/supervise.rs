@@ -107,7 +107,7 @@ pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), Error> {
     );
     supervisor::check_runtime(&layout)?;
     let paths = SessionPaths::new(&layout);
-    let Some(record) = supervisor::read_record(&paths.record) else {
+    let Some(record) = supervisor::read_record(&paths) else {
         return Err(crate::session::SessionError::NotRunning(name.to_owned()).into());
     };
     let tui = inputs.data.tui.clone();

@@ -1,7 +1,9 @@
 //! Who may open `session serve`: only a bearer header opens the API
 //! (never a cookie or a query, no redirect to another host), `--open`
-//! hands the opener a single-use code and never the token, and a foreign
-//! Host or Origin is refused.
+//! hands the opener only the path of a private file (nothing in its argv
+//! opens anything), and a foreign Host or Origin is refused.
+
+use std::os::unix::fs::MetadataExt;
 
 use super::*;
 
@@ -134,12 +136,50 @@ fn no_path_redirects_to_another_host() {
     }
 }
 
+/// Every part of the opener's argv worth trying as a secret: each
+/// argument, each of its path components, each run of hex digits in it.
+fn parts_of(args: &[String]) -> Vec<String> {
+    let mut parts = Vec::new();
+    for arg in args {
+        parts.push(arg.clone());
+        parts.extend(
+            Path::new(arg)
+                .iter()
+                .map(|part| part.to_string_lossy().into_owned()),
+        );
+        parts.extend(
+            arg.split(|c: char| !c.is_ascii_hexdigit())
+                .filter(|run| run.len() >= 8)
+                .map(str::to_owned),
+        );
+    }
+    parts.sort();
+    parts.dedup();
+    parts
+}
+
+/// Whether `runuser -u nobody -- cat PATH` reads the file.
+fn nobody_reads(path: &Path) -> bool {
+    let output = std::process::Command::new("runuser")
+        .args(["-u", "nobody", "--", "cat"])
+        .arg(path)
+        .output()
+        .expect("runuser");
+    output.status.success()
+}
+
 #[test]
-fn open_hands_the_opener_a_single_use_code_never_the_token() {
+fn open_hands_the_opener_only_the_path_of_a_private_file() {
     let env = env_with_project();
+    // Every folder down to the runtime folder open to pass through, as
+    // `/run/user` and `/tmp` are: only oneworks' own folder and file may
+    // keep another user out.
+    for folder in [env.base(), env.runtime_dir.clone()] {
+        crate::support::set_mode(&folder, 0o711);
+    }
     let record = record_opener(&env);
     let serve = Serve::start(&env, &["--open"]);
-    let (opened, recorded) = opened_url(&record);
+    let (args, recorded) = opener_args(&record);
     assert!(
         !recorded.contains(&serve.token),
         "the token reached the opener's argv or environment: {recorded}"
@@ -148,13 +188,6 @@ fn open_hands_the_opener_a_single_use_code_never_the_token() {
         recorded.contains("PATH="),
         "the environment was recorded: {recorded}"
     );
-    let prefix = format!("{}/#code=", serve.base);
-    let code = opened
-        .strip_prefix(&prefix)
-        .expect("URL/#code=…")
-        .to_owned();
-    assert_eq!(code.len(), 64, "{opened}");
-    assert!(code.chars().all(|c| c.is_ascii_hexdigit()), "{opened}");
     // No process on the machine has the token in its argv.
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         if let Ok(argv) = std::fs::read(entry.path().join("cmdline")) {
@@ -163,35 +196,99 @@ fn open_hands_the_opener_a_single_use_code_never_the_token() {
         }
     }
 
-    // The code is worth nothing but one exchange: not as a bearer, not
-    // from another origin (which does not spend it), not twice.
-    let as_bearer = serve
-        .raw(reqwest::Method::GET, "/api/cards")
-        .bearer_auth(&code)
-        .send()
-        .expect("GET");
-    assert_eq!(as_bearer.status(), 401);
-    for origin in [Some("http://evil.example"), None] {
-        let mut post = serve
+    // Nothing in the argv opens anything: not traded at the old exchange
+    // (from the page's origin), not as a bearer.
+    let parts = parts_of(&args);
+    assert!(parts.len() > 2, "{parts:?}");
+    for part in &parts {
+        let traded = serve
             .raw(reqwest::Method::POST, "/api/exchange")
+            .header(header::ORIGIN, &serve.base)
             .header(header::CONTENT_TYPE, "application/json")
-            .body(json!({"code": code}).to_string());
-        if let Some(origin) = origin {
-            post = post.header(header::ORIGIN, origin);
-        }
-        assert_eq!(post.send().expect("POST").status(), 403, "{origin:?}");
+            .body(json!({"code": part}).to_string())
+            .send()
+            .expect("POST");
+        assert_eq!(traded.status(), 401, "{part}");
+        assert!(
+            !traded.text().expect("body").contains(&serve.token),
+            "{part}"
+        );
+        let as_bearer = serve
+            .raw(reqwest::Method::GET, "/api/cards")
+            .bearer_auth(part)
+            .send()
+            .expect("GET");
+        assert_eq!(as_bearer.status(), 401, "{part}");
     }
-    let wrong = serve.exchange(&one_character_off(&code));
-    assert_eq!(wrong.status(), 401);
-    let traded = serve.exchange(&code);
-    assert_eq!(traded.status(), 200);
-    assert_no_cookie_no_redirect(&traded, "the exchange");
-    assert_eq!(json_of(traded), json!({"token": serve.token}));
-    let again = serve.exchange(&code);
-    assert_eq!(again.status(), 401, "a code traded twice");
-    assert!(again.headers().get(header::SET_COOKIE).is_none());
-    let huge = serve.exchange(&"a".repeat(64 * 1024));
-    assert_eq!(huge.status(), 413);
+
+    let (file, _) = opened_file(&record);
+    let folder = env.runtime_dir.join("oneworks");
+    assert_eq!(file.parent(), Some(folder.as_path()), "{recorded}");
+    assert!(file.to_string_lossy().ends_with(".html"), "{recorded}");
+
+    // The file: ours, 0600 in a 0700 folder, closed to another user.
+    let mode = |path: &Path| std::fs::metadata(path).expect("meta").mode() & 0o777;
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(&folder), 0o700);
+    let html = std::fs::read_to_string(&file).expect("the file");
+    assert!(html.contains(&serve.url()), "{html}");
+    assert!(!html.contains("<script"), "{html}");
+    let root = std::fs::metadata(env.base()).expect("meta").uid() == 0;
+    if root {
+        // A file anyone may read, beside: reached, so the refusal below is
+        // the folder's and the file's own.
+        let beside = env.runtime_dir.join("readable");
+        std::fs::write(&beside, "x").expect("write");
+        crate::support::set_mode(&beside, 0o644);
+        assert!(
+            nobody_reads(&beside),
+            "nobody cannot even reach the runtime dir"
+        );
+        assert!(!nobody_reads(&file), "another user read the file");
+    } else {
+        crate::support::missing("reading as another user (`runuser -u nobody`) needs root");
+    }
+
+    // An API call is not the page: the file waits for the page's first
+    // call, then goes.
+    assert_eq!(serve.get("/api/cards").status(), 200);
+    assert!(file.exists(), "removed before the page loaded");
+    assert_eq!(serve.get("/view").status(), 200);
+    assert!(!file.exists(), "still there after the page loaded");
+}
+
+#[test]
+fn the_open_file_goes_after_its_lifetime_and_when_serve_stops() {
+    let mut env = env_with_project();
+    let record = record_opener(&env);
+
+    // Stopped (Ctrl-C or SIGTERM) before any page loaded.
+    let mut serve = Serve::start(&env, &["--open"]);
+    let (stopped, _) = opened_file(&record);
+    assert!(stopped.exists());
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &serve.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert!(serve.child.wait().expect("wait").success());
+    assert!(!stopped.exists(), "left behind by a serve that stopped");
+
+    // Killed (no chance to clean up): the next `--open` removes the file
+    // once its lifetime is over; its own goes at the end of its lifetime.
+    std::fs::remove_file(&record).expect("reset the record");
+    let killed = Serve::start(&env, &["--open"]);
+    let (left, _) = opened_file(&record);
+    drop(killed);
+    assert!(left.exists());
+    std::fs::remove_file(&record).expect("reset the record");
+    env.set_env("ONEWORKS_TEST_OPEN_FILE_MS", "1");
+    let next = Serve::start(&env, &["--open"]);
+    let (own, _) = opened_file(&record);
+    assert_ne!(own, left);
+    assert!(!left.exists(), "an expired file of a killed serve was kept");
+    wait_until("the file's lifetime ended", DEADLINE, || !own.exists());
+    assert_eq!(next.get("/api/cards").status(), 200, "serve goes on");
 }
 
 #[test]

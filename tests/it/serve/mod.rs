@@ -1,7 +1,7 @@
 //! `oneworks session serve` (SPEC §8.5) through the real binary: the
 //! [`Serve`] harness (also used by `card_text` and `serve_browser`), the
 //! security headers, and below it `access` (the token only as a bearer
-//! header, `--open`'s single-use code, the Host and Origin checks) and
+//! header, `--open`'s private file, the Host and Origin checks) and
 //! `cards` (real supervised sessions answered through the JSON API and an
 //! answer link).
 
@@ -120,17 +120,6 @@ impl Serve {
             .expect("POST")
     }
 
-    /// `POST /api/exchange {"code"}` from the page's origin.
-    pub fn exchange(&self, code: &str) -> Response {
-        self.client
-            .post(format!("{}/api/exchange", self.base))
-            .header(header::ORIGIN, &self.base)
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(json!({"code": code}).to_string())
-            .send()
-            .expect("POST")
-    }
-
     /// A request exactly as given: no credential added.
     pub fn raw(&self, method: reqwest::Method, path: &str) -> reqwest::blocking::RequestBuilder {
         self.client.request(method, format!("{}{path}", self.base))
@@ -176,17 +165,27 @@ pub fn record_opener(env: &TestEnv) -> PathBuf {
     record
 }
 
-/// The URL the stand-in opener was given, once it ran.
-pub fn opened_url(record: &Path) -> (String, String) {
+/// The arguments the stand-in opener was given (its `$0` left out), once
+/// it ran, and all it recorded.
+pub fn opener_args(record: &Path) -> (Vec<String>, String) {
     wait_until("xdg-open was run", DEADLINE, || record.exists());
     let text = std::fs::read_to_string(record).expect("record");
-    let url = text
+    let args = text
         .lines()
         .filter_map(|line| line.strip_prefix("argv: "))
-        .find(|arg| arg.starts_with("http"))
-        .unwrap_or_else(|| panic!("no URL in the opener's argv: {text}"))
-        .to_owned();
-    (url, text)
+        .skip(1)
+        .map(str::to_owned)
+        .collect();
+    (args, text)
+}
+
+/// The one thing `--open` hands its opener: the path of its file.
+pub fn opened_file(record: &Path) -> (PathBuf, String) {
+    let (args, text) = opener_args(record);
+    match args.as_slice() {
+        [path] => (PathBuf::from(path), text),
+        _ => panic!("the opener was not given one path: {text}"),
+    }
 }
 
 /// `secret` with its first character changed: wrong whatever it holds

@@ -352,7 +352,8 @@ pub fn signal(pid: u32, signal: &str) {
 
 impl TestEnv {
     /// Session `name`'s supervisor record
-    /// (`.oneworks/sessions/<name>/supervisor.json`), when it is there and
+    /// (`.oneworks/sessions/<name>/supervisor.json`), when it is there, a
+    /// regular file (a test may put a FIFO there: never waited on) and
     /// reads as JSON.
     pub fn session_record(&self, name: &str) -> Option<Value> {
         let path = self
@@ -360,6 +361,9 @@ impl TestEnv {
             .join(".oneworks/sessions")
             .join(name)
             .join("supervisor.json");
+        if !std::fs::symlink_metadata(&path).ok()?.is_file() {
+            return None;
+        }
         serde_json::from_slice(&std::fs::read(path).ok()?).ok()
     }
 }
