@@ -33,6 +33,8 @@ pub struct RunPlan<'a> {
     pub mode: Mode,
     pub rules: Rules,
     pub rule_notes: Vec<String>,
+    /// The written policy (SPEC §7.2) and the decision record.
+    pub decisions: super::permissions::decisions::DecisionPlan,
     pub json: bool,
     pub timeout: Option<super::RunTimeout>,
 }
@@ -103,6 +105,7 @@ async fn attempt_inner(
         plan.display_name.clone(),
         plan.timeout.clone(),
     );
+    turn.follow(plan.decisions.clone());
     let mut in_setup = true;
     let result = drive(
         &mut turn,

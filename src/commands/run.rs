@@ -5,8 +5,11 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::acp::client::{self, RunPlan};
+use crate::acp::permissions::decisions::{DecisionLog, DecisionPlan};
+use crate::acp::permissions::policy::WrittenPolicy;
 use crate::acp::permissions::rules::Rules;
 use crate::acp::session_cache::SessionCache;
 use crate::acp::setup::SessionPlan;
@@ -140,6 +143,13 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &RunArgs) -> Result<(),
         mode: args.mode.into(),
         rules,
         rule_notes,
+        decisions: DecisionPlan {
+            policy: adapter
+                .policy
+                .clone()
+                .map(|at| Arc::new(WrittenPolicy::new(at.key, at.policy, &world.layout.project))),
+            log: Some(DecisionLog::new(&world.layout.root, &data.id)),
+        },
         json: args.json,
         timeout: args.timeout.clone(),
     };
