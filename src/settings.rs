@@ -110,6 +110,9 @@ impl HookSettings {
 pub struct Adapter {
     pub data: AdapterData,
     pub config: AdapterConfig,
+    /// The permission policy its runs follow (SPEC §7.2): its own, else
+    /// the top-level one; only from trusted files.
+    pub policy: Option<config::policy::PolicyAt>,
     pub scrubber: Arc<crate::redact::Scrubber>,
     pub cli: CliInputs,
 }
@@ -306,6 +309,7 @@ impl Settings {
         ));
         let cli = self.cli_inputs(&data, &config, cli_use)?;
         Ok(Adapter {
+            policy: self.config.config.policy_for(name),
             data,
             config,
             scrubber,

@@ -31,6 +31,8 @@ pub struct RunPlan<'a> {
     pub mode: Mode,
     pub rules: Rules,
     pub rule_notes: Vec<String>,
+    /// The written policy (SPEC §7.2) and the decision record.
+    pub decisions: super::permissions::decisions::DecisionPlan,
     pub json: bool,
     pub timeout: Option<super::RunTimeout>,
 }
@@ -104,6 +106,7 @@ pub async fn run_kept(
         plan.timeout.clone(),
     );
     turn.relayed = true;
+    turn.follow(plan.decisions.clone());
     let mut in_setup = true;
     let result = if grant.handshake {
         if grant.recovered {
@@ -203,6 +206,7 @@ async fn attempt_inner(
         plan.display_name.clone(),
         plan.timeout.clone(),
     );
+    turn.follow(plan.decisions.clone());
     let mut in_setup = true;
     let result = drive(
         &mut turn,

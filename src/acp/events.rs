@@ -89,6 +89,17 @@ pub enum Event {
         subagent: Option<String>,
         options: Vec<ShownOption>,
     },
+    /// A request the written policy decided (SPEC §7.2): printed in place
+    /// of its `permission_request` (nobody is asked), then its
+    /// `permission_resolved` as for every automatic answer. `rule` is
+    /// `{"index", …the rule's own fields}` or `{"otherwise"}`; the title is
+    /// card text.
+    PermissionDecision {
+        id: String,
+        title: String,
+        decision: String,
+        rule: Value,
+    },
     PermissionResolved {
         id: String,
         option_id: Option<String>,
@@ -390,6 +401,18 @@ impl Sink {
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_default()
             )),
+            Event::PermissionDecision {
+                id,
+                title,
+                decision,
+                rule,
+            } => output::human(format_args!(
+                "permission {id}: {decision} by the policy ({}): {title}",
+                match rule.get("index").and_then(Value::as_u64) {
+                    Some(index) => format!("rule {index}"),
+                    None => "otherwise".to_owned(),
+                }
+            )),
             Event::Diagnostic { message } => output::human(format_args!("note: {message}")),
             Event::TurnEnd {
                 stop_reason,
@@ -418,80 +441,5 @@ impl Sink {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn a_chunk_line_is_byte_for_byte_what_print_json_writes() {
-        for text in [
-            "",
-            "plain",
-            "quote \" backslash \\ slash / tab \t newline \n",
-            "\u{1b}[2J bell \u{7} nul \u{0} del \u{7f}",
-            "é 中文 🦀 \u{2028}",
-        ] {
-            for kind in [ChunkKind::Message, ChunkKind::Thought] {
-                let event = match kind {
-                    ChunkKind::Message => Event::AgentMessageChunk { text: text.into() },
-                    ChunkKind::Thought => Event::AgentThoughtChunk { text: text.into() },
-                };
-                let expected = format!("{}\n", serde_json::to_value(&event).expect("json"));
-                let mut line = Vec::new();
-                chunk_line(&mut line, kind, text);
-                assert_eq!(String::from_utf8(line).expect("utf-8"), expected);
-            }
-        }
-    }
-
-    #[test]
-    fn a_secret_among_the_fixed_words_of_a_chunk_takes_the_general_path() {
-        let rules = crate::adapter::data::AdapterData::builtin()
-            .expect("adapter data")
-            .credentials;
-        let mut sink = Sink::new(true);
-        let plain = Arc::new(Scrubber::new(
-            vec![("AGENT_API_KEY".into(), "a-long-secret-value".into())],
-            &rules,
-        ));
-        assert!(sink.plain_tags(Some(&plain)));
-        let odd = Arc::new(Scrubber::new(
-            vec![("AGENT_API_KEY".into(), "text".into())],
-            &rules,
-        ));
-        assert!(!sink.plain_tags(Some(&odd)));
-        assert!(sink.plain_tags(None));
-    }
-
-    #[test]
-    fn events_serialize_as_the_spec_names_them() {
-        let event = Event::PermissionResolved {
-            id: "p1".into(),
-            option_id: None,
-            by: ResolvedBy::Cancel,
-        };
-        assert_eq!(
-            serde_json::to_value(&event).expect("json"),
-            json!({"type":"permission_resolved","id":"p1","optionId":null,"by":"cancel"})
-        );
-        let event = Event::ToolCall {
-            tool_call_id: "t".into(),
-            title: "Edit".into(),
-            kind: Some("edit".into()),
-            status: None,
-        };
-        assert_eq!(
-            serde_json::to_value(&event).expect("json"),
-            json!({"type":"tool_call","toolCallId":"t","title":"Edit","kind":"edit","status":null})
-        );
-        let event = Event::UnknownUpdate {
-            session_update: "x".into(),
-            raw: json!({}),
-        };
-        assert_eq!(
-            serde_json::to_value(&event).expect("json")["sessionUpdate"],
-            "x"
-        );
-    }
-}
+#[path = "events_tests.rs"]
+mod tests;

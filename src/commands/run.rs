@@ -127,6 +127,7 @@ pub fn run(
             environment,
             handshake_timeout,
         ),
+        &world.layout,
     );
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     let result = runtime.block_on(client::run(plan, spec));

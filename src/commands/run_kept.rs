@@ -95,7 +95,7 @@ pub fn run(
         environment,
         handshake_timeout,
     );
-    let plan = super::run_plan::run_plan(settings, adapter, args, prompt, session);
+    let plan = super::run_plan::run_plan(settings, adapter, args, prompt, session, &layout);
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     let result = runtime.block_on(async {
         let connection = Connection::open(&paths.socket, name).await?;

@@ -4,8 +4,11 @@
 //! kept session's caller (`run_kept.rs`) and its owner (`session_keep.rs`).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::acp::client::RunPlan;
+use crate::acp::permissions::decisions::{DecisionLog, DecisionPlan};
+use crate::acp::permissions::policy::WrittenPolicy;
 use crate::acp::permissions::rules::Rules;
 use crate::acp::session_cache::SessionCache;
 use crate::acp::setup::SessionPlan;
@@ -83,6 +86,7 @@ pub fn run_plan<'a>(
     args: &RunArgs,
     prompt: String,
     session: SessionPlan<'a>,
+    layout: &ProfileLayout,
 ) -> RunPlan<'a> {
     let dot_dir = settings
         .project
@@ -101,6 +105,13 @@ pub fn run_plan<'a>(
         mode: args.mode.into(),
         rules,
         rule_notes,
+        decisions: DecisionPlan {
+            policy: adapter
+                .policy
+                .clone()
+                .map(|at| Arc::new(WrittenPolicy::new(at.key, at.policy, &layout.project))),
+            log: Some(DecisionLog::new(&layout.root, &adapter.data.id)),
+        },
         json: args.json,
         timeout: args.timeout.clone(),
     }

@@ -6,7 +6,9 @@
 mod credentials;
 mod error;
 mod file;
+pub mod glob;
 mod load;
+pub mod policy;
 mod references;
 pub mod schema;
 pub mod trust_store;

@@ -15,12 +15,32 @@ pub struct ConfigFile {
     /// the known adapters when the config is loaded).
     #[serde(default)]
     pub adapters: BTreeMap<String, AdapterConfig>,
+    /// The permission policy of every adapter that has none of its own
+    /// (SPEC §7.2); only from trusted files.
+    pub policy: Option<super::policy::Policy>,
 }
 
 impl ConfigFile {
     /// The config of adapter `name` (the defaults when the file has none).
     pub fn adapter(&self, name: &str) -> AdapterConfig {
         self.adapters.get(name).cloned().unwrap_or_default()
+    }
+
+    /// The policy adapter `name`'s runs follow: the adapter's own, whole,
+    /// else the top-level one.
+    pub fn policy_for(&self, name: &str) -> Option<super::policy::PolicyAt> {
+        let own = self
+            .adapters
+            .get(name)
+            .and_then(|entry| entry.policy.as_ref());
+        let (key, policy) = match own {
+            Some(own) => (format!("adapters.{name}.policy"), own),
+            None => ("policy".to_owned(), self.policy.as_ref()?),
+        };
+        Some(super::policy::PolicyAt {
+            key,
+            policy: policy.clone(),
+        })
     }
 }
 
@@ -55,6 +75,9 @@ pub struct AdapterConfig {
     /// loader resets it for every other layer.
     #[serde(default)]
     pub trust_workspace: bool,
+    /// This adapter's permission policy (SPEC §7.2): replaces the
+    /// top-level one whole; only from trusted files.
+    pub policy: Option<super::policy::Policy>,
 }
 
 /// How `oneworks run` authenticates with the agent: when `method` is set,

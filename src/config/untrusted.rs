@@ -33,6 +33,8 @@ const CHOOSES_EXECUTABLE: &str = "chooses the agent executable";
 const OUTSIDE_PROJECT: &str = "reaches files outside the project";
 const SENDS_CARDS: &str = "sends approval cards (and a token) to a server";
 const TRUST_KEY: &str = "trusts the folder for the agent (only your own config may)";
+const ANSWERS_PERMISSIONS: &str =
+    "answers the agent's permission questions (only a file you trust may)";
 
 /// Cuts out of `layer` (one config file's YAML tree, already checked
 /// against the schema) every key that runs code or moves a credential,
@@ -47,6 +49,16 @@ pub fn strip_untrusted(
     safe_keys: &dyn Fn(&str) -> SafeKeys,
 ) -> Vec<Ignored> {
     let mut ignored = Vec::new();
+    // A clone may not pre-approve a request: `policy`, top level and per
+    // adapter (below), never applies untrusted.
+    if let Value::Mapping(top) = layer {
+        if top.remove("policy").is_some() {
+            ignored.push(Ignored {
+                key: "policy".to_owned(),
+                reason: ANSWERS_PERMISSIONS,
+            });
+        }
+    }
     let Some(Value::Mapping(adapters)) = layer.get_mut("adapters") else {
         return ignored;
     };
@@ -176,8 +188,8 @@ fn strip_programs(entry: &mut Mapping, base: &str, cut: &mut impl FnMut(String, 
     remove_if_empty(entry, "mcpServers");
 }
 
-/// Variables passed to the agent, the approvals webhook (and its token)
-/// and workspace trust.
+/// Variables passed to the agent, the approvals webhook (and its token),
+/// workspace trust and the adapter's permission policy.
 fn strip_credentials_and_trust(
     entry: &mut Mapping,
     base: &str,
@@ -195,6 +207,9 @@ fn strip_credentials_and_trust(
     }
     if entry.remove("trustWorkspace").is_some() {
         cut(format!("{base}.trustWorkspace"), TRUST_KEY);
+    }
+    if entry.remove("policy").is_some() {
+        cut(format!("{base}.policy"), ANSWERS_PERMISSIONS);
     }
 }
 

@@ -4,10 +4,13 @@
 //! adds only "remember" choices that are answered through the native
 //! request-scoped `allow_once`/`reject_once`.
 //!
-//! - [`policy`]: the `--mode` table of SPEC §7.
+//! - [`policy`]: what decides by itself, in order: remembered rules, the
+//!   written policy (SPEC §7.2), the `--mode` table of SPEC §7.
 //! - [`rules`]: remembered rules (session memory, per-project file in oneworks' data folder).
 //! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
+//! - [`decisions`]: the session's record of every answer (`decisions.jsonl`).
 
+pub mod decisions;
 pub mod policy;
 pub mod reply;
 pub mod rules;
@@ -19,7 +22,7 @@ use super::shown::ShownRequest;
 use rules::RuleScope;
 
 /// The native options and their kinds: the shared permission parser's.
-pub use crate::acp_wire::permission::{NativeOption, OptionKind};
+pub use crate::acp_wire::permission::{NativeOption, OptionKind, ToolDetail};
 
 /// What a request is about, as far as rules and `acceptEdits` care.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -41,6 +44,10 @@ pub struct PermissionAsk {
     /// Everything shown of the request, and whether it is whole.
     pub shown: ShownRequest,
     pub tool: ToolKey,
+    /// What the agent sent about the tool, whole and as it sent it (the
+    /// card shows `shown`): a policy's deny looks here too, so a command
+    /// padded past the card's bound is still found.
+    pub detail: ToolDetail,
     pub options: Vec<NativeOption>,
 }
 
@@ -52,9 +59,10 @@ impl PermissionAsk {
             title: shown.title.clone(),
             shown,
             tool: ToolKey {
-                kind: parsed.detail.kind,
+                kind: parsed.detail.kind.clone(),
                 title: parsed.title,
             },
+            detail: parsed.detail,
             options: parsed.options,
         }
     }

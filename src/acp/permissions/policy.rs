@@ -1,14 +1,32 @@
-//! The `--mode` table (SPEC §7). `default`/`plan` ask the user;
-//! `acceptEdits` allows edits by itself; `dontAsk`/`bypassPermissions`
-//! allow everything by themselves. An automatic allow only ever uses the
-//! request-scoped native `allow_once`: when only a persistent allow is
-//! offered, the answer is `cancelled` and the run fails closed. Remembered
-//! rules come first and obey the same limit. `--mode` is oneworks' policy;
-//! it never calls the agent's `session/set_mode`.
+//! How a run decides a permission request by itself, in this order:
+//!
+//! 1. A request nobody could answer safely (no options, an option id
+//!    offered twice) is refused.
+//! 2. A remembered rule (SPEC §7) decides: it is the person's own answer to
+//!    this very request (same tool kind and title), the narrowest word
+//!    there is, kept in oneworks' own data folder — never in the project —
+//!    so it is as trusted as the config, and a person who answered a
+//!    question need not fight their config to keep that answer.
+//! 3. The written policy (`policy:`, SPEC §7.2, [`written`]) decides
+//!    `allow`/`deny` for whole classes of requests; its `ask` (the default
+//!    `otherwise`) hands the request on, as if there were no policy.
+//! 4. The `--mode` table: `default`/`plan` ask the person; `acceptEdits`
+//!    allows edits by itself; `dontAsk`/`bypassPermissions` allow
+//!    everything by themselves. `--mode` never calls the agent's
+//!    `session/set_mode`.
+//!
+//! Every automatic answer is request-scoped: an allow only ever uses the
+//! native `allow_once`, a deny the native `reject_once`; when that option
+//! is missing, the answer is `cancelled` and the run fails closed (exit 10).
+
+mod written;
+
+pub use written::{Ruling, WrittenPolicy};
 
 use super::rules::Remembered;
 use super::{OptionKind, PermissionAsk};
 use crate::acp::events::ResolvedBy;
+use crate::config::policy::Verdict;
 
 /// The permission policy of a run (`--mode`; its clap face is
 /// `cli::ModeArg`).
@@ -25,6 +43,19 @@ pub enum Mode {
     DontAsk,
     /// Allow everything by `allow_once`, never ask
     BypassPermissions,
+}
+
+impl Mode {
+    /// Its `--mode` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::Plan => "plan",
+            Mode::AcceptEdits => "acceptEdits",
+            Mode::DontAsk => "dontAsk",
+            Mode::BypassPermissions => "bypassPermissions",
+        }
+    }
 }
 
 /// What to do with a request.
@@ -59,25 +90,59 @@ fn once(request: &PermissionAsk, allow: bool, by: ResolvedBy, why: &str) -> Deci
     }
 }
 
+/// The `--mode` table and the remembered rules, without a written policy.
 pub fn decide(mode: Mode, request: &PermissionAsk, remembered: Option<Remembered>) -> Decision {
+    decide_with(mode, None, request, remembered).0
+}
+
+/// The decision on `request` in the order of this module's doc, and the
+/// written policy's ruling when it was consulted.
+pub fn decide_with(
+    mode: Mode,
+    written: Option<&WrittenPolicy>,
+    request: &PermissionAsk,
+    remembered: Option<Remembered>,
+) -> (Decision, Option<Ruling>) {
+    if let Some(refused) = unanswerable(request) {
+        return (refused, None);
+    }
+    if let Some(rule) = remembered {
+        let decision = once(request, rule.allow, ResolvedBy::Rule, "a remembered rule");
+        return (decision, None);
+    }
+    let Some(ruling) = written.map(|written| written.judge(request)) else {
+        return (by_mode(mode, request), None);
+    };
+    let why = format!("the policy's `{}`", ruling.key());
+    let decision = match ruling.verdict {
+        Verdict::Allow => once(request, true, ResolvedBy::Policy, &why),
+        Verdict::Deny => once(request, false, ResolvedBy::Policy, &why),
+        Verdict::Ask => by_mode(mode, request),
+    };
+    (decision, Some(ruling))
+}
+
+/// A refusal when no answer to `request` could be safe.
+fn unanswerable(request: &PermissionAsk) -> Option<Decision> {
     if request.options.is_empty() {
         // Nothing a person or a policy could pick.
-        return Decision::Refuse {
+        return Some(Decision::Refuse {
             reason: format!("`{}` offered no options to choose from", request.title),
-        };
+        });
     }
-    if let Some(option_id) = request.duplicate_option_id() {
-        // Any answer could reach the wrong option: refuse, never guess.
-        return Decision::Refuse {
+    // Any answer could reach the wrong option: refuse, never guess.
+    request
+        .duplicate_option_id()
+        .map(|option_id| Decision::Refuse {
             reason: format!(
                 "`{}` offered the option id `{option_id}` twice",
                 request.title
             ),
-        };
-    }
-    if let Some(rule) = remembered {
-        return once(request, rule.allow, ResolvedBy::Rule, "a remembered rule");
-    }
+        })
+}
+
+/// The `--mode` table.
+fn by_mode(mode: Mode, request: &PermissionAsk) -> Decision {
     let automatic = match mode {
         Mode::Default | Mode::Plan => false,
         Mode::AcceptEdits => request.is_edit(),
@@ -191,6 +256,86 @@ mod tests {
                 Decision::Refuse { .. }
             ));
         }
+    }
+
+    fn written(yaml: &str) -> WrittenPolicy {
+        let policy = serde_yaml_ng::from_str(yaml).expect("a policy");
+        WrittenPolicy::new("policy".into(), policy, std::path::Path::new("/p"))
+    }
+
+    #[test]
+    fn a_remembered_rule_then_the_written_policy_then_the_mode_decide() {
+        let deny_execute = written("rules:\n  - decide: deny\n    kind: execute\n");
+        let decided = |mode, remembered| {
+            decide_with(
+                mode,
+                Some(&deny_execute),
+                &request("execute", full()),
+                remembered,
+            )
+        };
+        let allow = Remembered {
+            allow: true,
+            scope: RuleScope::Session,
+        };
+        // The person's own answer to this request wins, and the policy is
+        // not consulted.
+        assert_eq!(
+            decided(Mode::Default, Some(allow)),
+            (answer("yes", ResolvedBy::Rule), None)
+        );
+        // The policy beats an automatic mode.
+        let (decision, ruling) = decided(Mode::DontAsk, None);
+        assert_eq!(decision, answer("no", ResolvedBy::Policy));
+        assert_eq!(ruling.expect("a ruling").index, Some(0));
+        // Its `ask` (here `otherwise`) leaves the request to the mode.
+        let edit = request("edit", full());
+        let (decision, ruling) = decide_with(Mode::AcceptEdits, Some(&deny_execute), &edit, None);
+        assert_eq!(decision, answer("yes", ResolvedBy::Policy));
+        assert_eq!(ruling.expect("a ruling").verdict, Verdict::Ask);
+        assert_eq!(
+            decide_with(Mode::Default, Some(&deny_execute), &edit, None).0,
+            Decision::Ask
+        );
+    }
+
+    #[test]
+    fn the_written_policy_answers_only_with_once_options_and_refuses_without() {
+        let allow_all = written("rules:\n  - decide: allow\n");
+        let (decision, _) = decide_with(
+            Mode::Default,
+            Some(&allow_all),
+            &request("edit", only_always()),
+            None,
+        );
+        let Decision::Refuse { reason } = decision else {
+            panic!("refused: {decision:?}");
+        };
+        assert!(reason.contains("`policy.rules[0]`"), "{reason}");
+        assert!(reason.contains("`allow_once`"), "{reason}");
+        let deny_all = written("otherwise: deny\n");
+        let no_reject = json!([{"optionId":"yes","name":"Yes","kind":"allow_once"}]);
+        assert!(matches!(
+            decide_with(
+                Mode::Default,
+                Some(&deny_all),
+                &request("edit", no_reject),
+                None
+            )
+            .0,
+            Decision::Refuse { .. }
+        ));
+        // Unanswerable requests are refused before any rule is read.
+        assert_eq!(
+            decide_with(
+                Mode::Default,
+                Some(&allow_all),
+                &request("edit", json!([])),
+                None
+            )
+            .1,
+            None
+        );
     }
 
     #[test]

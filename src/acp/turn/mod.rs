@@ -34,6 +34,7 @@ use crate::process::signals::Interrupts;
 use crate::redact::Scrubber;
 
 mod cancel;
+mod decisions;
 mod questions;
 
 use cancel::Trigger;
@@ -77,6 +78,8 @@ pub struct Turn<'a> {
     interrupts: &'a mut Interrupts,
     mode: Mode,
     rules: Rules,
+    /// The written policy and the decision record.
+    decisions: decisions::Book,
     scrubber: &'a Scrubber,
     data: &'a AcpData,
     /// The vendor's rewrites around the typed messages.
@@ -136,6 +139,7 @@ impl<'a> Turn<'a> {
             interrupts,
             mode,
             rules,
+            decisions: decisions::Book::default(),
             scrubber,
             data,
             quirks,

@@ -1,6 +1,7 @@
-//! The questions of a turn: a permission request decided by the mode and
-//! the remembered rules, or asked on the channel; replies matched to a
-//! choice (ambiguity refused and asked again); refusals that fail closed.
+//! The questions of a turn: a permission request decided by itself (a
+//! remembered rule, the written policy, the mode: `decisions.rs`), or
+//! asked on the channel; replies matched to a choice (ambiguity refused
+//! and asked again); refusals that fail closed.
 
 use agent_client_protocol_schema::v1::{
     RequestPermissionOutcome, RequestPermissionResponse, SelectedPermissionOutcome,
@@ -10,7 +11,7 @@ use serde_json::Value;
 use super::{Cause, Pending, Turn, NO_CHANNEL_HINT, POLICY_HINT};
 use crate::acp::channel::{self, ChannelKind, Input};
 use crate::acp::events::{Event, ResolvedBy};
-use crate::acp::permissions::policy::{decide, Decision};
+use crate::acp::permissions::policy::Decision;
 use crate::acp::permissions::reply::{match_reply, Matched};
 use crate::acp::permissions::{choices, relabel, Action, PermissionAsk};
 use crate::acp::rpc::{self, RequestId};
@@ -37,6 +38,7 @@ impl Turn<'_> {
         option_id: Option<String>,
         by: ResolvedBy,
     ) -> Result<(), AcpError> {
+        self.record_answer(key, option_id.as_deref(), by)?;
         self.emit(&Event::PermissionResolved {
             id: key.to_owned(),
             option_id,
@@ -87,6 +89,7 @@ impl Turn<'_> {
     ) -> Result<(), AcpError> {
         if self.finished || self.cancel.is_some() {
             // No new interaction after the end or during a cancel.
+            self.record_late(&id, &params);
             return self.answer(&id, None).await;
         }
         if self.pending.iter().any(|pending| pending.id == id) {
@@ -109,8 +112,7 @@ impl Turn<'_> {
                 request.shown.asked_by_subagent(theirs);
             }
         }
-        let remembered = self.rules.lookup(&request.tool);
-        match decide(self.mode, &request, remembered) {
+        match self.decide(&key, &request)? {
             Decision::Answer { option_id, by } => {
                 self.answer(&id, Some(&option_id)).await?;
                 self.resolved(&key, Some(option_id), by)

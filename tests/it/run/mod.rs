@@ -11,6 +11,7 @@ mod environment;
 mod events;
 mod modes;
 mod permissions;
+mod policy;
 mod protocol;
 mod races;
 mod secrets;
