@@ -32,6 +32,7 @@ mod harness;
 mod hostile;
 mod kiro_field;
 mod launch;
+mod lock_binds;
 mod login;
 mod messages;
 mod network;
