@@ -123,9 +123,8 @@ pub enum InstallError {
         url: String,
     },
     /// A lock file, or an artifact, that says otherwise than the source
-    /// of truth (SPEC §4.4): `subject` is what was checked (``` `gemini.lock`
-    /// records `@google/gemini-cli` 0.99.0 ```), `field` the value that
-    /// differs.
+    /// of truth (SPEC §4.4): `subject` is what was checked (``` `gemini.lock`'s
+    /// `@google/gemini-cli` 0.99.0 ```), `field` the value that differs.
     #[error("{subject} disagrees with {authority}: `{field}` expected `{}`, found `{}`", crate::output::sanitize::sanitize_line(.expected), crate::output::sanitize::sanitize_line(.found))]
     Disagrees {
         subject: String,

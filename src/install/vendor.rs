@@ -105,7 +105,7 @@ impl Installer<'_> {
         }
         Err(InstallError::Disagrees {
             subject: format!(
-                "`{}` records `{}` {version}",
+                "`{}`'s `{}` {version}",
                 pin.display(),
                 self.data.binary.name
             ),

@@ -159,7 +159,7 @@ fn a_lock_naming_another_packages_tarball_installs_and_runs_nothing() {
         assert_eq!(
             message,
             format!(
-                "`{}` records `{GEMINI}` 0.99.0 disagrees with the registry's package document: \
+                "`{}`'s `{GEMINI}` 0.99.0 disagrees with the registry's package document: \
                  `tarball` expected `{}`, found `{evil_url}`",
                 lock_path(&env).display(),
                 env.server.url(&real.path)
@@ -394,7 +394,7 @@ fn a_kiro_lock_filing_an_older_release_under_a_newer_version_is_refused() {
         assert_eq!(
             message,
             format!(
-                "`{}` records `kiro-cli` 2.16.0 disagrees with the vendor's download layout: \
+                "`{}`'s `kiro-cli` 2.16.0 disagrees with the vendor's download layout: \
                  `download` expected `2.16.0/…`, found `{shown}`",
                 env.kiro_lock().display()
             )

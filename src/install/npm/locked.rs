@@ -32,10 +32,10 @@ struct PinBinding<'a> {
 }
 
 impl PinBinding<'_> {
-    /// ``` `…/gemini.lock` records `@google/gemini-cli` 0.99.0 ```.
+    /// ``` `…/gemini.lock`'s `@google/gemini-cli` 0.99.0 ```.
     fn subject(&self, name: &str, version: &str) -> String {
         format!(
-            "`{}` records `{}` {}",
+            "`{}`'s `{}` {}",
             self.path.display(),
             sanitize_line(name),
             sanitize_line(version)
