@@ -306,7 +306,7 @@ fn a_tarball_of_another_version_or_package_is_refused() {
             package(&env, "@evil/payload", "0.99.0", "0.99.0", "#!/bin/sh\n"),
         ),
     ] {
-        let mut relabelled = forged.clone();
+        let mut relabelled = forged;
         relabelled.name = GEMINI.to_owned();
         relabelled.path = real.path.clone();
         relabelled.doc["dist"]["tarball"] = json!(env.server.url(&real.path));
