@@ -99,6 +99,12 @@ pub struct AdapterData {
 pub struct ManifestData {
     pub url: String,
     pub base_strip_suffix: String,
+    /// Where a version's downloads lie below the download base, with
+    /// `{version}` the version (`{version}/`): a lock file's `download`
+    /// must lie there for the version it pins (SPEC §4.4). Without it, only
+    /// the installed binary's version probe binds a pinned version.
+    #[serde(default)]
+    pub version_path: Option<String>,
 }
 
 /// An npm package as a managed source: the registry is the user's npm
@@ -137,6 +143,17 @@ pub struct NpmData {
     /// peers are installed only when named here).
     #[serde(default)]
     pub peer_dependencies: Vec<String>,
+    /// What one tarball may unpack to before its integrity is checked, as
+    /// a multiple of its version document's `dist.unpackedSize` where the
+    /// registry gives one (else the installer's fixed bound holds). npm
+    /// records the sum of the packed files' sizes, so the default 2 leaves
+    /// room for a registry that counts otherwise.
+    #[serde(default = "npm_max_expansion")]
+    pub max_expansion: u64,
+}
+
+fn npm_max_expansion() -> u64 {
+    2
 }
 
 #[derive(Debug, Clone, Deserialize)]

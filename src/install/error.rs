@@ -106,6 +106,9 @@ pub enum InstallError {
     Node(#[from] NodeError),
     #[error(transparent)]
     Tree(#[from] super::npm::tree::TreeError),
+    /// `name` is shown escaped: it is whatever a document or the data said.
+    #[error("refusing to ask the registry for `{name}`: it is not an npm package name")]
+    NotAPackageName { name: String },
     #[error("the download `{download}` leaves the download base `{base}`")]
     OutsideBase { download: String, base: String },
     #[error(transparent)]
@@ -118,6 +121,17 @@ pub enum InstallError {
         expected: String,
         computed: String,
         url: String,
+    },
+    /// A lock file, or an artifact, that says otherwise than the source
+    /// of truth (SPEC §4.4): `subject` is what was checked (``` `gemini.lock`'s
+    /// `@google/gemini-cli` 0.99.0 ```), `field` the value that differs.
+    #[error("{subject} disagrees with {authority}: `{field}` expected `{}`, found `{}`", crate::output::sanitize::sanitize_line(.expected), crate::output::sanitize::sanitize_line(.found))]
+    Disagrees {
+        subject: String,
+        authority: Authority,
+        field: &'static str,
+        expected: String,
+        found: String,
     },
     #[error("refusing to install `{name}` {version}: {reason}")]
     Unverifiable {
@@ -175,6 +189,12 @@ pub enum InstallError {
         wanted: String,
         root: PathBuf,
     },
+    #[error("--offline: the installed `{name}` {version} at `{path}` was not checked against the registry as the lock file's package")]
+    Unverified {
+        name: String,
+        version: String,
+        path: PathBuf,
+    },
     #[error("--locked needs `{path}`, which does not exist")]
     LockedWithoutPin { path: PathBuf },
     #[error("--locked needs a project: no `.oneworks/` folder at or above the working directory")]
@@ -218,6 +238,30 @@ pub enum InstallError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// What a lock file or an artifact is checked against (SPEC §4.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authority {
+    /// The registry's package document for the pinned name and version.
+    RegistryDocument,
+    /// Where the vendor lays out a version's downloads.
+    DownloadLayout,
+    /// The tarball's own `package.json`.
+    OwnPackage,
+    /// The installed binary's version probe.
+    VersionProbe,
+}
+
+impl std::fmt::Display for Authority {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(match self {
+            Authority::RegistryDocument => "the registry's package document",
+            Authority::DownloadLayout => "the vendor's download layout",
+            Authority::OwnPackage => "its own `package.json`",
+            Authority::VersionProbe => "its version probe",
+        })
+    }
 }
 
 /// An [`InstallError`] with the names of the adapter it is about.
@@ -282,12 +326,21 @@ impl InstallError {
             InstallError::Package { .. } => Some(
                 "the registry did not send a valid npm package document: check ONEWORKS_NPM_REGISTRY (or npm's `registry` setting) points at an npm registry or a faithful mirror".to_owned(),
             ),
+            InstallError::NotAPackageName { .. } => Some(
+                "nothing was asked or installed: a package name is lowercase letters, digits and `-._~`, with one optional `@scope/`".to_owned(),
+            ),
             InstallError::OutsideBase { .. } => Some(format!(
                 "the source (manifest or lock file) points outside its download base; nothing was downloaded: check {sources}, or delete the lock file if it came from elsewhere"
             )),
             InstallError::Checksum { .. } => Some(
                 "the download was corrupted or the mirror serves another file; nothing was installed".to_owned(),
             ),
+            InstallError::Disagrees { authority: Authority::RegistryDocument | Authority::DownloadLayout, .. } => Some(format!(
+                "nothing was installed or changed: a lock file only narrows what the source publishes, and this one does not match it; if it came with a clone, check who changed it, or delete it and run `oneworks adapter prepare {id}` to write it from the source"
+            )),
+            InstallError::Disagrees { .. } => Some(format!(
+                "nothing was installed: the artifact is not the {display} version it is published as; check {sources}"
+            )),
             InstallError::Unverifiable { .. } => Some(
                 "nothing was installed: oneworks installs only packages it can verify by a sha512 `integrity`; use a registry that records it, or `source: system`".to_owned(),
             ),
@@ -310,6 +363,9 @@ impl InstallError {
             InstallError::LockedWithoutPin { .. } | InstallError::LockedWithoutProject => Some(
                 format!("run `oneworks adapter prepare {id}` once inside the project to write {id}.lock"),
             ),
+            InstallError::Unverified { .. } => Some(format!(
+                "run `oneworks adapter prepare {id}` without --offline: it checks the lock file against the registry and reinstalls what it pins"
+            )),
             InstallError::Offline { .. } => Some(format!(
                 "run `oneworks adapter prepare {id}` without --offline first"
             )),
@@ -348,10 +404,11 @@ impl Classify for InstallError {
             InstallError::Tree(error) => error.kind(),
             InstallError::Manifest { .. }
             | InstallError::Package { .. }
-            | InstallError::OutsideBase { .. } => ErrorKind::Network,
-            InstallError::Checksum { .. } | InstallError::Unverifiable { .. } => {
-                ErrorKind::ChecksumMismatch
-            }
+            | InstallError::OutsideBase { .. }
+            | InstallError::NotAPackageName { .. } => ErrorKind::Network,
+            InstallError::Checksum { .. }
+            | InstallError::Unverifiable { .. }
+            | InstallError::Disagrees { .. } => ErrorKind::ChecksumMismatch,
             InstallError::Extract { source, .. } => match source {
                 ExtractError::Write { .. } => ErrorKind::Internal,
                 _ => ErrorKind::UnsafeArchive,
@@ -369,6 +426,7 @@ impl Classify for InstallError {
             | InstallError::VersionPolicy { .. }
             | InstallError::NotPublished { .. }
             | InstallError::Offline { .. }
+            | InstallError::Unverified { .. }
             | InstallError::UnsupportedHost { .. }
             | InstallError::NoBinary { .. }
             | InstallError::ProbeFailed { .. }

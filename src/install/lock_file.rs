@@ -28,8 +28,9 @@ pub struct Pin {
     pub npm: Option<NpmPin>,
 }
 
-/// What `--locked` needs to install an npm package without asking the
-/// registry for its document.
+/// What `--locked` installs for an npm package. It binds and never names
+/// (SPEC §4.4): each entry is used only where the registry's document for
+/// its name and version gives the same tarball and integrity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NpmPin {

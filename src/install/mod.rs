@@ -112,6 +112,10 @@ struct Staged {
     binary: String,
     /// The install record, without the binary's fingerprint.
     record: store::InstallRecord,
+    /// Whether the artifact already said its version (an npm tarball's
+    /// own `package.json`); else the version probe runs before publish
+    /// even where the adapter's data skips probes at install.
+    version_checked: bool,
 }
 
 /// An `<adapter>.lock` that was read, with its path and version.
@@ -191,6 +195,9 @@ impl Installer<'_> {
         match self.choose(&request.version, pinned, Selection::Offline)? {
             Ok(installed) => {
                 let pinned_tree = pin.and_then(|read| read.pin.npm.as_ref());
+                if let Some(npm) = pinned_tree {
+                    self.check_verified(&installed, npm)?;
+                }
                 self.check_npm_tree(&installed, pinned_tree)?;
                 self.reuse(installed)
             }
@@ -212,9 +219,11 @@ impl Installer<'_> {
         force: bool,
     ) -> Result<Prepared, InstallError> {
         match (&self.source, &read.pin.npm) {
-            (ManagedSource::Npm { .. }, Some(npm)) => self.install_npm_pin(npm, version, force),
+            (ManagedSource::Npm { .. }, Some(npm)) => {
+                self.install_npm_pin(npm, &read.path, version, force)
+            }
             (ManagedSource::VendorManifest { .. }, None) => {
-                self.install_from(&read.pin.packages, version, force)
+                self.install_from(&read.pin.packages, version, force, Some(&read.path))
             }
             (source, found) => Err(InstallError::PinSource {
                 pin: read.path.clone(),
@@ -244,8 +253,12 @@ impl Installer<'_> {
                 latest: manifest.version.to_string(),
             }
         })?;
-        let prepared =
-            self.install_from(&manifest.packages, manifest.version.clone(), request.force)?;
+        let prepared = self.install_from(
+            &manifest.packages,
+            manifest.version.clone(),
+            request.force,
+            None,
+        )?;
         if let Some(path) = &request.pin_path {
             Pin::from_manifest(&manifest).write(path, self.scrubber())?;
         }

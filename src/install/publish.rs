@@ -1,10 +1,12 @@
 //! Making a verified staging folder visible: check the binary the source
-//! found is a regular executable file inside the folder, probe it (a binary that fails is not
-//! published), record what was installed, and rename into `versions/`.
+//! found is a regular executable file inside the folder, probe it (a binary
+//! that fails, or that says another version than the one it would be filed
+//! under, is not published), record what was installed, and rename into
+//! `versions/`.
 
 use std::path::Path;
 
-use super::error::{io, InstallError};
+use super::error::{io, Authority, InstallError};
 use super::reuse::Fingerprint;
 use super::store::{self, InstallRecord, Installed};
 use super::{Installer, Staged};
@@ -21,24 +23,15 @@ impl Installer<'_> {
         let executable = staging.path().join(&staged.binary);
         crate::fs_safety::check_executable(staging.path(), &executable)?;
         // Hash the binary for later reuse checks while the probes run.
+        let must_probe = self.data.probes.at_install || !staged.version_checked;
         let (report, fingerprint) = std::thread::scope(|scope| {
             let fingerprint = scope.spawn(|| Fingerprint::of(&executable));
-            let report = self
-                .data
-                .probes
-                .at_install
-                .then(|| probe::probe(&executable, &self.probe_for(&staged.record)));
+            let report =
+                must_probe.then(|| probe::probe(&executable, &self.probe_for(&staged.record)));
             (report, fingerprint.join())
         });
-        if let Some(report) = report.filter(|report| !(report.version_ok && report.acp_ok)) {
-            return Err(InstallError::ProbeFailed {
-                name: self.data.binary.name.clone(),
-                version: version.to_string(),
-                problem: report
-                    .explained()
-                    .unwrap_or_else(|| "no usable output".to_owned()),
-                cause_hint: report.cause_hint(),
-            });
+        if let Some(report) = &report {
+            self.check_probe(version, report)?;
         }
         let fingerprint = fingerprint
             .map_err(|_| InstallError::Io {
@@ -66,6 +59,37 @@ impl Installer<'_> {
                 path: self.store.version_dir(version),
                 source: std::io::ErrorKind::NotFound.into(),
             })
+    }
+
+    /// A probe that failed stops the install; so does one that prints
+    /// another version than the one the install would be filed under
+    /// (SPEC §4.4: what the artifact says, never only what a lock says).
+    fn check_probe(
+        &self,
+        version: &semver::Version,
+        report: &probe::ProbeReport,
+    ) -> Result<(), InstallError> {
+        if !(report.version_ok && report.acp_ok) {
+            return Err(InstallError::ProbeFailed {
+                name: self.data.binary.name.clone(),
+                version: version.to_string(),
+                problem: report
+                    .explained()
+                    .unwrap_or_else(|| "no usable output".to_owned()),
+                cause_hint: report.cause_hint(),
+            });
+        }
+        let said = report.version.as_deref().unwrap_or_default();
+        if semver::Version::parse(said).ok().as_ref() != Some(version) {
+            return Err(InstallError::Disagrees {
+                subject: format!("the downloaded `{}` {version}", self.data.binary.name),
+                authority: Authority::VersionProbe,
+                field: "version",
+                expected: version.to_string(),
+                found: said.to_owned(),
+            });
+        }
+        Ok(())
     }
 }
 

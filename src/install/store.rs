@@ -31,6 +31,12 @@ pub struct InstallRecord {
     /// npm installs: the SRI `integrity` that was verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<String>,
+    /// npm installs: the registry's name of the package, as the registry's
+    /// document and the tarball's own `package.json` gave it for
+    /// `version` (SPEC §4.4). An install without it was not checked that
+    /// way: `--offline` with a lock file does not use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
     /// npm installs: the package's `engines.node`, checked before launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engines_node: Option<String>,
@@ -131,6 +137,15 @@ impl Store {
             );
             return Ok(None);
         };
+        // A folder counts as the version its record was installed as, and
+        // as no other.
+        if semver::Version::parse(&record.version).ok().as_ref() != Some(version) {
+            tracing::warn!(
+                "ignoring `{}`: it records another version",
+                record_path.display()
+            );
+            return Ok(None);
+        }
         let executable = dir.join(&record.binary);
         fs_safety::check_executable(&dir, &executable)?;
         Ok(Some(Installed {

@@ -3,10 +3,12 @@
 //! staging fill (download, sha256, extract, find the binary) that the one
 //! install path publishes.
 
+use std::path::Path;
+
 use url::Url;
 
 use super::download::{shown, NetworkError};
-use super::error::InstallError;
+use super::error::{Authority, InstallError};
 use super::format::Installable;
 use super::manifest::{ArtifactEntry, Manifest};
 use super::{platform, store, Installer, ManagedSource, Prepared, Staged, Target};
@@ -42,12 +44,14 @@ impl Installer<'_> {
     }
 
     /// Installs (or reuses) this host's artifact among `entries` as
-    /// `version`, verified against the entry's sha256.
+    /// `version`, verified against the entry's sha256; `pin` is the lock
+    /// file the entries come from, if they do.
     pub(super) fn install_from(
         &self,
         entries: &[ArtifactEntry],
         version: semver::Version,
         force: bool,
+        pin: Option<&Path>,
     ) -> Result<Prepared, InstallError> {
         let ManagedSource::VendorManifest { formats, .. } = &self.source else {
             return Err(self.missing_section("manifest"));
@@ -58,11 +62,58 @@ impl Installer<'_> {
             .as_ref()
             .ok_or_else(|| self.missing_section("platforms"))?;
         let entry = platform::select(entries, &self.host, platforms, formats)?;
+        if let Some(pin) = pin {
+            self.check_version_path(entry, &version, pin)?;
+        }
         let target = Target {
             version,
             entry: entry.clone(),
         };
         self.install_or_reuse(&target, force)
+    }
+
+    /// A lock file's entry binds to its version (SPEC §4.4): its
+    /// `download` lies in the pinned version's own folder under the
+    /// download base, as the adapter's data lays releases out
+    /// (`versionPath`), so an older release cannot be filed under a newer
+    /// version's name. The joined URL is checked, so `..` and its encoded
+    /// forms cannot step out of the folder.
+    fn check_version_path(
+        &self,
+        entry: &ArtifactEntry,
+        version: &semver::Version,
+        pin: &Path,
+    ) -> Result<(), InstallError> {
+        let ManagedSource::VendorManifest { download_base, .. } = &self.source else {
+            return Err(self.missing_section("manifest"));
+        };
+        let Some(template) = self
+            .data
+            .manifest
+            .as_ref()
+            .and_then(|manifest| manifest.version_path.as_deref())
+        else {
+            return Ok(());
+        };
+        let folder = template.replace("{version}", &version.to_string());
+        let url = self.artifact_url(entry)?;
+        let inside = download_base
+            .join(&folder)
+            .is_ok_and(|folder| url.as_str().starts_with(folder.as_str()));
+        if inside {
+            return Ok(());
+        }
+        Err(InstallError::Disagrees {
+            subject: format!(
+                "`{}`'s `{}` {version}",
+                pin.display(),
+                self.data.binary.name
+            ),
+            authority: Authority::DownloadLayout,
+            field: "download",
+            expected: format!("{folder}…"),
+            found: entry.download.clone(),
+        })
     }
 
     fn install_or_reuse(&self, target: &Target, force: bool) -> Result<Prepared, InstallError> {
@@ -108,10 +159,12 @@ impl Installer<'_> {
                     installed_at: String::new(),
                     binary_fingerprint: None,
                     integrity: None,
+                    package: None,
                     engines_node: None,
                     node: None,
                 },
                 binary,
+                version_checked: false,
             })
         })
     }

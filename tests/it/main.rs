@@ -34,6 +34,7 @@ mod hostile;
 mod kept;
 mod kiro_field;
 mod launch;
+mod lock_binds;
 mod login;
 mod messages;
 mod network;

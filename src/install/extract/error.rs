@@ -12,6 +12,8 @@ pub enum ExtractError {
     Unsafe { entry: String, reason: String },
     #[error("archive expands past the size bound of {limit} bytes")]
     TooLarge { limit: u64 },
+    #[error("archive holds more than {limit} entries")]
+    TooManyEntries { limit: usize },
     #[error("the archive is corrupt or not a {format} archive")]
     Corrupt {
         format: &'static str,
@@ -30,7 +32,9 @@ impl ExtractError {
     pub fn is_unsafe(&self) -> bool {
         matches!(
             self,
-            ExtractError::Unsafe { .. } | ExtractError::TooLarge { .. }
+            ExtractError::Unsafe { .. }
+                | ExtractError::TooLarge { .. }
+                | ExtractError::TooManyEntries { .. }
         )
     }
 }

@@ -9,6 +9,12 @@ use fs_err::OpenOptions;
 
 use super::error::ExtractError;
 
+/// The most entries one archive may hold: the largest real agent package
+/// holds under 4 000 files (`@anthropic-ai/sdk` 1.16.0: 3 743), a Kiro
+/// archive a handful. Every entry costs a file (and a path kept in
+/// memory) before the archive's digest can be judged.
+pub const MAX_ENTRIES: usize = 100_000;
+
 /// A staging folder being filled from one archive.
 pub struct Staging {
     root: PathBuf,
@@ -16,6 +22,8 @@ pub struct Staging {
     symlinks: Vec<PathBuf>,
     written: u64,
     limit: u64,
+    entries: usize,
+    max_entries: usize,
 }
 
 /// A write that fails because the path is taken is a malformed archive
@@ -77,6 +85,8 @@ pub fn entry_path(raw: &[u8]) -> Result<PathBuf, ExtractError> {
 }
 
 impl Staging {
+    /// A staging folder at `root` taking at most `limit` bytes of file
+    /// contents and [`MAX_ENTRIES`] entries.
     pub fn new(root: PathBuf, limit: u64) -> Self {
         Self {
             root,
@@ -84,7 +94,20 @@ impl Staging {
             symlinks: Vec::new(),
             written: 0,
             limit,
+            entries: 0,
+            max_entries: MAX_ENTRIES,
         }
+    }
+
+    /// Counts one more entry of the archive (written or skipped).
+    pub fn count_entry(&mut self) -> Result<(), ExtractError> {
+        self.entries += 1;
+        if self.entries > self.max_entries {
+            return Err(ExtractError::TooManyEntries {
+                limit: self.max_entries,
+            });
+        }
+        Ok(())
     }
 
     pub fn root(&self) -> &Path {
@@ -92,6 +115,7 @@ impl Staging {
     }
 
     fn claim(&mut self, path: &Path) -> Result<PathBuf, ExtractError> {
+        self.count_entry()?;
         if !self.seen.insert(path.to_owned()) {
             return Err(unsafe_entry(&path.display().to_string(), "duplicate entry"));
         }
@@ -296,6 +320,22 @@ mod tests {
             .file(Path::new("agentcli/bin/up/x"), false, &mut data)
             .unwrap_err();
         assert!(error.is_unsafe(), "{error}");
+    }
+
+    #[test]
+    fn entry_bound() {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let mut staging = Staging::new(temp.path().to_owned(), 1 << 20);
+        staging.max_entries = 3;
+        for name in ["a", "b", "c"] {
+            staging
+                .directory(Path::new(name))
+                .expect("within the bound");
+        }
+        assert!(matches!(
+            staging.directory(Path::new("d")),
+            Err(ExtractError::TooManyEntries { limit: 3 })
+        ));
     }
 
     #[test]

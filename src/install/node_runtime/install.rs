@@ -268,6 +268,7 @@ impl Installer<'_> {
             installed_at: crate::output::now_rfc3339(),
             binary_fingerprint: Some(fingerprint),
             integrity: None,
+            package: None,
             engines_node: None,
             node: None,
         };

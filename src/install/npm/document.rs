@@ -1,8 +1,8 @@
 //! The registry's package document (`GET <registry>/<name>`): `dist-tags`
 //! and `versions`, each version with its `dist` (tarball, integrity), `bin`
-//! and `engines`. Only what the installer needs is read; everything else,
-//! `dist.unpackedSize`/`fileCount` included (mirrors omit them), is
-//! ignored. One malformed version does not spoil the others.
+//! and `engines`. Only what the installer needs is read: `dist.unpackedSize`
+//! bounds the extraction when given (mirrors omit it), everything else
+//! is ignored. One malformed version does not spoil the others.
 
 use std::collections::HashMap;
 
@@ -117,6 +117,8 @@ pub struct VersionDoc {
     pub integrity: Option<String>,
     /// Whether the registry records a (sha1) `shasum`.
     pub shasum: bool,
+    /// `dist.unpackedSize`: what the tarball's files weigh unpacked.
+    pub unpacked_size: Option<u64>,
     /// The `bin` entry for the command, as the document says it.
     pub bin: Option<String>,
     pub engines_node: Option<String>,
@@ -163,6 +165,20 @@ impl PackageDocument {
             .filter(|(version, _)| fits(version))
             .max_by(|a, b| a.0.cmp(&b.0))
             .map(|(_, key)| key.clone()))
+    }
+
+    /// Whether `version` is what `range` (an npm range or a dist-tag)
+    /// admits: for a tag, the version it points at.
+    pub fn fits(&self, range: &str, version: &str) -> bool {
+        let range = range.trim();
+        if let Some(tagged) = self.tags.get(range) {
+            return tagged == version;
+        }
+        let Ok(version) = semver::Version::parse(version) else {
+            return false;
+        };
+        super::node::translate_range(if range.is_empty() { "*" } else { range })
+            .is_ok_and(|requirement| requirement.iter().any(|alt| alt.matches(&version)))
     }
 
     /// The version document of `key` (a key of `versions`).
@@ -250,6 +266,8 @@ fn version_doc(
         .ok_or_else(|| problem("it has no `dist.tarball`"))?;
     let integrity = text(dist.get("integrity"), "dist.integrity")?;
     let shasum = text(dist.get("shasum"), "dist.shasum")?.is_some();
+    // Only a bound: a value of another shape is as good as none.
+    let unpacked_size = dist.get("unpackedSize").and_then(serde_json::Value::as_u64);
     // `bin` is a path (the command is the package name without its scope)
     // or a map of command → path.
     let bin = match &raw.bin {
@@ -276,6 +294,7 @@ fn version_doc(
         tarball,
         integrity,
         shasum,
+        unpacked_size,
         bin,
         engines_node,
         edges: edges(raw).map_err(|field| problem(&format!("`{field}` is malformed")))?,

@@ -15,11 +15,14 @@ pub mod host;
 pub mod integrity;
 mod locked;
 pub mod node;
+mod own_package;
+mod pinned_tree;
 pub mod registry;
 pub mod spec;
 pub mod tree;
 mod tree_error;
 mod tree_install;
+mod unpacked_bound;
 mod urls;
 
 use std::path::Path;
@@ -47,9 +50,6 @@ const ACCEPT: &str = "application/vnd.npm.install-v1+json; q=1.0, application/js
 const DOCUMENT_LIMIT: u64 = 64 * 1024 * 1024;
 /// The largest tarball downloaded.
 const TARBALL_LIMIT: u64 = 1024 * 1024 * 1024;
-/// Unpacked size bound, as a multiple of the tarball's size (JavaScript
-/// bundles compress about 4–6×).
-const MAX_EXPANSION: u64 = 16;
 
 /// One version's tarball, verified before anything is installed from it.
 struct NpmArtifact {
@@ -59,6 +59,8 @@ struct NpmArtifact {
     /// The executable, relative to the package folder.
     bin: String,
     engines_node: Option<String>,
+    /// `dist.unpackedSize`, when the document gives it.
+    unpacked_size: Option<u64>,
     /// The managed Node.js it runs on (`None`: the system's).
     node: Option<super::node_runtime::ManagedNode>,
 }
@@ -73,6 +75,8 @@ struct DepArtifact {
     tarball: Url,
     integrity: Sha512Integrity,
     platform: bool,
+    /// `dist.unpackedSize`, when the document gives it.
+    unpacked_size: Option<u64>,
 }
 
 impl DepArtifact {
@@ -104,18 +108,13 @@ impl Installer<'_> {
     /// document and its tree, install them, pin them.
     pub(super) fn install_npm_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
         let (registry, package, bin_command) = self.npm_source()?;
-        let url = package_url(registry, package)?;
-        let bytes = self
-            .fetcher
-            .get_document(&url, Some(ACCEPT), DOCUMENT_LIMIT)?;
-        let package_error = |source| InstallError::Package {
-            url: shown(&url),
-            source,
-        };
-        let document = PackageDocument::parse(&bytes).map_err(package_error)?;
+        let (url, document) = self.main_document(registry, package)?;
         let doc = document
             .pick(&request.version, package, bin_command)
-            .map_err(package_error)?
+            .map_err(|source| InstallError::Package {
+                url: shown(&url),
+                source,
+            })?
             .ok_or_else(|| InstallError::NotPublished {
                 name: self.data.binary.name.clone(),
                 id: self.data.id.clone(),
@@ -158,31 +157,61 @@ impl Installer<'_> {
         package: &str,
         root: VersionDoc,
     ) -> Result<tree::Tree, InstallError> {
-        let npm = self.data.npm.as_ref();
         let host = host::NpmHost::of(&self.host);
-        let options = tree::Options {
-            host: &host,
+        let fetch = |name: &str| self.document(registry, name);
+        tree::resolve(package, root, &fetch, &self.tree_options(&host))
+    }
+
+    /// What the adapter's data says about a tree, on `host`.
+    fn tree_options<'a>(&'a self, host: &'a host::NpmHost) -> tree::Options<'a> {
+        let npm = self.data.npm.as_ref();
+        tree::Options {
+            host,
             platform_of: npm.map_or(&[][..], |npm| &npm.platform_packages),
             prefer: npm.map_or(&[][..], |npm| &npm.platform_prefer),
             peers: npm.map_or(&[][..], |npm| &npm.peer_dependencies),
-        };
-        let fetch = |name: &str| -> Result<Option<PackageDocument>, InstallError> {
-            let url = package_url(registry, name)?;
-            match self
-                .fetcher
-                .get_document(&url, Some(ACCEPT), DOCUMENT_LIMIT)
-            {
-                Ok(bytes) => PackageDocument::parse(&bytes).map(Some).map_err(|source| {
-                    InstallError::Package {
+        }
+    }
+
+    /// The main package's document: where it came from, and what it says.
+    fn main_document(
+        &self,
+        registry: &Url,
+        package: &str,
+    ) -> Result<(Url, PackageDocument), InstallError> {
+        let url = package_url(registry, package)?;
+        let bytes = self
+            .fetcher
+            .get_document(&url, Some(ACCEPT), DOCUMENT_LIMIT)?;
+        let document = PackageDocument::parse(&bytes).map_err(|source| InstallError::Package {
+            url: shown(&url),
+            source,
+        })?;
+        Ok((url, document))
+    }
+
+    /// The document of package `name`; `None` when the registry has none.
+    fn document(
+        &self,
+        registry: &Url,
+        name: &str,
+    ) -> Result<Option<PackageDocument>, InstallError> {
+        let url = package_url(registry, name)?;
+        match self
+            .fetcher
+            .get_document(&url, Some(ACCEPT), DOCUMENT_LIMIT)
+        {
+            Ok(bytes) => {
+                PackageDocument::parse(&bytes)
+                    .map(Some)
+                    .map_err(|source| InstallError::Package {
                         url: shown(&url),
                         source,
-                    }
-                }),
-                Err(NetworkError::Status { status: 404, .. }) => Ok(None),
-                Err(error) => Err(error.into()),
+                    })
             }
-        };
-        tree::resolve(package, root, &fetch, &options)
+            Err(NetworkError::Status { status: 404, .. }) => Ok(None),
+            Err(error) => Err(error.into()),
+        }
     }
 
     /// Each package below the root, with a usable integrity and tarball.
@@ -211,6 +240,7 @@ impl Installer<'_> {
                     tarball: tarball_url(&doc.tarball, registry)?,
                     integrity,
                     platform: node.platform,
+                    unpacked_size: doc.unpacked_size,
                 })
             })
             .collect::<Result<_, InstallError>>()?;
@@ -263,6 +293,7 @@ impl Installer<'_> {
             integrity,
             bin,
             engines_node: doc.engines_node.clone(),
+            unpacked_size: doc.unpacked_size,
             node,
         })
     }
@@ -276,13 +307,23 @@ impl Installer<'_> {
         let sri = artifact.integrity.to_sri();
         let node = artifact.node.as_ref().map(|node| node.used.clone());
         let listing: Vec<NpmPinPackage> = deps.iter().map(DepArtifact::pin).collect();
+        let (_, package, _) = self.npm_source()?;
+        // An install whose record does not say it was checked as this
+        // package is installed again, checked.
         let same = |record: &InstallRecord| {
             record.integrity.as_deref() == Some(sri.as_str())
+                && record.package.as_deref() == Some(package)
                 && record.node == node
                 && self.same_tree(&artifact.version, &listing)
         };
         let prepared = self.install_with(&artifact.version, force, &same, &mut |staging_dir| {
             let (sha256, size) = self.download_npm(artifact, staging_dir)?;
+            // What the install is filed under is what the tarball says.
+            own_package::check(
+                &staging_dir.join(PACKAGE_DIR),
+                package,
+                &artifact.version.to_string(),
+            )?;
             self.install_deps(deps, staging_dir)?;
             self.finish_tree(artifact, deps, staging_dir)?;
             self.make_bin_executable(artifact, staging_dir)?;
@@ -303,10 +344,12 @@ impl Installer<'_> {
                     installed_at: String::new(),
                     binary_fingerprint: None,
                     integrity: Some(sri.clone()),
+                    package: Some(package.to_owned()),
                     engines_node: artifact.engines_node.clone(),
                     node: node.clone(),
                 },
                 binary,
+                version_checked: true,
             })
         })?;
         Ok(Prepared {
@@ -329,6 +372,7 @@ impl Installer<'_> {
             version: &artifact.version.to_string(),
             url: &artifact.tarball,
             integrity: &artifact.integrity,
+            unpacked_limit: self.unpacked_limit(artifact.unpacked_size),
         };
         self.with_retries(&artifact.tarball, staging_dir, |body| {
             let bar = self.progress_bar(body.length);
@@ -348,8 +392,7 @@ impl Installer<'_> {
         let url = tarball.url;
         let cap = body.cap(url, TARBALL_LIMIT)?;
         let length = body.length;
-        let limit = cap.saturating_mul(MAX_EXPANSION).max(1 << 20);
-        let mut staging = Staging::new(staging_dir.to_owned(), limit);
+        let mut staging = Staging::new(staging_dir.to_owned(), tarball.unpacked_limit);
         let reader = Box::new(std::io::Read::take(body.reader, cap.saturating_add(1)));
         let (digest, extracted) = super::fetch::hash_and_extract(
             reader,
@@ -414,4 +457,6 @@ struct Tarball<'a> {
     version: &'a str,
     url: &'a Url,
     integrity: &'a Sha512Integrity,
+    /// What it may unpack to before its integrity is checked.
+    unpacked_limit: u64,
 }

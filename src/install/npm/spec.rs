@@ -3,8 +3,25 @@
 //! specifiers are not installed), which names are safe folder names, and
 //! the `node_modules/<name>` paths a pin may record.
 
-/// A dependency specifier: the registry name and the range or tag.
-pub(super) fn parse_spec(alias: &str, spec: &str) -> Option<(String, String)> {
+/// What a dependency's specifier asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Spec {
+    /// A registry package: its name and the range or tag.
+    Registry { name: String, range: String },
+    /// A git, file, link or URL specifier: not installed.
+    Foreign,
+    /// The dependency's name (or the one its `npm:` alias names) is not
+    /// an npm package name: nothing may be asked for it.
+    BadName(String),
+}
+
+/// A dependency specifier: the registry name and the range or tag. Both
+/// names (the one it is required as and the one an `npm:` alias names) are
+/// checked before anything can turn them into a URL or a folder.
+pub(super) fn parse_spec(alias: &str, spec: &str) -> Spec {
+    if !valid_name(alias) {
+        return Spec::BadName(alias.to_owned());
+    }
     let spec = spec.trim();
     if let Some(aliased) = spec.strip_prefix("npm:") {
         // `npm:@scope/name@range`, `npm:name@range`, `npm:name`.
@@ -18,7 +35,10 @@ pub(super) fn parse_spec(alias: &str, spec: &str) -> Option<(String, String)> {
                 None => (aliased.to_owned(), "*".to_owned()),
             },
         };
-        return valid_name(&name).then_some((name, range));
+        if !valid_name(&name) {
+            return Spec::BadName(name);
+        }
+        return Spec::Registry { name, range };
     }
     let foreign = [
         "file:",
@@ -31,21 +51,33 @@ pub(super) fn parse_spec(alias: &str, spec: &str) -> Option<(String, String)> {
         "portal:",
     ];
     if foreign.iter().any(|prefix| spec.starts_with(prefix)) || spec.contains('/') {
-        return None;
+        return Spec::Foreign;
     }
-    Some((alias.to_owned(), spec.to_owned()))
+    Spec::Registry {
+        name: alias.to_owned(),
+        range: spec.to_owned(),
+    }
 }
 
-/// An npm package name (`name` or `@scope/name`) safe as a folder name.
+/// The longest npm package name.
+const MAX_NAME: usize = 214;
+
+/// An npm package name (`name` or `@scope/name`, SPEC §11.2): lowercase
+/// URL-safe characters, one optional scope, no `..` — safe as a URL path
+/// segment (no `\`, `%`, `/` beyond the scope's, control characters) and
+/// as a folder name.
 pub fn valid_name(name: &str) -> bool {
     let part = |part: &str| {
         !part.is_empty()
             && !part.starts_with('.')
-            && part.len() <= 214
-            && part
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+            && !part.contains("..")
+            && part.chars().all(|c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.' | '~')
+            })
     };
+    if name.len() > MAX_NAME {
+        return false;
+    }
     match name.strip_prefix('@') {
         Some(scoped) => scoped
             .split_once('/')

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::document::{PackageDocument, VersionDoc};
 use super::host::{describe, NpmHost};
-use super::spec::{child_path, parse_spec, valid_name};
+use super::spec::{child_path, parse_spec, Spec};
 pub use super::spec::{parent_path, valid_path};
 pub use super::tree_error::TreeError;
 use crate::output::sanitize::sanitize_line;
@@ -151,7 +151,9 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
                 optional.clear();
             }
             for (alias, spec) in required.iter().chain(&optional) {
-                if let Some((name, _)) = parse_spec(alias, spec) {
+                // A bad name is refused by `expand` or `platform`; it is
+                // never asked for.
+                if let Spec::Registry { name, .. } = parse_spec(alias, spec) {
                     if !self.documents.contains_key(&name) && !names.contains(&name) {
                         names.push(name);
                     }
@@ -208,22 +210,18 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
             }
         }
         for (alias, spec) in required {
-            let Some((name, range)) = parse_spec(&alias, &spec) else {
-                return Err(TreeError::Specifier {
-                    package: sanitize_line(&package).into_owned(),
-                    dependency: sanitize_line(&alias).into_owned(),
-                    spec: sanitize_line(&spec).into_owned(),
+            let (name, range) = match parse_spec(&alias, &spec) {
+                Spec::Registry { name, range } => (name, range),
+                Spec::BadName(name) => return Err(bad_name(&package, &name).into()),
+                Spec::Foreign => {
+                    return Err(TreeError::Specifier {
+                        package: sanitize_line(&package).into_owned(),
+                        dependency: sanitize_line(&alias).into_owned(),
+                        spec: sanitize_line(&spec).into_owned(),
+                    }
+                    .into())
                 }
-                .into());
             };
-            if !valid_name(&alias) {
-                return Err(TreeError::Specifier {
-                    package: sanitize_line(&package).into_owned(),
-                    dependency: sanitize_line(&alias).into_owned(),
-                    spec: sanitize_line(&spec).into_owned(),
-                }
-                .into());
-            }
             if self.visible(index, &alias, &name, &range) {
                 continue;
             }
@@ -311,12 +309,13 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         let mut offered = Vec::new();
         let mut fitting = Vec::new();
         for (alias, spec) in optional {
-            let Some((name, range)) = parse_spec(alias, spec) else {
-                continue;
+            let (name, range) = match parse_spec(alias, spec) {
+                Spec::Registry { name, range } => (name, range),
+                // A name that is not a package's is a malformed document,
+                // optional or not.
+                Spec::BadName(name) => return Err(bad_name(&self.nodes[index].name, &name).into()),
+                Spec::Foreign => continue,
             };
-            if !valid_name(alias) {
-                continue;
-            }
             // An optional package the registry lacks is skipped, as npm does.
             let Some(document) = self.document(&name) else {
                 continue;
@@ -426,6 +425,15 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         });
         self.nodes[parent].children.insert(alias.to_owned(), new);
         Ok(Some(new))
+    }
+}
+
+/// `package`'s document names a dependency `name` that is not an npm
+/// package name.
+fn bad_name(package: &str, name: &str) -> TreeError {
+    TreeError::Name {
+        package: sanitize_line(package).into_owned(),
+        dependency: name.escape_debug().to_string(),
     }
 }
 

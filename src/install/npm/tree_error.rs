@@ -31,6 +31,12 @@ pub enum TreeError {
         dependency: String,
         spec: String,
     },
+    /// `dependency` is shown escaped (`\\`, control characters): it is
+    /// whatever the document says.
+    #[error(
+        "`{package}` needs a dependency named `{dependency}`, which is not an npm package name"
+    )]
+    Name { package: String, dependency: String },
     #[error("the dependency tree of `{package}` {reason}")]
     Bounds { package: String, reason: String },
     #[error(
@@ -81,6 +87,7 @@ impl Classify for TreeError {
     fn kind(&self) -> ErrorKind {
         match self {
             TreeError::NoPlatform { .. }
+            | TreeError::Name { .. }
             | TreeError::Document { .. }
             | TreeError::Missing { .. }
             | TreeError::NoVersion { .. } => ErrorKind::Network,
@@ -95,7 +102,7 @@ impl Classify for TreeError {
     fn hint(&self) -> Option<String> {
         Some(match self {
             TreeError::NoPlatform { .. } => "nothing was installed: the package ships no build for this host; use `source: system` with an agent installed another way".to_owned(),
-            TreeError::Missing { .. } | TreeError::NoVersion { .. } | TreeError::Document { .. } => "nothing was installed: check that ONEWORKS_NPM_REGISTRY (or npm's `registry` setting) points at a registry or a complete mirror".to_owned(),
+            TreeError::Missing { .. } | TreeError::NoVersion { .. } | TreeError::Document { .. } | TreeError::Name { .. } => "nothing was installed: check that ONEWORKS_NPM_REGISTRY (or npm's `registry` setting) points at a registry or a complete mirror".to_owned(),
             TreeError::Specifier { .. } => "nothing was installed: use another version of the package, or `source: system`".to_owned(),
             TreeError::Bounds { .. } => "nothing was installed: the registry's documents describe a tree too large to be this package's".to_owned(),
             TreeError::NoPlatformBin { .. } | TreeError::File { .. } => "nothing was installed: the adapter data does not fit this version of the package; check its `npm` section".to_owned(),

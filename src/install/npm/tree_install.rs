@@ -216,12 +216,14 @@ impl Installer<'_> {
             version: &dep.version,
             url: &dep.tarball,
             integrity: &dep.integrity,
+            unpacked_limit: self.unpacked_limit(dep.unpacked_size),
         };
         let hidden = indicatif::ProgressBar::hidden();
-        self.with_retries(&dep.tarball, dir, |body| {
+        let (_, bytes) = self.with_retries(&dep.tarball, dir, |body| {
             self.fetch_npm_into(body, &tarball, dir, &hidden)
-        })
-        .map(|(_, bytes)| bytes)
+        })?;
+        super::own_package::check(&unpacked_root(dir, dep)?, &dep.name, &dep.version)?;
+        Ok(bytes)
     }
 
     /// What the package's install script would have done, as the

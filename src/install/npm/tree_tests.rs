@@ -284,7 +284,71 @@ fn pin_paths_are_checked() {
     assert_eq!(parent_path("node_modules/a"), "");
     assert_eq!(
         parse_spec("x", "npm:@openai/codex@0.1.0-linux-x64"),
-        Some(("@openai/codex".to_owned(), "0.1.0-linux-x64".to_owned()))
+        Spec::Registry {
+            name: "@openai/codex".to_owned(),
+            range: "0.1.0-linux-x64".to_owned()
+        }
     );
-    assert_eq!(parse_spec("x", "user/repo"), None);
+    assert_eq!(parse_spec("x", "user/repo"), Spec::Foreign);
+}
+
+#[test]
+fn names_are_npm_package_names_before_anything_is_asked() {
+    for good in ["a", "@s/a", "a.b", "a-b_c~d", "@types/node"] {
+        assert!(super::super::spec::valid_name(good), "{good}");
+    }
+    for bad in [
+        "\\\\127.0.0.1:9\\beacon",
+        "..",
+        "a..b",
+        "@s/..",
+        "a%2fb",
+        "a/b",
+        "@s/a/b",
+        "@/a",
+        "A",
+        "a\u{7}",
+        ".a",
+        "",
+        "@s",
+    ] {
+        assert!(!super::super::spec::valid_name(bad), "{bad:?}");
+        assert_eq!(parse_spec(bad, "^1"), Spec::BadName(bad.to_owned()));
+    }
+    assert_eq!(parse_spec("x", "npm:..@1"), Spec::BadName("..".to_owned()));
+    // A required or an optional dependency with such a name is an error
+    // naming it, and its document is never asked for.
+    for field in ["dependencies", "optionalDependencies"] {
+        let asked = std::sync::Mutex::new(Vec::new());
+        let root = PackageDocument::parse(
+            format!(
+                r#"{{"dist-tags": {{"latest": "1.0.0"}}, "versions": {{"1.0.0": {{
+                    "dist": {{"tarball": "http://r.test/r.tgz"}},
+                    "{field}": {{"\\\\127.0.0.1:9\\beacon": "^1"}}}}}}}}"#
+            )
+            .as_bytes(),
+        )
+        .expect("root")
+        .pick(&crate::config::VersionRequest::Latest, "root", "")
+        .expect("pick")
+        .expect("latest");
+        let fetch = |name: &str| -> Result<Option<PackageDocument>, TestError> {
+            asked.lock().expect("lock").push(name.to_owned());
+            Ok(None)
+        };
+        let platform_of = ["root".to_owned()];
+        let options = Options {
+            host: &glibc(),
+            platform_of: &platform_of,
+            prefer: &[],
+            peers: &[],
+        };
+        let error = resolve("root", root, &fetch, &options).expect_err(field);
+        assert!(
+            matches!(&error, TestError::Tree(error @ TreeError::Name { .. })
+                if error.to_string().contains("127.0.0.1:9")),
+            "{field}: {error:?}"
+        );
+        assert!(asked.lock().expect("lock").is_empty(), "{field}");
+    }
 }

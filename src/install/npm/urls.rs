@@ -7,12 +7,22 @@ use super::registry;
 use crate::install::download::{parse_url, shown, NetworkError};
 use crate::install::error::InstallError;
 
-/// `<registry>/<name with / as %2f>`, as npm asks for a package.
-pub fn package_url(registry: &Url, package: &str) -> Result<Url, NetworkError> {
+/// `<registry>/<name with / as %2f>`, as npm asks for a package. Only an
+/// npm package name becomes a URL: a name from a document (`\\host\x`,
+/// `..`, `%2e`) could otherwise point the request at another host or path.
+pub fn package_url(registry: &Url, package: &str) -> Result<Url, InstallError> {
+    if !super::spec::valid_name(package) {
+        return Err(InstallError::NotAPackageName {
+            name: package.escape_debug().to_string(),
+        });
+    }
     let encoded = package.replace('/', "%2f");
-    registry.join(&encoded).map_err(|source| NetworkError::Url {
-        url: crate::redact::redact_url(&format!("{registry}{encoded}")),
-        source,
+    registry.join(&encoded).map_err(|source| {
+        NetworkError::Url {
+            url: crate::redact::redact_url(&format!("{registry}{encoded}")),
+            source,
+        }
+        .into()
     })
 }
 
@@ -25,16 +35,23 @@ pub(super) fn tarball_url(text: &str, registry: &Url) -> Result<Url, InstallErro
     if !matches!(url.scheme(), "http" | "https") {
         return Err(NetworkError::Scheme { url: shown(&url) }.into());
     }
-    if registry.as_str() != registry::PUBLIC_REGISTRY {
-        if let Some(rest) = url.as_str().strip_prefix(registry::PUBLIC_REGISTRY) {
-            return registry.join(rest).map_err(|source| {
-                NetworkError::Url {
-                    url: crate::redact::redact_url(text),
-                    source,
-                }
-                .into()
-            });
+    let url = match url.as_str().strip_prefix(registry::PUBLIC_REGISTRY) {
+        Some(rest) if registry.as_str() != registry::PUBLIC_REGISTRY => {
+            registry.join(rest).map_err(|source| NetworkError::Url {
+                url: crate::redact::redact_url(text),
+                source,
+            })?
         }
+        _ => url,
+    };
+    // A tarball comes from the registry the document came from: a
+    // document (or a lock file) cannot send the download, and the
+    // registry's credential, to a host of its choosing.
+    if url.origin() != registry.origin() {
+        return Err(InstallError::OutsideBase {
+            download: shown(&url),
+            base: shown(registry),
+        });
     }
     Ok(url)
 }
@@ -65,5 +82,26 @@ mod tests {
         let own = Url::parse(registry::PUBLIC_REGISTRY).expect("url");
         assert_eq!(tarball_url(public, &own).expect("url").as_str(), public);
         assert!(tarball_url("file:///etc/passwd", &mirror).is_err());
+        for elsewhere in [
+            "http://other.test/npm/a.tgz",
+            "https://mirror.test/npm/a.tgz",
+            "http://mirror.test:8080/npm/a.tgz",
+        ] {
+            assert!(
+                matches!(
+                    tarball_url(elsewhere, &mirror),
+                    Err(InstallError::OutsideBase { .. })
+                ),
+                "{elsewhere}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_package_names_become_document_urls() {
+        let registry = Url::parse("http://mirror.test/npm/").expect("url");
+        for bad in ["\\\\127.0.0.1:9\\beacon", "../admin", "%2e%2e", "a/b"] {
+            assert!(package_url(&registry, bad).is_err(), "{bad}");
+        }
     }
 }

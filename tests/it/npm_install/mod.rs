@@ -11,6 +11,7 @@ use crate::support::archive::Entry;
 use crate::support::npm_registry::{self, Published, DOCUMENT_PATH};
 use crate::support::{assert_prepared, path_of, reused, TestEnv};
 
+mod bounds;
 mod refusals;
 
 /// A world whose adapter installs the fake npm package from the loopback
@@ -204,8 +205,8 @@ fn npm_offline_locked_and_prune_work_as_for_the_vendor_manifest() {
     assert!(reused(&assert_prepared(&outcome, "managed", "1.0.0")));
     assert_eq!(env.server.total_hits(), before);
 
-    // A newer latest appears; --locked installs the pinned version from
-    // the pin alone (the document is not asked).
+    // A newer latest appears; --locked installs the pinned version, bound
+    // to the registry's document for it (asked once).
     let second = Published::new(&env.server, "2.0.0");
     npm_registry::publish(&env.server, "2.0.0", &[&first, &second]);
     std::fs::remove_dir_all(env.version_dir("1.0.0")).expect("remove the install");
@@ -213,8 +214,9 @@ fn npm_offline_locked_and_prune_work_as_for_the_vendor_manifest() {
     let outcome = env.prepare(&["--locked"]);
     let document = assert_prepared(&outcome, "managed", "1.0.0");
     assert!(!reused(&document));
-    assert_eq!(env.server.hits(DOCUMENT_PATH), documents);
+    assert_eq!(env.server.hits(DOCUMENT_PATH), documents + 1);
     assert_eq!(env.server.hits(&first.path), 2);
+    assert_eq!(env.server.hits(&second.path), 0);
 
     // --locked against a tarball that changed under the pin: exit 5.
     let tampered = Published::with_entries(

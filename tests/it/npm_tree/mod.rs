@@ -325,8 +325,8 @@ fn npm_tree_a_hostile_entry_in_a_dependency_is_refused() {
     }
 }
 
-/// `--locked` reinstalls the pinned tree from the pin alone (no document
-/// asked); `--offline` reuses it only while every package is there; the
+/// `--locked` reinstalls the pinned tree, each package bound to its
+/// registry document; `--offline` reuses it only while every package is there; the
 /// pin's tarballs must stay on the registry; an `npm:` alias installs
 /// under its own name; `executables` sets the exec bit.
 #[test]
@@ -358,15 +358,16 @@ fn npm_tree_locked_offline_aliases_and_executables() {
     assert_eq!(lock["npm"]["packages"][0]["name"], "@fake/tools");
     assert_eq!(lock["npm"]["packages"][0]["version"], "2.0.0");
 
-    // --locked: the tree again from the pin alone.
+    // --locked: the tree again from the pin, every entry checked against
+    // its document (each asked once).
     std::fs::remove_dir_all(env.version_dir("1.0.0")).expect("remove the install");
     let documents = env.server.hits(DOCUMENT_PATH) + env.server.hits(&document_path("@fake/tools"));
     let outcome = env.prepare(&["--locked"]);
     assert!(!reused(&assert_prepared(&outcome, "managed", "1.0.0")));
     assert_eq!(
         env.server.hits(DOCUMENT_PATH) + env.server.hits(&document_path("@fake/tools")),
-        documents,
-        "--locked asks for no document"
+        documents + 2,
+        "--locked asks for each package's document"
     );
     assert_eq!(env.server.hits(&tools.path), 2);
     assert!(rg.is_file());
