@@ -183,14 +183,14 @@ impl Owner {
             // are not served.
             FromAgent::Question(id) => {
                 self.traffic.take_questions();
-                self.to_agent(&cancelled(&id)).await;
+                self.send_to_agent(&cancelled(&id)).await;
             }
             FromAgent::Request(id, method) => {
                 let refusal = json!({"jsonrpc": "2.0", "id": id, "error": {
                     "code": -32601,
                     "message": format!("method not found: {}", crate::output::clean(&method)),
                 }});
-                self.to_agent(&protocol::line(&refusal)).await;
+                self.send_to_agent(&protocol::line(&refusal)).await;
             }
             FromAgent::Relay => {}
         }
@@ -201,7 +201,7 @@ impl Owner {
         }
     }
 
-    async fn to_agent(&mut self, line: &[u8]) {
+    async fn send_to_agent(&mut self, line: &[u8]) {
         let written = match &mut self.agent {
             Some(agent) => agent.write(line).await,
             None => return,
@@ -217,7 +217,7 @@ impl Owner {
             self.caller_gone().await;
             return;
         }
-        self.to_agent(&bytes).await;
+        self.send_to_agent(&bytes).await;
     }
 
     /// The served caller left. With its prompt still in flight, the owner
@@ -246,12 +246,12 @@ impl Owner {
     async fn cancel_alone(&mut self) {
         tracing::info!("the caller left during its turn: cancelling it");
         for id in self.traffic.take_questions() {
-            self.to_agent(&cancelled(&id)).await;
+            self.send_to_agent(&cancelled(&id)).await;
         }
         if let Some(session) = self.traffic.session() {
             let notification = json!({"jsonrpc": "2.0", "method": "session/cancel",
                 "params": {"sessionId": session.id}});
-            self.to_agent(&protocol::line(&notification)).await;
+            self.send_to_agent(&protocol::line(&notification)).await;
         }
         if self.agent.is_some() {
             self.cancelling = Some(Instant::now() + self.plan.cancel_grace);
