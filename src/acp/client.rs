@@ -105,7 +105,7 @@ pub async fn run_kept(
         plan.display_name.clone(),
         plan.timeout.clone(),
     );
-    turn.relayed = true;
+    turn.relayed = Some(grant.cancel_token.clone());
     turn.follow(plan.decisions.clone());
     let mut in_setup = true;
     let result = if grant.handshake {

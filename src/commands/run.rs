@@ -86,23 +86,33 @@ pub fn run(
         &args.session,
         &adapter.data.id,
     );
+    crate::session::supervisor::check_runtime(&layout)?;
+    refuse_a_tui_sessions_name(&layout, &args.session)?;
     let kept = KeptPaths::new(&layout);
-    let living = kept::living(&kept);
     let keep = args.keep.filter(|keep| !keep.is_zero());
-    if living.is_some() || keep.is_some() {
-        return super::run_kept::run(
+    // Twice at most: an owner that ends before this prompt's turn leaves
+    // the name free, and the run starts afresh.
+    for _ in 0..2 {
+        let living = kept::living(&kept);
+        if living.is_none() && keep.is_none() {
+            break;
+        }
+        let reached = super::run_kept::run(
             settings,
             adapter,
             global,
             args,
             super::run_kept::Kept {
-                layout,
-                paths: kept,
+                layout: layout.clone(),
+                paths: kept.clone(),
                 living,
-                prompt,
+                prompt: prompt.clone(),
                 handshake_timeout,
             },
-        );
+        )?;
+        if let super::run_kept::Reached::Ran = reached {
+            return Ok(());
+        }
     }
     let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
     let mut world = world::enter(
@@ -135,6 +145,30 @@ pub fn run(
     runtime.shutdown_background();
     drop(world);
     result.map_err(Error::from)
+}
+
+/// One name is one session: a run (kept or not) does not take the name of
+/// a TUI session whose agent runs — its profile world, temp HOME included,
+/// is that agent's.
+fn refuse_a_tui_sessions_name(layout: &ProfileLayout, name: &str) -> Result<(), Error> {
+    use crate::session::supervisor::{self, SessionPaths};
+    let paths = SessionPaths::new(layout);
+    let Some(record) = supervisor::read_record(&paths) else {
+        return Ok(());
+    };
+    if supervisor::is_running(&record, &paths) || supervisor::adopt::tmux_alive(&record, &paths) {
+        return Err(Error::msg(
+            ErrorKind::Session,
+            format!(
+                "session `{name}` is a TUI session of `{}` (`session start`)",
+                record.adapter
+            ),
+        )
+        .with_hint(format!(
+            "use another --session, or end it with `oneworks session stop {name}`"
+        )));
+    }
+    Ok(())
 }
 
 /// A login method that needs a person at a terminal must not reach an ACP

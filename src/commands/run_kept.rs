@@ -3,13 +3,11 @@
 //! yet, the owner is started first (`session keep`, detached, in its own
 //! process group) and this run is its first caller.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use crate::acp::client;
-use crate::acp::kept::caller::Connection;
+use crate::acp::kept::caller::{Connection, KeptError};
 use crate::acp::kept::{self, KeptPaths, Record};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, ErrorKind};
@@ -17,13 +15,8 @@ use crate::launch::profile::environment::ChildEnvironment;
 use crate::launch::profile::layout::ProfileLayout;
 use crate::launch::resolve::ResolvedCli;
 use crate::process;
-use crate::session::supervisor::ready::ReadyLine;
-use crate::session::supervisor::{self, SessionPaths};
-use crate::session::SessionError;
+use crate::session::supervisor;
 use crate::settings::{Adapter, Settings};
-
-/// How long the owner may take to start the agent and listen.
-const READY_DEADLINE: Duration = Duration::from_secs(120);
 
 /// The kept session a run reaches.
 pub struct Kept {
@@ -35,13 +28,22 @@ pub struct Kept {
     pub handshake_timeout: Duration,
 }
 
+/// How a run through a kept session ended.
+pub enum Reached {
+    /// The turn ran (its own result is the run's).
+    Ran,
+    /// The owner ended before this prompt's turn (stopped, idle): nothing
+    /// was sent; the run starts afresh.
+    OwnerGone,
+}
+
 pub fn run(
     settings: &Settings,
     adapter: &Adapter,
     global: &GlobalArgs,
     args: &RunArgs,
     kept: Kept,
-) -> Result<(), Error> {
+) -> Result<Reached, Error> {
     let Kept {
         layout,
         paths,
@@ -50,6 +52,15 @@ pub fn run(
         handshake_timeout,
     } = kept;
     let name = &args.session;
+    let living = match living {
+        Some(record) => Some(record),
+        None => {
+            start_owner(settings, adapter, global, args, &layout, &paths)?;
+            // The owner that holds the name: ours, or another run's that
+            // started one at the same moment (it writes its record soon).
+            owner_record(&paths)
+        }
+    };
     match &living {
         Some(record) if record.adapter != adapter.data.id => {
             return Err(Error::msg(
@@ -75,7 +86,7 @@ pub fn run(
             )))
         }
         Some(_) => {}
-        None => start_owner(settings, adapter, global, args, &layout, &paths)?,
+        None => return Ok(Reached::OwnerGone),
     }
     // The agent's environment as the owner built it, for `${VAR}` in the
     // MCP servers a handshake sends (the owner inherited this process's).
@@ -98,17 +109,60 @@ pub fn run(
     let plan = super::run_plan::run_plan(settings, adapter, args, prompt, session, &layout);
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     let result = runtime.block_on(async {
-        let connection = Connection::open(&paths.socket, name).await?;
+        let connection = open(&paths, name).await?;
         client::run_kept(plan, connection, args.keep).await
     });
     runtime.shutdown_background();
-    result.map_err(Error::from)
+    match result {
+        Err(crate::acp::AcpError::Kept(error)) if error.before_the_turn() => {
+            // A dead owner blocks nothing: once it is gone, afresh.
+            wait_while(Duration::from_secs(30), || kept::is_owned(&paths));
+            if kept::is_owned(&paths) {
+                return Err(crate::acp::AcpError::Kept(error).into());
+            }
+            Ok(Reached::OwnerGone)
+        }
+        other => other.map(|()| Reached::Ran).map_err(Error::from),
+    }
+}
+
+/// Polls `busy` every 20 ms until it is false or `bound` passed.
+fn wait_while(bound: Duration, mut busy: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + bound;
+    while busy() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The record of the owner holding the name, once it has written it
+/// (bounded); `None` when no owner holds it.
+fn owner_record(paths: &KeptPaths) -> Option<Record> {
+    wait_while(Duration::from_secs(30), || {
+        kept::is_owned(paths) && kept::read_record(paths).is_none()
+    });
+    kept::living(paths)
+}
+
+/// Connects to the owner, again while it holds the name but does not
+/// listen yet (bounded).
+async fn open(paths: &KeptPaths, name: &str) -> Result<Connection, KeptError> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        match Connection::open(&paths.socket, name).await {
+            Err(KeptError::Connect { .. })
+                if kept::is_owned(paths) && std::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Starts the owner and waits for its ready line. Another run starting an
 /// owner for the same name at the same moment is no error: the owner that
 /// finds the lock taken says ready and leaves, and both runs reach the one
-/// that holds it.
+/// that holds it (`owner_record`, `open`).
 fn start_owner(
     settings: &Settings,
     adapter: &Adapter,
@@ -119,18 +173,13 @@ fn start_owner(
 ) -> Result<(), Error> {
     let name = &args.session;
     supervisor::check_runtime(layout)?;
-    // One name is one session: a TUI session's name is taken.
-    let tui = SessionPaths::new(layout);
-    if supervisor::read_record(&tui).is_some_and(|record| supervisor::is_running(&record, &tui)) {
-        return Err(SessionError::AlreadyRunning(name.clone()).into());
-    }
     let cli = crate::launch::resolve::resolve_for_launch(&super::resolver(adapter))?;
     layout.ensure()?;
     layout.ensure_runtime()?;
     let log = crate::fs_safety::open_private(&paths.log, crate::fs_safety::PrivateOpen::Truncate)
         .map_err(|error| Error::new(ErrorKind::Session, error))?;
     let keep = args.keep.unwrap_or_default();
-    let mut command = owner_command(
+    let command = owner_command(
         global,
         adapter,
         name,
@@ -138,20 +187,7 @@ fn start_owner(
         &cli,
         settings.project.root.as_path(),
     )?;
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let ready = read_ready_line(&mut child);
-    if !ready.ready {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    ready.into_result(name, || format!("see `{}`", paths.log.display()))?;
-    // The owner outlives this run; its exit is reaped here while we last.
-    std::thread::spawn(move || child.wait());
+    super::session_start::start_until_ready(command, log, name, &paths.log)?;
     Ok(())
 }
 
@@ -192,20 +228,6 @@ fn owner_command(
     }
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     Ok(command)
-}
-
-fn read_ready_line(child: &mut std::process::Child) -> ReadyLine {
-    let stdout = child.stdout.take();
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        if let Some(stdout) = stdout {
-            let _ = BufReader::new(stdout).read_line(&mut line);
-        }
-        let _ = sender.send(line);
-    });
-    let line = receiver.recv_timeout(READY_DEADLINE).unwrap_or_default();
-    ReadyLine::parse(&line)
 }
 
 /// `session cancel NAME`.

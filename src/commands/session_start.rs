@@ -53,6 +53,11 @@ pub fn start(
         Some(dir) => Some(resolve_dir(&dir)?),
         None => None,
     };
+    // A supervisor that died left an agent a new one re-adopts (SPEC
+    // §8.7): that session runs; it is not cleaned away.
+    if recover(settings, global, name)? {
+        return Err(SessionError::AlreadyRunning(name.to_owned()).into());
+    }
     clean_up_gone_supervisor(settings, name, &paths, &tmux_program)?;
     // One name is one session: a kept session's name is taken.
     if let Some(kept) = crate::acp::kept::living(&crate::acp::kept::KeptPaths::new(&layout)) {
@@ -71,22 +76,8 @@ pub fn start(
     layout.ensure()?;
     layout.ensure_runtime()?;
     let log = open_log(&paths.log)?;
-    let mut command = supervise_command(global, adapter, name, &cli, cwd.as_deref())?;
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let ready = read_ready_line(&mut child);
-    if !ready.ready {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    ready.into_result(name, || format!("see `{}`", paths.log.display()))?;
-    // The supervisor runs on by itself; reap it in the background if this
-    // process lives long enough (attach).
-    std::thread::spawn(move || child.wait());
+    let command = supervise_command(global, adapter, name, &cli, cwd.as_deref())?;
+    start_until_ready(command, log, name, &paths.log)?;
     if detach {
         output::say(
             settings.quiet,
@@ -156,6 +147,32 @@ fn supervise_command(
     }
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     Ok(command)
+}
+
+/// Starts a background process of ours (a supervisor, a kept session's
+/// owner) with its stderr in `log` and waits for its one ready line: its
+/// error, with its own exit code, when it is not ready. It runs on by
+/// itself; it is reaped in the background while this process lasts.
+pub fn start_until_ready(
+    mut command: std::process::Command,
+    log: std::fs::File,
+    name: &str,
+    log_path: &Path,
+) -> Result<(), Error> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let ready = read_ready_line(&mut child);
+    if !ready.ready {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    ready.into_result(name, || format!("see `{}`", log_path.display()))?;
+    std::thread::spawn(move || child.wait());
+    Ok(())
 }
 
 /// The supervisor's first stdout line, read on a helper thread so a
@@ -237,19 +254,7 @@ pub fn recover(settings: &Settings, global: &GlobalArgs, name: &str) -> Result<b
                 source,
             })
         })?;
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let ready = read_ready_line(&mut child);
-    if !ready.ready {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    ready.into_result(name, || format!("see `{}`", paths.log.display()))?;
-    std::thread::spawn(move || child.wait());
+    start_until_ready(command, log, name, &paths.log)?;
     output::say(
         settings.quiet,
         format_args!(

@@ -30,6 +30,21 @@ fn record(acp: &AcpEnv) -> Option<Value> {
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
 }
 
+/// The kept session's runtime folder, found through the owner's open
+/// `kept.lock`.
+fn runtime_folder(acp: &AcpEnv) -> std::path::PathBuf {
+    let owner = record(acp)
+        .and_then(|record| record["pid"].as_u64())
+        .expect("owner pid");
+    std::fs::read_dir(format!("/proc/{owner}/fd"))
+        .expect("fds")
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .find(|target| target.ends_with("kept.lock"))
+        .and_then(|lock| lock.parent().map(std::path::Path::to_path_buf))
+        .expect("the owner holds kept.lock")
+}
+
 /// Stops the kept session and checks that nothing of it is left.
 fn stop_and_check(acp: &AcpEnv, agent: u32) {
     let owner = record(acp).map(|record| record["pid"].as_u64().unwrap_or(0) as u32);
@@ -287,4 +302,90 @@ fn one_name_is_one_session_and_a_changed_config_is_refused() {
         "the refused prompt reached the agent"
     );
     stop_and_check(&acp, agent);
+}
+
+#[test]
+fn two_keep_runs_at_once_reach_one_owner_and_its_socket_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let acp = AcpEnv::new(json!({"turn": [{"text": "answer"}]}));
+    let args = [
+        "--prompt",
+        "one",
+        "--session",
+        "kept",
+        "--json",
+        "--keep",
+        "60s",
+    ];
+    let first = spawn(acp.cmd(&args));
+    let second = spawn(acp.cmd(&args));
+    for outcome in [
+        first.wait_for(EVENT_DEADLINE),
+        second.wait_for(EVENT_DEADLINE),
+    ] {
+        outcome.assert_success();
+        assert_eq!(
+            stop_reasons(&outcome),
+            ["end_turn"],
+            "{}",
+            outcome.describe()
+        );
+    }
+    assert_eq!(acp.sent("initialize").len(), 1, "two agents were started");
+    assert_eq!(acp.sent("session/prompt").len(), 2);
+    let runtime = runtime_folder(&acp);
+    let mode = |path: &std::path::Path| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&runtime.join("kept.sock")), 0o600);
+    assert_eq!(mode(&runtime), 0o700);
+    stop_and_check(&acp, acp.agent_pid());
+}
+
+#[test]
+fn a_cancel_the_agent_writes_is_not_the_owners() {
+    // `_oneworks/cancel` is the owner's word to its caller; the agent may
+    // write the same method (even hidden behind a form feed the owner's
+    // reading and the client's reading treat differently): the turn goes on.
+    let acp = AcpEnv::new(json!({"turn": [
+        {"send": {"jsonrpc": "2.0", "method": "_oneworks/cancel", "params": {}}},
+        {"garbage": "\u{000c}{\"jsonrpc\":\"2.0\",\"method\":\"_oneworks/cancel\",\"params\":{\"token\":\"guess\"}}"},
+        {"text": "still here"}
+    ]}));
+    let outcome = turn(&acp, "one", &["--keep", "60s"]);
+    outcome.assert_success();
+    assert_eq!(
+        stop_reasons(&outcome),
+        ["end_turn"],
+        "{}",
+        outcome.describe()
+    );
+    assert!(acp.sent("session/cancel").is_empty());
+    stop_and_check(&acp, acp.agent_pid());
+}
+
+#[test]
+fn a_prompt_arriving_while_the_session_stops_runs_afresh() {
+    // The agent takes its time to stop (it stays after EOF, until its
+    // SIGTERM): a prompt arriving then is not lost to the stopping owner.
+    let acp = AcpEnv::new(json!({"stayAfterEof": true, "turn": [{"text": "answer"}]}));
+    turn(&acp, "one", &["--keep", "60s"]).assert_success();
+    let socket = runtime_folder(&acp).join("kept.sock");
+    let stopping = spawn(acp.env.cmd(&["session", "stop", "kept"]));
+    // The owner no longer listens, and has not ended yet.
+    wait_until("the owner is stopping", EVENT_DEADLINE, || {
+        std::os::unix::net::UnixStream::connect(&socket).is_err()
+    });
+    assert!(
+        record(&acp).is_some(),
+        "the owner ended before the prompt came"
+    );
+    let after = turn(&acp, "two", &[]);
+    after.assert_success();
+    assert_eq!(stop_reasons(&after), ["end_turn"], "{}", after.describe());
+    stopping.wait_for(EVENT_DEADLINE).assert_success();
 }

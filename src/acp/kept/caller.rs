@@ -28,6 +28,10 @@ pub enum KeptError {
     Lost { name: String },
     #[error("the owner of kept session `{name}` did not answer within {}s", CONTROL_BOUND.as_secs())]
     Unresponsive { name: String },
+    /// The session ended before this prompt's turn (stopped, or idle):
+    /// the prompt was not sent; the run starts afresh.
+    #[error("kept session `{name}` ended before this prompt's turn")]
+    Ended { name: String },
     #[error("kept session `{name}`: {message}")]
     Refused {
         name: String,
@@ -35,6 +39,18 @@ pub enum KeptError {
         message: String,
         hint: Option<String>,
     },
+}
+
+impl KeptError {
+    /// Whether the prompt never reached the agent because the owner is
+    /// gone or going: the run may start afresh (SPEC §7.1: a dead owner
+    /// blocks nothing).
+    pub fn before_the_turn(&self) -> bool {
+        matches!(
+            self,
+            KeptError::Connect { .. } | KeptError::Lost { .. } | KeptError::Ended { .. }
+        )
+    }
 }
 
 impl Classify for KeptError {
@@ -48,7 +64,9 @@ impl Classify for KeptError {
     fn hint(&self) -> Option<String> {
         match self {
             KeptError::Refused { hint, .. } => hint.clone(),
-            KeptError::Lost { name } | KeptError::Unresponsive { name } => Some(format!(
+            KeptError::Lost { name }
+            | KeptError::Unresponsive { name }
+            | KeptError::Ended { name } => Some(format!(
                 "see `oneworks session list`; `oneworks session stop {name}` ends it"
             )),
             KeptError::Connect { .. } => None,
@@ -63,14 +81,23 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// Connects to the owner's socket; a peer of another user is refused
+    /// (the runtime folder is checked first, but a prompt and its answers
+    /// go to nobody else, whatever holds the path).
     pub async fn open(socket: &Path, name: &str) -> Result<Connection, KeptError> {
-        let stream = UnixStream::connect(socket)
-            .await
-            .map_err(|source| KeptError::Connect {
-                name: name.to_owned(),
-                path: socket.to_owned(),
-                source,
-            })?;
+        let refused = |source| KeptError::Connect {
+            name: name.to_owned(),
+            path: socket.to_owned(),
+            source,
+        };
+        let stream = UnixStream::connect(socket).await.map_err(refused)?;
+        let peer = stream.peer_cred().map_err(refused)?;
+        if peer.uid() != crate::fs_safety::current_uid() {
+            return Err(refused(std::io::Error::other(format!(
+                "its owner runs as another user (uid {})",
+                peer.uid()
+            ))));
+        }
         Ok(Connection {
             name: name.to_owned(),
             stream,
@@ -133,6 +160,11 @@ impl Connection {
             match self.reply().await? {
                 Reply::Queued { ahead } => queued(ahead),
                 Reply::Turn(grant) => return Ok((grant, self.stream)),
+                Reply::Ended {} => {
+                    return Err(KeptError::Ended {
+                        name: self.name.clone(),
+                    })
+                }
                 _ => return Err(self.lost()),
             }
         }

@@ -15,7 +15,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
 use super::agent::{exit_of, Agent};
-use super::connections::{accept, write_to, Arrival};
+use super::connections::{accept, write_to, Arrival, WRITE_BOUND};
 use super::protocol::{self, Grant, Reply, Request, Status, CANCEL_METHOD, QUEUE};
 use super::traffic::{FromAgent, Traffic};
 use super::OwnerPlan;
@@ -48,6 +48,8 @@ struct Owner {
     idle_since: Option<Instant>,
     turns: u64,
     stopping: bool,
+    /// Proves a `_oneworks/cancel` is the owner's (random, per owner).
+    cancel_token: String,
 }
 
 /// Runs the owner until the session ends. The agent is started first,
@@ -71,6 +73,7 @@ pub async fn own(
         idle_since: Some(Instant::now()),
         turns: 0,
         stopping: false,
+        cancel_token: random_token()?,
     };
     let (arrivals, mut arrived) = mpsc::channel(QUEUE * 2);
     let accepting = tokio::spawn(accept(listener, arrivals));
@@ -194,7 +197,7 @@ impl Owner {
             }
             FromAgent::Relay => {}
         }
-        if self.cancelling.is_some() && !self.traffic.in_turn() {
+        if self.cancelling.is_some() && !self.traffic.awaiting() {
             tracing::info!("the cancelled turn ended");
             self.cancelling = None;
             self.next_caller().await;
@@ -226,8 +229,7 @@ impl Owner {
         if self.caller.take().is_none() {
             return;
         }
-        self.traffic.caller_gone();
-        if self.traffic.in_turn() && self.agent.is_some() {
+        if self.traffic.awaiting() && self.agent.is_some() {
             self.cancel_alone().await;
             return;
         }
@@ -242,13 +244,14 @@ impl Owner {
     }
 
     /// Answers the questions the caller left `cancelled`, then sends
-    /// `session/cancel`, and waits for the turn's end (`on_agent_line`).
+    /// `session/cancel` when its prompt was in flight, and waits for the
+    /// answers to all its requests (`on_agent_line`), dropping them.
     async fn cancel_alone(&mut self) {
-        tracing::info!("the caller left during its turn: cancelling it");
+        tracing::info!("the caller left with requests in flight: cancelling its turn");
         for id in self.traffic.take_questions() {
             self.send_to_agent(&cancelled(&id)).await;
         }
-        if let Some(session) = self.traffic.session() {
+        if let Some(session) = self.traffic.session().filter(|_| self.traffic.in_turn()) {
             let notification = json!({"jsonrpc": "2.0", "method": "session/cancel",
                 "params": {"sessionId": session.id}});
             self.send_to_agent(&protocol::line(&notification)).await;
@@ -339,7 +342,8 @@ impl Owner {
         if !self.traffic.in_turn() {
             return false;
         }
-        let notification = json!({"jsonrpc": "2.0", "method": CANCEL_METHOD, "params": {}});
+        let notification = json!({"jsonrpc": "2.0", "method": CANCEL_METHOD,
+            "params": {"token": self.cancel_token}});
         let written = match &mut self.caller {
             Some(caller) => write_to(&mut caller.writer, &protocol::line(&notification)).await,
             None => return false,
@@ -400,6 +404,7 @@ impl Owner {
                 session_id: session.map(|session| session.id.clone()),
                 session: session.map(|session| session.answer.clone()),
                 agent_pid: self.agent.as_ref().map_or(0, |agent| agent.child.id()),
+                cancel_token: self.cancel_token.clone(),
             });
             if waiting
                 .stream
@@ -435,12 +440,8 @@ impl Owner {
     async fn stop(&mut self) {
         self.caller = None;
         for mut waiting in self.queue.drain(..) {
-            let refusal = Reply::Error {
-                kind: crate::error::ErrorKind::Session.as_str().to_owned(),
-                message: "the kept session ended before this prompt's turn".to_owned(),
-                hint: None,
-            };
-            let _ = waiting.stream.write_all(&protocol::line(&refusal)).await;
+            let ended = protocol::line(&Reply::Ended {});
+            let _ = tokio::time::timeout(WRITE_BOUND, waiting.stream.write_all(&ended)).await;
         }
         if let Some(mut agent) = self.agent.take() {
             drop(agent.writer);
@@ -461,4 +462,11 @@ impl Owner {
 fn cancelled(id: &Value) -> Vec<u8> {
     protocol::line(&json!({"jsonrpc": "2.0", "id": id,
         "result": {"outcome": {"outcome": "cancelled"}}}))
+}
+
+/// 128 random bits from the OS, hex.
+fn random_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::getrandom(&mut bytes).map_err(|error| std::io::Error::other(error.to_string()))?;
+    Ok(hex::encode(bytes))
 }

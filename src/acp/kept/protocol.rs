@@ -55,6 +55,8 @@ pub enum Reply {
         cancelled: bool,
     },
     Stopping {},
+    /// The session ends before this prompt's turn: it was not sent.
+    Ended {},
     Status(Status),
     /// A refusal, as the error document of `--json` commands has it (the
     /// kind keeps its exit code across the process boundary).
@@ -83,6 +85,9 @@ pub struct Grant {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<Value>,
     pub agent_pid: u32,
+    /// Carried by the owner's `_oneworks/cancel` to this caller: a line
+    /// the agent wrote cannot carry it.
+    pub cancel_token: String,
 }
 
 /// A kept session at a glance.

@@ -41,6 +41,10 @@ pub struct Traffic {
     opening: Vec<(Value, Option<String>)>,
     /// The agent's questions the caller has not answered.
     questions: Vec<Value>,
+    /// Every request of the caller's the agent has not answered yet: the
+    /// next caller numbers its requests from 1 again, so it is granted
+    /// only once these answers came (and were dropped).
+    awaiting: Vec<Value>,
     session: Option<OpenSession>,
 }
 
@@ -58,6 +62,9 @@ impl Traffic {
             return;
         };
         let id = message.get("id").cloned();
+        if let (Some(_), Some(id)) = (message.get("method"), &id) {
+            self.awaiting.push(id.clone());
+        }
         match (message.get("method").and_then(Value::as_str), id) {
             (Some(method), Some(id)) if method == AGENT_METHOD_NAMES.session_prompt => {
                 self.prompt = Some(id);
@@ -107,6 +114,9 @@ impl Traffic {
     }
 
     fn on_answer(&mut self, id: &Value, message: &serde_json::Map<String, Value>) {
+        if let Some(index) = self.awaiting.iter().position(|awaited| awaited == id) {
+            self.awaiting.remove(index);
+        }
         if self.prompt.as_ref() == Some(id) {
             self.prompt = None;
             // The turn is over: nothing it asked waits any more.
@@ -138,6 +148,11 @@ impl Traffic {
         self.prompt.is_some()
     }
 
+    /// Whether any request of the caller's waits for its answer.
+    pub fn awaiting(&self) -> bool {
+        !self.awaiting.is_empty()
+    }
+
     /// The questions still waiting for an answer (taken).
     pub fn take_questions(&mut self) -> Vec<Value> {
         std::mem::take(&mut self.questions)
@@ -153,11 +168,7 @@ impl Traffic {
         self.prompt = None;
         self.questions.clear();
         self.opening.clear();
-    }
-
-    /// A caller left: what it had opening is no longer awaited.
-    pub fn caller_gone(&mut self) {
-        self.opening.clear();
+        self.awaiting.clear();
     }
 }
 

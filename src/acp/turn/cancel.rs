@@ -72,8 +72,8 @@ impl Turn<'_> {
             // with it (the writer dies too). The two are one cancel: its
             // answers and `session/cancel` are already on the wire, the
             // agent is left to confirm it, and the turn ends as the
-            // person's interrupt. Stopping the agent here killed it before
-            // it read what was written to it.
+            // person's interrupt. Stopping the agent here would kill it
+            // before it reads what was written to it.
             Trigger::Interrupt if matches!(self.cancel, Some((Cause::Refused, _))) => {
                 self.join_cancel();
                 return Ok(None);
@@ -206,8 +206,8 @@ impl Turn<'_> {
             _ => Err(self.cancel_error()),
         };
         // The events only after the wire: a stdout that is gone (the reader
-        // of `--json` ended with the same Ctrl-C) used to return here before
-        // `session/cancel` was written, leaving the agent's turn running.
+        // of `--json` ended with the same Ctrl-C) must not end the sequence
+        // before `session/cancel` is written, or the agent's turn runs on.
         let mut shown = Ok(());
         for pending in cancelled {
             if shown.is_ok() {

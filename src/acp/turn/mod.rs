@@ -101,8 +101,9 @@ pub struct Turn<'a> {
     /// A second interrupt arrived: the owner must kill the agent now.
     pub kill_now: bool,
     /// The agent is reached through a kept session's owner, which may ask
-    /// for a cancel (`session cancel NAME` from another process).
-    pub relayed: bool,
+    /// for a cancel (`session cancel NAME` from another process) with this
+    /// token, which only the owner and this caller know.
+    pub relayed: Option<String>,
     /// The owner asked for a cancel; the loop begins it.
     owner_cancel: bool,
 }
@@ -157,7 +158,7 @@ impl<'a> Turn<'a> {
             timeout_text: timeout.map(|timeout| timeout.written).unwrap_or_default(),
             failure: None,
             kill_now: false,
-            relayed: false,
+            relayed: None,
             owner_cancel: false,
         }
     }
@@ -381,11 +382,22 @@ impl<'a> Turn<'a> {
                     id.map_or_else(|| "none".to_owned(), |id| id.to_value().to_string())
                 );
             }
-            Incoming::Notification { method, .. }
-                if self.relayed && method == super::kept::protocol::CANCEL_METHOD =>
+            Incoming::Notification { method, params }
+                if method == super::kept::protocol::CANCEL_METHOD =>
             {
-                // Only the owner writes this method: it drops the agent's.
-                self.owner_cancel = true;
+                // The owner's, by its token; the agent cannot know it.
+                let token = params.get("token").and_then(Value::as_str);
+                match (&self.relayed, token) {
+                    (Some(ours), Some(theirs))
+                        if bool::from(subtle::ConstantTimeEq::ct_eq(
+                            ours.as_bytes(),
+                            theirs.as_bytes(),
+                        )) =>
+                    {
+                        self.owner_cancel = true;
+                    }
+                    _ => tracing::warn!("ignored a `{method}` that is not the owner's"),
+                }
             }
             Incoming::Notification { method, params } => self.on_notification(&method, params)?,
             Incoming::Request { id, method, params } => {

@@ -235,8 +235,8 @@ impl Turn<'_> {
 
     /// Stdin ended: no answer will come, so every pending question is
     /// refused — all of them answered `cancelled` first, then one
-    /// `session/cancel` (answering them one refusal at a time put
-    /// `session/cancel` before the second answer).
+    /// `session/cancel` (one refusal at a time would put `session/cancel`
+    /// before the second answer).
     async fn on_input_closed(&mut self) -> Result<(), AcpError> {
         self.input_closed = true;
         if self.pending.is_empty() || self.cancel.is_some() {

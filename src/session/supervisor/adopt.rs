@@ -4,8 +4,8 @@
 //! pending again from the recorder, and supervises on.
 
 use super::{
-    channel, clean_up, process_mentions, read_record, supervise, take_lock, write_record, Record,
-    RecorderFile, SessionError, SessionPaths, SupervisorPlan,
+    clean_up, process_mentions, read_record, runtime_and_signals, supervise, take_lock,
+    write_record, Record, RecorderFile, SessionError, SessionPaths, SupervisorPlan,
 };
 use crate::process::group;
 use crate::session::supervisor::state::SessionState;
@@ -44,26 +44,16 @@ pub fn adopt(
     };
     write_record(&plan.paths.record, &record)?;
     let reader = RecorderFile::from_start(&plan.paths.recorder);
-    let runtime = crate::process::runtime()
-        .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
-    let signals = match plan.tui.signals.hook {
-        Some(_) => {
-            let _entered = runtime.enter();
-            Some(channel::bind(&plan.paths.signals)?)
-        }
-        None => None,
-    };
+    let (runtime, signals) = runtime_and_signals(&plan)?;
     let outcome = runtime.block_on(supervise(&plan, &record, reader, signals, ready));
     clean_up(&record, &plan.paths, Some(&plan.tmux.program));
     outcome
 }
 
-/// Reads the whole recorder a dead supervisor tailed and hands the card
-/// book what is still unanswered: the requests after the last response
-/// (SPEC §8.7). Older requests were answered in the terminal or through
-/// the dead supervisor; replaying them would open cards for nothing.
+/// Reads the whole recorder a dead supervisor tailed into the card book
+/// as one batch (SPEC §8.7): a request answered within the batch opens no
+/// card, so what opens is what is still unanswered, wherever it stands.
 pub(super) fn rederive(state: &SessionState, reader: &mut RecorderFile) {
-    use crate::session::signals::recorder::RecorderMessage;
     let mut messages = Vec::new();
     loop {
         match reader.read_messages() {
@@ -77,9 +67,5 @@ pub(super) fn rederive(state: &SessionState, reader: &mut RecorderFile) {
             break;
         }
     }
-    let after = messages
-        .iter()
-        .rposition(|message| matches!(message, RecorderMessage::Response(_)))
-        .map_or(0, |last| last + 1);
-    state.recorder_batch(messages.split_off(after));
+    state.recorder_batch(messages);
 }

@@ -230,9 +230,21 @@ pub fn run(
     }
     fresh_recorder(&plan.paths.recorder)?;
     let reader = RecorderFile::at_end(&plan.paths.recorder);
+    // Listening before the agent starts: its first hook must find us.
+    let (runtime, signals) = runtime_and_signals(&plan)?;
+    let record = start_agent(&plan)?;
+    let outcome = runtime.block_on(supervise(&plan, &record, reader, signals, ready));
+    clean_up(&record, &plan.paths, Some(&plan.tmux.program));
+    outcome
+}
+
+/// The supervisor's runtime, and the socket the agent's hook hands its
+/// signals to when the adapter has one (bound inside the runtime).
+pub(super) fn runtime_and_signals(
+    plan: &SupervisorPlan,
+) -> Result<(tokio::runtime::Runtime, Option<tokio::net::UnixListener>), crate::error::Error> {
     let runtime = crate::process::runtime()
         .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
-    // Listening before the agent starts: its first hook must find us.
     let signals = match plan.tui.signals.hook {
         Some(_) => {
             let _entered = runtime.enter();
@@ -240,10 +252,7 @@ pub fn run(
         }
         None => None,
     };
-    let record = start_agent(&plan)?;
-    let outcome = runtime.block_on(supervise(&plan, &record, reader, signals, ready));
-    clean_up(&record, &plan.paths, Some(&plan.tmux.program));
-    outcome
+    Ok((runtime, signals))
 }
 
 /// Starts the agent in its private tmux and writes the session's record;

@@ -92,7 +92,6 @@ pub fn supervise(
     outcome
 }
 
-/// The approvals webhook from the config, if one is set.
 /// The hidden `session adopt`: a new supervisor for a session whose
 /// supervisor died, over the same tmux server and agent (SPEC §8.7). The
 /// world is not entered again (the agent lives in it); the plan is built
@@ -147,6 +146,7 @@ fn pane_fallback(
     scrape.then(|| std::time::Duration::from_millis(tui.fallback.poll_ms))
 }
 
+/// The approvals webhook from the config, if one is set.
 fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Error> {
     let approvals = &inputs.config.approvals;
     let Some(text) = &approvals.webhook else {

@@ -421,16 +421,7 @@ impl RealAgent {
     /// every permission request is answered with `reply` (a label `run`
     /// offers, e.g. "Allow once").
     pub fn turn(&self, file: &str, reply: &str) -> Turn {
-        let (turn, status) = self.turn_ending(file, reply);
-        assert!(
-            status.success(),
-            "{status}: {:?}\n{:#?}\nstderr:\n{}\nmodel:\n{}",
-            turn.types(),
-            turn.events,
-            turn.stderr,
-            self.model.describe()
-        );
-        turn
+        self.turn_with(file, reply, &[])
     }
 
     /// [`Self::turn`] whatever `run` exits with (an agent that ends its
