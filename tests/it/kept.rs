@@ -389,3 +389,55 @@ fn a_prompt_arriving_while_the_session_stops_runs_afresh() {
     assert_eq!(stop_reasons(&after), ["end_turn"], "{}", after.describe());
     stopping.wait_for(EVENT_DEADLINE).assert_success();
 }
+
+#[test]
+fn a_caller_that_reads_slowly_holds_back_its_agent_not_the_owner() {
+    // `run … | less`: the caller's stdout is not read for a while. The
+    // owner stops reading the agent instead of dropping the caller, and
+    // keeps answering everyone else; once the caller reads, it gets its
+    // whole turn.
+    let text = "x".repeat(200);
+    let acp = AcpEnv::new(json!({"turn": [
+        {"chunks": {"count": 20000, "text": text}},
+        {"text": "end"}
+    ]}));
+    turn(&acp, "warm", &["--keep", "60s"]).assert_success();
+    let mut command = acp.cmd(&["--prompt", "flood", "--session", "kept", "--json"]);
+    command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut slow = command.spawn().expect("spawn");
+    // The turn runs and is held back: the agent has sent its prompt's
+    // chunks only as far as the pipes take them.
+    wait_until(
+        "the slow caller's turn is under way",
+        EVENT_DEADLINE,
+        || acp.sent("session/prompt").len() == 2,
+    );
+    let listed = acp.env.run(&["session", "list", "--json"]);
+    listed.assert_success();
+    assert_eq!(
+        listed.json()[0]["state"],
+        "in a turn",
+        "{}",
+        listed.describe()
+    );
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut slow.stdout.take().expect("stdout"), &mut stdout)
+        .expect("read");
+    let status = slow.wait().expect("wait");
+    assert!(status.success(), "{status}");
+    let chunks = stdout
+        .lines()
+        .filter(|line| line.contains("agent_message_chunk"))
+        .map(|line| serde_json::from_str::<Value>(line).expect("event"))
+        .map(|event| event["text"].as_str().unwrap_or_default().len())
+        .sum::<usize>();
+    assert_eq!(
+        chunks,
+        20000 * 200 + 3,
+        "a slow caller lost part of its turn"
+    );
+    stop_and_check(&acp, acp.agent_pid());
+}

@@ -1,20 +1,22 @@
 //! The owner's side of its socket: connections of this user only, each
 //! one's first line read (within a bound, a byte at a time so nothing
-//! after it is taken), and writes that cannot hold the owner for long.
+//! after it is taken), replies that cannot hold the owner for long, and
+//! the served caller with a writer of its own.
 
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::OwnedWriteHalf;
+use tokio::net::unix::OwnedReadHalf;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
-use super::protocol::{self, Request};
+use super::protocol::{self, Reply, Request};
+use crate::process::lines::LineReader;
 
 /// How long a connection may take to say what it wants.
 const REQUEST_BOUND: Duration = Duration::from_secs(5);
-/// How long one write to a caller or to the agent may block the owner: a
-/// peer that reads nothing for that long is gone for the owner.
+/// How long one write to a connection or to the agent may block the owner:
+/// a peer that reads nothing for that long is gone for the owner.
 pub const WRITE_BOUND: Duration = Duration::from_secs(30);
 
 /// A connection and what it asked.
@@ -64,15 +66,75 @@ async fn read_request(stream: &mut UnixStream) -> Option<Request> {
     serde_json::from_slice(&line).ok()
 }
 
-/// Writes one line to a caller, within [`WRITE_BOUND`]; `false` when the
-/// caller is gone for the owner.
-pub async fn write_to(writer: &mut OwnedWriteHalf, line: &[u8]) -> bool {
-    let written = async {
-        writer.write_all(line).await?;
-        if !line.ends_with(b"\n") {
-            writer.write_all(b"\n").await?;
+/// The served caller: its lines, and a writer of its own, so a caller that
+/// reads slowly (`run … | less`) holds back the agent's output (its stdout
+/// is not read while the buffer is full), never the owner's loop.
+pub struct Caller {
+    pub reader: LineReader<OwnedReadHalf>,
+    pub lines: mpsc::Sender<Vec<u8>>,
+    writer: tokio::task::JoinHandle<()>,
+}
+
+impl Caller {
+    pub fn new(stream: UnixStream) -> Caller {
+        let (reader, mut writer) = stream.into_split();
+        let (lines, mut queued) = mpsc::channel::<Vec<u8>>(CALLER_BUFFER);
+        let writer = tokio::spawn(async move {
+            while let Some(line) = queued.recv().await {
+                if writer.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Caller {
+            reader: LineReader::new(reader, protocol::MAX_CALLER_LINE),
+            lines,
+            writer,
         }
-        writer.flush().await
-    };
-    matches!(tokio::time::timeout(WRITE_BOUND, written).await, Ok(Ok(())))
+    }
+
+    /// Whether a line can be queued for the caller now.
+    pub fn has_room(&self) -> bool {
+        self.lines.capacity() > 0
+    }
+
+    /// Queues one line (a newline added); `false` when the caller is gone.
+    pub fn queue(&self, mut line: Vec<u8>) -> bool {
+        if !line.ends_with(b"\n") {
+            line.push(b'\n');
+        }
+        !matches!(
+            self.lines.try_send(line),
+            Err(mpsc::error::TrySendError::Closed(_))
+        )
+    }
+}
+
+impl Drop for Caller {
+    fn drop(&mut self) {
+        // A writer stuck on a caller that reads nothing ends with it.
+        self.writer.abort();
+    }
+}
+
+/// How many lines wait for a slow caller before the agent is held back.
+pub const CALLER_BUFFER: usize = 256;
+
+/// Writes a reply to a connection, within [`WRITE_BOUND`]; `false` when it
+/// did not go.
+pub async fn reply_to(stream: &mut UnixStream, reply: &Reply) -> bool {
+    let line = protocol::line(reply);
+    matches!(
+        tokio::time::timeout(WRITE_BOUND, stream.write_all(&line)).await,
+        Ok(Ok(()))
+    )
+}
+
+/// Completes once `lines` can take a line (never without a sender).
+pub async fn has_room(lines: Option<mpsc::Sender<Vec<u8>>>) {
+    match lines {
+        // The permit is let go at once: the loop queues the line itself.
+        Some(lines) => drop(lines.reserve().await),
+        None => std::future::pending().await,
+    }
 }

@@ -8,24 +8,17 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use serde_json::{json, Value};
-use tokio::io::AsyncWriteExt;
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
 use super::agent::{exit_of, Agent};
-use super::connections::{accept, write_to, Arrival, WRITE_BOUND};
+use super::connections::{accept, has_room, reply_to, Arrival, Caller, WRITE_BOUND};
 use super::protocol::{self, Grant, Reply, Request, Status, CANCEL_METHOD, QUEUE};
 use super::traffic::{FromAgent, Traffic};
 use super::OwnerPlan;
 use crate::process::child::StopBounds;
 use crate::process::lines::{Line, LineReader};
-
-struct Caller {
-    reader: LineReader<OwnedReadHalf>,
-    writer: OwnedWriteHalf,
-}
 
 /// A prompt waiting for the agent.
 struct Waiting {
@@ -116,7 +109,22 @@ impl Owner {
             (None, None, Some(since)) => Some(since + self.plan.keep),
             _ => None,
         };
+        // While the served caller's buffer is full its agent waits: the
+        // agent's stdout is not read (as a one-shot run's, whose reader is
+        // slow), and everything else goes on.
+        let held_back = self.relaying()
+            && self
+                .caller
+                .as_ref()
+                .is_some_and(|caller| !caller.has_room());
+        // Wakes the loop when the held-back caller's buffer has room again.
+        let room = self
+            .caller
+            .as_ref()
+            .filter(|_| held_back)
+            .map(|caller| caller.lines.clone());
         let (agent_reader, agent_child) = match &mut self.agent {
+            Some(agent) if held_back => (None, (!agent.exited).then_some(&mut agent.child)),
             Some(agent) if !agent.exited => (Some(&mut agent.reader), Some(&mut agent.child)),
             Some(agent) => (Some(&mut agent.reader), None),
             None => (None, None),
@@ -147,6 +155,7 @@ impl Owner {
                 Ok(None) | Err(_) => self.caller_gone().await,
             },
             Some(arrival) = arrived.recv() => self.on_arrival(arrival).await,
+            () = has_room(room) => {}
             _ = sleep_until(idle_deadline) => {
                 tracing::info!("idle for {:?}: ending the kept session", self.plan.keep);
                 self.stopping = true;
@@ -175,11 +184,12 @@ impl Owner {
                 tracing::warn!("dropped a `{CANCEL_METHOD}` the agent wrote");
             }
             _ if self.relaying() => {
-                let caller = self.caller.as_mut().map(|caller| &mut caller.writer);
-                if let Some(writer) = caller {
-                    if !write_to(writer, &bytes).await {
-                        self.caller_gone().await;
-                    }
+                let queued = self
+                    .caller
+                    .as_ref()
+                    .is_none_or(|caller| caller.queue(bytes));
+                if !queued {
+                    self.caller_gone().await;
                 }
             }
             // Nobody to ask: the question is cancelled, other requests
@@ -300,7 +310,7 @@ impl Owner {
                         message: format!("the kept session's queue is full ({QUEUE} prompts wait)"),
                         hint: Some("wait for the turns before it, or stop the session".to_owned()),
                     };
-                    let _ = stream.write_all(&protocol::line(&refusal)).await;
+                    reply_to(&mut stream, &refusal).await;
                     return;
                 }
                 self.queue.push_back(Waiting {
@@ -315,21 +325,21 @@ impl Owner {
                         return;
                     };
                     let queued = Reply::Queued { ahead };
-                    let _ = waiting.stream.write_all(&protocol::line(&queued)).await;
+                    reply_to(&mut waiting.stream, &queued).await;
                 }
             }
             Request::Cancel {} => {
                 let cancelled = self.ask_caller_to_cancel().await;
                 let reply = Reply::Cancel { cancelled };
-                let _ = stream.write_all(&protocol::line(&reply)).await;
+                reply_to(&mut stream, &reply).await;
             }
             Request::Stop {} => {
-                let _ = stream.write_all(&protocol::line(&Reply::Stopping {})).await;
+                reply_to(&mut stream, &Reply::Stopping {}).await;
                 self.stopping = true;
             }
             Request::Status {} => {
                 let status = Reply::Status(self.status());
-                let _ = stream.write_all(&protocol::line(&status)).await;
+                reply_to(&mut stream, &status).await;
             }
         }
     }
@@ -344,14 +354,20 @@ impl Owner {
         }
         let notification = json!({"jsonrpc": "2.0", "method": CANCEL_METHOD,
             "params": {"token": self.cancel_token}});
-        let written = match &mut self.caller {
-            Some(caller) => write_to(&mut caller.writer, &protocol::line(&notification)).await,
-            None => return false,
+        let line = protocol::line(&notification);
+        let Some(caller) = &self.caller else {
+            return false;
         };
-        if !written {
-            self.caller_gone().await;
+        // A caller whose buffer is full is not reading: it hears the
+        // cancel once it reads again, or not at all if it went away.
+        match tokio::time::timeout(WRITE_BOUND, caller.lines.send(line)).await {
+            Ok(Ok(())) => true,
+            Ok(Err(_)) => {
+                self.caller_gone().await;
+                false
+            }
+            Err(_) => false,
         }
-        true
     }
 
     fn status(&self) -> Status {
@@ -392,7 +408,7 @@ impl Owner {
                             message: format!("could not start the agent again: {error}"),
                             hint: None,
                         };
-                        let _ = waiting.stream.write_all(&protocol::line(&refusal)).await;
+                        reply_to(&mut waiting.stream, &refusal).await;
                         continue;
                     }
                 }
@@ -406,12 +422,7 @@ impl Owner {
                 agent_pid: self.agent.as_ref().map_or(0, |agent| agent.child.id()),
                 cancel_token: self.cancel_token.clone(),
             });
-            if waiting
-                .stream
-                .write_all(&protocol::line(&grant))
-                .await
-                .is_err()
-            {
+            if !reply_to(&mut waiting.stream, &grant).await {
                 continue;
             }
             if let Some(seconds) = waiting.keep_seconds {
@@ -423,11 +434,7 @@ impl Owner {
                 self.restarted = false;
                 self.traffic = Traffic::default();
             }
-            let (reader, writer) = waiting.stream.into_split();
-            self.caller = Some(Caller {
-                reader: LineReader::new(reader, protocol::MAX_CALLER_LINE),
-                writer,
-            });
+            self.caller = Some(Caller::new(waiting.stream));
             self.turns += 1;
             self.idle_since = None;
             return;
@@ -440,8 +447,7 @@ impl Owner {
     async fn stop(&mut self) {
         self.caller = None;
         for mut waiting in self.queue.drain(..) {
-            let ended = protocol::line(&Reply::Ended {});
-            let _ = tokio::time::timeout(WRITE_BOUND, waiting.stream.write_all(&ended)).await;
+            reply_to(&mut waiting.stream, &Reply::Ended {}).await;
         }
         if let Some(mut agent) = self.agent.take() {
             drop(agent.writer);
