@@ -20,14 +20,19 @@
 //!   `cancelled`, anything else "method not found"); its notifications are
 //!   dropped. The idle deadline (`--keep DUR`) moves to **Stopping**.
 //! - **Serving(caller)** — the first waiting caller is granted the agent:
-//!   lines go both ways. The caller's end of stream with no prompt in
-//!   flight → the next caller, or Idle. With a prompt in flight (the
-//!   caller was interrupted twice, or killed) → **Cancelling**.
-//!   `session cancel NAME` asks the caller to cancel (a `_oneworks/cancel`
-//!   notification only the owner writes: the agent's own are dropped).
+//!   lines go both ways (to the caller through a bounded buffer of its
+//!   own: while it is full the agent's stdout is not read, so a slow
+//!   caller holds back its agent, never the owner). The caller's end of
+//!   stream with nothing in flight → the next caller, or Idle; with
+//!   requests in flight (it was interrupted twice, or killed) →
+//!   **Cancelling**. `session cancel NAME` asks the caller to cancel (a
+//!   `_oneworks/cancel` notification carrying the grant's random token:
+//!   one the agent writes cancels nothing).
 //! - **Cancelling** — the owner answers the questions the caller left
-//!   `cancelled`, sends `session/cancel`, and waits for the prompt's answer
-//!   within the adapter's cancel grace; past it the agent is stopped.
+//!   `cancelled`, sends `session/cancel` when its prompt was in flight, and
+//!   waits for the answers to all its requests (dropped: the next caller
+//!   numbers its requests from 1 again) within the adapter's cancel grace;
+//!   past it the agent is stopped.
 //! - An agent that exits is **gone**: the caller (if any) loses its
 //!   connection, and the next grant starts the agent again, asking that
 //!   caller to load the cached agent session (`session/load`/`resume`).
