@@ -441,3 +441,48 @@ fn a_caller_that_reads_slowly_holds_back_its_agent_not_the_owner() {
     );
     stop_and_check(&acp, acp.agent_pid());
 }
+
+#[test]
+fn the_queue_holds_sixteen_prompts_and_refuses_the_next() {
+    // The first caller's turn waits for its question; sixteen prompts
+    // wait behind it; the seventeenth is refused (exit 11, naming the
+    // queue) and never reaches the agent.
+    let acp = AcpEnv::new(json!({"turn": [
+        {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
+        {"text": "done"}
+    ]}));
+    let mut first = Live::start(acp.cmd(&[
+        "--prompt",
+        "ask",
+        "--session",
+        "kept",
+        "--json",
+        "--keep",
+        "60s",
+    ]));
+    first.expect("permission_request");
+    let queued: Vec<_> = (0..16)
+        .map(|_| spawn(acp.cmd(&["--prompt", "wait", "--session", "kept", "--json"])))
+        .collect();
+    wait_until("sixteen prompts wait", EVENT_DEADLINE, || {
+        let listed = acp.env.run(&["session", "list", "--json"]);
+        listed.json()[0]["queued"] == 16
+    });
+    let refused = turn(&acp, "one too many", &[]);
+    refused.assert_code(11);
+    assert!(
+        refused.stderr.contains("queue is full"),
+        "{}",
+        refused.describe()
+    );
+    first.send(r#"{"id":"p1","reply":"Allow once"}"#);
+    let (code, _, stderr) = first.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    // The waiting ones run in turn; with no channel to answer on, each of
+    // their questions is refused (exit 10) — none was lost.
+    for waiting in queued {
+        waiting.wait_for(EVENT_DEADLINE).assert_code(10);
+    }
+    assert_eq!(acp.sent("session/prompt").len(), 17);
+    stop_and_check(&acp, acp.agent_pid());
+}
