@@ -1,0 +1,477 @@
+"""Times follow-up turns of a kept session, for the kept-sessions benchmark
+(benches/kept.sh, issue 35). Two modes:
+
+  kept_turns.py world PID OUT
+      reads the agent process PID (the agent a kept session's owner
+      started) from /proc: its program (the script its interpreter runs
+      when it was started through a `#!` line, as oneworks spawns it), its
+      arguments, environment and folder, into OUT (JSON), the shape
+      first_message.py's captures have.
+
+  kept_turns.py rounds PLAN OUT_DIR
+      the timed rounds. PLAN (JSON, written by kept.sh) names the oneworks
+      binary, its cleared environment, the project, the kept session, the
+      captured worlds of (b) and (c), acpx and the number of rounds. Before
+      timing, untimed: a minimal ACP client starts the agent in world (b),
+      `initialize`, `session/new`, and sends two prompts (the kept session
+      had its `--keep` turn and one follow-up; acpx gets `sessions new` and
+      two prompts, which start its queue owner); then RUNS rounds: the
+      three follow-ups (follow, direct, acpx) in an order rotated each
+      round, then the two first turns (keep, oneshot), alternated:
+
+        follow   `oneworks run ADAPTER --session S --prompt P --json`
+                 spawn → first `agent_message_chunk` event, spawn → exit
+        direct   the held client: `session/prompt` written → first
+                 `agent_message_chunk` update, → the prompt's answer
+        acpx     `acpx --agent CMD --format json prompt -s S P`
+                 spawn → first `agent_message_chunk` line, spawn → exit
+        keep     `oneworks run ADAPTER --session F --keep 10m --prompt P
+                 --json` (a first turn that keeps its agent), spawn → first
+                 chunk, spawn → exit; then `session stop F`, untimed
+        oneshot  `oneworks run ADAPTER --prompt P --json`, the same spans
+
+      One JSON line per turn in OUT_DIR/NAME.jsonl; OUT_DIR/facts.json
+      the checks and memory read after the rounds: the kept agent's pid
+      before and after (one agent for every follow-up), its turn count,
+      the acpx agents before and after, VmRSS/VmHWM of the owner, the kept
+      agent, acpx's queue owner and its agent.
+
+Every turn must end well (exit 0, `turn_end`/`end_turn`, the fake model's
+text received); anything else stops the benchmark with the turn's stderr.
+"""
+
+import json
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+DEADLINE = 180.0
+TEXT = "Hello from the fake model."
+
+
+def ms(seconds):
+    return None if seconds is None else round(seconds * 1000, 1)
+
+
+def fail(message):
+    sys.exit(f"kept_turns: {message}")
+
+
+def drain(stream, sink):
+    def loop():
+        for line in iter(stream.readline, b""):
+            sink.append(line)
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+def killer(child):
+    def expire():
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            child.kill()
+    timer = threading.Timer(DEADLINE, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+# --- /proc -------------------------------------------------------------------
+
+def read_status(pid):
+    """VmRSS and VmHWM of PID, in KiB."""
+    fields = {}
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                name, _, value = line.partition(":")
+                if name in ("VmRSS", "VmHWM"):
+                    fields[name] = int(value.split()[0])
+    except OSError:
+        return None
+    return fields
+
+
+def environ(pid):
+    with open(f"/proc/{pid}/environ", "rb") as handle:
+        pairs = [item.split(b"=", 1) for item in handle.read().split(b"\0") if b"=" in item]
+    return {k.decode(): v.decode() for k, v in pairs}
+
+
+def cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as handle:
+        return [part.decode() for part in handle.read().split(b"\0")[:-1]]
+
+
+def parent(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
+
+
+def world(pid, out):
+    argv, env = cmdline(pid), environ(pid)
+    program, args = argv[0], argv[1:]
+    # Started through `#!/usr/bin/env node`: the kernel ran the interpreter
+    # with the script as its first argument; oneworks spawned the script.
+    if args and os.path.isfile(args[0]):
+        with open(args[0], "rb") as handle:
+            if handle.read(2) == b"#!":
+                program, args = args[0], args[1:]
+    captured = dict(program=program, args=args, env=env, cwd=os.readlink(f"/proc/{pid}/cwd"),
+                    argv=argv, pid=pid)
+    with open(out, "w") as handle:
+        json.dump(captured, handle, indent=1)
+
+
+def agents_in(home, script=None):
+    """Pids of the processes whose HOME is `home` (acpx's queue owner and
+    its agents, which inherit it); with `script`, those that run it (the
+    agents)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if environ(int(entry)).get("HOME") == home and (script is None or any(
+                    os.path.basename(part) == script for part in cmdline(int(entry))[1:2])):
+                found.add(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+# --- a fresh private HOME, as oneworks gives every agent process ---------------
+
+def agent_env(captured, home_in):
+    env = dict(captured["env"])
+    beside = os.path.dirname(env["HOME"]) if env.get("HOME") else None
+    home = tempfile.mkdtemp(prefix="bench-home-", dir=beside if beside and os.path.isdir(beside) else home_in)
+    os.chmod(home, 0o700)
+    env["HOME"] = home
+    if "TMPDIR" in env:
+        tmp = os.path.join(home, "tmp")
+        os.mkdir(tmp, 0o700)
+        env["TMPDIR"] = tmp
+    return env, home
+
+
+# --- (b) the minimal client holding the agent's stdio -----------------------------
+
+class Held:
+    def __init__(self, captured, home_in):
+        self.env, self.home = agent_env(captured, home_in)
+        self.cwd = captured["cwd"]
+        self.child = subprocess.Popen([captured["program"], *captured["args"]], cwd=self.cwd, env=self.env,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      process_group=0)
+        self.lines = queue.Queue()
+        self.errors = []
+        drain(self.child.stderr, self.errors)
+        threading.Thread(target=self._read, daemon=True).start()
+        self.next_id = 0
+        self.session = None
+
+    def _read(self):
+        for line in iter(self.child.stdout.readline, b""):
+            self.lines.put((line, time.monotonic()))
+        self.lines.put((None, time.monotonic()))
+
+    def send(self, message):
+        self.child.stdin.write((json.dumps(message) + "\n").encode())
+        self.child.stdin.flush()
+
+    def call(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return self.next_id
+
+    def wait_for(self, request_id):
+        """(result, when it came, when the first agent_message_chunk came, text)"""
+        first, text = None, []
+        while True:
+            try:
+                line, now = self.lines.get(timeout=DEADLINE)
+            except queue.Empty:
+                fail(f"the held agent did not answer #{request_id} within {DEADLINE} s")
+            if line is None:
+                fail(f"the held agent exited ({self.child.wait()}) before answering #{request_id}\n"
+                     + b"".join(self.errors[-30:]).decode("utf-8", "replace"))
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if "method" in message and "id" in message:
+                if message["method"] == "session/request_permission":
+                    self.send({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": {"outcome": "cancelled"}}})
+                else:
+                    self.send({"jsonrpc": "2.0", "id": message["id"],
+                               "error": {"code": -32601, "message": "method not found"}})
+                continue
+            if message.get("method") == "session/update":
+                update = message.get("params", {}).get("update", {})
+                if update.get("sessionUpdate") == "agent_message_chunk":
+                    first = first or now
+                    text.append((update.get("content") or {}).get("text") or "")
+                continue
+            if message.get("id") == request_id:
+                if "error" in message:
+                    fail(f"#{request_id} failed: {json.dumps(message['error'])[:400]}")
+                return message.get("result") or {}, now, first, "".join(text)
+
+    def open(self):
+        init = self.call("initialize", {"protocolVersion": 1,
+                                        "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False},
+                                                               "terminal": False},
+                                        "clientInfo": {"name": "minimal-acp-client", "version": "0"}})
+        self.wait_for(init)
+        new = self.call("session/new", {"cwd": self.cwd, "mcpServers": []})
+        answer, _, _, _ = self.wait_for(new)
+        self.session = answer.get("sessionId") or fail(f"no sessionId: {answer}")
+
+    def prompt(self, text):
+        t0 = time.monotonic()
+        turn = self.call("session/prompt", {"sessionId": self.session, "prompt": [{"type": "text", "text": text}]})
+        answer, at, first, said = self.wait_for(turn)
+        stop = answer.get("stopReason")
+        if stop != "end_turn" or first is None or said != TEXT:
+            fail(f"direct: stopReason {stop}, first chunk {first}, text {said!r}")
+        return dict(first_ms=ms(first - t0), total_ms=ms(at - t0), stop_reason=stop)
+
+    def close(self, grace_ms):
+        self.child.stdin.close()
+        try:
+            self.child.wait(grace_ms / 1000)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.child.pid, signal.SIGTERM)
+                self.child.wait(3)
+            except (OSError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(self.child.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                self.child.wait()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+# --- (a), (c) and the first turns: a spawned command ------------------------------
+
+def oneworks_chunk(line):
+    event = json.loads(line)
+    if event.get("type") == "agent_message_chunk":
+        return event.get("text") or ""
+    return None
+
+
+def acpx_chunk(line):
+    """acpx --format json prints the ACP messages it receives, one a line."""
+    message = json.loads(line)
+    update = (message.get("params") or {}).get("update") or {}
+    if message.get("method") == "session/update" and update.get("sessionUpdate") == "agent_message_chunk":
+        return (update.get("content") or {}).get("text") or ""
+    return None
+
+
+def spawned(name, command, env, cwd, chunk, stdin=subprocess.PIPE):
+    """Spawns COMMAND; spawn → the first line `chunk` says is a message
+    chunk, spawn → exit (stdout closed and the process reaped)."""
+    t0 = time.monotonic()
+    child = subprocess.Popen(command, env=env, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, process_group=0)
+    timer = killer(child)
+    errors, lines = [], []
+    drain(child.stderr, errors)
+    first, said = None, []
+    for line in child.stdout:
+        now = time.monotonic()
+        lines.append(line)
+        try:
+            piece = chunk(line)
+        except ValueError:
+            continue
+        if piece is not None:
+            first = first or now
+            said.append(piece)
+    status = child.wait()
+    end = time.monotonic()
+    timer.cancel()
+    if child.stdin:
+        child.stdin.close()
+    problems = []
+    if status != 0:
+        problems.append(f"exit {status}")
+    if first is None:
+        problems.append("no agent_message_chunk")
+    if "".join(said) != TEXT:
+        problems.append(f"text {''.join(said)!r}")
+    if problems:
+        fail(f"{name}: {'; '.join(problems)}\nstdout (last lines):\n"
+             + b"".join(lines[-10:]).decode("utf-8", "replace")
+             + "\nstderr:\n" + b"".join(errors[-30:]).decode("utf-8", "replace"))
+    return dict(first_ms=ms(first - t0), total_ms=ms(end - t0), status=status), lines
+
+
+def turn_end_last(name, lines):
+    events = [json.loads(line) for line in lines if line.strip()]
+    if not events or events[-1].get("type") != "turn_end" or events[-1].get("stopReason") != "end_turn":
+        fail(f"{name}: the last event is not turn_end/end_turn: {events[-1:] if events else 'none'}")
+
+
+def kept_row(plan, name):
+    done = subprocess.run([plan["bin"], "session", "list", "--json"], env=plan["env"], cwd=plan["project"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    if done.returncode != 0:
+        fail(f"session list: {done.stderr.decode('utf-8', 'replace')}")
+    for row in json.loads(done.stdout):
+        if row.get("name") == name and row.get("kind") == "kept":
+            return row
+    fail(f"session list shows no kept session `{name}`: {done.stdout!r}")
+
+
+def rounds(plan_path, out):
+    with open(plan_path) as handle:
+        plan = json.load(handle)
+    ours = {}
+    try:
+        timed(plan, out, ours)
+    finally:
+        if "held" in ours:
+            ours["held"].close(float(plan["grace_ms"]))
+        if "acpx_home" in ours:
+            acpx_home = ours["acpx_home"]
+            # acpx's queue owner and its agent: started by this run (their
+            # HOME is the one made for it), ended by pid.
+            for pid in agents_in(acpx_home):
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except OSError:
+                    pass
+            shutil.rmtree(acpx_home, ignore_errors=True)
+
+
+def timed(plan, out, ours):
+    """The rounds; what it starts that outlives a turn goes into `ours`."""
+    env, project, bin_ = plan["env"], plan["project"], plan["bin"]
+    adapter, prompt, runs = plan["adapter"], plan["prompt"], int(plan["runs"])
+
+    def record(name, row):
+        with open(os.path.join(out, name + ".jsonl"), "a") as handle:
+            handle.write(json.dumps(row) + "\n")
+
+    # (b): the held client, its agent started and warmed before timing.
+    with open(plan["direct_world"]) as handle:
+        held = ours["held"] = Held(json.load(handle), plan["work"])
+    # (c): acpx on the same agent program, argv, environment and world.
+    with open(plan["acpx_world"]) as handle:
+        acpx_world = json.load(handle)
+    acpx_env, acpx_home = agent_env(acpx_world, plan["work"])
+    ours["acpx_home"] = acpx_home
+    script = os.path.basename(acpx_world["program"])
+    held.open()
+    for _ in range(2):
+        held.prompt(prompt)
+
+    agent_command = shlex.join([acpx_world["program"], *acpx_world["args"]])
+    acpx = [*plan["acpx"], "--agent", agent_command, "--cwd", acpx_world["cwd"], "--format", "json"]
+    made = subprocess.run([*acpx, "sessions", "new", "--name", plan["session"]], env=acpx_env,
+                          cwd=acpx_world["cwd"], stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    if made.returncode != 0:
+        fail(f"acpx sessions new: {made.stdout[-2000:]!r} {made.stderr[-2000:]!r}")
+    acpx_prompt = [*acpx, "prompt", "-s", plan["session"], prompt]
+    for _ in range(2):
+        spawned("acpx (warm-up)", acpx_prompt, acpx_env, acpx_world["cwd"], acpx_chunk, subprocess.DEVNULL)
+    acpx_agents = agents_in(acpx_home, script)
+    if len(acpx_agents) != 1:
+        fail(f"acpx: {len(acpx_agents)} agents run in its HOME after the warm-up, not 1: {acpx_agents}")
+
+    # (a): the kept session had its `--keep` turn; one follow-up more, untimed.
+    follow = [bin_, "run", adapter, "--session", plan["session"], "--prompt", prompt, "--json"]
+    _, lines = spawned("follow-up (warm-up)", follow, env, project, oneworks_chunk)
+    turn_end_last("follow-up (warm-up)", lines)
+    before = kept_row(plan, plan["session"])
+    owner_before = read_status(before["pid"])
+
+    keep = [bin_, "run", adapter, "--session", plan["first_session"], "--keep", "10m", "--prompt", prompt, "--json"]
+    oneshot = [bin_, "run", adapter, "--prompt", prompt, "--json"]
+    stop = [bin_, "session", "stop", plan["first_session"]]
+
+    def contender(name):
+        if name == "direct":
+            return held.prompt(prompt)
+        if name == "acpx":
+            row, _ = spawned(name, acpx_prompt, acpx_env, acpx_world["cwd"], acpx_chunk, subprocess.DEVNULL)
+            return row
+        command = dict(follow=follow, keep=keep, oneshot=oneshot)[name]
+        row, lines = spawned(name, command, env, project, oneworks_chunk)
+        turn_end_last(name, lines)
+        if name == "keep":
+            stopped = subprocess.run(stop, env=env, cwd=project, capture_output=True, check=False)
+            if stopped.returncode != 0:
+                fail(f"session stop: {stopped.stderr.decode('utf-8', 'replace')}")
+        return row
+
+    # The three follow-ups rotated (each one after each other one, and
+    # first in every third round), then the two first turns alternated.
+    follow_ups, firsts = ["follow", "direct", "acpx"], ["keep", "oneshot"]
+    for round_ in range(runs):
+        order = (follow_ups[round_ % 3:] + follow_ups[:round_ % 3]
+                 + (firsts if round_ % 2 == 0 else firsts[::-1]))
+        said = []
+        for name in order:
+            row = contender(name)
+            row["round"] = round_ + 1
+            record(name, row)
+            said.append(f"{name} {row['total_ms']:.0f} ms (first chunk {row['first_ms']:.0f})")
+        print(f"round {round_ + 1}/{runs}: " + ", ".join(said), file=sys.stderr, flush=True)
+
+    after = kept_row(plan, plan["session"])
+    acpx_after = agents_in(acpx_home, script)
+    acpx_agent = next(iter(acpx_after), None)
+    acpx_owner = parent(acpx_agent) if acpx_agent else None
+    facts = dict(
+        owner_pid=after["pid"], agent_before=before["agentPid"], agent_after=after["agentPid"],
+        turns_before=before["turns"], turns_after=after["turns"],
+        owner_before=owner_before, owner_after=read_status(after["pid"]),
+        owner_argv=cmdline(after["pid"])[1:4],
+        agent=read_status(after["agentPid"]),
+        held_agent=read_status(held.child.pid),
+        acpx_agents_before=sorted(acpx_agents), acpx_agents_after=sorted(acpx_after),
+        acpx_owner=read_status(acpx_owner) if acpx_owner else None,
+        acpx_owner_argv=cmdline(acpx_owner)[1:4] if acpx_owner else None,
+        acpx_agent=read_status(acpx_agent) if acpx_agent else None,
+        acpx_command=agent_command,
+    )
+    with open(os.path.join(out, "facts.json"), "w") as handle:
+        json.dump(facts, handle, indent=1)
+    problems = []
+    if before["agentPid"] != after["agentPid"]:
+        problems.append(f"the kept agent changed: {before['agentPid']} → {after['agentPid']}")
+    if after["turns"] - before["turns"] != runs:
+        problems.append(f"the kept session ran {after['turns'] - before['turns']} turns, not {runs}")
+    if acpx_after != acpx_agents:
+        problems.append(f"acpx's agents changed: {sorted(acpx_agents)} → {sorted(acpx_after)}")
+    if problems:
+        fail("; ".join(problems))
+
+
+def main(argv):
+    mode = argv[1] if len(argv) > 1 else ""
+    if mode == "world" and len(argv) == 4:
+        world(int(argv[2]), argv[3])
+    elif mode == "rounds" and len(argv) == 4:
+        rounds(argv[2], argv[3])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
