@@ -81,6 +81,9 @@ def main(folder, doc, benches):
          f"{median(paired('keep', 'oneshot', 'first_ms')):+.0f} ms)",
          keep_vs <= FOLLOW_GOAL_MS and keep_vs_first <= FOLLOW_GOAL_MS),
     ]
+    agent_tree = (f"{len(facts['agent']['processes'])} processes, sums ("
+                  + ", ".join(f"`{' '.join(p['argv'])}` {p['VmRSS'] / 1024:.0f}"
+                              for p in facts['agent']['processes']) + ")")
     load = lambda text: text.split("load average:")[-1].strip()
     program = world["program"].split("/oneworks-home/")[-1]
     runs = e.get("RUNS", "?")
@@ -111,10 +114,10 @@ Memory after the rounds, VmRSS / VmHWM (peak) from `/proc/PID/status`, MiB:
 | process | VmRSS | VmHWM |
 |---|---:|---:|
 | oneworks' owner (`oneworks session keep`, pid from `session list --json`; before the rounds {mib(facts['owner_before'], 'VmRSS')}) | {mib(owner, 'VmRSS')} | {mib(owner, 'VmHWM')} |
-| its agent (Qwen Code, node) | {mib(facts['agent'], 'VmRSS')} | {mib(facts['agent'], 'VmHWM')} |
-| the agent (b) holds | {mib(facts['held_agent'], 'VmRSS')} | {mib(facts['held_agent'], 'VmHWM')} |
-| acpx's queue owner (node) | {mib(facts['acpx_owner'], 'VmRSS')} | {mib(facts['acpx_owner'], 'VmHWM')} |
-| its agent | {mib(facts['acpx_agent'], 'VmRSS')} | {mib(facts['acpx_agent'], 'VmHWM')} |
+| its agent, Qwen Code: {agent_tree} | {mib(facts['agent'], 'VmRSS')} | {mib(facts['agent'], 'VmHWM')} |
+| the agent (b) holds, the same processes | {mib(facts['held_agent'], 'VmRSS')} | {mib(facts['held_agent'], 'VmHWM')} |
+| acpx's queue owner (`node … cli.js`, the same Node) | {mib(facts['acpx_owner'], 'VmRSS')} | {mib(facts['acpx_owner'], 'VmHWM')} |
+| its agent, the same processes | {mib(facts['acpx_agent'], 'VmRSS')} | {mib(facts['acpx_agent'], 'VmHWM')} |
 
 The agent: `{os.path.basename(world['program'])} {' '.join(world['args'])}` (`{program}` under `ONEWORKS_HOME`), {len(world['env'])} variables ({', '.join('`' + n + '`' for n in sorted(world['env']))}). The fake model answered {e.get('MODEL_REQUESTS', '?')} requests in all. Machine: {e.get('CPU', '?')}; system node {e.get('NODE_VERSION', '?')}. Load average at the script's start {load(e.get('START_LOAD', ''))}, before the rounds {load(e.get('LOAD_BEFORE', ''))} ({e.get('BUSY_BEFORE', '').rstrip(', ') or 'no compiler or node running'}), after {load(e.get('LOAD_AFTER', ''))} ({e.get('BUSY_AFTER', '').rstrip(', ') or 'no compiler or node running'}).
 

@@ -33,8 +33,8 @@
       One JSON line per turn in OUT_DIR/NAME.jsonl; OUT_DIR/facts.json
       the checks and memory read after the rounds: the kept agent's pid
       before and after (one agent for every follow-up), its turn count,
-      the acpx agents before and after, VmRSS/VmHWM of the owner, the kept
-      agent, acpx's queue owner and its agent.
+      the acpx agents before and after, VmRSS/VmHWM of the owner, of acpx's
+      queue owner, and of each agent's process tree.
 
 Every turn must end well (exit 0, `turn_end`/`end_turn`, the fake model's
 text received); anything else stops the benchmark with the turn's stderr.
@@ -99,6 +99,30 @@ def read_status(pid):
     except OSError:
         return None
     return fields
+
+
+def tree(pid):
+    """PID and its descendants, each with VmRSS and VmHWM (KiB): Qwen Code
+    is three node processes (`cli-entry.js` starts `cli.js`, which starts
+    itself again), and the one that answers is the last."""
+    rows, todo = [], [pid]
+    while todo:
+        current = todo.pop(0)
+        status = read_status(current)
+        if status is None:
+            continue
+        argv = cmdline(current)
+        script = next((part for part in argv[1:] if part.endswith(".js")), None)
+        rows.append(dict(pid=current, argv=[os.path.basename(part) for part in (argv[0], script) if part],
+                         **status))
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as handle:
+                    todo.extend(int(child) for child in handle.read().split())
+        except OSError:
+            pass
+    return dict(processes=rows, VmRSS=sum(r.get("VmRSS", 0) for r in rows),
+                VmHWM=sum(r.get("VmHWM", 0) for r in rows))
 
 
 def environ(pid):
@@ -442,12 +466,12 @@ def timed(plan, out, ours):
         turns_before=before["turns"], turns_after=after["turns"],
         owner_before=owner_before, owner_after=read_status(after["pid"]),
         owner_argv=cmdline(after["pid"])[1:4],
-        agent=read_status(after["agentPid"]),
-        held_agent=read_status(held.child.pid),
+        agent=tree(after["agentPid"]),
+        held_agent=tree(held.child.pid),
         acpx_agents_before=sorted(acpx_agents), acpx_agents_after=sorted(acpx_after),
         acpx_owner=read_status(acpx_owner) if acpx_owner else None,
         acpx_owner_argv=cmdline(acpx_owner)[1:4] if acpx_owner else None,
-        acpx_agent=read_status(acpx_agent) if acpx_agent else None,
+        acpx_agent=tree(acpx_agent) if acpx_agent else None,
         acpx_command=agent_command,
     )
     with open(os.path.join(out, "facts.json"), "w") as handle:
