@@ -84,6 +84,16 @@ def main(folder, doc, benches):
     agent_tree = (f"{len(facts['agent']['processes'])} processes, sums ("
                   + ", ".join(f"`{' '.join(p['argv'])}` {p['VmRSS'] / 1024:.0f}"
                               for p in facts['agent']['processes']) + ")")
+    labels = dict(follow="(a) follow-up, kept session", direct="(b) minimal client holding the agent",
+                  acpx=f"(c) acpx {e.get('ACPX_VERSION', '?')}, warm queue owner",
+                  keep="first turn, `--keep`", oneshot="first turn, one-shot")
+    breakdown = []
+    for name, label in labels.items():
+        m = {field: median([r[field] for r in turns[name]])
+             for field in ("sent_ms", "first_ms", "answer_ms", "total_ms")}
+        tail = median([r["total_ms"] - r["answer_ms"] for r in turns[name]])
+        breakdown.append(f"| {label} | {m['sent_ms']:.0f} | {m['first_ms']:.0f} | {m['answer_ms']:.0f} "
+                         f"| {m['total_ms']:.0f} | {tail:.0f} |")
     load = lambda text: text.split("load average:")[-1].strip()
     program = world["program"].split("/oneworks-home/")[-1]
     runs = e.get("RUNS", "?")
@@ -104,6 +114,12 @@ The real `{e.get('PACKAGE', '?')}@{e.get('VERSION', '?')}` (installed by `onewor
 | (c) acpx {e.get('ACPX_VERSION', '?')}, warm queue owner, spawn → … exit | {cell(first['acpx'])} | {cell(total['acpx'])} |
 | first turn, `run --session F --keep 10m`, spawn → … exit | {cell(first['keep'])} | {cell(total['keep'])} |
 | first turn, one-shot `run`, spawn → … exit | {cell(first['oneshot'])} | {cell(total['oneshot'])} |
+
+Where the time goes, medians in ms from the spawn ((b): from writing `session/prompt`): the prompt written to the agent (oneworks: its `session_started` event, emitted just before it writes the prompt; acpx: its own `session/prompt` line), the first chunk, the prompt's answer (oneworks: `turn_end`; acpx: the `session/prompt` result), the exit:
+
+| contender | prompt written | first chunk | answer | exit | answer → exit |
+|---|---:|---:|---:|---:|---:|
+""" + "\n".join(breakdown) + f"""
 
 | goal (issue 35) | measured | |
 |---|---|---|

@@ -268,7 +268,8 @@ class Held:
         stop = answer.get("stopReason")
         if stop != "end_turn" or first is None or said != TEXT:
             fail(f"direct: stopReason {stop}, first chunk {first}, text {said!r}")
-        return dict(first_ms=ms(first - t0), total_ms=ms(at - t0), stop_reason=stop)
+        return dict(sent_ms=0.0, first_ms=ms(first - t0), answer_ms=ms(at - t0), total_ms=ms(at - t0),
+                    stop_reason=stop)
 
     def close(self, grace_ms):
         self.child.stdin.close()
@@ -289,42 +290,54 @@ class Held:
 
 # --- (a), (c) and the first turns: a spawned command ------------------------------
 
-def oneworks_chunk(line):
+def oneworks_line(line):
+    """What one `--json` event line is: ("chunk", text), ("sent", None) for
+    `session_started` (emitted just before the prompt is written to the
+    agent), ("answer", None) for `turn_end`, or None."""
     event = json.loads(line)
-    if event.get("type") == "agent_message_chunk":
-        return event.get("text") or ""
-    return None
+    kind = event.get("type")
+    if kind == "agent_message_chunk":
+        return "chunk", event.get("text") or ""
+    return {"session_started": ("sent", None), "turn_end": ("answer", None)}.get(kind)
 
 
-def acpx_chunk(line):
-    """acpx --format json prints the ACP messages it receives, one a line."""
+def acpx_line(line):
+    """The same for acpx --format json, which prints the ACP messages both
+    ways, one a line: its own `session/prompt`, the chunks, the answer."""
     message = json.loads(line)
     update = (message.get("params") or {}).get("update") or {}
     if message.get("method") == "session/update" and update.get("sessionUpdate") == "agent_message_chunk":
-        return (update.get("content") or {}).get("text") or ""
+        return "chunk", (update.get("content") or {}).get("text") or ""
+    if message.get("method") == "session/prompt":
+        return "sent", None
+    if "stopReason" in (message.get("result") or {}):
+        return "answer", None
     return None
 
 
-def spawned(name, command, env, cwd, chunk, stdin=subprocess.PIPE):
-    """Spawns COMMAND; spawn → the first line `chunk` says is a message
-    chunk, spawn → exit (stdout closed and the process reaped)."""
+def spawned(name, command, env, cwd, read, stdin=subprocess.PIPE):
+    """Spawns COMMAND and times, from the spawn, the lines `read` names
+    (the prompt sent, the first message chunk, the prompt's answer) and
+    the exit (stdout closed and the process reaped)."""
     t0 = time.monotonic()
     child = subprocess.Popen(command, env=env, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, process_group=0)
     timer = killer(child)
     errors, lines = [], []
     drain(child.stderr, errors)
-    first, said = None, []
+    marks, said = {}, []
     for line in child.stdout:
         now = time.monotonic()
         lines.append(line)
         try:
-            piece = chunk(line)
+            what = read(line)
         except ValueError:
             continue
-        if piece is not None:
-            first = first or now
-            said.append(piece)
+        if what is None:
+            continue
+        marks.setdefault(what[0], now)
+        if what[0] == "chunk":
+            said.append(what[1])
     status = child.wait()
     end = time.monotonic()
     timer.cancel()
@@ -333,15 +346,15 @@ def spawned(name, command, env, cwd, chunk, stdin=subprocess.PIPE):
     problems = []
     if status != 0:
         problems.append(f"exit {status}")
-    if first is None:
-        problems.append("no agent_message_chunk")
+    problems.extend(f"no {what} line" for what in ("sent", "chunk", "answer") if what not in marks)
     if "".join(said) != TEXT:
         problems.append(f"text {''.join(said)!r}")
     if problems:
         fail(f"{name}: {'; '.join(problems)}\nstdout (last lines):\n"
              + b"".join(lines[-10:]).decode("utf-8", "replace")
              + "\nstderr:\n" + b"".join(errors[-30:]).decode("utf-8", "replace"))
-    return dict(first_ms=ms(first - t0), total_ms=ms(end - t0), status=status), lines
+    return dict(sent_ms=ms(marks["sent"] - t0), first_ms=ms(marks["chunk"] - t0),
+                answer_ms=ms(marks["answer"] - t0), total_ms=ms(end - t0), status=status), lines
 
 
 def turn_end_last(name, lines):
@@ -412,14 +425,14 @@ def timed(plan, out, ours):
         fail(f"acpx sessions new: {made.stdout[-2000:]!r} {made.stderr[-2000:]!r}")
     acpx_prompt = [*acpx, "prompt", "-s", plan["session"], prompt]
     for _ in range(2):
-        spawned("acpx (warm-up)", acpx_prompt, acpx_env, acpx_world["cwd"], acpx_chunk, subprocess.DEVNULL)
+        spawned("acpx (warm-up)", acpx_prompt, acpx_env, acpx_world["cwd"], acpx_line, subprocess.DEVNULL)
     acpx_agents = agents_in(acpx_home, script)
     if len(acpx_agents) != 1:
         fail(f"acpx: {len(acpx_agents)} agents run in its HOME after the warm-up, not 1: {acpx_agents}")
 
     # (a): the kept session had its `--keep` turn; one follow-up more, untimed.
     follow = [bin_, "run", adapter, "--session", plan["session"], "--prompt", prompt, "--json"]
-    _, lines = spawned("follow-up (warm-up)", follow, env, project, oneworks_chunk)
+    _, lines = spawned("follow-up (warm-up)", follow, env, project, oneworks_line)
     turn_end_last("follow-up (warm-up)", lines)
     before = kept_row(plan, plan["session"])
     owner_before = read_status(before["pid"])
@@ -432,10 +445,10 @@ def timed(plan, out, ours):
         if name == "direct":
             return held.prompt(prompt)
         if name == "acpx":
-            row, _ = spawned(name, acpx_prompt, acpx_env, acpx_world["cwd"], acpx_chunk, subprocess.DEVNULL)
+            row, _ = spawned(name, acpx_prompt, acpx_env, acpx_world["cwd"], acpx_line, subprocess.DEVNULL)
             return row
         command = dict(follow=follow, keep=keep, oneshot=oneshot)[name]
-        row, lines = spawned(name, command, env, project, oneworks_chunk)
+        row, lines = spawned(name, command, env, project, oneworks_line)
         turn_end_last(name, lines)
         if name == "keep":
             stopped = subprocess.run(stop, env=env, cwd=project, capture_output=True, check=False)
