@@ -195,12 +195,12 @@ json.dump(dict(bin=bin_, work=work, project=f"{work}/project", env=dict(pair.spl
 EOF
 
 # --- timing ------------------------------------------------------------------------
+WAITED=0
 if [[ -n ${BENCH_KEPT_LOAD:-} ]]; then
-    waited=0
-    until awk -v max="$BENCH_KEPT_LOAD" '{ exit !($1 < max) }' /proc/loadavg || ((waited >= ${BENCH_KEPT_LOAD_WAIT:-900})); do
-        ((waited % 60 == 0)) && log "waiting for a 1-minute load below $BENCH_KEPT_LOAD ($(cut -d' ' -f1-3 /proc/loadavg))"
+    until awk -v max="$BENCH_KEPT_LOAD" '{ exit !($1 < max) }' /proc/loadavg || ((WAITED >= ${BENCH_KEPT_LOAD_WAIT:-900})); do
+        ((WAITED % 60 == 0)) && log "waiting for a 1-minute load below $BENCH_KEPT_LOAD ($(cut -d' ' -f1-3 /proc/loadavg))"
         sleep 10
-        waited=$((waited + 10))
+        WAITED=$((WAITED + 10))
     done
 fi
 LOAD_BEFORE=$(uptime)
@@ -213,7 +213,7 @@ BUSY_AFTER=$(busy)
 MODEL_REQUESTS=$(wc -l <"$K/model.log")
 
 export RUNS COMMIT START_LOAD LOAD_BEFORE LOAD_AFTER BUSY_BEFORE BUSY_AFTER MODEL_REQUESTS REG PACKAGE VERSION
-export ACPX_VERSION GRACE CPU NODE_VERSION AGENT_NODE_VERSION
+export ACPX_VERSION GRACE CPU NODE_VERSION AGENT_NODE_VERSION WAITED
 CPU="$(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(uname -r), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 NODE_VERSION=$(node --version)
 AGENT_NODE_VERSION=$("$AGENT_NODE" --version)

@@ -55,6 +55,8 @@ def main(folder, doc, benches):
     def paired(a, b, field):
         return [by_round[a][k][field] - by_round[b][k][field] for k in sorted(by_round[a]) if k in by_round[b]]
 
+    sent = [r["sent_ms"] for r in turns["follow"]]
+    tail_a = [r["total_ms"] - r["answer_ms"] for r in turns["follow"]]
     a_b = median(total["follow"]) - median(total["direct"])
     a_b_first = median(first["follow"]) - median(first["direct"])
     a_b_paired = paired("follow", "direct", "total_ms")
@@ -66,7 +68,9 @@ def main(folder, doc, benches):
     goals = [
         (f"follow-up (a) − minimal client (b) ≤ +{FOLLOW_GOAL_MS} ms",
          f"**{a_b:+.0f} ms** to the end (paired per round {median(a_b_paired):+.0f}, "
-         f"{min(a_b_paired):+.0f}…{max(a_b_paired):+.0f}); {a_b_first:+.0f} ms to the first chunk",
+         f"{min(a_b_paired):+.0f}…{max(a_b_paired):+.0f}); {a_b_first:+.0f} ms to the first chunk; "
+         f"oneworks' own parts of (a): spawn → prompt written {median(sent):.0f} ms, answer → exit "
+         f"{median(tail_a):.0f} ms",
          a_b <= FOLLOW_GOAL_MS),
         (f"follow-up (a) ≤ {ACPX_GOAL} × acpx (c)",
          f"**{ratio:.2f}×** ({median(total['follow']):.0f} vs {median(total['acpx']):.0f} ms to the end; "
@@ -92,8 +96,11 @@ def main(folder, doc, benches):
         m = {field: median([r[field] for r in turns[name]])
              for field in ("sent_ms", "first_ms", "answer_ms", "total_ms")}
         tail = median([r["total_ms"] - r["answer_ms"] for r in turns[name]])
-        breakdown.append(f"| {label} | {m['sent_ms']:.0f} | {m['first_ms']:.0f} | {m['answer_ms']:.0f} "
+        started = [r["agent_started_ms"] for r in turns[name] if r.get("agent_started_ms") is not None]
+        spawn = f"{median(started):.0f}" if started else "(warm)"
+        breakdown.append(f"| {label} | {spawn} | {m['sent_ms']:.0f} | {m['first_ms']:.0f} | {m['answer_ms']:.0f} "
                          f"| {m['total_ms']:.0f} | {tail:.0f} |")
+    knobs = "".join(f"{name}={e[name]} " for name in ("BENCH_KEPT_RUNS", "BENCH_KEPT_LOAD") if e.get(name))
     load = lambda text: text.split("load average:")[-1].strip()
     program = world["program"].split("/oneworks-home/")[-1]
     runs = e.get("RUNS", "?")
@@ -115,10 +122,10 @@ The real `{e.get('PACKAGE', '?')}@{e.get('VERSION', '?')}` (installed by `onewor
 | first turn, `run --session F --keep 10m`, spawn → … exit | {cell(first['keep'])} | {cell(total['keep'])} |
 | first turn, one-shot `run`, spawn → … exit | {cell(first['oneshot'])} | {cell(total['oneshot'])} |
 
-Where the time goes, medians in ms from the spawn ((b): from writing `session/prompt`): the prompt written to the agent (oneworks: its `session_started` event, emitted just before it writes the prompt; acpx: its own `session/prompt` line), the first chunk, the prompt's answer (oneworks: `turn_end`; acpx: the `session/prompt` result), the exit:
+Where the time goes, medians in ms from the spawn ((b): from writing `session/prompt`): the agent process started (first turns: the start time of the newest `cli-entry.js` process, read from `/proc` at the first chunk, 10 ms coarse), the prompt written to the agent (oneworks: its `session_started` event, emitted just before it writes the prompt; acpx: its own `session/prompt` line), the first chunk, the prompt's answer (oneworks: `turn_end`; acpx: the `session/prompt` result), the exit:
 
-| contender | prompt written | first chunk | answer | exit | answer → exit |
-|---|---:|---:|---:|---:|---:|
+| contender | agent started | prompt written | first chunk | answer | exit | answer → exit |
+|---|---:|---:|---:|---:|---:|---:|
 """ + "\n".join(breakdown) + f"""
 
 | goal (issue 35) | measured | |
@@ -135,9 +142,9 @@ Memory after the rounds, VmRSS / VmHWM (peak) from `/proc/PID/status`, MiB:
 | acpx's queue owner (`node … cli.js`, the same Node) | {mib(facts['acpx_owner'], 'VmRSS')} | {mib(facts['acpx_owner'], 'VmHWM')} |
 | its agent, the same processes | {mib(facts['acpx_agent'], 'VmRSS')} | {mib(facts['acpx_agent'], 'VmHWM')} |
 
-The agent: `{os.path.basename(world['program'])} {' '.join(world['args'])}` (`{program}` under `ONEWORKS_HOME`), {len(world['env'])} variables ({', '.join('`' + n + '`' for n in sorted(world['env']))}). The fake model answered {e.get('MODEL_REQUESTS', '?')} requests in all. Machine: {e.get('CPU', '?')}; system node {e.get('NODE_VERSION', '?')}. Load average at the script's start {load(e.get('START_LOAD', ''))}, before the rounds {load(e.get('LOAD_BEFORE', ''))} ({e.get('BUSY_BEFORE', '').rstrip(', ') or 'no compiler or node running'}), after {load(e.get('LOAD_AFTER', ''))} ({e.get('BUSY_AFTER', '').rstrip(', ') or 'no compiler or node running'}).
+The agent: `{os.path.basename(world['program'])} {' '.join(world['args'])}` (`{program}` under `ONEWORKS_HOME`), {len(world['env'])} variables ({', '.join('`' + n + '`' for n in sorted(world['env']))}). The fake model answered {e.get('MODEL_REQUESTS', '?')} requests in all. Machine: {e.get('CPU', '?')}; system node {e.get('NODE_VERSION', '?')}. Load average at the script's start {load(e.get('START_LOAD', ''))}, before the rounds {load(e.get('LOAD_BEFORE', ''))} ({'after waiting ' + e['WAITED'] + ' s for it to fall below ' + e['BENCH_KEPT_LOAD'] + '; ' if e.get('BENCH_KEPT_LOAD') else ''}{e.get('BUSY_BEFORE', '').rstrip(', ') or 'no compiler or node running'}), after {load(e.get('LOAD_AFTER', ''))} ({e.get('BUSY_AFTER', '').rstrip(', ') or 'no compiler or node running'}).
 
-Reproduce: `bash tests/fixtures/node/fetch.sh && bash benches/kept.sh` (knobs: `BENCH_KEPT_RUNS`, `ONEWORKS_BIN`, `BENCH_ACPX_VERSION`, `BENCH_KEPT_LOAD`, `BENCH_NO_DOC=1`, `BENCH_KEEP=1`).
+Reproduce: `bash tests/fixtures/node/fetch.sh && {knobs}bash benches/kept.sh` (knobs: `BENCH_KEPT_RUNS`, `ONEWORKS_BIN`, `BENCH_ACPX_VERSION`, `BENCH_KEPT_LOAD`, `BENCH_NO_DOC=1`, `BENCH_KEEP=1`).
 """
     print(section)
     if e.get("BENCH_NO_DOC"):

@@ -315,10 +315,35 @@ def acpx_line(line):
     return None
 
 
-def spawned(name, command, env, cwd, read, stdin=subprocess.PIPE):
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def newest(script):
+    """The start (seconds since boot) of the newest process whose first
+    argument is `script` (the agent's program as its interpreter runs it)."""
+    found = None
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = cmdline(int(entry))
+            if len(argv) < 2 or os.path.basename(argv[1]) != script:
+                continue
+            with open(f"/proc/{entry}/stat") as handle:
+                start = int(handle.read().rsplit(")", 1)[1].split()[19]) / TICK
+        except (OSError, ValueError, IndexError):
+            continue
+        found = start if found is None else max(found, start)
+    return found
+
+
+def spawned(name, command, env, cwd, read, stdin=subprocess.PIPE, agent=None):
     """Spawns COMMAND and times, from the spawn, the lines `read` names
     (the prompt sent, the first message chunk, the prompt's answer) and
-    the exit (stdout closed and the process reaped)."""
+    the exit (stdout closed and the process reaped). With `agent` (the
+    agent's script), also when the newest agent process was started,
+    read from /proc after the first chunk (a clock tick coarse)."""
+    boot0 = time.clock_gettime(time.CLOCK_BOOTTIME)
     t0 = time.monotonic()
     child = subprocess.Popen(command, env=env, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, process_group=0)
@@ -335,9 +360,12 @@ def spawned(name, command, env, cwd, read, stdin=subprocess.PIPE):
             continue
         if what is None:
             continue
-        marks.setdefault(what[0], now)
         if what[0] == "chunk":
             said.append(what[1])
+            if agent and "chunk" not in marks:
+                started = newest(agent)
+                marks["agent"] = None if started is None else started - boot0
+        marks.setdefault(what[0], now)
     status = child.wait()
     end = time.monotonic()
     timer.cancel()
@@ -353,8 +381,11 @@ def spawned(name, command, env, cwd, read, stdin=subprocess.PIPE):
         fail(f"{name}: {'; '.join(problems)}\nstdout (last lines):\n"
              + b"".join(lines[-10:]).decode("utf-8", "replace")
              + "\nstderr:\n" + b"".join(errors[-30:]).decode("utf-8", "replace"))
-    return dict(sent_ms=ms(marks["sent"] - t0), first_ms=ms(marks["chunk"] - t0),
-                answer_ms=ms(marks["answer"] - t0), total_ms=ms(end - t0), status=status), lines
+    row = dict(sent_ms=ms(marks["sent"] - t0), first_ms=ms(marks["chunk"] - t0),
+               answer_ms=ms(marks["answer"] - t0), total_ms=ms(end - t0), status=status)
+    if agent:
+        row["agent_started_ms"] = ms(marks.get("agent"))
+    return row, lines
 
 
 def turn_end_last(name, lines):
@@ -448,7 +479,8 @@ def timed(plan, out, ours):
             row, _ = spawned(name, acpx_prompt, acpx_env, acpx_world["cwd"], acpx_line, subprocess.DEVNULL)
             return row
         command = dict(follow=follow, keep=keep, oneshot=oneshot)[name]
-        row, lines = spawned(name, command, env, project, oneworks_line)
+        row, lines = spawned(name, command, env, project, oneworks_line,
+                             agent=script if name in ("keep", "oneshot") else None)
         turn_end_last(name, lines)
         if name == "keep":
             stopped = subprocess.run(stop, env=env, cwd=project, capture_output=True, check=False)
