@@ -17,7 +17,9 @@
       had its `--keep` turn and one follow-up; acpx gets `sessions new` and
       two prompts, which start its queue owner); then RUNS rounds: the
       three follow-ups (follow, direct, acpx) in an order rotated each
-      round, then the two first turns (keep, oneshot), alternated:
+      round, then the two first turns (keep, oneshot), alternated; before
+      each, untimed, the warm agents are let settle (no CPU used for
+      200 ms, at most 5 s):
 
         follow   `oneworks run ADAPTER --session S --prompt P --json`
                  spawn → first `agent_message_chunk` event, spawn → exit
@@ -111,7 +113,11 @@ def tree(pid):
         status = read_status(current)
         if status is None:
             continue
-        argv = cmdline(current)
+        try:
+            # Empty for a process that has just ended (a zombie).
+            argv = cmdline(current) or [""]
+        except OSError:
+            argv = [""]
         script = next((part for part in argv[1:] if part.endswith(".js")), None)
         rows.append(dict(pid=current, argv=[os.path.basename(part) for part in (argv[0], script) if part],
                          **status))
@@ -123,6 +129,37 @@ def tree(pid):
             pass
     return dict(processes=rows, VmRSS=sum(r.get("VmRSS", 0) for r in rows),
                 VmHWM=sum(r.get("VmHWM", 0) for r in rows))
+
+
+def cpu_ticks(roots):
+    """CPU time (clock ticks) used so far by the processes under `roots`."""
+    total = 0
+    for root in roots:
+        for row in tree(root)["processes"]:
+            try:
+                with open(f"/proc/{row['pid']}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total
+
+
+def settle(roots, limit=5.0):
+    """Waits (untimed) until the warm agents are quiet: Qwen Code goes on
+    after a turn's answer (a prompt suggestion from the model, its chat
+    record), which would otherwise run on into the next contender's time.
+    Quiet: no CPU tick used over 200 ms; at most `limit` seconds. Returns
+    how long it waited."""
+    start = time.monotonic()
+    before = cpu_ticks(roots)
+    while time.monotonic() - start < limit:
+        time.sleep(0.2)
+        now = cpu_ticks(roots)
+        if now == before:
+            break
+        before = now
+    return time.monotonic() - start
 
 
 def environ(pid):
@@ -154,6 +191,11 @@ def world(pid, out):
                     argv=argv, pid=pid)
     with open(out, "w") as handle:
         json.dump(captured, handle, indent=1)
+
+
+def acpx_owner_of(agents):
+    """acpx's queue owner: the parent of its agent."""
+    return parent(next(iter(agents)))
 
 
 def agents_in(home, script=None):
@@ -472,7 +514,11 @@ def timed(plan, out, ours):
     oneshot = [bin_, "run", adapter, "--prompt", prompt, "--json"]
     stop = [bin_, "session", "stop", plan["first_session"]]
 
+    warm = [held.child.pid, before["pid"], acpx_owner_of(acpx_agents)]
+    settled = []
+
     def contender(name):
+        settled.append(settle(warm))
         if name == "direct":
             return held.prompt(prompt)
         if name == "acpx":
@@ -518,6 +564,7 @@ def timed(plan, out, ours):
         acpx_owner_argv=cmdline(acpx_owner)[1:4] if acpx_owner else None,
         acpx_agent=tree(acpx_agent) if acpx_agent else None,
         acpx_command=agent_command,
+        settled_ms=[ms(value) for value in settled],
     )
     with open(os.path.join(out, "facts.json"), "w") as handle:
         json.dump(facts, handle, indent=1)
