@@ -14,6 +14,9 @@
 #       (read from /proc of a kept owner's agent), started, initialized and
 #       its session opened before timing; `session/prompt` written → first
 #       `agent_message_chunk` update and → the prompt's answer;
+#   (b2) the same client on a second agent of the same world (session
+#       bench-control's): an A/A control, what two identical agents differ
+#       by, against which (a) − (b) is read;
 #   (c) acpx (BENCH_ACPX_VERSION, default 0.19.1, from the npm registry,
 #       installed once into target/kept-bench/acpx) with its warm queue
 #       owner on the same agent command, environment and world (`--agent`,
@@ -115,7 +118,7 @@ ow() { (cd "$K/project" && "${OENV[@]}" "$BIN" "$@"); }
 
 # Whatever happens: the kept sessions stopped, the servers ended, then the
 # work folder (kept_turns.py ends acpx's queue owner and the held agent).
-KEPT_NAMES="bench bench-first bench-direct bench-acpx"
+KEPT_NAMES="bench bench-first bench-direct bench-control bench-acpx"
 cleanup() {
     local status=$?
     for name in $KEPT_NAMES; do ow -q session stop "$name" >/dev/null 2>&1 || true; done
@@ -149,17 +152,17 @@ import json, sys
 rows = [r for r in json.load(sys.stdin) if r.get("name") == sys.argv[1] and r.get("kind") == "kept"]
 print(rows[0]["agentPid"] if rows and rows[0].get("agentPid") else "")' "$1"
 }
-for name in bench bench-direct bench-acpx bench-first; do
+for name in bench bench-direct bench-control bench-acpx bench-first; do
     log "kept session $name: its --keep turn (untimed)"
     ow run qwen --session "$name" --keep 30m --prompt hi --json >"$K/$name.keep.out" 2>"$K/$name.keep.err" ||
         { tail -n 20 "$K/$name.keep.err" >&2; die "run qwen --session $name --keep failed"; }
 done
-for name in bench bench-direct bench-acpx; do
+for name in bench bench-direct bench-control bench-acpx; do
     pid=$(agent_pid "$name")
     [[ -n $pid ]] || die "session list shows no agent for kept session $name"
     python3 "$AGENTS_DIR/kept_turns.py" world "$pid" "$K/$name.world.json"
 done
-for name in bench-direct bench-acpx bench-first; do ow -q session stop "$name" >/dev/null; done
+for name in bench-direct bench-control bench-acpx bench-first; do ow -q session stop "$name" >/dev/null; done
 ow run qwen --prompt hi --json >"$K/oneshot.out" 2>"$K/oneshot.err" ||
     { tail -n 20 "$K/oneshot.err" >&2; die "run qwen --prompt hi failed"; }
 python3 - "$K" "$ROOT/manifests/qwen.yaml" "$KEY" <<'EOF' || die "the captured children are not the agent"
@@ -167,7 +170,7 @@ import json, re, sys
 folder, manifest, key = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
 block = manifest.split("\nacp:\n", 1)[1]
 wanted = json.loads(re.search(r"^  command: (\[.*\])$", block, re.M).group(1))
-worlds = {name: json.load(open(f"{folder}/{name}.world.json")) for name in ("bench", "bench-direct", "bench-acpx")}
+worlds = {name: json.load(open(f"{folder}/{name}.world.json")) for name in ("bench", "bench-direct", "bench-control", "bench-acpx")}
 for name, world in worlds.items():
     assert world["args"] == wanted, (name, world["args"], wanted)
     assert key in world["env"].values(), f"the key did not reach {name}'s agent"
@@ -191,6 +194,7 @@ out, bin_, work, runs, grace, node, acpx, *env = sys.argv[1:]
 json.dump(dict(bin=bin_, work=work, project=f"{work}/project", env=dict(pair.split("=", 1) for pair in env),
                adapter="qwen", prompt="hi", session="bench", first_session="bench-first", runs=int(runs),
                grace_ms=int(grace), direct_world=f"{work}/bench-direct.world.json",
+               control_world=f"{work}/bench-control.world.json",
                acpx_world=f"{work}/bench-acpx.world.json", acpx=[node, acpx]), open(out, "w"), indent=1)
 EOF
 
@@ -206,7 +210,7 @@ fi
 LOAD_BEFORE=$(uptime)
 busy() { ps -eo comm= | sort | uniq -c | awk '$2 ~ /^(rustc|cargo|cc|ld|node|cargo-nextest)$/ { printf "%s %s, ", $1, $2 }'; }
 BUSY_BEFORE=$(busy)
-log "timing: $RUNS rounds of follow-up, direct, acpx, --keep first turn, one-shot (load: ${LOAD_BEFORE##*load average: })"
+log "timing: $RUNS rounds of follow-up, direct, A/A control, acpx, --keep first turn, one-shot (load: ${LOAD_BEFORE##*load average: })"
 python3 "$AGENTS_DIR/kept_turns.py" rounds "$K/plan.json" "$K/turns" || die "the rounds failed"
 LOAD_AFTER=$(uptime)
 BUSY_AFTER=$(busy)

@@ -11,13 +11,14 @@
   kept_turns.py rounds PLAN OUT_DIR
       the timed rounds. PLAN (JSON, written by kept.sh) names the oneworks
       binary, its cleared environment, the project, the kept session, the
-      captured worlds of (b) and (c), acpx and the number of rounds. Before
-      timing, untimed: a minimal ACP client starts the agent in world (b),
-      `initialize`, `session/new`, and sends two prompts (the kept session
+      captured worlds of (b), (b2) and (c), acpx and the number of
+      rounds. Before timing, untimed: a minimal ACP client starts the
+      agent in world (b), another in world (b2), each `initialize`,
+      `session/new` and two prompts (the kept session
       had its `--keep` turn and one follow-up; acpx gets `sessions new` and
       two prompts, which start its queue owner); then RUNS rounds: the
-      three follow-ups (follow, direct, acpx) in an order rotated each
-      round, then the two first turns (keep, oneshot), alternated; before
+      four follow-ups (follow, direct, acpx, control) in an order
+      rotated each round, then the two first turns (keep, oneshot), alternated; before
       each, untimed, the warm agents are let settle (no CPU used for
       200 ms, at most 5 s):
 
@@ -25,6 +26,8 @@
                  spawn → first `agent_message_chunk` event, spawn → exit
         direct   the held client: `session/prompt` written → first
                  `agent_message_chunk` update, → the prompt's answer
+        control  the same on a second held agent (world (b2)): an A/A
+                 control, what two identical agents differ by
         acpx     `acpx --agent CMD --format json prompt -s S P`
                  spawn → first `agent_message_chunk` line, spawn → exit
         keep     `oneworks run ADAPTER --session F --keep 10m --prompt P
@@ -454,8 +457,9 @@ def rounds(plan_path, out):
     try:
         timed(plan, out, ours)
     finally:
-        if "held" in ours:
-            ours["held"].close(float(plan["grace_ms"]))
+        for name in ("held", "control"):
+            if name in ours:
+                ours[name].close(float(plan["grace_ms"]))
         if "acpx_home" in ours:
             acpx_home = ours["acpx_home"]
             # acpx's queue owner and its agent: started by this run (their
@@ -480,15 +484,18 @@ def timed(plan, out, ours):
     # (b): the held client, its agent started and warmed before timing.
     with open(plan["direct_world"]) as handle:
         held = ours["held"] = Held(json.load(handle), plan["work"])
+    with open(plan["control_world"]) as handle:
+        control = ours["control"] = Held(json.load(handle), plan["work"])
     # (c): acpx on the same agent program, argv, environment and world.
     with open(plan["acpx_world"]) as handle:
         acpx_world = json.load(handle)
     acpx_env, acpx_home = agent_env(acpx_world, plan["work"])
     ours["acpx_home"] = acpx_home
     script = os.path.basename(acpx_world["program"])
-    held.open()
-    for _ in range(2):
-        held.prompt(prompt)
+    for client in (held, control):
+        client.open()
+        for _ in range(2):
+            client.prompt(prompt)
 
     agent_command = shlex.join([acpx_world["program"], *acpx_world["args"]])
     acpx = [*plan["acpx"], "--agent", agent_command, "--cwd", acpx_world["cwd"], "--format", "json"]
@@ -514,13 +521,13 @@ def timed(plan, out, ours):
     oneshot = [bin_, "run", adapter, "--prompt", prompt, "--json"]
     stop = [bin_, "session", "stop", plan["first_session"]]
 
-    warm = [held.child.pid, before["pid"], acpx_owner_of(acpx_agents)]
+    warm = [held.child.pid, control.child.pid, before["pid"], acpx_owner_of(acpx_agents)]
     settled = []
 
     def contender(name):
         settled.append(settle(warm))
-        if name == "direct":
-            return held.prompt(prompt)
+        if name in ("direct", "control"):
+            return (held if name == "direct" else control).prompt(prompt)
         if name == "acpx":
             row, _ = spawned(name, acpx_prompt, acpx_env, acpx_world["cwd"], acpx_line, subprocess.DEVNULL)
             return row
@@ -534,11 +541,12 @@ def timed(plan, out, ours):
                 fail(f"session stop: {stopped.stderr.decode('utf-8', 'replace')}")
         return row
 
-    # The three follow-ups rotated (each one after each other one, and
-    # first in every third round), then the two first turns alternated.
-    follow_ups, firsts = ["follow", "direct", "acpx"], ["keep", "oneshot"]
+    # The four follow-ups rotated (each first in every fourth round), then
+    # the two first turns alternated.
+    follow_ups, firsts = ["follow", "direct", "acpx", "control"], ["keep", "oneshot"]
     for round_ in range(runs):
-        order = (follow_ups[round_ % 3:] + follow_ups[:round_ % 3]
+        turn = round_ % len(follow_ups)
+        order = (follow_ups[turn:] + follow_ups[:turn]
                  + (firsts if round_ % 2 == 0 else firsts[::-1]))
         said = []
         for name in order:
@@ -559,6 +567,7 @@ def timed(plan, out, ours):
         owner_argv=cmdline(after["pid"])[1:4],
         agent=tree(after["agentPid"]),
         held_agent=tree(held.child.pid),
+        control_agent=tree(control.child.pid),
         acpx_agents_before=sorted(acpx_agents), acpx_agents_after=sorted(acpx_after),
         acpx_owner=read_status(acpx_owner) if acpx_owner else None,
         acpx_owner_argv=cmdline(acpx_owner)[1:4] if acpx_owner else None,
