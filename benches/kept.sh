@@ -4,7 +4,8 @@
 # package-lock.json) through a loopback fake model API
 # (benches/agents/fake_model.py: OpenAI chat completions, plain text), side
 # by side in one run, BENCH_KEPT_RUNS rounds (default 7), the order rotated
-# each round (benches/agents/kept_turns.py):
+# each round, the warm agents let settle before each turn (untimed)
+# (benches/agents/kept_turns.py):
 #
 #   (a) a follow-up turn of a kept session: `oneworks run qwen --session S
 #       --prompt hi --json`, spawn → first `agent_message_chunk` event and
@@ -14,9 +15,10 @@
 #       (read from /proc of a kept owner's agent), started, initialized and
 #       its session opened before timing; `session/prompt` written → first
 #       `agent_message_chunk` update and → the prompt's answer;
-#   (b2) the same client on a second agent of the same world (session
-#       bench-control's): an A/A control, what two identical agents differ
-#       by, against which (a) − (b) is read;
+#   (b2) the same client holding a second agent started the same way (in
+#       session bench-control's world, rendered alike): an A/A control,
+#       what two identical agents differ by, against which (a) − (b) is
+#       read;
 #   (c) acpx (BENCH_ACPX_VERSION, default 0.19.1, from the npm registry,
 #       installed once into target/kept-bench/acpx) with its warm queue
 #       owner on the same agent command, environment and world (`--agent`,
@@ -27,9 +29,10 @@
 #   --prompt hi --json`, both spawn → first chunk and spawn → exit.
 #
 # After the rounds: VmRSS/VmHWM of the owner (`oneworks session keep`, its
-# pid from `session list --json`), of the kept agent, of acpx's queue owner
-# and its agent. Goals (issue 35): (a) − (b) ≤ +50 ms, (a) ≤ 0.3 × (c), the
-# owner's RSS ≤ 16 MiB, a `--keep` first turn no slower than a one-shot.
+# pid from `session list --json`), of acpx's queue owner, and of each
+# agent's process tree. Goals (issue 35), judged on the per-round
+# differences' median: (a) − (b) ≤ +50 ms, (a) ≤ 0.3 × (c), the owner's RSS
+# ≤ 16 MiB, a `--keep` first turn no slower than a one-shot.
 # Writes the "Kept sessions (issue 35)" section of BENCHMARKS.md unless
 # BENCH_NO_DOC is set.
 #
