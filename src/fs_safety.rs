@@ -75,6 +75,22 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> UnsafePath + '_ {
 }
 
 /// The real uid of this process.
+/// `path` with `.` dropped and `..` applied lexically, without touching the
+/// disk (no link is followed: the path checked is the path as written).
+pub fn lexical_normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 pub fn current_uid() -> u32 {
     rustix::process::getuid().as_raw()
 }

@@ -139,33 +139,36 @@ enum SafeKeyText {
     Pinned(std::collections::BTreeMap<String, Value>),
 }
 
-impl TryFrom<SafeKeyText> for SafeKey {
-    type Error = String;
+/// Why a safe key's entry in an adapter file is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SafeKeyError {
+    #[error("a pinned safe key is a map of exactly one key to its value")]
+    NotOnePin,
+    #[error("safe key `{0}` is not a dotted key path (no empty segments)")]
+    NotAPath(String),
+    #[error("safe key `{0}` is a leaf: its value is a scalar, not a map or a list")]
+    NotALeaf(String),
+}
 
-    fn try_from(text: SafeKeyText) -> Result<Self, String> {
+impl TryFrom<SafeKeyText> for SafeKey {
+    type Error = SafeKeyError;
+
+    fn try_from(text: SafeKeyText) -> Result<Self, SafeKeyError> {
         let (path, only) = match text {
             SafeKeyText::Path(path) => (path, None),
             SafeKeyText::Pinned(map) => {
                 let mut entries = map.into_iter();
                 match (entries.next(), entries.next()) {
                     (Some((path, value)), None) => (path, Some(value)),
-                    _ => {
-                        return Err(
-                            "a pinned safe key is a map of exactly one key to its value".to_owned()
-                        )
-                    }
+                    _ => return Err(SafeKeyError::NotOnePin),
                 }
             }
         };
         if path.split('.').any(|segment| segment.trim().is_empty()) {
-            return Err(format!(
-                "safe key `{path}` is not a dotted key path (no empty segments)"
-            ));
+            return Err(SafeKeyError::NotAPath(path));
         }
         if matches!(&only, Some(Value::Object(_) | Value::Array(_))) {
-            return Err(format!(
-                "safe key `{path}` is a leaf: its value is a scalar, not a map or a list"
-            ));
+            return Err(SafeKeyError::NotALeaf(path));
         }
         Ok(SafeKey { path, only })
     }

@@ -19,10 +19,11 @@ use super::file::{
 };
 use super::schema::{ConfigFile, SourceKind};
 use super::trust_store::{sha256_hex, TrustStore};
-use super::untrusted::{normalize, strip_untrusted, Ignored};
+use super::untrusted::{strip_untrusted, Ignored};
 use crate::adapter::data::{AdapterData, CredentialRules};
 use crate::adapter::registry::{Registry, RegistryError};
 use crate::fs_safety;
+use crate::fs_safety::lexical_normalize;
 
 /// Which files to layer.
 #[derive(Debug, Clone)]
@@ -96,7 +97,7 @@ pub fn inspect(path: &Path, registry: &Registry) -> Result<InspectedFile, Config
 /// (a link from outside into the tree is the tree's file).
 fn inside_project(path: &Path, root: &Path) -> bool {
     let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    if normalize(&absolute(path)).starts_with(normalize(&absolute(root))) {
+    if lexical_normalize(&absolute(path)).starts_with(lexical_normalize(&absolute(root))) {
         return true;
     }
     match (fs_err::canonicalize(path), fs_err::canonicalize(root)) {

@@ -7,7 +7,7 @@
 //! settings, an allow-list, in `untrusted_settings`); the loader calls it
 //! once per untrusted layer and reports what it removed.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_yaml_ng::{Mapping, Value};
 
@@ -243,8 +243,8 @@ fn names_a_variable(server: &Value) -> bool {
 /// the real path of its longest existing part (a link inside the project
 /// that points out is outside).
 fn inside(path: &Path, root: &Path) -> bool {
-    let lexical = normalize(path);
-    if !lexical.starts_with(normalize(root)) {
+    let lexical = crate::fs_safety::lexical_normalize(path);
+    if !lexical.starts_with(crate::fs_safety::lexical_normalize(root)) {
         return false;
     }
     let Ok(real_root) = fs_err::canonicalize(root) else {
@@ -265,21 +265,6 @@ fn inside(path: &Path, root: &Path) -> bool {
             _ => return false,
         }
     }
-}
-
-/// `path` with `.` dropped and `..` applied, without touching the disk.
-pub(super) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 //! disk, and one that ends outside the project matches only globs that
 //! start with `/` (absolute ones).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -157,11 +157,15 @@ impl WrittenPolicy {
     /// path relative to the project (none when it lies outside), absolute
     /// ones against the absolute path.
     fn path_fits(&self, globs: &[PathGlob], path: &str) -> bool {
-        let absolute = normalize(&self.project[0].join(path));
+        let absolute = crate::fs_safety::lexical_normalize(&self.project[0].join(path));
         let relative = self
             .project
             .iter()
-            .find_map(|root| absolute.strip_prefix(normalize(root)).ok())
+            .find_map(|root| {
+                absolute
+                    .strip_prefix(crate::fs_safety::lexical_normalize(root))
+                    .ok()
+            })
             .and_then(Path::to_str);
         globs.iter().any(|PathGlob(glob)| {
             if glob.as_str().starts_with('/') {
@@ -175,21 +179,6 @@ impl WrittenPolicy {
 
 fn any_text(globs: &[TextGlob], text: &str) -> bool {
     globs.iter().any(|TextGlob(glob)| glob.is_match(text))
-}
-
-/// `path` with `.` dropped and `..` applied, without touching the disk.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

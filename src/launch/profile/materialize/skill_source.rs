@@ -7,7 +7,7 @@
 //! with `O_NOFOLLOW`; its text passes the same credential check as any
 //! config value.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::adapter::data::CredentialRules;
 use crate::config::SkillConfig;
@@ -16,22 +16,6 @@ use crate::launch::profile::ProfileError;
 
 /// The largest `SKILL.md` staged.
 pub const MAX_SKILL_BYTES: u64 = 1024 * 1024;
-
-/// `path` with `.` and `..` resolved lexically (no link is followed, so
-/// the path checked is the path read).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
 
 /// The longest common ancestor of two absolute paths.
 fn common_ancestor(left: &Path, right: &Path) -> PathBuf {
@@ -57,7 +41,7 @@ pub fn read_skill(
     rules: &CredentialRules,
     entry: &str,
 ) -> Result<String, ProfileError> {
-    let folder = normalize(&skill.path);
+    let folder = crate::fs_safety::lexical_normalize(&skill.path);
     if !folder.is_absolute() {
         return Err(config_error(
             entry,
@@ -68,7 +52,7 @@ pub fn read_skill(
     let base = if skill.config_dir.as_os_str().is_empty() {
         PathBuf::from("/")
     } else {
-        normalize(&skill.config_dir)
+        crate::fs_safety::lexical_normalize(&skill.config_dir)
     };
     check_folders_on_the_way(&base, &folder, entry, index)?;
     let file = folder.join("SKILL.md");
@@ -203,7 +187,7 @@ mod tests {
     #[test]
     fn paths_are_normalized_lexically() {
         assert_eq!(
-            normalize(Path::new("/p/.oneworks/./../skills/x")),
+            crate::fs_safety::lexical_normalize(Path::new("/p/.oneworks/./../skills/x")),
             Path::new("/p/skills/x")
         );
         assert_eq!(
