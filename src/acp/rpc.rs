@@ -28,7 +28,7 @@ pub enum RequestId {
 }
 
 impl RequestId {
-    fn from_value(value: Value) -> Option<Self> {
+    pub fn from_value(value: Value) -> Option<Self> {
         match value {
             Value::String(text) => Some(RequestId::Text(text)),
             Value::Number(number) => Some(RequestId::Number(number)),

@@ -3,6 +3,7 @@
 
 pub mod completions;
 pub mod config;
+pub mod kept_cards;
 pub mod login;
 pub mod prepare;
 pub mod prune;

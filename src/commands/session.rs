@@ -112,8 +112,29 @@ fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Er
     }
 }
 
+/// Whether session `name` has an approvals channel that listens: its
+/// running supervisor's, or its kept session's owner's (SPEC §7.1).
+fn live_channel(
+    layout: &ProfileLayout,
+    paths: &SessionPaths,
+    name: &str,
+) -> Result<(), SessionError> {
+    if crate::acp::kept::is_owned(&crate::acp::kept::KeptPaths::new(layout)) {
+        return Ok(());
+    }
+    match supervisor::read_record(paths) {
+        None => Err(SessionError::NotRunning(name.to_owned())),
+        Some(record) if !supervisor::is_running(&record, paths) => {
+            Err(SessionError::SupervisorGone(name.to_owned()))
+        }
+        Some(_) => Ok(()),
+    }
+}
+
 fn connect(settings: &Settings, name: &str) -> Result<Client, Error> {
-    let (_, paths) = running(settings, name)?;
+    let (layout, paths) = layout(settings, name);
+    supervisor::check_runtime(&layout)?;
+    live_channel(&layout, &paths, name)?;
     Ok(Client::connect(&paths.approvals, name)?)
 }
 
@@ -292,14 +313,10 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
     if !watch {
         let (layout, paths) = layout(settings, name);
         supervisor::check_runtime(&layout)?;
-        let listed = match supervisor::read_record(&paths) {
-            None => Err(SessionError::NotRunning(name.to_owned())),
-            Some(record) if !supervisor::is_running(&record, &paths) => {
-                Err(SessionError::SupervisorGone(name.to_owned()))
-            }
-            Some(_) => Client::connect(&paths.approvals, name)
-                .and_then(|mut client| client.request(&json!({"op": "list"}))),
-        };
+        let listed = live_channel(&layout, &paths, name).and_then(|()| {
+            Client::connect(&paths.approvals, name)
+                .and_then(|mut client| client.request(&json!({"op": "list"})))
+        });
         let cards: Vec<Card> = match listed {
             Ok(reply) => serde_json::from_value(reply["cards"].clone()).unwrap_or_default(),
             Err(error) => history_instead(settings, name, &paths, error)?,

@@ -9,7 +9,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use std::sync::Arc;
+
+use crate::acp::kept::cards::CardSide;
 use crate::acp::kept::owner;
+use crate::acp::kept::protocol::QUEUE;
 use crate::acp::kept::{self, KeptPaths, OwnerPlan, Record};
 use crate::cli::KeepArgs;
 use crate::error::{Error, ErrorKind};
@@ -17,6 +21,8 @@ use crate::launch::profile::layout::ProfileLayout;
 use crate::launch::profile::world::{self, Purpose};
 use crate::output;
 use crate::process;
+use crate::session::cards::CardBook;
+use crate::session::supervisor::state::SessionState;
 use crate::session::supervisor::{self, SessionPaths};
 use crate::session::SessionError;
 use crate::settings::{Adapter, Settings};
@@ -73,18 +79,24 @@ pub fn own(settings: &Settings, adapter: &Adapter, args: KeepArgs) -> Result<(),
     )
     .map_err(io)?;
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    let inputs = settings.world(adapter);
     let outcome = runtime.block_on(async {
         let listener = tokio::net::UnixListener::from_std(listener)?;
-        owner::own(plan, listener, || {
+        let (cards, channel) =
+            cards(&inputs, name, &tui).map_err(|error| std::io::Error::other(error.to_string()))?;
+        owner::own(plan, listener, Some(cards), || {
             let said = output::print_json(&json!({"ready": true}));
             // Nothing else goes to stdout: its reader (the `run` that
             // started us) is gone soon.
             release_stdout();
             said.map_err(|error| std::io::Error::other(error.to_string()))
         })
-        .await
+        .await?;
+        channel.abort();
+        Ok::<(), std::io::Error>(())
     });
     let _ = fs_err::remove_file(&paths.socket);
+    let _ = fs_err::remove_file(&tui.approvals);
     let _ = fs_err::remove_file(&paths.record);
     drop(world);
     outcome.map_err(|error| Error::new(ErrorKind::AgentFailed, error))
@@ -96,4 +108,31 @@ fn release_stdout() {
     if let Ok(null) = fs_err::OpenOptions::new().write(true).open("/dev/null") {
         let _ = rustix::stdio::dup2_stdout(null.file());
     }
+}
+
+/// The session's card book and approvals channel (listening), and the
+/// owner's side of them.
+fn cards(
+    inputs: &world::Inputs<'_>,
+    name: &str,
+    paths: &SessionPaths,
+) -> Result<(CardSide, tokio::task::JoinHandle<()>), Error> {
+    let book = CardBook::new(
+        &crate::session::cards::card_prefix(&inputs.data.id, name),
+        Some(paths.history.clone()),
+        Some((**inputs.scrubber).clone()),
+    );
+    let state = SessionState::without_pane(book, inputs.data.tui.clone());
+    if let Some(webhook) = crate::session::supervisor::supervise::webhook(inputs, name)? {
+        webhook.attach(&state);
+    }
+    let listener = crate::session::channel::bind(&paths.approvals)?;
+    let channel = tokio::spawn(crate::session::channel::serve(listener, Arc::clone(&state)));
+    let (answers, received) = tokio::sync::mpsc::channel(QUEUE);
+    let mirror = super::kept_cards::KeptCards { state, answers };
+    let side = CardSide {
+        mirror: Box::new(mirror),
+        answers: received,
+    };
+    Ok((side, channel))
 }

@@ -106,20 +106,15 @@ impl Sources {
     /// (and its runtime folder is private).
     pub fn client(&self, name: &str) -> Option<Client> {
         let (layout, paths) = self.paths(name);
-        let record = supervisor::read_record(&paths)?;
-        let ok = private(&layout.runtime_base)
-            && private(&layout.runtime)
-            && supervisor::is_running(&record, &paths);
+        let ok = private(&layout.runtime_base) && private(&layout.runtime) && live(&layout, &paths);
         ok.then(|| Client::connect(&paths.approvals, name).ok())
             .flatten()
     }
 
     pub fn session(&self, name: &str) -> SessionView {
-        let (_, paths) = self.paths(name);
+        let (layout, paths) = self.paths(name);
         let record = supervisor::read_record(&paths);
-        let live = record
-            .as_ref()
-            .is_some_and(|record| supervisor::is_running(record, &paths));
+        let live = live(&layout, &paths);
         let listed = live
             .then(|| self.client(name))
             .flatten()
@@ -143,6 +138,10 @@ impl Sources {
         let adapter = record
             .as_ref()
             .map(|record| record.adapter.clone())
+            .or_else(|| {
+                crate::acp::kept::read_record(&crate::acp::kept::KeptPaths::new(&layout))
+                    .map(|record| record.adapter)
+            })
             .unwrap_or_default();
         let cwd = record
             .filter(|_| running)
@@ -310,4 +309,12 @@ fn private(path: &Path) -> bool {
         }
         Err(_) => true,
     }
+}
+
+/// Whether the session's approvals channel listens: its running
+/// supervisor's, or its kept session's owner's (SPEC §7.1).
+fn live(layout: &ProfileLayout, paths: &SessionPaths) -> bool {
+    crate::acp::kept::is_owned(&crate::acp::kept::KeptPaths::new(layout))
+        || supervisor::read_record(paths)
+            .is_some_and(|record| supervisor::is_running(&record, paths))
 }

@@ -32,6 +32,7 @@ mod gemini_world;
 mod harness;
 mod hostile;
 mod kept;
+mod kept_cards;
 mod kiro_field;
 mod launch;
 mod lock_binds;

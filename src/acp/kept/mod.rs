@@ -46,6 +46,7 @@
 
 pub mod agent;
 pub mod caller;
+pub mod cards;
 pub mod connections;
 pub mod owner;
 pub mod protocol;

@@ -12,6 +12,10 @@ use serde_json::Value;
 /// notifications of that name are dropped, never relayed.
 pub const CANCEL_METHOD: &str = "_oneworks/cancel";
 
+/// The names of the lines between the owner and its caller: never relayed
+/// to the agent, and dropped when the agent writes them.
+pub const OWNER_PREFIX: &str = "_oneworks/";
+
 /// The longest line read from a caller before its grant (a request).
 pub const MAX_REQUEST: usize = 64 * 1024;
 

@@ -9,7 +9,7 @@
 use agent_client_protocol_schema::v1::{AGENT_METHOD_NAMES, CLIENT_METHOD_NAMES};
 use serde_json::Value;
 
-use super::protocol::CANCEL_METHOD;
+use super::protocol::OWNER_PREFIX;
 
 /// The agent session the owner keeps.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,12 +24,27 @@ pub struct OpenSession {
 pub enum FromAgent {
     /// Relay it (while a caller is served).
     Relay,
-    /// A question (`session/request_permission`) with this id.
-    Question(Value),
+    /// A question (`session/request_permission`) with this id and params.
+    Question(Value, Value),
     /// Another request of the agent's, with its id and method.
     Request(Value, String),
     /// A line the owner alone may write: dropped.
     Forged,
+}
+
+/// What a caller line is, for the owner.
+#[derive(Debug, PartialEq)]
+pub enum FromCaller {
+    /// Relay it to the agent.
+    Relay,
+    /// The answer to the agent's question `id`, with the option chosen
+    /// (`None`: `cancelled`).
+    Answer(Value, Option<String>),
+    /// An answer to `id`, which is no waiting question (another request
+    /// of the agent's, or a question a card answered).
+    OtherAnswer(Value),
+    /// A line for the owner (`_oneworks/…`): not relayed.
+    ForOwner(String, Value),
 }
 
 #[derive(Debug, Default)]
@@ -57,15 +72,20 @@ fn parse(bytes: &[u8]) -> Option<serde_json::Map<String, Value>> {
 
 impl Traffic {
     /// A line from the caller to the agent.
-    pub fn from_caller(&mut self, bytes: &[u8]) {
+    pub fn from_caller(&mut self, bytes: &[u8]) -> FromCaller {
         let Some(message) = parse(bytes) else {
-            return;
+            return FromCaller::Relay;
         };
         let id = message.get("id").cloned();
-        if let (Some(_), Some(id)) = (message.get("method"), &id) {
+        let method = message.get("method").and_then(Value::as_str);
+        if let Some(method) = method.filter(|method| method.starts_with(OWNER_PREFIX)) {
+            let params = message.get("params").cloned().unwrap_or(Value::Null);
+            return FromCaller::ForOwner(method.to_owned(), params);
+        }
+        if let (Some(_), Some(id)) = (method, &id) {
             self.awaiting.push(id.clone());
         }
-        match (message.get("method").and_then(Value::as_str), id) {
+        match (method, id) {
             (Some(method), Some(id)) if method == AGENT_METHOD_NAMES.session_prompt => {
                 self.prompt = Some(id);
             }
@@ -82,9 +102,33 @@ impl Traffic {
                 self.opening.push((id, named));
             }
             // An answer to one of the agent's questions.
-            (None, Some(id)) => self.questions.retain(|question| *question != id),
+            (None, Some(id)) => {
+                if !self.take_question(&id) {
+                    return FromCaller::OtherAnswer(id);
+                }
+                let option = message
+                    .get("result")
+                    .and_then(|result| result.get("outcome"))
+                    .and_then(|outcome| outcome.get("optionId"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                return FromCaller::Answer(id, option);
+            }
             _ => {}
         }
+        FromCaller::Relay
+    }
+
+    /// Whether question `id` waits for an answer.
+    pub fn has_question(&self, id: &Value) -> bool {
+        self.questions.contains(id)
+    }
+
+    /// Forgets question `id` (answered); whether it waited.
+    pub fn take_question(&mut self, id: &Value) -> bool {
+        let before = self.questions.len();
+        self.questions.retain(|question| question != id);
+        self.questions.len() != before
     }
 
     /// A line from the agent.
@@ -97,12 +141,13 @@ impl Traffic {
         };
         let id = message.get("id").cloned();
         match (message.get("method").and_then(Value::as_str), id) {
-            (Some(method), _) if method.starts_with(CANCEL_METHOD) => FromAgent::Forged,
+            (Some(method), _) if method.starts_with(OWNER_PREFIX) => FromAgent::Forged,
             (Some(method), Some(id))
                 if method == CLIENT_METHOD_NAMES.session_request_permission =>
             {
                 self.questions.push(id.clone());
-                FromAgent::Question(id)
+                let params = message.get("params").cloned().unwrap_or(Value::Null);
+                FromAgent::Question(id, params)
             }
             (Some(method), Some(id)) => FromAgent::Request(id, method.to_owned()),
             (None, Some(id)) => {
@@ -200,9 +245,19 @@ mod tests {
             let asked = traffic.from_agent(&line(
                 json!({"jsonrpc":"2.0","id":id,"method":"session/request_permission","params":{}}),
             ));
-            assert_eq!(asked, FromAgent::Question(id));
+            assert_eq!(asked, FromAgent::Question(id, json!({})));
         }
-        traffic.from_caller(&line(json!({"jsonrpc":"2.0","id":7,"result":{}})));
+        let answer = traffic.from_caller(&line(json!({"jsonrpc":"2.0","id":7,"result":{}})));
+        assert_eq!(answer, FromCaller::Answer(json!(7), None));
+        let again = traffic.from_caller(&line(json!({"jsonrpc":"2.0","id":7,"result":{}})));
+        assert_eq!(again, FromCaller::OtherAnswer(json!(7)));
+        let asking = traffic.from_caller(&line(
+            json!({"jsonrpc":"2.0","method":"_oneworks/asking","params":{"id":"7"}}),
+        ));
+        assert_eq!(
+            asking,
+            FromCaller::ForOwner("_oneworks/asking".to_owned(), json!({"id": "7"}))
+        );
         assert_eq!(traffic.take_questions(), vec![json!("7")]);
         // The prompt's answer ends the turn; an answer to another id does not.
         traffic.from_agent(&line(json!({"jsonrpc":"2.0","id":"3","result":{}})));

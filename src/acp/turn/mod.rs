@@ -35,6 +35,7 @@ use crate::redact::Scrubber;
 
 mod cancel;
 mod decisions;
+mod kept;
 mod questions;
 
 use cancel::Trigger;
@@ -383,21 +384,9 @@ impl<'a> Turn<'a> {
                 );
             }
             Incoming::Notification { method, params }
-                if method == super::kept::protocol::CANCEL_METHOD =>
+                if method.starts_with(super::kept::protocol::OWNER_PREFIX) =>
             {
-                // The owner's, by its token; the agent cannot know it.
-                let token = params.get("token").and_then(Value::as_str);
-                match (&self.relayed, token) {
-                    (Some(ours), Some(theirs))
-                        if bool::from(subtle::ConstantTimeEq::ct_eq(
-                            ours.as_bytes(),
-                            theirs.as_bytes(),
-                        )) =>
-                    {
-                        self.owner_cancel = true;
-                    }
-                    _ => tracing::warn!("ignored a `{method}` that is not the owner's"),
-                }
+                self.on_owner_line(&method, &params).await?;
             }
             Incoming::Notification { method, params } => self.on_notification(&method, params)?,
             Incoming::Request { id, method, params } => {

@@ -143,6 +143,7 @@ impl Turn<'_> {
                         .await
                     }
                     _ => {
+                        self.tell_owner_asking(&id).await?;
                         self.pending.push(Pending {
                             id,
                             key: key.clone(),
@@ -204,7 +205,7 @@ impl Turn<'_> {
     /// On a terminal, the prompt of the oldest pending question when no
     /// prompt is open (one at a time: the next one once it resolves). The
     /// JSON channel prints nothing here: its event went out on arrival.
-    fn prompt_next(&mut self) -> Result<(), AcpError> {
+    pub(super) fn prompt_next(&mut self) -> Result<(), AcpError> {
         if self.channel != ChannelKind::Terminal || self.prompting.is_some() || self.finished {
             return Ok(());
         }

@@ -7,6 +7,7 @@
 //! terminal ([`Refusal::Incomplete`]).
 
 mod adopted;
+mod ended;
 pub mod history;
 
 use std::path::PathBuf;
@@ -423,24 +424,6 @@ impl CardBook {
             // already ended; its state stays.
             _ => return None,
         }
-        let card = entry.card.clone();
-        Some(self.record(&card))
-    }
-
-    /// The pane-scrape fallback saw the prompt of `request_id` vanish: a
-    /// pending card was answered in the terminal; a delivery in flight
-    /// stops before its next key.
-    pub fn vanished(&mut self, request_id: &str) -> Option<Card> {
-        let now = (self.now)();
-        let index = self.index_by_request(request_id)?;
-        let entry = &mut self.entries[index];
-        entry.cancel.cancel();
-        if entry.card.state != CardState::Pending {
-            return None;
-        }
-        entry.card.state = CardState::AnsweredInTerminal;
-        entry.card.by = Some(TERMINAL.to_owned());
-        entry.card.resolved_at = Some(now);
         let card = entry.card.clone();
         Some(self.record(&card))
     }

@@ -103,7 +103,7 @@ fn classify(message: &Value) -> Option<RecorderMessage> {
 
 /// A one-time approval: the shared parser's request with a title, a tool
 /// call id and both native once-options (what the card's keys answer).
-fn approval(id: &str, params: &Value) -> Option<ApprovalRequest> {
+pub fn approval(id: &str, params: &Value) -> Option<ApprovalRequest> {
     params.get("toolCall")?;
     let request = PermissionRequest::parse(params);
     if request.title.trim().is_empty() || request.tool_call_id.is_empty() {

@@ -10,9 +10,9 @@ use tokio::sync::{broadcast, Notify};
 
 use crate::adapter::tui_data::TuiData;
 use crate::session::cards::{Card, CardBook, Verdict};
-use crate::session::delivery::keystroke_bridge::{Bridge, DeliveryRefusal, Pane};
+use crate::session::delivery::keystroke_bridge::{Bridge, DeliveryRefusal, Pane, PaneError};
 use crate::session::refusal::Refusal;
-use crate::session::signals::recorder::ApprovalRequest;
+use crate::session::signals::recorder::{ApprovalRequest, ApprovalResponse};
 use crate::session::signals::recorder_tail::{Mirror, TailEvent};
 
 /// Opens the pane a delivery types into (tmux in production, a scripted
@@ -42,7 +42,35 @@ pub enum Delivery {
         decline: Option<String>,
         cancel: Option<String>,
     },
+    /// A question asked over ACP (a kept session's): the verdict is sent
+    /// as the agent's answer by whoever holds the question.
+    Reply(ReplyTo),
 }
+
+/// Answers a question with a verdict (who gave it, when known): the
+/// native option sent (`None`: the `cancelled` outcome), or why nothing
+/// was sent. A sent reply is the agent's answer, so it confirms the card.
+pub type ReplyFn = dyn Fn(Verdict, &ApprovalRequest, Option<&str>) -> Result<Option<String>, DeliveryRefusal>
+    + Send
+    + Sync;
+
+/// The one who answers a [`Delivery::Reply`] card.
+#[derive(Clone)]
+pub struct ReplyTo(pub Arc<ReplyFn>);
+
+impl std::fmt::Debug for ReplyTo {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("ReplyTo")
+    }
+}
+
+impl PartialEq for ReplyTo {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ReplyTo {}
 
 pub struct SessionState {
     inner: Mutex<Inner>,
@@ -57,6 +85,27 @@ pub struct SessionState {
     on_park: Mutex<Option<ParkCallback>>,
     /// The answer links minted for the webhook's cards (SPEC §8.5).
     pub links: crate::session::delivery::links::LinkBook,
+}
+
+/// The pane of a session that has none.
+struct NoPane;
+
+impl Pane for NoPane {
+    fn capture(&mut self) -> Result<String, PaneError> {
+        Err(NoPane::refused("capture-pane"))
+    }
+    fn send_key(&mut self, _: &str) -> Result<(), PaneError> {
+        Err(NoPane::refused("send-keys"))
+    }
+}
+
+impl NoPane {
+    fn refused(action: &str) -> PaneError {
+        PaneError {
+            action: action.to_owned(),
+            detail: "this session has no terminal pane".to_owned(),
+        }
+    }
 }
 
 impl SessionState {
@@ -76,6 +125,12 @@ impl SessionState {
             on_park: Mutex::new(None),
             links: crate::session::delivery::links::LinkBook::default(),
         })
+    }
+
+    /// The state of a session with no pane (a kept session's: its cards
+    /// are all [`Delivery::Reply`]); a key sent anyway is refused.
+    pub fn without_pane(book: CardBook, tui: TuiData) -> Arc<Self> {
+        Self::new(book, tui, Arc::new(|| Box::new(NoPane)))
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -185,6 +240,46 @@ impl SessionState {
         }
     }
 
+    /// A question asked over ACP becomes a card answered by `reply`.
+    pub fn reply_prompt(&self, request: ApprovalRequest, reply: ReplyTo) -> Card {
+        let card = {
+            let mut inner = self.lock();
+            let card = inner.book.open(request);
+            inner
+                .deliveries
+                .insert(card.id.clone(), Delivery::Reply(reply));
+            self.publish(card.clone());
+            card
+        };
+        let on_park = self.on_park.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(callback) = on_park.as_ref() {
+            callback(card.clone());
+        }
+        card
+    }
+
+    /// The question of `request_id` was answered where it was asked (the
+    /// caller's terminal or stdin) with `option_id`.
+    pub fn answered_where_asked(&self, request_id: &str, option_id: Option<String>) {
+        let mut inner = self.lock();
+        let response = ApprovalResponse {
+            id: request_id.to_owned(),
+            option_id,
+        };
+        if let Some(card) = inner.book.resolved(response) {
+            self.publish(card);
+        }
+    }
+
+    /// The question of `request_id` no longer waits (its turn ended or was
+    /// cancelled) and nobody answered its card.
+    pub fn withdrawn(&self, request_id: &str) {
+        let mut inner = self.lock();
+        if let Some(card) = inner.book.withdrawn(request_id) {
+            self.publish(card);
+        }
+    }
+
     /// The pane fallback saw a prompt vanish.
     pub fn pane_vanished(&self, request_id: &str) {
         let mut inner = self.lock();
@@ -226,27 +321,7 @@ impl SessionState {
         let state = Arc::clone(self);
         let card_id = id.to_owned();
         let deliver = move || {
-            let mut pane = (state.pane)();
-            let bridge = Bridge::new(&state.tui);
-            let result = match &delivery {
-                Delivery::Bridge => bridge.deliver(pane.as_mut(), &title, verdict, &cancel),
-                Delivery::Key {
-                    hash,
-                    accept,
-                    decline,
-                    cancel: cancel_key,
-                } => {
-                    let key = match verdict {
-                        Verdict::Accept => accept,
-                        Verdict::Decline => decline,
-                        Verdict::Cancel => cancel_key,
-                    };
-                    match key {
-                        Some(key) => bridge.deliver_key(pane.as_mut(), hash, key, &cancel),
-                        None => Err(DeliveryRefusal::NoKey),
-                    }
-                }
-            };
+            let result = state.deliver(&card_id, &delivery, &title, verdict, &cancel);
             if let Err(reason) = &result {
                 tracing::warn!(
                     "card `{card_id}` not delivered: {}",
@@ -264,6 +339,65 @@ impl SessionState {
             Err(_) => drop(std::thread::spawn(deliver)),
         }
         Ok(card)
+    }
+
+    /// Delivers a claimed card's verdict the way its prompt takes it.
+    fn deliver(
+        &self,
+        card_id: &str,
+        delivery: &Delivery,
+        title: &str,
+        verdict: Verdict,
+        cancel: &crate::session::cards::CancelFlag,
+    ) -> Result<(), DeliveryRefusal> {
+        if let Delivery::Reply(reply) = delivery {
+            return self.reply(card_id, reply, verdict);
+        }
+        let mut pane = (self.pane)();
+        let bridge = Bridge::new(&self.tui);
+        match delivery {
+            Delivery::Key {
+                hash,
+                accept,
+                decline,
+                cancel: cancel_key,
+            } => {
+                let key = match verdict {
+                    Verdict::Accept => accept,
+                    Verdict::Decline => decline,
+                    Verdict::Cancel => cancel_key,
+                };
+                match key {
+                    Some(key) => bridge.deliver_key(pane.as_mut(), hash, key, cancel),
+                    None => Err(DeliveryRefusal::NoKey),
+                }
+            }
+            _ => bridge.deliver(pane.as_mut(), title, verdict, cancel),
+        }
+    }
+
+    /// Sends a reply card's verdict; the reply sent is the agent's answer.
+    fn reply(
+        &self,
+        card_id: &str,
+        reply: &ReplyTo,
+        verdict: Verdict,
+    ) -> Result<(), DeliveryRefusal> {
+        let (request, by) = {
+            let inner = self.lock();
+            let request = inner.book.request(card_id).cloned();
+            let by = inner.book.card(card_id).and_then(|card| card.by);
+            (request, by)
+        };
+        let request = request.ok_or(DeliveryRefusal::PromptGone)?;
+        let option_id = (reply.0)(verdict, &request, by.as_deref())?;
+        let response = ApprovalResponse {
+            id: request.id.clone(),
+            option_id,
+        };
+        // Mid-delivery the response is kept; the delivery's end confirms.
+        self.lock().book.resolved(response);
+        Ok(())
     }
 
     /// Waits until card `id`'s delivery has ended (or it resolved).
@@ -289,98 +423,5 @@ impl SessionState {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Mutex as StdMutex;
-    use std::time::{Duration, Instant};
-
-    use super::*;
-    use crate::session::cards::CardState;
-    use crate::session::delivery::keystroke_bridge::PaneError;
-    use crate::session::signals::pane_fallback::detect;
-    use crate::session::signals::pane_watch::card_for;
-
-    const GENERIC: &str =
-        " $ echo probe\n Run this command?\n  → Run (once) (y)\n    Skip (esc or n)\n";
-
-    struct Screen {
-        keys: Arc<StdMutex<Vec<String>>>,
-    }
-
-    impl Pane for Screen {
-        fn capture(&mut self) -> Result<String, PaneError> {
-            Ok(GENERIC.to_owned())
-        }
-        fn send_key(&mut self, key: &str) -> Result<(), PaneError> {
-            self.keys.lock().expect("keys").push(key.to_owned());
-            Ok(())
-        }
-    }
-
-    fn state() -> (Arc<SessionState>, Arc<StdMutex<Vec<String>>>, TuiData) {
-        let keys = Arc::new(StdMutex::new(Vec::new()));
-        let shared = Arc::clone(&keys);
-        let mut tui = crate::adapter::data::AdapterData::builtin()
-            .expect("data")
-            .tui;
-        tui.settle_ms = 1;
-        let factory: PaneFactory = Arc::new(move || {
-            Box::new(Screen {
-                keys: Arc::clone(&shared),
-            })
-        });
-        let state = SessionState::new(CardBook::new("default", None, None), tui.clone(), factory);
-        (state, keys, tui)
-    }
-
-    fn wait_state(state: &SessionState, id: &str, wanted: CardState) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while state.lock().book.card(id).map(|card| card.state) != Some(wanted) {
-            assert!(Instant::now() < deadline, "card never became {wanted:?}");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    #[test]
-    fn a_fallback_card_is_answered_with_its_advertised_key() {
-        let (state, keys, tui) = state();
-        let prompt = detect(GENERIC, &tui).expect("prompt");
-        let (request, delivery) = card_for(1, &prompt, GENERIC, &tui);
-        state.pane_prompt(request, delivery);
-        let card = state.cards().pop().expect("card");
-        state.answer(&card.id, Verdict::Decline).expect("claimed");
-        wait_state(&state, &card.id, CardState::Delivered);
-        assert_eq!(*keys.lock().expect("keys"), ["n"]);
-        // Its vanish after our key changes nothing.
-        state.pane_vanished("pane-1");
-        assert_eq!(state.cards()[0].state, CardState::Delivered);
-    }
-
-    #[test]
-    fn a_vanished_fallback_prompt_was_answered_in_the_terminal() {
-        let (state, keys, tui) = state();
-        let prompt = detect(GENERIC, &tui).expect("prompt");
-        let (request, _) = card_for(1, &prompt, GENERIC, &tui);
-        // A prompt that advertises no keys at all.
-        let delivery = Delivery::Key {
-            hash: prompt.hash.clone(),
-            accept: None,
-            decline: None,
-            cancel: None,
-        };
-        state.pane_prompt(request, delivery);
-        let card = state.cards().pop().expect("card");
-        state.answer(&card.id, Verdict::Accept).expect("claimed");
-        wait_state(&state, &card.id, CardState::DeliveryFailed);
-        assert!(keys.lock().expect("keys").is_empty());
-
-        let (request, delivery) = card_for(2, &prompt, GENERIC, &tui);
-        state.pane_prompt(request, delivery);
-        let second = state.cards().pop().expect("card");
-        state.pane_vanished("pane-2");
-        assert_eq!(
-            state.lock().book.card(&second.id).map(|card| card.state),
-            Some(CardState::AnsweredInTerminal)
-        );
-        assert!(state.answer(&second.id, Verdict::Accept).is_err());
-    }
-}
+#[path = "state_tests.rs"]
+mod tests;

@@ -147,7 +147,7 @@ fn pane_fallback(
 }
 
 /// The approvals webhook from the config, if one is set.
-fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Error> {
+pub fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Error> {
     let approvals = &inputs.config.approvals;
     let Some(text) = &approvals.webhook else {
         return Ok(None);

@@ -3,19 +3,20 @@
 //! lines, new connections and the two deadlines (idle, cancel).
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use futures_util::FutureExt;
 use serde_json::{json, Value};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
+mod grants;
+
 use super::agent::{exit_of, Agent};
-use super::connections::{accept, has_room, reply_to, Arrival, Caller, WRITE_BOUND};
-use super::protocol::{self, Grant, Reply, Request, Status, CANCEL_METHOD, QUEUE};
-use super::traffic::{FromAgent, Traffic};
+use super::cards::{CardAnswer, CardSide, Cards, ASKING_METHOD};
+use super::connections::{accept, has_room, Arrival, Caller};
+use super::protocol::{self, CANCEL_METHOD, QUEUE};
+use super::traffic::{FromAgent, FromCaller, Traffic};
 use super::OwnerPlan;
 use crate::process::child::StopBounds;
 use crate::process::lines::{Line, LineReader};
@@ -43,6 +44,8 @@ struct Owner {
     stopping: bool,
     /// Proves a `_oneworks/cancel` is the owner's (random, per owner).
     cancel_token: String,
+    /// The served turn's questions as cards.
+    cards: Cards,
 }
 
 /// Runs the owner until the session ends. The agent is started first,
@@ -51,6 +54,7 @@ struct Owner {
 pub async fn own(
     plan: OwnerPlan,
     listener: UnixListener,
+    cards: Option<CardSide>,
     ready: impl FnOnce() -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let agent = Agent::start(&plan)?;
@@ -67,6 +71,7 @@ pub async fn own(
         turns: 0,
         stopping: false,
         cancel_token: random_token()?,
+        cards: Cards::new(cards),
     };
     let (arrivals, mut arrived) = mpsc::channel(QUEUE * 2);
     let accepting = tokio::spawn(accept(listener, arrivals));
@@ -155,6 +160,7 @@ impl Owner {
                 Ok(None) | Err(_) => self.caller_gone().await,
             },
             Some(arrival) = arrived.recv() => self.on_arrival(arrival).await,
+            Some(answer) = self.cards.next_answer() => self.on_card_answer(answer).await,
             () = has_room(room) => {}
             _ = sleep_until(idle_deadline) => {
                 tracing::info!("idle for {:?}: ending the kept session", self.plan.keep);
@@ -183,18 +189,14 @@ impl Owner {
             FromAgent::Forged => {
                 tracing::warn!("dropped a `{CANCEL_METHOD}` the agent wrote");
             }
-            _ if self.relaying() => {
-                let queued = self
-                    .caller
-                    .as_ref()
-                    .is_none_or(|caller| caller.queue(bytes));
-                if !queued {
-                    self.caller_gone().await;
-                }
+            FromAgent::Question(id, params) if self.relaying() => {
+                self.cards.asked_by_agent(id, params);
+                self.relay(bytes).await;
             }
+            _ if self.relaying() => self.relay(bytes).await,
             // Nobody to ask: the question is cancelled, other requests
             // are not served.
-            FromAgent::Question(id) => {
+            FromAgent::Question(id, _) => {
                 self.traffic.take_questions();
                 self.send_to_agent(&cancelled(&id)).await;
             }
@@ -207,10 +209,24 @@ impl Owner {
             }
             FromAgent::Relay => {}
         }
+        self.cards.sync(&self.traffic);
         if self.cancelling.is_some() && !self.traffic.awaiting() {
             tracing::info!("the cancelled turn ended");
             self.cancelling = None;
             self.next_caller().await;
+        }
+    }
+
+    /// A line for the served caller.
+    async fn relay(&mut self, bytes: Vec<u8>) {
+        {
+            let queued = self
+                .caller
+                .as_ref()
+                .is_none_or(|caller| caller.queue(bytes));
+            if !queued {
+                self.caller_gone().await;
+            }
         }
     }
 
@@ -225,12 +241,47 @@ impl Owner {
     }
 
     async fn on_caller_line(&mut self, bytes: Vec<u8>) {
-        self.traffic.from_caller(&bytes);
+        match self.traffic.from_caller(&bytes) {
+            FromCaller::ForOwner(method, params) => {
+                if method == ASKING_METHOD {
+                    if let Some(id) = params.get("id") {
+                        self.cards.caller_asks(id, &self.traffic);
+                    }
+                }
+                return;
+            }
+            // A card answered first: the agent has its answer.
+            FromCaller::OtherAnswer(id) if self.cards.answered_by_card(&id) => return,
+            FromCaller::Answer(id, option) => self.cards.caller_answered(&id, option),
+            FromCaller::OtherAnswer(_) | FromCaller::Relay => {}
+        }
         if self.agent.is_none() {
             self.caller_gone().await;
             return;
         }
         self.send_to_agent(&bytes).await;
+    }
+
+    /// A card's verdict: sent to the agent when its question still waits
+    /// for the served caller, who is told.
+    async fn on_card_answer(&mut self, answer: CardAnswer) {
+        let sent = match self.relaying() {
+            true => self
+                .cards
+                .card_answered(&answer, &mut self.traffic, &self.cancel_token),
+            false => None,
+        };
+        let Some(sent) = sent else {
+            let _ = answer.done.send(false);
+            return;
+        };
+        self.send_to_agent(&sent.to_agent).await;
+        let _ = answer.done.send(true);
+        if let Some(caller) = &self.caller {
+            if !caller.queue(sent.to_caller) {
+                self.caller_gone().await;
+            }
+        }
     }
 
     /// The served caller left. With its prompt still in flight, the owner
@@ -261,6 +312,7 @@ impl Owner {
         for id in self.traffic.take_questions() {
             self.send_to_agent(&cancelled(&id)).await;
         }
+        self.cards.sync(&self.traffic);
         if let Some(session) = self.traffic.session().filter(|_| self.traffic.in_turn()) {
             let notification = json!({"jsonrpc": "2.0", "method": "session/cancel",
                 "params": {"sessionId": session.id}});
@@ -295,172 +347,7 @@ impl Owner {
             );
         }
         self.traffic.agent_gone();
-    }
-
-    async fn on_arrival(&mut self, arrival: Arrival) {
-        let Arrival {
-            request,
-            mut stream,
-        } = arrival;
-        match request {
-            Request::Prompt { keep_seconds } => {
-                if self.queue.len() >= QUEUE {
-                    let refusal = Reply::Error {
-                        kind: crate::error::ErrorKind::Session.as_str().to_owned(),
-                        message: format!("the kept session's queue is full ({QUEUE} prompts wait)"),
-                        hint: Some("wait for the turns before it, or stop the session".to_owned()),
-                    };
-                    reply_to(&mut stream, &refusal).await;
-                    return;
-                }
-                self.queue.push_back(Waiting {
-                    stream,
-                    keep_seconds,
-                });
-                if self.caller.is_none() && self.cancelling.is_none() {
-                    self.next_caller().await;
-                } else {
-                    let ahead = self.queue.len();
-                    let Some(waiting) = self.queue.back_mut() else {
-                        return;
-                    };
-                    let queued = Reply::Queued { ahead };
-                    reply_to(&mut waiting.stream, &queued).await;
-                }
-            }
-            Request::Cancel {} => {
-                let cancelled = self.ask_caller_to_cancel().await;
-                let reply = Reply::Cancel { cancelled };
-                reply_to(&mut stream, &reply).await;
-            }
-            Request::Stop {} => {
-                reply_to(&mut stream, &Reply::Stopping {}).await;
-                self.stopping = true;
-            }
-            Request::Status {} => {
-                let status = Reply::Status(self.status());
-                reply_to(&mut stream, &status).await;
-            }
-        }
-    }
-
-    /// `session cancel`: the served caller runs its own cancel sequence.
-    async fn ask_caller_to_cancel(&mut self) -> bool {
-        if self.cancelling.is_some() {
-            return true;
-        }
-        if !self.traffic.in_turn() {
-            return false;
-        }
-        let notification = json!({"jsonrpc": "2.0", "method": CANCEL_METHOD,
-            "params": {"token": self.cancel_token}});
-        let line = protocol::line(&notification);
-        let Some(caller) = &self.caller else {
-            return false;
-        };
-        // A caller whose buffer is full is not reading: it hears the
-        // cancel once it reads again, or not at all if it went away.
-        match tokio::time::timeout(WRITE_BOUND, caller.lines.send(line)).await {
-            Ok(Ok(())) => true,
-            Ok(Err(_)) => {
-                self.caller_gone().await;
-                false
-            }
-            Err(_) => false,
-        }
-    }
-
-    fn status(&self) -> Status {
-        Status {
-            pid: std::process::id(),
-            agent_pid: self.agent.as_ref().map(|agent| agent.child.id()),
-            turns: self.turns,
-            idle_seconds: self.idle_since.map(|since| since.elapsed().as_secs()),
-            keep_seconds: self.plan.keep.as_secs(),
-            queued: self.queue.len(),
-            serving: self.caller.is_some(),
-        }
-    }
-
-    /// Grants the agent to the first waiting caller still there, starting
-    /// the agent again when it is gone; idle when nobody waits.
-    async fn next_caller(&mut self) {
-        while let Some(mut waiting) = self.queue.pop_front() {
-            // An agent that ended since the loop last looked is not
-            // granted: it is gone, and started again below.
-            let ended = match &mut self.agent {
-                Some(agent) => agent.exited || agent.child.wait().now_or_never().is_some(),
-                None => false,
-            };
-            if ended {
-                self.forget_agent().await;
-            }
-            if self.agent.is_none() {
-                match Agent::start(&self.plan) {
-                    Ok(agent) => {
-                        tracing::info!("started the agent again (pid {})", agent.child.id());
-                        self.agent = Some(agent);
-                        self.restarted = true;
-                    }
-                    Err(error) => {
-                        let refusal = Reply::Error {
-                            kind: crate::error::ErrorKind::AgentFailed.as_str().to_owned(),
-                            message: format!("could not start the agent again: {error}"),
-                            hint: None,
-                        };
-                        reply_to(&mut waiting.stream, &refusal).await;
-                        continue;
-                    }
-                }
-            }
-            let session = self.traffic.session().filter(|_| !self.restarted);
-            let grant = Reply::Turn(Grant {
-                handshake: session.is_none(),
-                recovered: self.restarted,
-                session_id: session.map(|session| session.id.clone()),
-                session: session.map(|session| session.answer.clone()),
-                agent_pid: self.agent.as_ref().map_or(0, |agent| agent.child.id()),
-                cancel_token: self.cancel_token.clone(),
-            });
-            if !reply_to(&mut waiting.stream, &grant).await {
-                continue;
-            }
-            if let Some(seconds) = waiting.keep_seconds {
-                self.plan.keep = Duration::from_secs(seconds);
-            }
-            if self.restarted {
-                // The caller loads the session; once it is open again the
-                // next grants hand it on.
-                self.restarted = false;
-                self.traffic = Traffic::default();
-            }
-            self.caller = Some(Caller::new(waiting.stream));
-            self.turns += 1;
-            self.idle_since = None;
-            return;
-        }
-        self.idle_since = Some(Instant::now());
-    }
-
-    /// The end: waiting callers told, the agent stopped as a run stops it,
-    /// the socket and the record removed.
-    async fn stop(&mut self) {
-        self.caller = None;
-        for mut waiting in self.queue.drain(..) {
-            reply_to(&mut waiting.stream, &Reply::Ended {}).await;
-        }
-        if let Some(mut agent) = self.agent.take() {
-            drop(agent.writer);
-            let _ = agent
-                .child
-                .stop(StopBounds::with_grace(self.plan.stop_grace))
-                .await;
-        }
-        let paths: [&PathBuf; 2] = [&self.plan.paths.socket, &self.plan.paths.record];
-        for path in paths {
-            let _ = fs_err::remove_file(path);
-        }
-        tracing::info!("the kept session ended");
+        self.cards.sync(&self.traffic);
     }
 }
 
