@@ -450,6 +450,21 @@ impl RealAgent {
         reply: &str,
         extra: &[&str],
     ) -> (Turn, std::process::ExitStatus) {
+        let answer = |event: &Value, stdin: &mut std::process::ChildStdin| {
+            let answer = json!({"id": event["id"], "reply": reply});
+            writeln!(stdin, "{answer}").expect("reply");
+        };
+        self.turn_answered_by(file, &answer, extra)
+    }
+
+    /// A turn whose permission requests `answer` answers (on the run's
+    /// stdin, or anywhere else).
+    pub fn turn_answered_by(
+        &self,
+        file: &str,
+        answer: &dyn Fn(&Value, &mut std::process::ChildStdin),
+        extra: &[&str],
+    ) -> (Turn, std::process::ExitStatus) {
         self.model.set_command(&format!("touch {file}"));
         self.model.set_trigger(Some(file));
         let prompt = format!("Create the file {file} with the shell tool.");
@@ -490,8 +505,7 @@ impl RealAgent {
                     let event: Value = serde_json::from_str(&line)
                         .unwrap_or_else(|e| panic!("not an event ({e}): {line}"));
                     if event["type"] == "permission_request" {
-                        let answer = json!({"id": event["id"], "reply": reply});
-                        writeln!(stdin, "{answer}").expect("reply");
+                        answer(&event, &mut stdin);
                         requests.push(event.clone());
                     }
                     if event["type"] == "turn_end" {

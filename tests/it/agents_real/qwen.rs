@@ -9,6 +9,7 @@
 //! SPEC §11.2) and runs Qwen on it.
 
 use super::{files_named, RealAgent, Snapshot, SECRET};
+use crate::acp_support::EVENT_DEADLINE;
 use crate::support::node_mirror::{self, NodeRelease};
 
 const PACKAGE: &str = "@qwen-code/qwen-code";
@@ -131,14 +132,45 @@ fn the_real_qwen_kept_answers_follow_ups_and_loads_its_session_after_it_died() {
     assert!(qwen.env.project.join("kept-one.txt").is_file());
     let agent = kept_agent(&qwen);
     assert!(crate::support::alive(agent), "the kept agent is gone");
-    // The follow-up reaches the same agent, whose model sees the first turn.
-    let second = qwen.turn_with("kept-two.txt", "Allow once", &keep[..2]);
+    // The follow-up reaches the same agent, whose model sees the first
+    // turn; its question is answered by the session's card, from another
+    // process.
+    let by_card = |_: &serde_json::Value, _: &mut std::process::ChildStdin| {
+        let mut card = String::new();
+        crate::support::wait::wait_until("the question is a card", EVENT_DEADLINE, || {
+            let listed = qwen.env.run(&["session", "approvals", "talk", "--json"]);
+            let cards: Vec<serde_json::Value> =
+                serde_json::from_str(&listed.stdout).unwrap_or_default();
+            let pending = cards.iter().find(|card| card["state"] == "pending");
+            card = pending
+                .and_then(|c| c["id"].as_str())
+                .unwrap_or_default()
+                .to_owned();
+            !card.is_empty()
+        });
+        qwen.env
+            .run(&["session", "answer", "talk", &card, "accept"])
+            .assert_success();
+    };
+    let (second, status) = qwen.turn_answered_by("kept-two.txt", &by_card, &keep[..2]);
+    assert!(
+        status.success(),
+        "{status}: {:#?}\n{}",
+        second.events,
+        second.stderr
+    );
     assert!(
         qwen.env.project.join("kept-two.txt").is_file(),
         "{:#?}",
         second.events
     );
     assert_eq!(kept_agent(&qwen), agent, "a second agent was started");
+    let listed = qwen.env.run(&["session", "approvals", "talk", "--json"]);
+    assert!(
+        listed.stdout.contains("\"state\":\"accepted\""),
+        "{}",
+        listed.describe()
+    );
     assert!(
         asked_for(&qwen, "kept-two.txt").contains("kept-one.txt"),
         "the model lost the first turn:\n{}",
