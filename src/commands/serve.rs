@@ -17,6 +17,7 @@ use crate::settings::Settings;
 
 pub fn run(
     settings: &Settings,
+    config: Option<std::path::PathBuf>,
     listen: SocketAddr,
     public_url: Option<url::Url>,
     open: bool,
@@ -39,6 +40,7 @@ pub fn run(
         project: settings.project.clone(),
         locations: settings.locations.clone(),
         tmux: crate::session::tmux::find(settings.env.get("PATH")).ok(),
+        recover: Some(recover(settings, config)),
     };
     let open_lifetime = settings
         .options()
@@ -103,3 +105,42 @@ fn open_browser(path: &Path) {
         ));
     }
 }
+
+/// Re-adopts a session whose supervisor died (SPEC §8.7) when the page
+/// looks at it; one whose re-adoption failed is tried again after
+/// [`RECOVER_EVERY`], not on every refresh. One at a time: two page
+/// requests never start two supervisors.
+fn recover(settings: &Settings, config: Option<std::path::PathBuf>) -> serve::sources::Recover {
+    let at = super::session_start::RecoverAt {
+        project: settings.project.clone(),
+        locations: settings.locations.clone(),
+        config,
+        quiet: true,
+    };
+    let failed =
+        std::sync::Mutex::new(std::collections::HashMap::<String, std::time::Instant>::new());
+    std::sync::Arc::new(move |name: &str| {
+        let mut failed = failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if failed
+            .get(name)
+            .is_some_and(|at| at.elapsed() < RECOVER_EVERY)
+        {
+            return;
+        }
+        match at.recover(name) {
+            Ok(_) => drop(failed.remove(name)),
+            Err(error) => {
+                tracing::warn!(
+                    "could not re-adopt session `{name}`: {}",
+                    output::clean(&error.to_string())
+                );
+                failed.insert(name.to_owned(), std::time::Instant::now());
+            }
+        }
+    })
+}
+
+/// How often the page tries to re-adopt one session.
+const RECOVER_EVERY: std::time::Duration = std::time::Duration::from_secs(10);

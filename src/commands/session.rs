@@ -63,7 +63,14 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             public_url,
             open,
             json,
-        } => crate::commands::serve::run(settings, listen, public_url, open, json),
+        } => crate::commands::serve::run(
+            settings,
+            global.config.clone(),
+            listen,
+            public_url,
+            open,
+            json,
+        ),
         SessionCommand::Supervise(args) => {
             let adapter = settings.adapter()?;
             supervise::supervise(

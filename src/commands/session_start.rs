@@ -223,43 +223,77 @@ fn open_log(path: &Path) -> Result<std::fs::File, Error> {
 /// (that session is for `session stop` to clear: no second agent is ever
 /// started under its name). `Ok(true)` when a supervisor was started.
 pub fn recover(settings: &Settings, global: &GlobalArgs, name: &str) -> Result<bool, Error> {
-    let layout = ProfileLayout::new(&settings.project, &settings.locations, name, "");
-    let paths = SessionPaths::new(&layout);
-    let Some(record) = supervisor::read_record(&paths) else {
-        return Ok(false);
+    let at = RecoverAt {
+        project: settings.project.clone(),
+        locations: settings.locations.clone(),
+        config: global.config.clone(),
+        quiet: settings.quiet,
     };
-    if supervisor::is_running(&record, &paths) || !supervisor::adopt::tmux_alive(&record, &paths) {
-        return Ok(false);
+    at.recover(name)
+}
+
+/// How long a dead supervisor's lock may take to be released (its last
+/// threads ending) before re-adoption waits for the next command.
+const LOCK_RELEASE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What [`recover`] needs, owned (`session serve` re-adopts from its
+/// page's threads).
+#[derive(Clone)]
+pub struct RecoverAt {
+    pub project: crate::locations::Project,
+    pub locations: crate::locations::Locations,
+    pub config: Option<std::path::PathBuf>,
+    pub quiet: bool,
+}
+
+impl RecoverAt {
+    pub fn recover(&self, name: &str) -> Result<bool, Error> {
+        let settings = self;
+        let layout = ProfileLayout::new(&settings.project, &settings.locations, name, "");
+        let paths = SessionPaths::new(&layout);
+        let Some(record) = supervisor::read_record(&paths) else {
+            return Ok(false);
+        };
+        if supervisor::is_running(&record, &paths)
+            || !supervisor::adopt::tmux_alive(&record, &paths)
+        {
+            return Ok(false);
+        }
+        supervisor::check_runtime(&layout)?;
+        if !supervisor::lock_released_within(&paths, LOCK_RELEASE) {
+            // Still ending: the next command that looks re-adopts it.
+            return Ok(false);
+        }
+        let exe =
+            std::env::current_exe().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+        let mut command = std::process::Command::new(exe);
+        if let Some(config) = &settings.config {
+            command.arg("--config").arg(config);
+        }
+        command.args([
+            "session",
+            "adopt",
+            "--name",
+            name,
+            "--adapter",
+            &record.adapter,
+        ]);
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let log = crate::fs_safety::open_private(&paths.log, crate::fs_safety::PrivateOpen::Append)
+            .map_err(|source| {
+                Error::from(SessionError::Io {
+                    action: "open",
+                    path: paths.log.clone(),
+                    source,
+                })
+            })?;
+        start_until_ready(command, log, name, &paths.log)?;
+        output::say(
+            settings.quiet,
+            format_args!(
+                "note: the supervisor of session `{name}` had died; a new one re-adopted its agent"
+            ),
+        );
+        Ok(true)
     }
-    supervisor::check_runtime(&layout)?;
-    let exe = std::env::current_exe().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-    let mut command = std::process::Command::new(exe);
-    if let Some(config) = &global.config {
-        command.arg("--config").arg(config);
-    }
-    command.args([
-        "session",
-        "adopt",
-        "--name",
-        name,
-        "--adapter",
-        &record.adapter,
-    ]);
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let log = crate::fs_safety::open_private(&paths.log, crate::fs_safety::PrivateOpen::Append)
-        .map_err(|source| {
-            Error::from(SessionError::Io {
-                action: "open",
-                path: paths.log.clone(),
-                source,
-            })
-        })?;
-    start_until_ready(command, log, name, &paths.log)?;
-    output::say(
-        settings.quiet,
-        format_args!(
-            "note: the supervisor of session `{name}` had died; a new one re-adopted its agent"
-        ),
-    );
-    Ok(true)
 }

@@ -87,7 +87,13 @@ pub struct Sources {
     pub project: Project,
     pub locations: Locations,
     pub tmux: Option<PathBuf>,
+    /// Re-adopts a session whose supervisor died while its agent lives
+    /// (SPEC §8.7), as every session command does.
+    pub recover: Option<Recover>,
 }
+
+/// Starts a new supervisor for session `name` when its own died.
+pub type Recover = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
 impl Sources {
     pub fn paths(&self, name: &str) -> (ProfileLayout, SessionPaths) {
@@ -113,8 +119,13 @@ impl Sources {
 
     pub fn session(&self, name: &str) -> SessionView {
         let (layout, paths) = self.paths(name);
-        let record = supervisor::read_record(&paths);
-        let live = live(&layout, &paths);
+        let mut record = supervisor::read_record(&paths);
+        let mut live = live(&layout, &paths);
+        if let (Some(recover), Some(_), false) = (&self.recover, &record, live) {
+            recover(name);
+            record = supervisor::read_record(&paths);
+            live = self::live(&layout, &paths);
+        }
         let listed = live
             .then(|| self.client(name))
             .flatten()

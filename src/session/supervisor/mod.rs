@@ -110,6 +110,20 @@ fn open_lock(path: &Path, create: bool) -> std::io::Result<std::fs::File> {
     crate::fs_safety::open_private(path, crate::fs_safety::PrivateOpen::ReadWrite { create })
 }
 
+/// Waits (within `bound`) until no process holds the session's lock: a
+/// supervisor killed with threads still ending holds it a little past the
+/// death of its main thread. Whether it was released.
+pub fn lock_released_within(paths: &SessionPaths, bound: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + bound;
+    while lock_held(&paths.lock) {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    true
+}
+
 fn lock_held(path: &Path) -> bool {
     use fs4::fs_std::FileExt;
     match open_lock(path, false) {

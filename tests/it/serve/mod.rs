@@ -20,6 +20,7 @@ use crate::support::TestEnv;
 
 mod access;
 mod cards;
+mod recovery;
 
 /// A running `session serve --json`; killed on drop.
 pub struct Serve {
