@@ -18,6 +18,29 @@ pub fn shown(url: &Url) -> String {
 pub enum NetworkError {
     #[error("`{url}` answered HTTP {status}")]
     Status { url: String, status: u16 },
+    /// A 401 or 403 from a source with credentials settings (an npm
+    /// registry): which registry, and which setting was or was not used.
+    #[error("the registry `{registry}` refused `{url}` (HTTP {status}): {account}")]
+    Refused {
+        url: String,
+        status: u16,
+        registry: String,
+        account: String,
+        /// The prefix a credential line for the registry is written with.
+        expected: String,
+        read_from: String,
+        sent: bool,
+    },
+    #[error("the CA file `{}` (from {origin}) cannot be used: {reason}", .path.display())]
+    CaFile {
+        path: std::path::PathBuf,
+        origin: String,
+        reason: String,
+    },
+    #[error("`{url}` redirected more than {limit} times")]
+    Redirects { url: String, limit: usize },
+    #[error("the proxy `{url}` is not a usable URL")]
+    Proxy { url: String },
     #[error("request to `{url}` failed")]
     Request {
         url: String,
@@ -169,6 +192,27 @@ impl NetworkError {
             NetworkError::Status {
                 status: 401 | 403, ..
             } => format!("the server refused access: check the mirror's credentials and {sources}"),
+            NetworkError::Refused {
+                expected,
+                read_from,
+                sent: true,
+                ..
+            } => format!(
+                "the registry does not accept that credential: replace the token (`npm login --registry=<registry>` writes a fresh `{expected}:_authToken` line in {read_from}), or check that the account may read the package"
+            ),
+            NetworkError::Refused {
+                expected, read_from, ..
+            } => format!(
+                "write `{expected}:_authToken=${{NPM_TOKEN}}` in {read_from} (or the file NPM_CONFIG_USERCONFIG names) and set NPM_TOKEN; a project's `.npmrc` is not read"
+            ),
+            NetworkError::CaFile { origin, .. } => {
+                format!("point {origin} at a PEM file of the company's CA certificates")
+            }
+            NetworkError::Redirects { .. } => format!("check {sources}: the server redirects in a loop"),
+            NetworkError::Proxy { .. } => {
+                "set the proxy as `http://host:port` (npm's `proxy`/`https-proxy`, or HTTPS_PROXY)"
+                    .to_owned()
+            }
             NetworkError::Status { .. } => {
                 format!("the download host is failing: try again later, or set {sources} to a mirror")
             }
@@ -194,7 +238,10 @@ impl Classify for NetworkError {
     fn kind(&self) -> ErrorKind {
         match self {
             NetworkError::Client(_) => ErrorKind::Internal,
-            NetworkError::Scheme { .. } | NetworkError::Url { .. } => ErrorKind::Config,
+            NetworkError::Scheme { .. }
+            | NetworkError::Url { .. }
+            | NetworkError::CaFile { .. }
+            | NetworkError::Proxy { .. } => ErrorKind::Config,
             _ => ErrorKind::Network,
         }
     }
