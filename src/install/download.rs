@@ -336,15 +336,17 @@ impl Fetcher {
         sent: Option<&super::auth::Credential>,
     ) -> NetworkError {
         match &self.credentials {
-            Some(credentials) if matches!(status, 401 | 403) => NetworkError::Refused {
-                url: shown(url),
-                status,
-                registry: credentials.registry_of(url),
-                account: credentials.account(url, sent),
-                expected: credentials.expected_prefix(url),
-                read_from: credentials.read_from.clone(),
-                sent: sent.is_some(),
-            },
+            Some(credentials) if matches!(status, 401 | 403) => {
+                NetworkError::Refused(Box::new(super::network_error::Refusal {
+                    url: shown(url),
+                    status,
+                    registry: credentials.registry_of(url),
+                    account: credentials.account(url, sent),
+                    expected: credentials.expected_prefix(url),
+                    read_from: credentials.read_from.clone(),
+                    sent: sent.is_some(),
+                }))
+            }
             _ => NetworkError::Status {
                 url: shown(url),
                 status,

@@ -20,17 +20,8 @@ pub enum NetworkError {
     Status { url: String, status: u16 },
     /// A 401 or 403 from a source with credentials settings (an npm
     /// registry): which registry, and which setting was or was not used.
-    #[error("the registry `{registry}` refused `{url}` (HTTP {status}): {account}")]
-    Refused {
-        url: String,
-        status: u16,
-        registry: String,
-        account: String,
-        /// The prefix a credential line for the registry is written with.
-        expected: String,
-        read_from: String,
-        sent: bool,
-    },
+    #[error("the registry `{}` refused `{}` (HTTP {}): {}", .0.registry, .0.url, .0.status, .0.account)]
+    Refused(Box<Refusal>),
     #[error("the CA file `{}` (from {origin}) cannot be used: {reason}", .path.display())]
     CaFile {
         path: std::path::PathBuf,
@@ -81,6 +72,20 @@ pub enum NetworkError {
     },
     #[error("failed to set up the HTTP client")]
     Client(#[source] reqwest::Error),
+}
+
+/// A 401 or 403 from a registry, with what can be said about it.
+#[derive(Debug)]
+pub struct Refusal {
+    pub url: String,
+    pub status: u16,
+    pub registry: String,
+    /// Which setting was sent, or why none was.
+    pub account: String,
+    /// The prefix a credential line for the registry is written with.
+    pub expected: String,
+    pub read_from: String,
+    pub sent: bool,
 }
 
 /// Whether a read failed because the idle timeout passed. Blocking reqwest
@@ -192,18 +197,13 @@ impl NetworkError {
             NetworkError::Status {
                 status: 401 | 403, ..
             } => format!("the server refused access: check the mirror's credentials and {sources}"),
-            NetworkError::Refused {
-                expected,
-                read_from,
-                sent: true,
-                ..
-            } => format!(
-                "the registry does not accept that credential: replace the token (`npm login --registry=<registry>` writes a fresh `{expected}:_authToken` line in {read_from}), or check that the account may read the package"
+            NetworkError::Refused(refusal) if refusal.sent => format!(
+                "the registry does not accept that credential: replace the token (`npm login --registry=<registry>` writes a fresh `{}:_authToken` line in {}), or check that the account may read the package",
+                refusal.expected, refusal.read_from
             ),
-            NetworkError::Refused {
-                expected, read_from, ..
-            } => format!(
-                "write `{expected}:_authToken=${{NPM_TOKEN}}` in {read_from} (or the file NPM_CONFIG_USERCONFIG names) and set NPM_TOKEN; a project's `.npmrc` is not read"
+            NetworkError::Refused(refusal) => format!(
+                "write `{}:_authToken=${{NPM_TOKEN}}` in {} (or the file NPM_CONFIG_USERCONFIG names) and set NPM_TOKEN; a project's `.npmrc` is not read",
+                refusal.expected, refusal.read_from
             ),
             NetworkError::CaFile { origin, .. } => {
                 format!("point {origin} at a PEM file of the company's CA certificates")

@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 
-use super::download::NetworkError;
+use super::network_error::NetworkError;
 
 /// A PEM file of CA certificates and the setting that named it.
 #[derive(Debug, Clone)]

@@ -9,7 +9,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::registry::NpmRegistryError;
+/// The user's npm config file cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("refusing to read the npm config `{}`: {reason}", .path.display())]
+pub struct NpmrcError {
+    pub path: PathBuf,
+    pub reason: String,
+}
 
 /// A larger `.npmrc` is refused (a real one is a few hundred bytes).
 const MAX_NPMRC_BYTES: u64 = 256 * 1024;
@@ -57,7 +63,7 @@ impl NpmConfig {
     pub fn load(
         env: &crate::locations::Environment,
         home: Option<&Path>,
-    ) -> Result<Self, NpmRegistryError> {
+    ) -> Result<Self, NpmrcError> {
         let get = |name: &str| env.get(name).map(str::to_owned);
         let file = npmrc_path(&get, home);
         let mut settings = match &file {
@@ -146,9 +152,9 @@ fn npmrc_path(get: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> Opti
 fn read_file(
     path: &Path,
     get: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<Setting>, NpmRegistryError> {
+) -> Result<Vec<Setting>, NpmrcError> {
     use crate::fs_safety::{read_regular_file, ReadRefusal};
-    let refused = |reason: String| NpmRegistryError::Npmrc {
+    let refused = |reason: String| NpmrcError {
         path: path.to_owned(),
         reason,
     };

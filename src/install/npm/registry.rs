@@ -4,11 +4,9 @@
 //! `@scope:registry=` line wins for a scoped package, as in npm), else the
 //! public registry (`npmrc` reads the settings).
 
-use std::path::PathBuf;
-
 use url::Url;
 
-use super::npmrc::NpmConfig;
+use super::npmrc::{NpmConfig, NpmrcError};
 
 use crate::error::{Classify, ErrorKind};
 use crate::output::sanitize::sanitize_line;
@@ -20,8 +18,8 @@ pub const PUBLIC_REGISTRY: &str = "https://registry.npmjs.org/";
 pub enum NpmRegistryError {
     #[error("the npm registry `{}` (from {origin}) is not an http or https URL", sanitize_line(.url))]
     Url { url: String, origin: String },
-    #[error("refusing to read the npm config `{path}`: {reason}")]
-    Npmrc { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Npmrc(#[from] NpmrcError),
 }
 
 impl Classify for NpmRegistryError {
@@ -33,7 +31,7 @@ impl Classify for NpmRegistryError {
             NpmRegistryError::Url { origin, .. } => {
                 format!("set {origin} to the registry's URL, like `{PUBLIC_REGISTRY}`")
             }
-            NpmRegistryError::Npmrc { .. } => "make it a small regular file, or point NPM_CONFIG_USERCONFIG at one (or set ONEWORKS_NPM_REGISTRY)".to_owned(),
+            NpmRegistryError::Npmrc(_) => "make it a small regular file, or point NPM_CONFIG_USERCONFIG at one (or set ONEWORKS_NPM_REGISTRY)".to_owned(),
         })
     }
 }
@@ -212,7 +210,7 @@ mod tests {
             .expect("mkfifo");
         assert!(status.success());
         let error = resolve_in(&[], Some(temp.path()), "pkg").expect_err("fifo");
-        assert!(matches!(error, NpmRegistryError::Npmrc { .. }), "{error}");
+        assert!(matches!(error, NpmRegistryError::Npmrc(_)), "{error}");
         let error =
             resolve_in(&[("ONEWORKS_NPM_REGISTRY", "ftp://x.test")], None, "pkg").expect_err("ftp");
         assert_eq!(

@@ -71,7 +71,9 @@ fn assert_token_nowhere(env: &TestEnv, outcomes: &[&Outcome], token: &str) {
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).expect("read dir") {
             let path = entry.expect("entry").path();
-            let kind = std::fs::symlink_metadata(&path).expect("metadata").file_type();
+            let kind = std::fs::symlink_metadata(&path)
+                .expect("metadata")
+                .file_type();
             if kind.is_dir() {
                 pending.push(path);
             } else if kind.is_file() && path != npmrc {
@@ -164,7 +166,10 @@ fn private_registry_wrong_or_missing_token_names_the_registry_and_the_line() {
             && message.contains(&format!("`//127.0.0.1:{port}/:_authToken` in `")),
         "{message}"
     );
-    let hint = outcome.json()["error"]["hint"].as_str().unwrap_or_default().to_owned();
+    let hint = outcome.json()["error"]["hint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(hint.contains("npm login"), "{hint}");
     assert_empty_or_missing(&gemini_versions(&env), "the gemini versions");
     assert!(!env.project.join(".oneworks/gemini.lock").exists());
@@ -181,12 +186,16 @@ fn private_registry_wrong_or_missing_token_names_the_registry_and_the_line() {
     let outcome = prepare(&env);
     let message = outcome.assert_error(4, "network");
     assert!(
-        message.contains(&format!("no credential line for `//127.0.0.1:{port}/` was found in `")),
+        message.contains(&format!(
+            "no credential line for `//127.0.0.1:{port}/` was found in `"
+        )),
         "{message}"
     );
     let hint: Value = outcome.json()["error"]["hint"].clone();
     assert!(
-        hint.as_str().unwrap_or_default().contains(&format!("//127.0.0.1:{port}/:_authToken=${{NPM_TOKEN}}")),
+        hint.as_str()
+            .unwrap_or_default()
+            .contains(&format!("//127.0.0.1:{port}/:_authToken=${{NPM_TOKEN}}")),
         "{hint}"
     );
     assert_empty_or_missing(&gemini_versions(&env), "the gemini versions");
@@ -209,7 +218,11 @@ fn test_ca(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::Pa
     let key = KeyPair::generate().expect("key");
     let params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).expect("params");
     let cert = params.signed_by(&key, &issuer).expect("cert");
-    let paths = (dir.join("ca.pem"), dir.join("cert.pem"), dir.join("key.pem"));
+    let paths = (
+        dir.join("ca.pem"),
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+    );
     std::fs::write(&paths.0, ca.pem()).expect("ca.pem");
     std::fs::write(&paths.1, cert.pem()).expect("cert.pem");
     std::fs::write(&paths.2, key.serialize_pem()).expect("key.pem");

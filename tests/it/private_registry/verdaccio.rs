@@ -75,7 +75,9 @@ impl Verdaccio {
             let _ = BufReader::new(stdout).read_line(&mut line);
             let _ = send.send(line);
         });
-        let line = ports.recv_timeout(START_DEADLINE).expect("Verdaccio started in time");
+        let line = ports
+            .recv_timeout(START_DEADLINE)
+            .expect("Verdaccio started in time");
         let ports: Value = serde_json::from_str(&line).expect("Verdaccio's ports");
         Some(Verdaccio {
             child,
@@ -98,8 +100,7 @@ impl Verdaccio {
             .body(json!({ "name": user, "password": password }).to_string())
             .send()
             .expect("add a user");
-        let answer: Value =
-            serde_json::from_slice(&response.bytes().expect("body")).expect("json");
+        let answer: Value = serde_json::from_slice(&response.bytes().expect("body")).expect("json");
         answer["token"].as_str().expect("a token").to_owned()
     }
 
