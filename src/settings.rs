@@ -16,11 +16,14 @@ use crate::cli::{AdapterCommand, Command, ConfigCommand, GlobalArgs, SessionComm
 use crate::config::trust_store::TrustStore;
 use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::error::{Error, ErrorKind};
+use crate::install::auth::Credentials;
 use crate::install::node_runtime::NodeSettings;
+use crate::install::npm::network::NpmNetwork;
 use crate::install::platform::Host;
 use crate::install::probe::ProbeSettings;
 use crate::install::retry::RetryPolicy;
 use crate::install::store::Store;
+use crate::install::transport::Transport;
 use crate::install::ManagedSource;
 use crate::locations::{Environment, Locations, Project};
 
@@ -160,6 +163,11 @@ pub struct InstallInputs {
     pub retry: RetryPolicy,
     /// `ONEWORKS_HTTP_TIMEOUT`.
     pub http_timeout: Duration,
+    /// Proxies and CA roots (the environment's, and npm's for an npm
+    /// source).
+    pub transport: Transport,
+    /// An npm source's credentials per registry.
+    pub credentials: Option<Credentials>,
     pub progress: bool,
     pub quiet: bool,
     pub node: NodeSettings,
@@ -304,10 +312,16 @@ impl Settings {
             other => Error::new(ErrorKind::Config, other),
         })?;
         let config = self.config.config.adapter(name);
-        let scrubber = Arc::new(crate::launch::profile::scrubber_for(
-            &self.env, &data, &config,
+        let npm = self.npm_network(&data, &config, cli_use)?;
+        let scrubber = Arc::new(crate::launch::profile::scrubber_with(
+            &self.env,
+            &data,
+            &config,
+            npm.as_ref()
+                .map(|npm| npm.secrets.clone())
+                .unwrap_or_default(),
         ));
-        let cli = self.cli_inputs(&data, &config, cli_use)?;
+        let cli = self.cli_inputs(&data, &config, cli_use, npm.as_ref())?;
         Ok(Adapter {
             policy: self.config.config.policy_for(name),
             data,
@@ -317,11 +331,36 @@ impl Settings {
         })
     }
 
+    /// The user's npm settings, read when an npm-packaged CLI may be
+    /// installed (their credentials are then scrubbed everywhere).
+    fn npm_network(
+        &self,
+        data: &AdapterData,
+        config: &AdapterConfig,
+        cli_use: CliUse,
+    ) -> Result<Option<NpmNetwork>, Error> {
+        if cli_use != CliUse::Launch
+            || config.cli.source != config::SourceKind::Managed
+            || data.npm.is_none()
+        {
+            return Ok(None);
+        }
+        NpmNetwork::load(&self.env, self.env.home().as_deref())
+            .map(Some)
+            .map_err(|error| {
+                let names = crate::install::error::Names::of(data);
+                crate::install::error::InstallError::from(error)
+                    .named(&names)
+                    .into()
+            })
+    }
+
     fn cli_inputs(
         &self,
         data: &AdapterData,
         config: &AdapterConfig,
         cli_use: CliUse,
+        npm: Option<&NpmNetwork>,
     ) -> Result<CliInputs, Error> {
         if cli_use == CliUse::Launch && self.project.initialized {
             // The lock file is written through `.oneworks`: a symlink (or
@@ -330,7 +369,7 @@ impl Settings {
         }
         let install = match (cli_use, config.cli.source) {
             (CliUse::Launch, config::SourceKind::Managed) => {
-                Some(self.install_inputs(data, config)?)
+                Some(self.install_inputs(data, config, npm)?)
             }
             _ => None,
         };
@@ -350,6 +389,7 @@ impl Settings {
         &self,
         data: &AdapterData,
         config: &AdapterConfig,
+        npm: Option<&NpmNetwork>,
     ) -> Result<InstallInputs, Error> {
         let options = self.options();
         let mut retry = RetryPolicy {
@@ -365,8 +405,13 @@ impl Settings {
             source: ManagedSource::from_data(
                 data,
                 &|name| self.env.get(name).map(str::to_owned),
-                self.env.home().as_deref(),
+                &npm.map(|npm| npm.config.clone()).unwrap_or_default(),
             )?,
+            transport: match npm {
+                Some(npm) => npm.transport(&self.env),
+                None => Transport::from_env(&|name| self.env.get(name).map(str::to_owned)),
+            },
+            credentials: npm.map(|npm| npm.credentials.clone()),
             lock_timeout: options.lock_timeout()?,
             host: Host::detect(),
             retry,

@@ -52,7 +52,8 @@ fn installer<'a>(adapter: &'a Adapter, inputs: &InstallInputs) -> Installer<'a> 
         lock_timeout: inputs.lock_timeout,
         host: inputs.host,
         probe: adapter.cli.probe.clone(),
-        fetcher: Fetcher::new(inputs.retry, inputs.http_timeout),
+        fetcher: Fetcher::new(inputs.retry, inputs.http_timeout)
+            .with_network(inputs.transport, inputs.credentials),
         progress: inputs.progress,
         quiet: inputs.quiet,
         scrubber: std::sync::Arc::clone(&adapter.scrubber),

@@ -106,6 +106,29 @@ pub fn check_received(
     }
 }
 
+/// Where a redirect points: its `Location`, resolved against `from`; only
+/// `http` and `https`.
+fn redirect_target(
+    from: &Url,
+    response: &reqwest::blocking::Response,
+) -> Result<Url, (NetworkError, Option<Duration>)> {
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|value| value.to_str().ok());
+    let target = location.and_then(|location| from.join(location).ok());
+    match target {
+        Some(target) if matches!(target.scheme(), "http" | "https") => Ok(target),
+        _ => Err((
+            NetworkError::Status {
+                url: shown(from),
+                status: response.status().as_u16(),
+            },
+            None,
+        )),
+    }
+}
+
 /// The network seam: HTTP(S) through one lazily built client, or files.
 pub struct Fetcher {
     /// With the system's CA roots, for `https`.
@@ -115,7 +138,16 @@ pub struct Fetcher {
     pub retry: RetryPolicy,
     /// The longest wait for headers or for the next body bytes.
     pub idle_timeout: Duration,
+    /// Proxies and CA roots.
+    pub transport: super::transport::Transport,
+    /// A source with credential settings (an npm registry): what is sent
+    /// where, and what a 401/403 says. `None`: nothing is sent, and a
+    /// refusal is a plain HTTP status.
+    pub credentials: Option<super::auth::Credentials>,
 }
+
+/// The most redirects one request follows.
+const MAX_REDIRECTS: usize = 10;
 
 impl Default for Fetcher {
     fn default() -> Self {
@@ -154,12 +186,23 @@ impl Fetcher {
             plain_client: OnceLock::new(),
             retry,
             idle_timeout,
+            transport: super::transport::Transport::default(),
+            credentials: None,
         }
     }
 
+    /// This fetcher with its proxies, CA roots and credentials.
+    pub fn with_network(
+        mut self,
+        transport: super::transport::Transport,
+        credentials: Option<super::auth::Credentials>,
+    ) -> Self {
+        self.transport = transport;
+        self.credentials = credentials;
+        self
+    }
+
     fn client(&self, url: &Url) -> Result<&reqwest::blocking::Client, NetworkError> {
-        // Loading the system's CA roots costs milliseconds per process;
-        // plain-HTTP mirrors (loopback, air-gapped) never need them.
         let https = url.scheme() == "https";
         let slot = if https {
             &self.tls_client
@@ -169,15 +212,7 @@ impl Fetcher {
         if let Some(client) = slot.get() {
             return Ok(client);
         }
-        let client = reqwest::blocking::Client::builder()
-            .tls_built_in_root_certs(https)
-            .user_agent(concat!("oneworks/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(self.idle_timeout)
-            // Blocking reqwest applies this to the wait for headers and to
-            // each body read: an idle timeout, not a cap on the download.
-            .timeout(self.idle_timeout)
-            .build()
-            .map_err(NetworkError::Client)?;
+        let client = self.transport.client(https, self.idle_timeout)?;
         Ok(slot.get_or_init(|| client))
     }
 
@@ -233,25 +268,7 @@ impl Fetcher {
                 length,
             });
         }
-        let client = self.client(url).map_err(|error| (error, None))?;
-        let mut request = client.get(url.clone());
-        if let Some(accept) = accept {
-            request = request.header(reqwest::header::ACCEPT, accept);
-        }
-        let response = request
-            .send()
-            .map_err(|source| (NetworkError::request(url, source, self.idle_timeout), None))?;
-        let status = response.status();
-        if !status.is_success() {
-            let wait = retry_after(&response);
-            return Err((
-                NetworkError::Status {
-                    url: shown(url),
-                    status: status.as_u16(),
-                },
-                wait,
-            ));
-        }
+        let response = self.follow(url, accept)?;
         let length = response.content_length();
         Ok(Body {
             reader: Box::new(HttpBody {
@@ -261,6 +278,80 @@ impl Fetcher {
             }),
             length,
         })
+    }
+
+    /// One request and the redirects it meets, followed here rather than
+    /// by reqwest: a credential goes with a hop only when the hop is on
+    /// the first URL's origin (scheme, host and port) and under the
+    /// credential's own prefix, so a redirect never carries it elsewhere.
+    fn follow(
+        &self,
+        url: &Url,
+        accept: Option<&str>,
+    ) -> Result<reqwest::blocking::Response, (NetworkError, Option<Duration>)> {
+        let mut hop = url.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            let client = self.client(&hop).map_err(|error| (error, None))?;
+            let mut request = client.get(hop.clone());
+            if let Some(accept) = accept {
+                request = request.header(reqwest::header::ACCEPT, accept);
+            }
+            let credential = self
+                .credentials
+                .as_ref()
+                .filter(|_| hop.origin() == url.origin())
+                .and_then(|credentials| credentials.for_url(&hop));
+            if let Some(credential) = credential {
+                request = request.header(reqwest::header::AUTHORIZATION, credential.header());
+            }
+            let response = request
+                .send()
+                .map_err(|source| (NetworkError::request(&hop, source, self.idle_timeout), None))?;
+            let status = response.status();
+            if status.is_redirection() {
+                hop = redirect_target(&hop, &response)?;
+                continue;
+            }
+            if status.is_success() {
+                return Ok(response);
+            }
+            let wait = retry_after(&response);
+            return Err((self.status_error(&hop, status.as_u16(), credential), wait));
+        }
+        Err((
+            NetworkError::Redirects {
+                url: shown(url),
+                limit: MAX_REDIRECTS,
+            },
+            None,
+        ))
+    }
+
+    /// A failed status; a 401/403 from a source with credential settings
+    /// says which registry refused and which setting was or was not sent.
+    fn status_error(
+        &self,
+        url: &Url,
+        status: u16,
+        sent: Option<&super::auth::Credential>,
+    ) -> NetworkError {
+        match &self.credentials {
+            Some(credentials) if matches!(status, 401 | 403) => {
+                NetworkError::Refused(Box::new(super::network_error::Refusal {
+                    url: shown(url),
+                    status,
+                    registry: credentials.registry_of(url),
+                    account: credentials.account(url, sent),
+                    expected: credentials.expected_prefix(url),
+                    read_from: credentials.read_from.clone(),
+                    sent: sent.is_some(),
+                }))
+            }
+            _ => NetworkError::Status {
+                url: shown(url),
+                status,
+            },
+        }
     }
 
     /// Fetches a small document (the manifest) whole, with retries.

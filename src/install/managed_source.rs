@@ -3,9 +3,9 @@
 //! manifest (`ONEWORKS_<ADAPTER>_MANIFEST_URL`, `…_DOWNLOAD_BASE`,
 //! `…_FORMATS` override the data) or an npm package on the user's registry.
 
-use std::path::Path;
-
 use url::Url;
+
+use super::npm::npmrc::NpmConfig;
 
 use super::download::parse_url;
 use super::error::{InstallError, Names};
@@ -33,17 +33,18 @@ pub enum ManagedSource {
 
 impl ManagedSource {
     /// The source `data` describes, with the environment's overrides
-    /// (`get` reads a variable; `home` holds the user's `.npmrc`).
+    /// (`get` reads a variable; `npm` holds the user's npm settings).
     pub fn from_data(
         data: &AdapterData,
         get: &dyn Fn(&str) -> Option<String>,
-        home: Option<&Path>,
+        npm: &NpmConfig,
     ) -> Result<Self, InstallError> {
         let names = Names::of(data);
         let named = |error: InstallError| error.named(&names);
+        let npm_config = npm;
         match (&data.manifest, &data.npm) {
             (_, Some(npm)) => Ok(ManagedSource::Npm {
-                registry: super::npm::registry::resolve(get, home, &npm.package)
+                registry: super::npm::registry::resolve(get, npm_config, &npm.package)
                     .map_err(|error| named(error.into()))?,
                 package: npm.package.clone(),
                 bin_command: npm.bin_command.clone(),

@@ -5,6 +5,7 @@
 //! version policy and `<adapter>.lock` pin of §4.4. Reuse of an installed
 //! version checks it against its install record first.
 
+pub mod auth;
 pub mod download;
 pub mod error;
 pub mod extract;
@@ -28,6 +29,7 @@ pub mod retry;
 pub mod reuse;
 mod spool;
 pub mod store;
+pub mod transport;
 mod vendor;
 
 use std::path::PathBuf;

@@ -18,6 +18,20 @@ pub fn shown(url: &Url) -> String {
 pub enum NetworkError {
     #[error("`{url}` answered HTTP {status}")]
     Status { url: String, status: u16 },
+    /// A 401 or 403 from a source with credentials settings (an npm
+    /// registry): which registry, and which setting was or was not used.
+    #[error("the registry `{}` refused `{}` (HTTP {}): {}", .0.registry, .0.url, .0.status, .0.account)]
+    Refused(Box<Refusal>),
+    #[error("the CA file `{}` (from {origin}) cannot be used: {reason}", .path.display())]
+    CaFile {
+        path: std::path::PathBuf,
+        origin: String,
+        reason: String,
+    },
+    #[error("`{url}` redirected more than {limit} times")]
+    Redirects { url: String, limit: usize },
+    #[error("the proxy `{url}` is not a usable URL")]
+    Proxy { url: String },
     #[error("request to `{url}` failed")]
     Request {
         url: String,
@@ -58,6 +72,20 @@ pub enum NetworkError {
     },
     #[error("failed to set up the HTTP client")]
     Client(#[source] reqwest::Error),
+}
+
+/// A 401 or 403 from a registry, with what can be said about it.
+#[derive(Debug)]
+pub struct Refusal {
+    pub url: String,
+    pub status: u16,
+    pub registry: String,
+    /// Which setting was sent, or why none was.
+    pub account: String,
+    /// The prefix a credential line for the registry is written with.
+    pub expected: String,
+    pub read_from: String,
+    pub sent: bool,
 }
 
 /// Whether a read failed because the idle timeout passed. Blocking reqwest
@@ -169,6 +197,22 @@ impl NetworkError {
             NetworkError::Status {
                 status: 401 | 403, ..
             } => format!("the server refused access: check the mirror's credentials and {sources}"),
+            NetworkError::Refused(refusal) if refusal.sent => format!(
+                "the registry does not accept that credential: replace the token (`npm login --registry=<registry>` writes a fresh `{}:_authToken` line in {}), or check that the account may read the package",
+                refusal.expected, refusal.read_from
+            ),
+            NetworkError::Refused(refusal) => format!(
+                "write `{}:_authToken=${{NPM_TOKEN}}` in {} (or the file NPM_CONFIG_USERCONFIG names) and set NPM_TOKEN; a project's `.npmrc` is not read",
+                refusal.expected, refusal.read_from
+            ),
+            NetworkError::CaFile { origin, .. } => {
+                format!("point {origin} at a PEM file of the company's CA certificates")
+            }
+            NetworkError::Redirects { .. } => format!("check {sources}: the server redirects in a loop"),
+            NetworkError::Proxy { .. } => {
+                "set the proxy as `http://host:port` (npm's `proxy`/`https-proxy`, or HTTPS_PROXY)"
+                    .to_owned()
+            }
             NetworkError::Status { .. } => {
                 format!("the download host is failing: try again later, or set {sources} to a mirror")
             }
@@ -194,7 +238,10 @@ impl Classify for NetworkError {
     fn kind(&self) -> ErrorKind {
         match self {
             NetworkError::Client(_) => ErrorKind::Internal,
-            NetworkError::Scheme { .. } | NetworkError::Url { .. } => ErrorKind::Config,
+            NetworkError::Scheme { .. }
+            | NetworkError::Url { .. }
+            | NetworkError::CaFile { .. }
+            | NetworkError::Proxy { .. } => ErrorKind::Config,
             _ => ErrorKind::Network,
         }
     }

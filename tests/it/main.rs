@@ -46,6 +46,7 @@ mod output;
 mod outside;
 mod pane_grammar;
 mod prepare;
+mod private_registry;
 mod probe_errors;
 mod profile;
 mod reuse;

@@ -10,11 +10,14 @@
 //! the package runs but its probe; what a script would have placed, the
 //! adapter's data says (`platformBin`, `executables`).
 
+pub mod credentials;
 pub mod document;
 pub mod host;
 pub mod integrity;
 mod locked;
+pub mod network;
 pub mod node;
+pub mod npmrc;
 mod own_package;
 mod pinned_tree;
 pub mod registry;

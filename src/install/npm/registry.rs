@@ -2,12 +2,11 @@
 //! npm's own `npm_config_registry` (either case), else the `registry=` line
 //! of the user's `.npmrc` (`NPM_CONFIG_USERCONFIG` relocates it; a scoped
 //! `@scope:registry=` line wins for a scoped package, as in npm), else the
-//! public registry. The user's file is read safely: a regular file of
-//! bounded size, never a FIFO or a device.
-
-use std::path::{Path, PathBuf};
+//! public registry (`npmrc` reads the settings).
 
 use url::Url;
+
+use super::npmrc::{NpmConfig, NpmrcError};
 
 use crate::error::{Classify, ErrorKind};
 use crate::output::sanitize::sanitize_line;
@@ -15,15 +14,12 @@ use crate::output::sanitize::sanitize_line;
 /// npm's public registry.
 pub const PUBLIC_REGISTRY: &str = "https://registry.npmjs.org/";
 
-/// A larger `.npmrc` is refused (a real one is a few hundred bytes).
-const MAX_NPMRC_BYTES: u64 = 256 * 1024;
-
 #[derive(Debug, thiserror::Error)]
 pub enum NpmRegistryError {
     #[error("the npm registry `{}` (from {origin}) is not an http or https URL", sanitize_line(.url))]
     Url { url: String, origin: String },
-    #[error("refusing to read the npm config `{path}`: {reason}")]
-    Npmrc { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Npmrc(#[from] NpmrcError),
 }
 
 impl Classify for NpmRegistryError {
@@ -35,37 +31,45 @@ impl Classify for NpmRegistryError {
             NpmRegistryError::Url { origin, .. } => {
                 format!("set {origin} to the registry's URL, like `{PUBLIC_REGISTRY}`")
             }
-            NpmRegistryError::Npmrc { .. } => "make it a small regular file, or point NPM_CONFIG_USERCONFIG at one (or set ONEWORKS_NPM_REGISTRY)".to_owned(),
+            NpmRegistryError::Npmrc(_) => "make it a small regular file, or point NPM_CONFIG_USERCONFIG at one (or set ONEWORKS_NPM_REGISTRY)".to_owned(),
         })
     }
 }
 
 /// The registry to ask for `package`, from the environment (`get`) and the
-/// user's home folder.
+/// user's npm settings.
 pub fn resolve(
     get: &dyn Fn(&str) -> Option<String>,
-    home: Option<&Path>,
+    config: &NpmConfig,
     package: &str,
 ) -> Result<Url, NpmRegistryError> {
-    let from_env = [
-        "ONEWORKS_NPM_REGISTRY",
-        "npm_config_registry",
-        "NPM_CONFIG_REGISTRY",
-    ]
-    .into_iter()
-    .find_map(|name| {
-        get(name)
-            .filter(|value| !value.trim().is_empty())
-            .map(|value| (value, name.to_owned()))
-    });
-    let (text, origin) = match from_env {
-        Some(found) => found,
-        None => match npmrc_registry(get, home, package)? {
+    let (text, origin) = match get("ONEWORKS_NPM_REGISTRY").filter(|value| !value.trim().is_empty())
+    {
+        Some(found) => (found, "ONEWORKS_NPM_REGISTRY".to_owned()),
+        None => match npmrc_registry(config, package) {
             Some(found) => found,
             None => (PUBLIC_REGISTRY.to_owned(), "npm's default".to_owned()),
         },
     };
     parse_registry(text.trim(), origin)
+}
+
+/// Every registry the settings name (the default one and each scope's),
+/// for telling which registry refused a request.
+pub fn known(get: &dyn Fn(&str) -> Option<String>, config: &NpmConfig) -> Vec<Url> {
+    let mut texts: Vec<String> = get("ONEWORKS_NPM_REGISTRY").into_iter().collect();
+    texts.extend(
+        config
+            .settings()
+            .iter()
+            .filter(|setting| setting.key == "registry" || setting.key.ends_with(":registry"))
+            .map(|setting| setting.value.clone()),
+    );
+    texts.push(PUBLIC_REGISTRY.to_owned());
+    texts
+        .iter()
+        .filter_map(|text| parse_registry(text.trim(), String::new()).ok())
+        .collect()
 }
 
 fn parse_registry(text: &str, origin: String) -> Result<Url, NpmRegistryError> {
@@ -85,113 +89,45 @@ fn parse_registry(text: &str, origin: String) -> Result<Url, NpmRegistryError> {
     }
 }
 
-/// The user's npm config file: `NPM_CONFIG_USERCONFIG` (either case), else
-/// `~/.npmrc`.
-fn npmrc_path(get: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<PathBuf> {
-    ["NPM_CONFIG_USERCONFIG", "npm_config_userconfig"]
-        .into_iter()
-        .find_map(|name| get(name).filter(|value| !value.is_empty()))
-        .map(PathBuf::from)
-        .or_else(|| home.map(|home| home.join(".npmrc")))
-}
-
-/// The registry the user's `.npmrc` names for `package`, with where it came
-/// from; `None` when there is no file or no such line.
-fn npmrc_registry(
-    get: &dyn Fn(&str) -> Option<String>,
-    home: Option<&Path>,
-    package: &str,
-) -> Result<Option<(String, String)>, NpmRegistryError> {
-    use crate::fs_safety::{read_regular_file, ReadRefusal};
-    let Some(path) = npmrc_path(get, home) else {
-        return Ok(None);
-    };
-    let refused = |reason: String| NpmRegistryError::Npmrc {
-        path: path.clone(),
-        reason,
-    };
-    // The user's own file: a dotfile manager's symlink is followed.
-    let bytes = match read_regular_file(&path, MAX_NPMRC_BYTES, true) {
-        Ok(bytes) => bytes,
-        Err(ReadRefusal::Missing | ReadRefusal::Symlink) => return Ok(None),
-        Err(ReadRefusal::NotRegular(found)) => {
-            return Err(refused(format!("it is a {found}, not a regular file")))
-        }
-        Err(ReadRefusal::TooLarge) => {
-            return Err(refused(format!(
-                "it is larger than {MAX_NPMRC_BYTES} bytes"
-            )))
-        }
-        Err(ReadRefusal::Io(error)) => return Err(refused(error.to_string())),
-    };
-    let text = String::from_utf8_lossy(&bytes);
+/// The registry npm's settings name for `package`, with where it came
+/// from: a scoped `@scope:registry` first (as in npm), then `registry`
+/// (`npm_config_registry` over the file's line).
+fn npmrc_registry(config: &NpmConfig, package: &str) -> Option<(String, String)> {
     let scope_key = package
         .strip_prefix('@')
         .and_then(|rest| rest.split_once('/'))
         .map(|(scope, _)| format!("@{scope}:registry"));
-    let value = |key: &str| registry_line(&text, key).map(|value| expand(&value, get));
-    let origin = |key: &str| format!("`{key}` in `{}`", path.display());
-    if let Some(scope_key) = scope_key {
-        if let Some(found) = value(&scope_key) {
-            return Ok(Some((found, origin(&scope_key))));
-        }
-    }
-    Ok(value("registry").map(|found| (found, origin("registry"))))
-}
-
-/// The last `key = value` line for `key` (npm's ini: the last one wins),
-/// without quotes; `;` and `#` start comments.
-fn registry_line(text: &str, key: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|line| !line.starts_with(';') && !line.starts_with('#'))
-        .filter_map(|line| line.split_once('='))
-        .filter(|(name, _)| name.trim() == key)
-        .map(|(_, value)| {
-            let value = value.trim();
-            value
-                .strip_prefix('"')
-                .and_then(|inner| inner.strip_suffix('"'))
-                .unwrap_or(value)
-                .to_owned()
-        })
-        .next_back()
-}
-
-/// npm expands `${VAR}` in `.npmrc` values; an unset one becomes empty.
-fn expand(value: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
-    let mut out = String::new();
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        match rest[start + 2..].find('}') {
-            Some(end) => {
-                let name = &rest[start + 2..start + 2 + end];
-                out.push_str(&get(name).unwrap_or_default());
-                rest = &rest[start + 2 + end + 1..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    let found = scope_key
+        .iter()
+        .map(String::as_str)
+        .chain(["registry"])
+        .find_map(|key| {
+            let setting = config.get(key)?;
+            let value = setting.value.trim();
+            (!value.is_empty()).then(|| (value.to_owned(), setting.origin()))
+        });
+    found
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
+    use std::path::Path;
 
     use super::*;
+    use crate::locations::Environment;
+
+    fn resolve_in(
+        vars: &[(&str, &str)],
+        home: Option<&Path>,
+        package: &str,
+    ) -> Result<Url, NpmRegistryError> {
+        let env = Environment::from_pairs(vars.iter().copied());
+        let config = NpmConfig::load(&env, home)?;
+        resolve(&|name| env.get(name).map(str::to_owned), &config, package)
+    }
 
     fn resolve_with(vars: &[(&str, &str)], home: Option<&Path>, package: &str) -> String {
-        let vars: HashMap<String, String> = vars
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect();
-        resolve(&|name| vars.get(name).cloned(), home, package)
+        resolve_in(vars, home, package)
             .expect("registry")
             .to_string()
     }
@@ -273,14 +209,10 @@ mod tests {
             .status()
             .expect("mkfifo");
         assert!(status.success());
-        let error = resolve(&|_| None, Some(temp.path()), "pkg").expect_err("fifo");
-        assert!(matches!(error, NpmRegistryError::Npmrc { .. }), "{error}");
-        let error = resolve(
-            &|name| (name == "ONEWORKS_NPM_REGISTRY").then(|| "ftp://x.test".to_owned()),
-            None,
-            "pkg",
-        )
-        .expect_err("ftp");
+        let error = resolve_in(&[], Some(temp.path()), "pkg").expect_err("fifo");
+        assert!(matches!(error, NpmRegistryError::Npmrc(_)), "{error}");
+        let error =
+            resolve_in(&[("ONEWORKS_NPM_REGISTRY", "ftp://x.test")], None, "pkg").expect_err("ftp");
         assert_eq!(
             error.to_string(),
             "the npm registry `ftp://x.test` (from ONEWORKS_NPM_REGISTRY) is not an http or https URL"

@@ -83,6 +83,17 @@ pub fn scrubber_for(
     data: &crate::adapter::data::AdapterData,
     config: &crate::config::AdapterConfig,
 ) -> crate::redact::Scrubber {
+    scrubber_with(env, data, config, Vec::new())
+}
+
+/// [`scrubber_for`] that also learns `read`: credential values read from
+/// elsewhere than the environment (the user's `.npmrc`), by their key.
+pub fn scrubber_with(
+    env: &crate::locations::Environment,
+    data: &crate::adapter::data::AdapterData,
+    config: &crate::config::AdapterConfig,
+    read: Vec<(String, String)>,
+) -> crate::redact::Scrubber {
     let referenced = crate::config::env_references(config);
     let webhook_auth = config
         .approvals
@@ -99,6 +110,7 @@ pub fn scrubber_for(
                         && value.chars().count() >= crate::redact::SHORT_SECRET_CHARS))
         })
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .chain(read)
         .collect();
     for (name, value) in &secrets {
         if value.chars().count() < crate::redact::SHORT_SECRET_CHARS {

@@ -1,0 +1,78 @@
+//! What the npm source takes from the user's npm settings besides the
+//! registry (SPEC §11.2, §1.1): the credentials per registry, the secrets
+//! the scrubber must learn, and the transport — npm's `proxy`,
+//! `https-proxy`, `noproxy`, `cafile` and `strict-ssl` over the
+//! environment's proxy and CA variables, for the registry and the Node.js
+//! runtime it installs.
+
+use std::path::{Path, PathBuf};
+
+use super::credentials;
+use super::npmrc::NpmConfig;
+use super::registry::{self, NpmRegistryError};
+use crate::install::auth::Credentials;
+use crate::install::transport::{CaFile, Proxies, Transport};
+use crate::locations::Environment;
+
+/// The user's npm settings, read once per command.
+#[derive(Debug, Clone)]
+pub struct NpmNetwork {
+    pub config: NpmConfig,
+    pub credentials: Credentials,
+    /// Every credential value read (by key): the scrubber learns them.
+    pub secrets: Vec<(String, String)>,
+}
+
+impl NpmNetwork {
+    pub fn load(env: &Environment, home: Option<&Path>) -> Result<Self, NpmRegistryError> {
+        let config = NpmConfig::load(env, home)?;
+        let (mut credentials, secrets) = credentials::from_config(&config);
+        credentials.registries = registry::known(&|name| env.get(name).map(str::to_owned), &config);
+        Ok(Self {
+            config,
+            credentials,
+            secrets,
+        })
+    }
+
+    /// The environment's transport with npm's settings over it.
+    pub fn transport(&self, env: &Environment) -> Transport {
+        let mut transport = Transport::from_env(&|name| env.get(name).map(str::to_owned));
+        let config = &self.config;
+        transport.only_roots = config.get("cafile").and_then(|setting| {
+            let path = setting.value.trim();
+            (!path.is_empty()).then(|| CaFile {
+                path: PathBuf::from(path),
+                origin: setting.origin(),
+            })
+        });
+        if let Some(setting) = config.get("strict-ssl") {
+            if setting.value.trim().eq_ignore_ascii_case("false") {
+                transport.insecure = true;
+                tracing::warn!(
+                    "{} is false: the registry's certificate is not checked",
+                    setting.origin()
+                );
+            }
+        }
+        let set = |key: &str| config.value(key).map(str::to_owned);
+        let var = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|name| env.get(name).map(str::to_owned))
+        };
+        if ["proxy", "https-proxy", "noproxy"]
+            .iter()
+            .any(|key| set(key).is_some())
+        {
+            transport.proxies = Some(Proxies {
+                https: set("https-proxy")
+                    .or_else(|| set("proxy"))
+                    .or_else(|| var(&["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"])),
+                http: set("proxy").or_else(|| var(&["HTTP_PROXY", "http_proxy"])),
+                no_proxy: set("noproxy").or_else(|| var(&["NO_PROXY", "no_proxy"])),
+            });
+        }
+        transport
+    }
+}
