@@ -62,6 +62,7 @@ mod shutdown;
 mod sources;
 mod status_choice;
 mod supervisor;
+mod supervisor_adopt;
 mod supervisor_fallback;
 mod supervisor_hook;
 mod supervisor_key_times;

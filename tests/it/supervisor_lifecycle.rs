@@ -82,69 +82,6 @@ fn rustix_is_root() -> bool {
 }
 
 #[test]
-fn a_killed_supervisor_is_replaced_by_one_that_re_adopts_the_agent() {
-    // SPEC §8.7: the agent keeps running in its pane; the next command
-    // starts a supervisor over the same tmux server and pane, the pending
-    // card comes back under its id, answering it reaches the TUI, and the
-    // next request is mirrored.
-    let session = Session::new(
-        |_| json!({"requests": [request("r1", "Running: pwd"), request("r2", "Running: ls")]}),
-    );
-    session.start();
-    let card = session.pending_card();
-    let pids = session.pids();
-    let again = session.env.run(&["session", "start", "kiro", "--detach"]);
-    again.assert_code(11);
-    assert!(
-        again.stderr.contains("already running"),
-        "{}",
-        again.describe()
-    );
-    crate::support::signal(pids[0], "-KILL");
-    assert_gone(&pids[..1]);
-    assert!(alive(pids[1]), "tmux went with the supervisor");
-    let listed = session.env.run(&["session", "list", "--json"]);
-    listed.assert_success();
-    assert_eq!(
-        listed.json()[0]["state"],
-        "recovered",
-        "{}",
-        listed.describe()
-    );
-    let record = session.record().expect("a record");
-    assert_ne!(record["pid"], pids[0], "{record}");
-    assert_eq!(
-        record["panePid"], pids[2],
-        "the agent was started again: {record}"
-    );
-    assert!(alive(pids[2]), "the agent is gone");
-    // Said once.
-    let listed = session.env.run(&["session", "list", "--json"]);
-    assert_eq!(
-        listed.json()[0]["state"],
-        "running",
-        "{}",
-        listed.describe()
-    );
-    let back = session.pending_card();
-    assert_eq!(
-        back["id"], card["id"],
-        "the card came back under another id"
-    );
-    assert_eq!(back["title"], "Running: pwd");
-    session.answer(&back, "accept").assert_success();
-    session.assert_keys(&["Enter"]);
-    session.wait_card("accepted", |seen| {
-        seen["id"] == card["id"] && seen["state"] == "accepted"
-    });
-    let next = session.wait_card("the next request", |seen| {
-        seen["title"] == "Running: ls" && seen["state"] == "pending"
-    });
-    assert_ne!(next["id"], card["id"]);
-    session.stop_and_check();
-}
-
-#[test]
 fn a_supervisor_killed_with_its_tmux_is_not_re_adopted_and_stop_cleans_up() {
     let session = Session::new(|_| json!({"requests": [request("r1", "Running: pwd")]}));
     session.start();

@@ -40,4 +40,21 @@ impl CardBook {
         };
         self.open_as(request, id)
     }
+
+    /// The adopted cards no request re-derived from the whole recorder:
+    /// their requests were answered while no supervisor watched (in the
+    /// terminal). Each is recorded so, and none stays `pending` in the
+    /// history.
+    pub fn expire_adopted(&mut self) -> Vec<Card> {
+        let now = (self.now)();
+        let mut ended = Vec::new();
+        for mut card in std::mem::take(&mut self.adopted) {
+            card.state = CardState::AnsweredInTerminal;
+            card.by = Some(super::TERMINAL.to_owned());
+            card.reason = Some("answered while no supervisor watched the session".to_owned());
+            card.resolved_at = Some(now.clone());
+            ended.push(self.record(&card));
+        }
+        ended
+    }
 }

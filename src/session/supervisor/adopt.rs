@@ -52,7 +52,9 @@ pub fn adopt(
 
 /// Reads the whole recorder a dead supervisor tailed into the card book
 /// as one batch (SPEC §8.7): a request answered within the batch opens no
-/// card, so what opens is what is still unanswered, wherever it stands.
+/// card, so what opens is what is still unanswered, wherever it stands;
+/// the dead supervisor's pending cards that nothing re-derived were
+/// answered in the terminal meanwhile.
 pub(super) fn rederive(state: &SessionState, reader: &mut RecorderFile) {
     let mut messages = Vec::new();
     loop {
@@ -68,4 +70,8 @@ pub(super) fn rederive(state: &SessionState, reader: &mut RecorderFile) {
         }
     }
     state.recorder_batch(messages);
+    let expired = state.lock().book.expire_adopted();
+    for card in expired {
+        state.publish(card);
+    }
 }

@@ -149,7 +149,7 @@ impl SessionState {
         self.lock().book.cards()
     }
 
-    fn publish(&self, card: Card) {
+    pub(super) fn publish(&self, card: Card) {
         // No watcher is fine.
         let _ = self.updates.send(card);
     }
