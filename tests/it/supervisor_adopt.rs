@@ -93,9 +93,9 @@ fn a_card_answered_in_the_terminal_while_no_supervisor_watched_ends_so() {
         std::fs::read_to_string(session.session_root().join("cards.jsonl")).expect("cards.jsonl");
     let last: Value = history
         .lines()
+        .rev()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|seen| seen["id"] == card["id"])
-        .last()
+        .find(|seen| seen["id"] == card["id"])
         .expect("the card's lines");
     assert_eq!(last["state"], "answered_in_terminal", "{history}");
     // The new supervisor mirrors the next request.
