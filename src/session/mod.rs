@@ -81,7 +81,7 @@ impl Classify for SessionError {
                     .to_owned(),
             ),
             SessionError::NotRunning(name) | SessionError::SupervisorGone(name) => Some(format!(
-                "start it with `oneworks session start ADAPTER --name {name}`; `oneworks session list` shows the sessions"
+                "start it with `oneworks session start ADAPTER --name {name}` (a TUI) or `oneworks run ADAPTER --session {name} --keep` (kept); `oneworks session list` shows the sessions"
             )),
             SessionError::Unadoptable(name) => Some(format!(
                 "`oneworks session stop {name}` clears what is left; then start it again"

@@ -14,7 +14,7 @@ mod grants;
 
 use super::agent::{exit_of, Agent};
 use super::cards::{CardAnswer, CardSide, Cards, ASKING_METHOD};
-use super::connections::{accept, has_room, Arrival, Caller};
+use super::connections::{accept, has_room, Arrival, Caller, WRITE_BOUND};
 use super::protocol::{self, CANCEL_METHOD, QUEUE};
 use super::traffic::{FromAgent, FromCaller, Traffic};
 use super::OwnerPlan;
@@ -277,10 +277,14 @@ impl Owner {
         };
         self.send_to_agent(&sent.to_agent).await;
         let _ = answer.done.send(true);
-        if let Some(caller) = &self.caller {
-            if !caller.queue(sent.to_caller) {
-                self.caller_gone().await;
-            }
+        // Waits for room (not dropped when the buffer is full): a caller
+        // that is never told keeps asking a question already answered.
+        let Some(caller) = &self.caller else {
+            return;
+        };
+        let told = tokio::time::timeout(WRITE_BOUND, caller.lines.send(sent.to_caller)).await;
+        if matches!(told, Ok(Err(_))) {
+            self.caller_gone().await;
         }
     }
 
