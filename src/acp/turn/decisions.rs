@@ -32,6 +32,10 @@ pub(super) struct Book {
     open: HashMap<String, Open>,
     /// A record that could not be written was reported once.
     warned: bool,
+    /// The title of the last question answered with a reject option, while
+    /// no later one was allowed: an agent that then ends its turn
+    /// `cancelled` (Codex does for its "no") ended it on that refusal.
+    pub(super) rejected: Option<String>,
 }
 
 #[derive(Debug)]
@@ -128,6 +132,13 @@ impl Turn<'_> {
                 .map_or("unknown", |(_, kind)| kind.as_str());
             (id, kind)
         });
+        match option.map(|(_, kind)| kind) {
+            Some(kind) if kind.starts_with("reject") => {
+                self.decisions.rejected = Some(open.title.clone());
+            }
+            Some(kind) if kind.starts_with("allow") => self.decisions.rejected = None,
+            _ => {}
+        }
         let decided = Decided {
             id: key,
             title: &open.title,

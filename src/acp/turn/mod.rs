@@ -280,6 +280,12 @@ impl<'a> Turn<'a> {
                 if self.cancel.is_some() {
                     return Err(self.cancel_error());
                 }
+                if let Some(title) = self.decisions.rejected.take().filter(|_| cancelled) {
+                    return Err(AcpError::PermissionRefused {
+                        reason: format!("`{title}` was rejected, and the agent ended its turn"),
+                        hint: "allow it to let the agent go on".to_owned(),
+                    });
+                }
                 if cancelled {
                     return Err(AcpError::Rejected {
                         method: "session/prompt".to_owned(),

@@ -108,8 +108,8 @@ fn the_real_codex_asks_before_its_shell_tool_runs_allow_once_then_reject_once() 
     );
 
     // Codex's one "no" for a command (`cancel`, "No, and tell Codex what
-    // to do differently") ends its turn `cancelled`: `run` says the agent
-    // cancelled the turn (exit 9), and the command did not run.
+    // to do differently") ends its turn `cancelled`: `run` says the person's
+    // reject ended it (exit 10, a refusal), and the command did not run.
     let rejected = "probe-rejected.txt";
     let (turn, status) = codex.turn_ending(rejected, "Reject once");
     assert_eq!(turn.requests.len(), 1, "{}", describe(&turn));
@@ -118,11 +118,11 @@ fn the_real_codex_asks_before_its_shell_tool_runs_allow_once_then_reject_once() 
         options.contains("No, and tell Codex what to do differently"),
         "{options}"
     );
-    assert_eq!(status.code(), Some(9), "{}", describe(&turn));
+    assert_eq!(status.code(), Some(10), "{}", describe(&turn));
     assert_eq!(turn.stop_reason(), Some("cancelled"), "{}", describe(&turn));
     assert!(
         turn.stderr
-            .contains("the agent cancelled the turn by itself"),
+            .contains("was rejected, and the agent ended its turn"),
         "{}",
         describe(&turn)
     );

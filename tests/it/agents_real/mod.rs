@@ -425,7 +425,7 @@ impl RealAgent {
     }
 
     /// [`Self::turn`] whatever `run` exits with (an agent that ends its
-    /// turn `cancelled` when a command is rejected: exit 9).
+    /// turn `cancelled` when a command is rejected: exit 10).
     pub fn turn_ending(&self, file: &str, reply: &str) -> (Turn, std::process::ExitStatus) {
         self.turn_ending_with(file, reply, &[])
     }

@@ -287,3 +287,31 @@ fn pending_questions_have_a_bound() {
         .count();
     assert_eq!(shown, 256, "{}", shown);
 }
+
+#[test]
+fn a_turn_the_agent_cancels_after_a_reject_is_the_refusal_not_an_agent_failure() {
+    // Codex ends its turn `cancelled` when a person says no: that is the
+    // person's refusal (exit 10); a turn cancelled after an allow is the
+    // agent's own doing (exit 9).
+    for (reply, code, said) in [
+        (
+            "Reject once",
+            10,
+            "`Run ls` was rejected, and the agent ended its turn",
+        ),
+        ("Allow once", 9, "the agent cancelled the turn by itself"),
+    ] {
+        let acp = AcpEnv::new(json!({
+            "turn": [{"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}}],
+            "stopReason": "cancelled"
+        }));
+        let mut live = acp.live(&args(&["--json"]));
+        live.expect("permission_request");
+        live.send(&json!({"id": "p1", "reply": reply}).to_string());
+        let (exit, seen, stderr) = live.finish();
+        assert_eq!(exit, Some(code), "{reply}: {stderr}\n{seen:#?}");
+        let error = seen.last().map(|event| event["error"]["message"].clone());
+        let text = format!("{stderr}{error:?}");
+        assert!(text.contains(said), "{reply}: {text}");
+    }
+}
