@@ -86,14 +86,16 @@ pub enum TreeDamage {
 impl Classify for TreeError {
     fn kind(&self) -> ErrorKind {
         match self {
-            TreeError::NoPlatform { .. }
-            | TreeError::Name { .. }
+            TreeError::Name { .. }
             | TreeError::Document { .. }
             | TreeError::Missing { .. }
             | TreeError::NoVersion { .. } => ErrorKind::Network,
             TreeError::Bounds { .. } => ErrorKind::UnsafeArchive,
             TreeError::PinEntry { .. } => ErrorKind::Config,
-            TreeError::Specifier { .. }
+            // No package for this host: no usable CLI here (SPEC §1.2),
+            // whatever shape the vendor ships.
+            TreeError::NoPlatform { .. }
+            | TreeError::Specifier { .. }
             | TreeError::NoPlatformBin { .. }
             | TreeError::File { .. }
             | TreeError::Incomplete { .. } => ErrorKind::NoUsableCli,

@@ -153,7 +153,7 @@ fn npm_tree_without_a_platform_for_this_host_is_exit_4() {
     );
     npm_registry::publish(&env.server, "1.0.0", &[&main]);
     let outcome = env.prepare(&[]);
-    let message = outcome.assert_error(4, "network");
+    let message = outcome.assert_error(7, "no_usable_cli");
     assert!(
         message.starts_with(&format!(
             "no platform package of `{}` fits this host (linux/{}",
