@@ -125,10 +125,13 @@ pub struct NpmData {
     pub platform_packages: Vec<String>,
     /// When several of a package's platform packages fit the host, the first of these names that
     /// is one of them wins; `{os}`, `{cpu}` and `{libc}` are the host's
-    /// npm values (`linux`, `x64`, `glibc`). Without a match: the one that
-    /// declares the host's `libc`, then the shortest name.
+    /// npm values (`linux`, `x64`, `glibc`). An entry
+    /// `{name: …, cpuLacks: avx2}` counts only on a CPU without that
+    /// feature (`avx2` is the one oneworks detects, on x86-64). Without a
+    /// match: the one that declares the host's `libc`, then the shortest
+    /// name.
     #[serde(default)]
-    pub platform_prefer: Vec<String>,
+    pub platform_prefer: Vec<PlatformPrefer>,
     /// What the package's install script would do, said as data: this
     /// file of the platform package chosen for the main package becomes the
     /// main package's `bin.<binCommand>` (a hard link inside the install).
@@ -369,5 +372,31 @@ mod tests {
         assert!(!rules.is_credential_name("AWS_REGION"));
         assert!(!rules.is_credential_name("GITHUB_TOKEN"));
         assert!(!rules.is_credential_name("KIRO_HOME"));
+    }
+}
+
+/// One `platformPrefer` entry: a package name template, counted always or
+/// only on a CPU that lacks a feature.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum PlatformPrefer {
+    Always(String),
+    #[serde(rename_all = "camelCase")]
+    When { name: String, cpu_lacks: String },
+}
+
+impl PlatformPrefer {
+    pub fn name(&self) -> &str {
+        match self {
+            PlatformPrefer::Always(name) | PlatformPrefer::When { name, .. } => name,
+        }
+    }
+
+    /// Whether the entry counts on a CPU that lacks `lacks`.
+    pub fn counts(&self, lacks: &[String]) -> bool {
+        match self {
+            PlatformPrefer::Always(_) => true,
+            PlatformPrefer::When { cpu_lacks, .. } => lacks.contains(cpu_lacks),
+        }
     }
 }

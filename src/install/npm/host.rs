@@ -13,6 +13,8 @@ pub struct NpmHost {
     pub cpu: String,
     /// `glibc` or `musl` on Linux; `None` elsewhere.
     pub libc: Option<String>,
+    /// The CPU features a package may need that this CPU lacks (`avx2`).
+    pub lacks: Vec<String>,
 }
 
 impl NpmHost {
@@ -37,6 +39,7 @@ impl NpmHost {
             os: os.to_owned(),
             cpu: cpu.to_owned(),
             libc,
+            lacks: cpu_lacks(),
         }
     }
 
@@ -55,6 +58,16 @@ impl NpmHost {
             .replace("{cpu}", &self.cpu)
             .replace("{libc}", self.libc.as_deref().unwrap_or("none"))
     }
+}
+
+/// The features packages are built for that this CPU lacks: AVX2 on
+/// x86-64 (opencode's `-baseline` builds are for CPUs without it).
+fn cpu_lacks() -> Vec<String> {
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        return vec!["avx2".to_owned()];
+    }
+    Vec::new()
 }
 
 impl std::fmt::Display for NpmHost {

@@ -69,7 +69,7 @@ pub struct Options<'a> {
     pub host: &'a NpmHost,
     /// The packages whose platform packages are installed.
     pub platform_of: &'a [String],
-    pub prefer: &'a [String],
+    pub prefer: &'a [crate::adapter::data::PlatformPrefer],
     pub peers: &'a [String],
 }
 
@@ -362,7 +362,10 @@ impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
         }
         let host = self.options.host;
         for template in self.options.prefer {
-            let wanted = host.expand(template);
+            if !template.counts(&host.lacks) {
+                continue;
+            }
+            let wanted = host.expand(template.name());
             if let Some(found) = fitting.iter().position(|(alias, _, _)| *alias == wanted) {
                 return Ok(Some(fitting.swap_remove(found)));
             }

@@ -70,6 +70,7 @@ fn glibc() -> NpmHost {
         os: "linux".to_owned(),
         cpu: "x64".to_owned(),
         libc: Some("glibc".to_owned()),
+        lacks: Vec::new(),
     }
 }
 
@@ -242,6 +243,7 @@ fn one_platform_package_and_aliases() {
         os: "darwin".to_owned(),
         cpu: "arm64".to_owned(),
         libc: None,
+        lacks: Vec::new(),
     };
     let options = Options {
         host: &mac,
@@ -350,5 +352,52 @@ fn names_are_npm_package_names_before_anything_is_asked() {
             "{field}: {error:?}"
         );
         assert!(asked.lock().expect("lock").is_empty(), "{field}");
+    }
+}
+
+#[test]
+fn a_cpu_without_avx2_gets_the_baseline_build_the_data_names_for_it() {
+    let documents = registry(&[
+        (
+            "root",
+            &[(
+                "1.0.0",
+                r#"{"optionalDependencies": {"p-linux-x64": "1.0.0", "p-linux-x64-baseline": "1.0.0"}}"#,
+            )],
+        ),
+        ("p-linux-x64", &[("1.0.0", r#"{"os": ["linux"], "cpu": ["x64"]}"#)]),
+        (
+            "p-linux-x64-baseline",
+            &[("1.0.0", r#"{"os": ["linux"], "cpu": ["x64"]}"#)],
+        ),
+    ]);
+    let root = PackageDocument::parse(&documents["root"])
+        .expect("root")
+        .version("1.0.0", "root", "")
+        .expect("ok")
+        .expect("1.0.0");
+    let fetch = |name: &str| -> Result<Option<PackageDocument>, TestError> {
+        Ok(documents
+            .get(name)
+            .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
+    };
+    let prefer: Vec<crate::adapter::data::PlatformPrefer> = serde_yaml_ng::from_str(
+        "[{name: 'p-{os}-{cpu}-baseline', cpuLacks: avx2}, 'p-{os}-{cpu}']",
+    )
+    .expect("data");
+    let platform_of = ["root".to_owned()];
+    for (lacks, expected) in [
+        (vec![], "node_modules/p-linux-x64"),
+        (vec!["avx2".to_owned()], "node_modules/p-linux-x64-baseline"),
+    ] {
+        let host = NpmHost { lacks, ..glibc() };
+        let options = Options {
+            host: &host,
+            platform_of: &platform_of,
+            prefer: &prefer,
+            peers: &[],
+        };
+        let tree = resolve("root", root.clone(), &fetch, &options).expect("resolves");
+        assert_eq!(tree.packages()[0].path, expected, "{host:?}");
     }
 }
