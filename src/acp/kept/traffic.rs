@@ -24,6 +24,9 @@ pub struct OpenSession {
 pub enum FromAgent {
     /// Relay it (while a caller is served).
     Relay,
+    /// A notification (`session/update`, a chunk…): relayed while a
+    /// caller's turn runs.
+    Update,
     /// A question (`session/request_permission`) with this id and params.
     Question(Value, Value),
     /// Another request of the agent's, with its id and method.
@@ -134,7 +137,7 @@ impl Traffic {
     /// A line from the agent.
     pub fn from_agent(&mut self, bytes: &[u8]) -> FromAgent {
         if crate::acp::fast::chunk(bytes).is_some() {
-            return FromAgent::Relay;
+            return FromAgent::Update;
         }
         let Some(message) = parse(bytes) else {
             return FromAgent::Relay;
@@ -154,6 +157,7 @@ impl Traffic {
                 self.on_answer(&id, &message);
                 FromAgent::Relay
             }
+            (Some(_), None) => FromAgent::Update,
             _ => FromAgent::Relay,
         }
     }
@@ -283,6 +287,6 @@ mod tests {
         let chunk = line(
             json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"old","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}),
         );
-        assert_eq!(traffic.from_agent(&chunk), FromAgent::Relay);
+        assert_eq!(traffic.from_agent(&chunk), FromAgent::Update);
     }
 }

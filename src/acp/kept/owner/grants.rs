@@ -132,6 +132,7 @@ impl Owner {
                 }
             }
             let session = self.traffic.session().filter(|_| !self.restarted);
+            let follow_up = session.is_some();
             let grant = Reply::Turn(Grant {
                 handshake: session.is_none(),
                 recovered: self.restarted,
@@ -152,6 +153,7 @@ impl Owner {
                 self.restarted = false;
                 self.traffic = Traffic::default();
             }
+            self.follow_up = follow_up;
             self.caller = Some(Caller::new(waiting.stream));
             self.turns += 1;
             self.cards.new_turn(self.turns);

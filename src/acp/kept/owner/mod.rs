@@ -46,6 +46,11 @@ struct Owner {
     cancel_token: String,
     /// The served turn's questions as cards.
     cards: Cards,
+    /// The served caller was granted an open session (no handshake): the
+    /// agent's notifications reach it only while its prompt runs, so
+    /// what the agent sends after answering the turn before is not taken
+    /// for this turn's.
+    follow_up: bool,
 }
 
 /// Runs the owner until the session ends. The agent is started first,
@@ -72,6 +77,7 @@ pub async fn own(
         stopping: false,
         cancel_token: random_token()?,
         cards: Cards::new(cards),
+        follow_up: false,
     };
     let (arrivals, mut arrived) = mpsc::channel(QUEUE * 2);
     let accepting = tokio::spawn(accept(listener, arrivals));
@@ -193,6 +199,9 @@ impl Owner {
                 self.cards.asked_by_agent(id, params);
                 self.relay(bytes).await;
             }
+            FromAgent::Update if self.relaying() && self.follow_up && !self.traffic.in_turn() => {
+                tracing::debug!("dropped an agent update outside the served caller's turn");
+            }
             _ if self.relaying() => self.relay(bytes).await,
             // Nobody to ask: the question is cancelled, other requests
             // are not served.
@@ -207,7 +216,7 @@ impl Owner {
                 }});
                 self.send_to_agent(&protocol::line(&refusal)).await;
             }
-            FromAgent::Relay => {}
+            FromAgent::Relay | FromAgent::Update => {}
         }
         self.cards.sync(&self.traffic);
         if self.cancelling.is_some() && !self.traffic.awaiting() {
