@@ -382,7 +382,10 @@ mod tests {
 pub enum PlatformPrefer {
     Always(String),
     #[serde(rename_all = "camelCase")]
-    When { name: String, cpu_lacks: String },
+    When {
+        name: String,
+        cpu_lacks: String,
+    },
 }
 
 impl PlatformPrefer {

@@ -365,7 +365,10 @@ fn a_cpu_without_avx2_gets_the_baseline_build_the_data_names_for_it() {
                 r#"{"optionalDependencies": {"p-linux-x64": "1.0.0", "p-linux-x64-baseline": "1.0.0"}}"#,
             )],
         ),
-        ("p-linux-x64", &[("1.0.0", r#"{"os": ["linux"], "cpu": ["x64"]}"#)]),
+        (
+            "p-linux-x64",
+            &[("1.0.0", r#"{"os": ["linux"], "cpu": ["x64"]}"#)],
+        ),
         (
             "p-linux-x64-baseline",
             &[("1.0.0", r#"{"os": ["linux"], "cpu": ["x64"]}"#)],

@@ -222,3 +222,71 @@ fn the_real_qwen_kept_answers_follow_ups_and_loads_its_session_after_it_died() {
     assert!(kept_record(&qwen).is_none());
     qwen.assert_no_file_holds_the_secret();
 }
+
+/// The decision record of the default session.
+fn decisions(qwen: &RealAgent) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(
+        qwen.env
+            .project
+            .join(".oneworks/sessions/default/decisions.jsonl"),
+    )
+    .unwrap_or_default()
+    .lines()
+    .filter_map(|line| serde_json::from_str(line).ok())
+    .collect()
+}
+
+#[test]
+fn the_real_qwen_is_answered_by_the_persons_policy_and_not_by_a_projects() {
+    let _share = crate::support::heavy::share();
+    let mut qwen = RealAgent::new("qwen", "run_shell_command").sharing_installs();
+    node_mirror::serve(&qwen.env.server, &[&NodeRelease::real()], &[]);
+    let managed = "adapters:\n  qwen:\n    cli:\n      source: managed\n      version: 0.24.4\n";
+    qwen.write_user_config(&format!(
+        "{managed}policy:\n  rules:\n    - decide: deny\n      command: 'touch denied-*'\n    - decide: allow\n      command: 'touch allowed-*'\n  otherwise: ask\n"
+    ));
+    qwen.prepare();
+    qwen.env.set_env("OPENAI_API_KEY", SECRET);
+    qwen.env.set_env("OPENAI_BASE_URL", &qwen.model.url("/v1"));
+    qwen.env.set_env("OPENAI_MODEL", "fake-model");
+    // Nobody is asked: the rules answer with Qwen's own once-options.
+    for (file, decision, index) in [("allowed-1.txt", "allow", 1), ("denied-1.txt", "deny", 0)] {
+        let (turn, _) = qwen.turn_answered_by(file, &|_, _| panic!("a person was asked"), &[]);
+        let decided: Vec<&serde_json::Value> = turn
+            .events
+            .iter()
+            .filter(|event| event["type"] == "permission_decision")
+            .collect();
+        assert_eq!(decided.len(), 1, "{:#?}\n{}", turn.events, turn.stderr);
+        assert_eq!(decided[0]["decision"], decision, "{}", decided[0]);
+        assert_eq!(decided[0]["rule"]["index"], index, "{}", decided[0]);
+        assert_eq!(
+            qwen.env.project.join(file).is_file(),
+            decision == "allow",
+            "{file}: {:#?}",
+            turn.events
+        );
+        let recorded = decisions(&qwen);
+        let last = recorded.last().expect("a decision line");
+        assert_eq!(last["decision"], decision, "{last}");
+        assert_eq!(last["by"], "policy", "{last}");
+    }
+    // The same allow in the project's own config (not trusted) decides
+    // nothing: the person is asked, and here says no.
+    qwen.write_user_config(managed);
+    let project_config = qwen.env.project.join(".oneworks/config.yaml");
+    std::fs::write(
+        &project_config,
+        "policy:\n  rules:\n    - decide: allow\n      command: 'touch *'\n",
+    )
+    .expect("project config");
+    let turn = qwen.turn_with("allowed-2.txt", "Reject once", &[]);
+    assert_eq!(turn.requests.len(), 1, "{:#?}", turn.events);
+    assert!(!qwen.env.project.join("allowed-2.txt").exists());
+    assert!(
+        !turn.types().contains(&"permission_decision"),
+        "{:#?}",
+        turn.events
+    );
+    qwen.assert_no_file_holds_the_secret();
+}
