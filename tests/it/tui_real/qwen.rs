@@ -103,3 +103,40 @@ fn the_real_qwen_tui_is_supervised_accept_decline_and_the_terminal_answer() {
 fn measure() {
     super::measure::serially(prepared, &CASE, "pane", super::measure::Rounds::EVEN);
 }
+
+/// SPEC §8.7 with the real TUI: a supervisor killed with a card pending
+/// loses nothing. The agent (same pane pid) keeps running; the next
+/// command starts a supervisor that re-adopts its tmux and pane; the card
+/// comes back under its id; accepting it reaches Qwen (the command runs);
+/// the next box is mirrored.
+#[test]
+fn the_real_qwen_tui_loses_nothing_when_its_supervisor_is_killed() {
+    let _share = crate::support::heavy::share();
+    let tui = prepared();
+    let name = "adopted";
+    let card = tui.ask(name, "adopted-1.txt", &CASE);
+    let record = tui.record(name);
+    let supervisor = record["pid"].as_u64().expect("pid") as u32;
+    crate::support::signal(supervisor, "-KILL");
+    crate::support::wait::wait_until("the supervisor is gone", super::DEADLINE, || {
+        !crate::support::alive(supervisor)
+    });
+    let back = tui.wait_card(name, "back under its id", |seen| {
+        seen["id"] == card["id"] && seen["state"] == "pending"
+    });
+    assert_eq!(back["title"], card["title"]);
+    let now = tui.record(name);
+    assert_ne!(now["pid"], record["pid"], "{now}");
+    assert_eq!(
+        now["panePid"], record["panePid"],
+        "the agent was started again: {now}"
+    );
+    let id = card["id"].as_str().expect("card id");
+    tui.session(&["answer", name, id, "accept"])
+        .assert_success();
+    tui.wait_file(name, "adopted-1.txt");
+    tui.wait_ready_again(name, &CASE);
+    let next = tui.ask_again(name, "adopted-2.txt", &CASE);
+    assert_ne!(next["id"], card["id"]);
+    tui.stop(name);
+}
