@@ -366,7 +366,11 @@ impl Settings {
                 data,
                 &|name| self.env.get(name).map(str::to_owned),
                 self.env.home().as_deref(),
-            )?,
+            )?
+            .with_trusted_pin(
+                &config.cli.version,
+                config.cli.sha256.as_ref().map(|sha256| sha256.0.as_str()),
+            ),
             lock_timeout: options.lock_timeout()?,
             host: Host::detect(),
             retry,

@@ -6,6 +6,7 @@ pub mod acp_data;
 pub mod data;
 pub mod file_type;
 pub mod key_location;
+pub mod pinned_data;
 pub mod registry;
 pub mod session_data;
 pub mod tui_data;

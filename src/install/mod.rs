@@ -18,6 +18,7 @@ pub mod manifest;
 pub mod network_error;
 pub mod node_runtime;
 pub mod npm;
+mod pinned;
 pub mod pipeline;
 pub mod platform;
 pub mod policy;
@@ -104,6 +105,9 @@ impl From<Installed> for Prepared {
 struct Target {
     version: semver::Version,
     entry: ArtifactEntry,
+    /// Whether `entry.size` is the artifact's size (a manifest's) or only
+    /// the most accepted (a pin records no size: the sha256 decides).
+    exact_size: bool,
 }
 
 /// A staging folder filled and verified by a source, ready to publish.
@@ -153,6 +157,7 @@ impl Installer<'_> {
     /// Installs or reuses per the version policy (SPEC §4.4, §11.2).
     pub fn prepare(&self, request: &Request) -> Result<Prepared, InstallError> {
         self.prepare_by_route(request)
+            .map(|prepared| self.written(prepared))
             .map_err(|error| error.named(&self.names()))
     }
 
@@ -225,6 +230,7 @@ impl Installer<'_> {
             (ManagedSource::VendorManifest { .. }, None) => {
                 self.install_from(&read.pin.packages, version, force, Some(&read.path))
             }
+            (ManagedSource::Pinned { .. }, None) => self.install_pinned_lock(read, version, force),
             (source, found) => Err(InstallError::PinSource {
                 pin: read.path.clone(),
                 found: if found.is_some() {
@@ -242,6 +248,7 @@ impl Installer<'_> {
     fn install_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
         let manifest_url = match &self.source {
             ManagedSource::Npm { .. } => return self.install_npm_latest(request),
+            ManagedSource::Pinned { .. } => return self.install_pinned_latest(request),
             ManagedSource::VendorManifest { manifest_url, .. } => manifest_url,
         };
         let manifest = self.fetch_manifest(manifest_url)?;
@@ -275,6 +282,7 @@ impl Installer<'_> {
         pin_path: Option<&PathBuf>,
     ) -> Result<Option<Prepared>, InstallError> {
         self.installed_for_launch_unnamed(version, pin_path)
+            .map(|prepared| prepared.map(|prepared| self.written(prepared)))
             .map_err(|error| error.named(&self.names()))
     }
 
