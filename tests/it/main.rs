@@ -22,6 +22,7 @@ mod completions;
 mod concurrency;
 mod config;
 mod config_trust;
+mod cursor_acp;
 mod cursor_install;
 mod env_options;
 mod gemini_measure;

@@ -55,7 +55,10 @@ fn main() -> ExitCode {
         }
         ["login"] => login(&script),
         ["--fake-hold-on"] => exit_code(process::hold_on()),
-        ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
+        // `cursor-agent acp` (SPEC §11.5): the same agent under Cursor's argv.
+        ["acp", "--agent", _] | ["acp"] => {
+            exit_code(acp::run(&script.acp.clone().unwrap_or_default()))
+        }
         ["chat", "--tui", ..] => tui::run(&script.tui),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
