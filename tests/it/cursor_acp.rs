@@ -36,6 +36,12 @@ struct CursorRun {
 /// Installs a pinned Cursor whose `cursor-agent` is the fake with `acp`
 /// asking to run a shell tool that creates `marker` when allowed.
 fn cursor_run() -> CursorRun {
+    cursor_run_with(false)
+}
+
+/// As [`cursor_run`]; `auth_required`: `session/new` fails until an
+/// `authenticate` succeeded (a Cursor without a login or a key).
+fn cursor_run_with(auth_required: bool) -> CursorRun {
     let mut env = cursor_env();
     let invocations = env.outside.join("cursor-invocations.log");
     let marker = env.outside.join("ran.txt");
@@ -47,6 +53,7 @@ fn cursor_run() -> CursorRun {
         "acp": {
             "log": env.outside.join("cursor-wire.log"),
             "authMethods": [{"id": "cursor_login", "name": "Cursor login"}],
+            "authRequired": auth_required,
             "turn": [
                 {"permission": {"id": "perm-1", "title": "touch ran.txt", "kind": "execute",
                                 "options": cursor_options()}},
@@ -138,4 +145,29 @@ fn run_cursor_rejects_once_over_acp_and_the_tool_does_not_run() {
         .expect("permission_resolved");
     assert_eq!(resolved["optionId"], "reject-once");
     assert!(!run.marker.exists(), "rejected: the tool did not run");
+}
+
+/// Cursor's `cursor_login` is its browser login: configured as the ACP
+/// auth method, it is never sent (it would need a person at a terminal),
+/// and the failure names it and the way in.
+#[test]
+fn run_cursor_with_cursor_login_names_it_and_sends_no_authenticate() {
+    let mut run = cursor_run_with(true);
+    run.env.env.remove("CURSOR_API_KEY");
+    run.env
+        .write_config("adapters:\n  cursor:\n    auth:\n      method: cursor_login\n");
+    let outcome = run
+        .env
+        .run(&["run", "cursor", "--prompt", "touch it", "--json"]);
+    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    let text = outcome.all_text();
+    assert!(text.contains("cursor_login"), "{}", outcome.describe());
+    assert!(
+        text.contains("oneworks adapter login cursor"),
+        "{}",
+        outcome.describe()
+    );
+    let wire = std::fs::read_to_string(run.env.outside.join("cursor-wire.log")).unwrap_or_default();
+    assert!(!wire.contains("\"authenticate\""), "{wire}");
+    assert!(!run.marker.exists());
 }
