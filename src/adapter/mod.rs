@@ -9,6 +9,7 @@ pub mod key_location;
 pub mod pinned_data;
 pub mod registry;
 pub mod session_data;
+pub mod chat_store_data;
 pub mod tui_data;
 pub mod tui_grammar;
 pub mod tui_signals;

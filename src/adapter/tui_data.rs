@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 pub use super::tui_grammar::{
-    Background, Columns, CommandBox, CommandMarks, Focus, FrameData, KeyName, KeyNames, Layout,
-    PromptGrammar, RowsData, ToolData, WholePattern,
+    Background, Columns, CommandBox, CommandMarks, Focus, FrameData, KeyName, KeyNames, KeyStep,
+    Layout, PromptGrammar, RowsData, ToolData, VerdictKeys, WholePattern,
 };
 
 #[derive(Debug, Clone, Deserialize)]

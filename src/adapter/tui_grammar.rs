@@ -374,6 +374,36 @@ pub struct KeyNames {
     /// decline and cancel then verify the box, settle, verify, and press
     /// this one key; no moves.
     pub reject: Option<KeyName>,
+    /// The keys typed for each verdict, for a box answered by its own
+    /// keys rather than by moving the focus (`y`; `Escape`, then `Enter`
+    /// on the reason field it opens). When given, they replace the moves
+    /// above.
+    pub verdicts: Option<VerdictKeys>,
+}
+
+/// The keys of each verdict, sent one per `send-keys` with the render gap
+/// between them (an agent that reads a burst in one read drops keys).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VerdictKeys {
+    pub accept: Vec<KeyStep>,
+    pub decline: Vec<KeyStep>,
+    /// Absent: cancel types decline's keys.
+    #[serde(default)]
+    pub cancel: Option<Vec<KeyStep>>,
+}
+
+/// One key of a verdict and what the screen must show before it is sent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KeyStep {
+    pub key: KeyName,
+    /// A line of the screen (trimmed) matching this whole must show (the
+    /// field the previous key opened), waited for up to `focusWaitMs`.
+    /// Absent: the box itself, showing the card's request, with its focus
+    /// where it was.
+    #[serde(default)]
+    pub screen: Option<WholePattern>,
 }
 
 #[derive(Deserialize)]
@@ -383,6 +413,8 @@ struct KeyFields {
     confirm: String,
     #[serde(default)]
     reject: Option<String>,
+    #[serde(default)]
+    verdicts: Option<VerdictKeys>,
 }
 
 impl TryFrom<KeyFields> for KeyNames {
@@ -403,6 +435,7 @@ impl TryFrom<KeyFields> for KeyNames {
                 .reject
                 .map(|name| named("reject", &name))
                 .transpose()?,
+            verdicts: fields.verdicts,
         })
     }
 }
@@ -432,6 +465,13 @@ impl KeyName {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        KeyName::new(&text).map_err(serde::de::Error::custom)
     }
 }
 

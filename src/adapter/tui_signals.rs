@@ -1,12 +1,18 @@
 //! `tui.signals` of an adapter data file: approval signals a supervised
 //! session gets from the agent itself, besides the recorder and the pane
-//! (issue 21). Today one kind: the agent's own **hook** that fires when it
-//! is about to ask for an approval (Claude Code's `PermissionRequest`).
-//! The profile world registers it in the agent's hooks map (the
-//! adapter's `session.hooks` place and shape) for `session start` only,
-//! pointing at `oneworks session hook`, which hands the hook's stdin
-//! payload to the supervisor and decides nothing. What the payload means
-//! is read through the JSON pointers below; nothing here names an agent.
+//! (issue 21). Two kinds:
+//! - the agent's own **hook** that fires when it is about to ask for an
+//!   approval (Claude Code's `PermissionRequest`). The profile world
+//!   registers it in the agent's hooks map (the adapter's `session.hooks`
+//!   place and shape) for `session start` only, pointing at `oneworks
+//!   session hook`, which hands the hook's stdin payload to the supervisor
+//!   and decides nothing;
+//! - the agent's own **chat store** ([`ChatStoreSignalData`], issue 36): a
+//!   SQLite database the agent keeps its conversation in, where a call
+//!   waiting for its approval is written before the box is drawn.
+//!
+//! What a payload or a stored part means is read through the JSON pointers
+//! below; nothing here names an agent.
 
 use std::collections::BTreeMap;
 
@@ -20,6 +26,22 @@ pub struct TuiSignals {
     /// has none (or none that fires exactly then).
     #[serde(default)]
     pub hook: Option<HookSignalData>,
+    /// The agent's chat store, read for its pending calls; `None`: it keeps
+    /// none that oneworks reads.
+    #[serde(default)]
+    pub chat_store: Option<super::chat_store_data::ChatStoreSignalData>,
+}
+
+impl TuiSignals {
+    /// How long the pane watcher, once it sees the box, waits for a
+    /// signal's card before it makes its own; `None`: no signal source.
+    pub fn pane_wait(&self) -> Option<std::time::Duration> {
+        match (&self.hook, &self.chat_store) {
+            (Some(hook), _) => Some(hook.pane_wait()),
+            (None, Some(store)) => Some(store.pane_wait()),
+            (None, None) => None,
+        }
+    }
 }
 
 /// One hook event of the agent and how to read its payload.

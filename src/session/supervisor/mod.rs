@@ -80,6 +80,11 @@ pub struct Record {
     /// (SPEC §8.7); `session list` says so once.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovered: bool,
+    /// The folder the agent's chat stores live below (the value of the
+    /// data's `tui.signals.chatStore.base` in the agent's environment), so
+    /// a supervisor that re-adopts the session reads the same stores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_base: Option<PathBuf>,
 }
 
 fn default_adapter() -> String {
@@ -278,6 +283,7 @@ fn start_agent(plan: &SupervisorPlan) -> Result<Record, SessionError> {
             cli_version: plan.cli_version.clone(),
             started_at: crate::output::now_rfc3339(),
             recovered: false,
+            store_base: store_base(plan),
         };
         write_record(&plan.paths.record, &record)?;
         Ok::<_, SessionError>(record)
@@ -286,6 +292,35 @@ fn start_agent(plan: &SupervisorPlan) -> Result<Record, SessionError> {
         let _ = plan.tmux.kill_server();
     }
     started
+}
+
+/// The value of the chat store's base variable in the agent's
+/// environment, when the adapter reads one.
+fn store_base(plan: &SupervisorPlan) -> Option<PathBuf> {
+    let data = plan.tui.signals.chat_store.as_ref()?;
+    plan.tmux.env.get(&data.base).map(PathBuf::from)
+}
+
+/// The chat-store reader's task (issue 36), when the adapter has one.
+fn chat_store_task(
+    plan: &SupervisorPlan,
+    record: &Record,
+    state: &Arc<SessionState>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let data = plan.tui.signals.chat_store.clone()?;
+    let Some(base) = &record.store_base else {
+        tracing::warn!(
+            "the agent's environment has no `{}`: its chat store is not read",
+            data.base
+        );
+        return None;
+    };
+    let stores = crate::session::signals::chat_store::Stores::new(data, base, &plan.cwd);
+    tracing::info!("reading the chat stores in `{}`", stores.root().display());
+    Some(tokio::spawn(crate::session::signals::chat_store::run(
+        stores,
+        Arc::clone(state),
+    )))
 }
 
 /// The supervisor's life on the runtime: the card book, the approvals
@@ -327,6 +362,7 @@ pub(super) async fn supervise(
             plan.tui.clone(),
         ))
     });
+    let chat_store = chat_store_task(plan, record, &state);
     let pane_watch = plan.pane_fallback.map(|every| {
         tokio::spawn(crate::session::signals::pane_watch::run(
             plan.tmux.clone(),
@@ -348,7 +384,7 @@ pub(super) async fn supervise(
     let recorder = pane_watch.is_none().then_some(reader);
     until_the_end(&state, record, recorder, wake, interrupts).await;
     server.abort();
-    for task in [signals, pane_watch].into_iter().flatten() {
+    for task in [signals, pane_watch, chat_store].into_iter().flatten() {
         task.abort();
     }
     Ok(())
