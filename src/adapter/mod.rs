@@ -3,13 +3,13 @@
 //! behaviour; finding and starting a CLI is `launch`'s.
 
 pub mod acp_data;
+pub mod chat_store_data;
 pub mod data;
 pub mod file_type;
 pub mod key_location;
 pub mod pinned_data;
 pub mod registry;
 pub mod session_data;
-pub mod chat_store_data;
 pub mod tui_data;
 pub mod tui_grammar;
 pub mod tui_signals;

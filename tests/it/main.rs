@@ -24,6 +24,7 @@ mod config;
 mod config_trust;
 mod cursor_acp;
 mod cursor_install;
+mod cursor_tui;
 mod env_options;
 mod gemini_measure;
 mod gemini_real;

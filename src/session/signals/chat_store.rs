@@ -306,6 +306,9 @@ pub async fn run(stores: Stores, state: Arc<SessionState>) {
 }
 
 fn signal(state: &SessionState, call: &StoreCall) {
-    tracing::info!("a waiting call in the chat store ({} bytes of text)", call.text.len());
+    tracing::info!(
+        "a waiting call in the chat store ({} bytes of text)",
+        call.text.len()
+    );
     state.hook_signal(call.request(), &call.id);
 }

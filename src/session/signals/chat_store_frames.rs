@@ -84,11 +84,15 @@ impl Look {
                 self.committed.insert(id);
                 return;
             }
-            let text = data.call.text.iter().find_map(|pointer| match pointer.get(part)? {
-                Value::String(text) => Some(text.clone()),
-                Value::Null => None,
-                other => Some(other.to_string()),
-            });
+            let text = data
+                .call
+                .text
+                .iter()
+                .find_map(|pointer| match pointer.get(part)? {
+                    Value::String(text) => Some(text.clone()),
+                    Value::Null => None,
+                    other => Some(other.to_string()),
+                });
             let Some(text) = text.filter(|text| !text.trim().is_empty()) else {
                 return;
             };
