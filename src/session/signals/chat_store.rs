@@ -312,3 +312,7 @@ fn signal(state: &SessionState, call: &StoreCall) {
     );
     state.hook_signal(call.request(), &call.id);
 }
+
+#[cfg(test)]
+#[path = "chat_store_tests.rs"]
+mod tests;
