@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
-use super::tui_signals::JsonPointer;
+use super::json_pointer::JsonPointer;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

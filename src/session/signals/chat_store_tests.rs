@@ -264,13 +264,13 @@ fn a_link_anywhere_below_the_home_is_refused_not_followed() {
     let elsewhere = home.home.parent().expect("temp").join("elsewhere");
     // The chat folder a link to a real one.
     fs_err::rename(&chat, &elsewhere).expect("move");
-    std::os::unix::fs::symlink(&elsewhere, &chat).expect("link");
+    fs_err::os::unix::fs::symlink(&elsewhere, &chat).expect("link");
     let mut mirror = Mirror::default();
     assert!(new_calls(&mut home.stores(), &mut mirror).is_empty());
     // The store file a link.
     fs_err::remove_file(&chat).expect("unlink");
     fs_err::create_dir(&chat).expect("chat");
-    std::os::unix::fs::symlink(elsewhere.join("store.db"), &path).expect("link");
+    fs_err::os::unix::fs::symlink(elsewhere.join("store.db"), &path).expect("link");
     assert!(new_calls(&mut home.stores(), &mut mirror).is_empty());
     assert!(matches!(
         home.stores().read(&path),
@@ -281,14 +281,14 @@ fn a_link_anywhere_below_the_home_is_refused_not_followed() {
     let moved = home.home.parent().expect("temp").join("hashed");
     fs_err::create_dir_all(moved.join("chat-a")).expect("moved");
     fs_err::copy(elsewhere.join("store.db"), moved.join("chat-a/store.db")).expect("copy");
-    std::os::unix::fs::symlink(&moved, &hashed).expect("link");
+    fs_err::os::unix::fs::symlink(&moved, &hashed).expect("link");
     assert!(new_calls(&mut home.stores(), &mut mirror).is_empty());
     // `.cursor` itself a link.
     fs_err::remove_file(&hashed).expect("unlink");
     let dot = home.home.join(".cursor");
     let real = home.home.parent().expect("temp").join("dot-cursor");
     fs_err::rename(&dot, &real).expect("move");
-    std::os::unix::fs::symlink(&real, &dot).expect("link");
+    fs_err::os::unix::fs::symlink(&real, &dot).expect("link");
     assert!(new_calls(&mut home.stores(), &mut mirror).is_empty());
     // SQLite itself refuses a link in the path.
     let through = dot.join("x.db");
