@@ -406,7 +406,11 @@ impl Settings {
                 data,
                 &|name| self.env.get(name).map(str::to_owned),
                 &npm.map(|npm| npm.config.clone()).unwrap_or_default(),
-            )?,
+            )?
+            .with_trusted_pin(
+                &config.cli.version,
+                config.cli.sha256.as_ref().map(|sha256| sha256.0.as_str()),
+            ),
             transport: match npm {
                 Some(npm) => npm.transport(&self.env),
                 None => Transport::from_env(&|name| self.env.get(name).map(str::to_owned)),

@@ -73,13 +73,16 @@ impl DataError {
 pub struct AdapterData {
     pub id: String,
     pub display_name: String,
-    /// The vendor manifest managed source (SPEC §4); exactly one of
-    /// `manifest` and `npm` is given.
+    /// The vendor manifest managed source (SPEC §4); at most one of
+    /// `manifest`, `npm` and `pinned` is given.
     #[serde(default)]
     pub manifest: Option<ManifestData>,
     /// The npm registry managed source (SPEC §11.2).
     #[serde(default)]
     pub npm: Option<NpmData>,
+    /// Archives by version verified against reviewed pins (SPEC §11.5).
+    #[serde(default)]
+    pub pinned: Option<super::pinned_data::PinnedData>,
     pub binary: BinaryData,
     pub probes: ProbeData,
     /// Platform selection among the vendor manifest's packages.
@@ -306,23 +309,34 @@ impl AdapterData {
 /// What is wrong with an adapter file's install sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum InstallSectionsError {
-    #[error("give one managed source: `manifest` or `npm`, not both")]
+    #[error("give one managed source: `manifest`, `npm` or `pinned`, not two")]
     BothSources,
     #[error("a `manifest` source needs `platforms` and `archive` sections")]
     ManifestWithoutPlatforms,
+    #[error("a `pinned` source needs an `archive` section")]
+    PinnedWithoutArchive,
 }
 
 impl AdapterData {
-    /// Exactly one managed source, and what it needs: `manifest` with
-    /// `platforms` and `archive`, or `npm`. Says what is wrong.
+    /// At most one managed source, and what it needs: `manifest` with
+    /// `platforms` and `archive`, `npm`, or `pinned` with `archive`. Says
+    /// what is wrong.
     pub fn check_install_sections(&self) -> Result<(), InstallSectionsError> {
-        match (&self.manifest, &self.npm) {
-            (Some(_), Some(_)) => Err(InstallSectionsError::BothSources),
-            (Some(_), None) if self.platforms.is_none() || self.archive.is_none() => {
-                Err(InstallSectionsError::ManifestWithoutPlatforms)
-            }
-            _ => Ok(()),
+        let given = [
+            self.manifest.is_some(),
+            self.npm.is_some(),
+            self.pinned.is_some(),
+        ];
+        if given.iter().filter(|given| **given).count() > 1 {
+            return Err(InstallSectionsError::BothSources);
         }
+        if self.manifest.is_some() && (self.platforms.is_none() || self.archive.is_none()) {
+            return Err(InstallSectionsError::ManifestWithoutPlatforms);
+        }
+        if self.pinned.is_some() && self.archive.is_none() {
+            return Err(InstallSectionsError::PinnedWithoutArchive);
+        }
+        Ok(())
     }
 }
 

@@ -10,9 +10,10 @@ use std::time::Duration;
 use serde::Deserialize;
 
 pub use super::tui_grammar::{
-    Background, Columns, CommandBox, CommandMarks, Focus, FrameData, KeyName, KeyNames, Layout,
-    PromptGrammar, RowsData, ToolData, WholePattern,
+    Background, Columns, CommandBox, CommandMarks, Focus, FrameData, Layout, PromptGrammar,
+    RowsData, ToolData, WholePattern,
 };
+pub use super::tui_keys::{KeyName, KeyNames, KeyStep, VerdictKeys};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -1,4 +1,5 @@
-//! The pane grammar v2 of an adapter's `tui.prompt` and `tui.keys`
+//! The pane grammar v2 of an adapter's `tui.prompt` (its `tui.keys`:
+//! [`super::tui_keys`])
 //! (/work/wt/GRAMMAR_V2.md, SPEC §8.3): how the agent's approval box
 //! reads in a captured pane — its question, frame, skipped lines, tool
 //! line, rows (each matched whole), where the focus shows — and the tmux
@@ -43,7 +44,7 @@ pub enum GrammarError {
 }
 
 /// Outside text in a message: control characters stripped.
-fn shown(text: &str) -> String {
+pub(super) fn shown(text: &str) -> String {
     crate::output::sanitize_line(text).into_owned()
 }
 
@@ -360,80 +361,10 @@ impl<'de> Deserialize<'de> for SuffixPattern {
     }
 }
 
-/// The keys of the keystroke bridge.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(try_from = "KeyFields")]
-pub struct KeyNames {
-    /// Moves the focus one row towards reject (`Down`; `Right` for a
-    /// `line` layout).
-    pub next: KeyName,
-    /// Chooses the focused row (`Enter`).
-    pub confirm: KeyName,
-    /// Declines at once from whichever row has the focus (`Escape`), for
-    /// a box whose reject row does not answer on `confirm` (a text field):
-    /// decline and cancel then verify the box, settle, verify, and press
-    /// this one key; no moves.
-    pub reject: Option<KeyName>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct KeyFields {
-    next: String,
-    confirm: String,
-    #[serde(default)]
-    reject: Option<String>,
-}
-
-impl TryFrom<KeyFields> for KeyNames {
-    type Error = GrammarError;
-
-    /// Each name checked, the error naming its field.
-    fn try_from(fields: KeyFields) -> Result<Self, GrammarError> {
-        let named = |field: &'static str, name: &str| {
-            KeyName::new(name).map_err(|reason| GrammarError::Key {
-                field,
-                reason: Box::new(reason),
-            })
-        };
-        Ok(KeyNames {
-            next: named("next", &fields.next)?,
-            confirm: named("confirm", &fields.confirm)?,
-            reject: fields
-                .reject
-                .map(|name| named("reject", &name))
-                .transpose()?,
-        })
-    }
-}
-
-/// A tmux key name the bridge may send: `Up Down Left Right Tab BTab Enter
-/// Escape Space`, a digit, a single lowercase letter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyName(String);
-
 /// The named keys a data file may use.
 pub const NAMED_KEYS: &[&str] = &[
     "Up", "Down", "Left", "Right", "Tab", "BTab", "Enter", "Escape", "Space",
 ];
-
-impl KeyName {
-    pub fn new(name: &str) -> Result<KeyName, GrammarError> {
-        let single = {
-            let mut chars = name.chars();
-            matches!((chars.next(), chars.next()), (Some(c), None) if c.is_ascii_digit() || c.is_ascii_lowercase())
-        };
-        if single || NAMED_KEYS.contains(&name) {
-            Ok(KeyName(name.to_owned()))
-        } else {
-            Err(GrammarError::UnknownKey(shown(name)))
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
 
 impl PromptGrammar {
     /// Whether `line` (frame sides removed, trimmed) is a prompt's question.

@@ -1,6 +1,7 @@
 //! The v2 grammar's data checks: key names, focus, whole patterns.
 
 use super::*;
+use crate::adapter::tui_keys::KeyName;
 
 /// The `tui:` section of the built-in Gemini file with `edit` applied to
 /// its text, parsed as a whole adapter file (so errors name their path).

@@ -1,17 +1,24 @@
 //! `tui.signals` of an adapter data file: approval signals a supervised
 //! session gets from the agent itself, besides the recorder and the pane
-//! (issue 21). Today one kind: the agent's own **hook** that fires when it
-//! is about to ask for an approval (Claude Code's `PermissionRequest`).
-//! The profile world registers it in the agent's hooks map (the
-//! adapter's `session.hooks` place and shape) for `session start` only,
-//! pointing at `oneworks session hook`, which hands the hook's stdin
-//! payload to the supervisor and decides nothing. What the payload means
-//! is read through the JSON pointers below; nothing here names an agent.
+//! (issue 21). Two kinds:
+//! - the agent's own **hook** that fires when it is about to ask for an
+//!   approval (Claude Code's `PermissionRequest`). The profile world
+//!   registers it in the agent's hooks map (the adapter's `session.hooks`
+//!   place and shape) for `session start` only, pointing at `oneworks
+//!   session hook`, which hands the hook's stdin payload to the supervisor
+//!   and decides nothing;
+//! - the agent's own **chat store** ([`ChatStoreSignalData`], issue 36): a
+//!   SQLite database the agent keeps its conversation in, where a call
+//!   waiting for its approval is written before the box is drawn.
+//!
+//! What a payload or a stored part means is read through the JSON pointers
+//! below; nothing here names an agent.
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+use serde::Deserialize;
+
+pub use super::json_pointer::JsonPointer;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -20,6 +27,22 @@ pub struct TuiSignals {
     /// has none (or none that fires exactly then).
     #[serde(default)]
     pub hook: Option<HookSignalData>,
+    /// The agent's chat store, read for its pending calls; `None`: it keeps
+    /// none that oneworks reads.
+    #[serde(default)]
+    pub chat_store: Option<super::chat_store_data::ChatStoreSignalData>,
+}
+
+impl TuiSignals {
+    /// How long the pane watcher, once it sees the box, waits for a
+    /// signal's card before it makes its own; `None`: no signal source.
+    pub fn pane_wait(&self) -> Option<std::time::Duration> {
+        match (&self.hook, &self.chat_store) {
+            (Some(hook), _) => Some(hook.pane_wait()),
+            (None, Some(store)) => Some(store.pane_wait()),
+            (None, None) => None,
+        }
+    }
 }
 
 /// One hook event of the agent and how to read its payload.
@@ -60,35 +83,6 @@ pub struct HookSignalData {
 
 fn default_pane_wait_ms() -> u64 {
     1000
-}
-
-/// An RFC 6901 JSON pointer (`/tool_input/command`), checked when the data
-/// is read: empty (the whole document) or starting with `/`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct JsonPointer(String);
-
-impl JsonPointer {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The value at this pointer, if the document holds one.
-    pub fn get<'a>(&self, document: &'a Value) -> Option<&'a Value> {
-        document.pointer(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for JsonPointer {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        if text.is_empty() || text.starts_with('/') {
-            Ok(Self(text))
-        } else {
-            Err(serde::de::Error::custom(format!(
-                "`{text}` is not a JSON pointer: it must start with `/`"
-            )))
-        }
-    }
 }
 
 impl HookSignalData {

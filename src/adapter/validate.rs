@@ -30,6 +30,9 @@ fn problem(key: impl Into<String>, reason: impl Into<String>) -> Problem {
 /// when it was parsed), looked for in the order of the file's sections.
 pub fn check(data: &AdapterData) -> Result<(), Problem> {
     binary_and_probes(data)?;
+    if let Some(pinned) = &data.pinned {
+        pins(pinned)?;
+    }
     session_files(&data.session)?;
     mcp_and_hooks(&data.session)?;
     if let Some(trust) = &data.session.trust {
@@ -274,6 +277,38 @@ fn acp(acp: &AcpData) -> Result<(), Problem> {
 }
 
 /// A version as agents print them: `1.2.3`, `v1.2.3`, `1.2.3-beta.1`.
+/// A pinned source's pins: versions that parse (leading zeros allowed),
+/// digests of 64 hex digits, a download path with its version in it.
+fn pins(pinned: &super::pinned_data::PinnedData) -> Result<(), Problem> {
+    if !pinned.download.contains("{version}") {
+        return Err(problem(
+            "pinned.download",
+            "the path names no `{version}`: every version would share one archive",
+        ));
+    }
+    for (index, pin) in pinned.pins.iter().enumerate() {
+        if crate::config::schema::parse_version(&pin.version).is_none() {
+            return Err(problem(
+                format!("pinned.pins[{index}].version"),
+                format!(
+                    "`{}` is not a version",
+                    crate::output::sanitize::sanitize_line(&pin.version)
+                ),
+            ));
+        }
+        for (platform, sha256) in &pin.sha256 {
+            let hex = sha256.len() == 64 && sha256.bytes().all(|byte| byte.is_ascii_hexdigit());
+            if !hex {
+                return Err(problem(
+                    format!("pinned.pins[{index}].sha256.{platform}"),
+                    "a sha256 is 64 hex digits",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn semver(key: &str, text: &str) -> Result<(), Problem> {
     let bare = text.strip_prefix('v').unwrap_or(text);
     semver::Version::parse(bare).map(|_| ()).map_err(|error| {

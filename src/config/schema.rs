@@ -102,6 +102,11 @@ pub struct CliConfig {
     /// managed one.
     #[serde(default)]
     pub runtime: Option<NodeRuntime>,
+    /// The sha256 of `version`'s archive for this host, for a source
+    /// verified by pins (SPEC §11.5) whose data has none for it. Only from
+    /// a trusted file: the loader cuts it from an untrusted one.
+    #[serde(default)]
+    pub sha256: Option<Sha256Hex>,
 }
 
 /// `adapters.<name>.cli.runtime`.
@@ -162,15 +167,55 @@ impl<'de> Deserialize<'de> for VersionRequest {
         if text == "latest" {
             return Ok(VersionRequest::Latest);
         }
-        semver::Version::parse(&text)
+        parse_version(&text)
             .map(VersionRequest::Exact)
-            .map_err(|_| {
+            .ok_or_else(|| {
                 // The value is not echoed: a secret pasted into the wrong
                 // field must not reach the terminal.
                 serde::de::Error::custom(
                     "invalid version: expected `latest` or an exact version such as `2.15.1`",
                 )
             })
+    }
+}
+
+/// A version as a vendor writes it: semver, where the major, minor and
+/// patch numbers may carry leading zeros (a dated `2026.06.26-7079533`),
+/// read as the numbers they are. The one parser of versions from outside
+/// (config, lock files, a binary's `--version`).
+pub fn parse_version(text: &str) -> Option<semver::Version> {
+    let (core, rest) = match text.find(['-', '+']) {
+        Some(at) => text.split_at(at),
+        None => (text, ""),
+    };
+    let numbers: Vec<&str> = core.split('.').collect();
+    if numbers.len() != 3 || numbers.iter().any(|number| number.is_empty()) {
+        return None;
+    }
+    let trimmed: Vec<&str> = numbers
+        .iter()
+        .map(|number| match number.trim_start_matches('0') {
+            "" => "0",
+            trimmed => trimmed,
+        })
+        .collect();
+    semver::Version::parse(&format!("{}{rest}", trimmed.join("."))).ok()
+}
+
+/// A sha256 digest as 64 hex digits (kept lowercase).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sha256Hex(pub String);
+
+impl<'de> Deserialize<'de> for Sha256Hex {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.len() == 64 && text.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+            Ok(Sha256Hex(text.to_ascii_lowercase()))
+        } else {
+            Err(serde::de::Error::custom(
+                "invalid sha256: expected 64 hex digits",
+            ))
+        }
     }
 }
 
@@ -370,4 +415,23 @@ pub enum PaneFallback {
     Auto,
     On,
     Off,
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::parse_version;
+
+    #[test]
+    fn a_dated_version_reads_as_its_numbers() {
+        let version = parse_version("2026.06.26-7079533").expect("dated version");
+        assert_eq!(version.to_string(), "2026.6.26-7079533");
+        assert_eq!(
+            parse_version("2.15.1").expect("semver").to_string(),
+            "2.15.1"
+        );
+        assert_eq!(parse_version("0.0.0").expect("zeros").to_string(), "0.0.0");
+        for bad in ["2026.06", "latest", "1..2", "1.2.3.4", "v1.2.3"] {
+            assert!(parse_version(bad).is_none(), "{bad}");
+        }
+    }
 }

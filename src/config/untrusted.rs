@@ -33,6 +33,8 @@ const CHOOSES_EXECUTABLE: &str = "chooses the agent executable";
 const OUTSIDE_PROJECT: &str = "reaches files outside the project";
 const SENDS_CARDS: &str = "sends approval cards (and a token) to a server";
 const TRUST_KEY: &str = "trusts the folder for the agent (only your own config may)";
+const VOUCHES_FOR_DOWNLOAD: &str =
+    "vouches for a download (only a file you trust may name its sha256)";
 const ANSWERS_PERMISSIONS: &str =
     "answers the agent's permission questions (only a file you trust may)";
 
@@ -78,10 +80,9 @@ pub fn strip_untrusted(
 /// order of the steps is the order of the report. `paths` are the
 /// config's folder and the project root.
 ///
-/// Keys that only a trusted file may set are cut here: `policy` (SPEC
-/// §7.2: a clone must not pre-approve a request) and `cli.sha256` (§11.5:
-/// a clone must not vouch for a download) belong to this list, cut whole,
-/// as soon as the schema has them.
+/// Keys that only a trusted file may set are cut here, whole: `policy`
+/// (SPEC §7.2: a clone must not pre-approve a request) and `cli.sha256`
+/// (§11.5: a clone must not vouch for a download).
 fn strip_adapter(
     entry: &mut Mapping,
     base: &str,
@@ -117,7 +118,8 @@ fn strip_adapter(
 }
 
 /// `cli.source: path` and `cli.path`: they choose the executable. They go
-/// together: one without the other is a schema error.
+/// together: one without the other is a schema error. `cli.sha256`: it
+/// vouches for a download (SPEC §11.5).
 fn strip_executable(entry: &mut Mapping, base: &str, cut: &mut impl FnMut(String, &'static str)) {
     let Some(Value::Mapping(cli)) = entry.get_mut("cli") else {
         return;
@@ -129,6 +131,9 @@ fn strip_executable(entry: &mut Mapping, base: &str, cut: &mut impl FnMut(String
     }
     if cli.remove("path").is_some() {
         cut(format!("{base}.cli.path"), CHOOSES_EXECUTABLE);
+    }
+    if cli.remove("sha256").is_some() {
+        cut(format!("{base}.cli.sha256"), VOUCHES_FOR_DOWNLOAD);
     }
 }
 

@@ -27,6 +27,9 @@ pub struct Names {
     pub display: String,
     /// Whether the managed source is an npm package (not a vendor manifest).
     pub npm: bool,
+    /// Whether the managed source is archives checked against pins (no
+    /// manifest to point elsewhere, only the download base).
+    pub pinned: bool,
 }
 
 impl Names {
@@ -36,6 +39,7 @@ impl Names {
             binary: data.binary.name.clone(),
             display: data.display_name.clone(),
             npm: data.npm.is_some(),
+            pinned: data.pinned.is_some(),
         }
     }
 
@@ -46,6 +50,7 @@ impl Names {
             binary: "the CLI".to_owned(),
             display: "the agent".to_owned(),
             npm: false,
+            pinned: false,
         }
     }
 
@@ -61,6 +66,8 @@ impl Names {
     pub fn primary_variable(&self) -> String {
         if self.npm {
             "ONEWORKS_NPM_REGISTRY (or npm's `registry` setting)".to_owned()
+        } else if self.pinned {
+            self.variable("DOWNLOAD_BASE")
         } else {
             self.variable("MANIFEST_URL")
         }
@@ -70,6 +77,8 @@ impl Names {
     pub fn source_variables(&self) -> String {
         if self.npm {
             "ONEWORKS_NPM_REGISTRY (or npm's `registry` setting)".to_owned()
+        } else if self.pinned {
+            self.variable("DOWNLOAD_BASE")
         } else {
             format!(
                 "{} / {}",
@@ -159,6 +168,14 @@ pub enum InstallError {
         id: String,
         requested: String,
         latest: String,
+    },
+    #[error("`{name}` {requested} has no reviewed sha256 for {host}: nothing was downloaded")]
+    Unpinned {
+        name: String,
+        requested: String,
+        host: String,
+        /// The versions pinned for this host, newest first.
+        pinned: Vec<String>,
     },
     #[error("`{name}` {requested} is configured but `{pin}` records {locked}")]
     PinConflict {
@@ -251,6 +268,8 @@ pub enum Authority {
     OwnPackage,
     /// The installed binary's version probe.
     VersionProbe,
+    /// The sha256 the adapter's data pins for a version (SPEC §11.5).
+    ReviewedPin,
 }
 
 impl std::fmt::Display for Authority {
@@ -260,6 +279,7 @@ impl std::fmt::Display for Authority {
             Authority::DownloadLayout => "the vendor's download layout",
             Authority::OwnPackage => "its own `package.json`",
             Authority::VersionProbe => "its version probe",
+            Authority::ReviewedPin => "the adapter's reviewed pin",
         })
     }
 }
@@ -335,7 +355,10 @@ impl InstallError {
             InstallError::Checksum { .. } => Some(
                 "the download was corrupted or the mirror serves another file; nothing was installed".to_owned(),
             ),
-            InstallError::Disagrees { authority: Authority::RegistryDocument | Authority::DownloadLayout, .. } => Some(format!(
+            InstallError::Disagrees { authority: Authority::ReviewedPin, subject, .. } if subject.starts_with("`adapters.") => Some(
+                "nothing was downloaded: your `cli.sha256` names another archive than the one the adapter's data pins for this version; remove it, or check where you read it".to_owned(),
+            ),
+            InstallError::Disagrees { authority: Authority::RegistryDocument | Authority::DownloadLayout | Authority::ReviewedPin, .. } => Some(format!(
                 "nothing was installed or changed: a lock file only narrows what the source publishes, and this one does not match it; if it came with a clone, check who changed it, or delete it and run `oneworks adapter prepare {id}` to write it from the source"
             )),
             InstallError::Disagrees { .. } => Some(format!(
@@ -350,6 +373,10 @@ impl InstallError {
             InstallError::Extract { .. } => None,
             InstallError::VersionPolicy { latest, .. } => Some(format!(
                 "set `adapters.{id}.cli.version` to `latest` or `{latest}`, or run `--locked` with a {id}.lock that records the version"
+            )),
+            InstallError::Unpinned { pinned, .. } => Some(format!(
+                "the vendor publishes no checksum, so oneworks installs a version only against a sha256 it can check: set `adapters.{id}.cli.sha256` beside `cli.version` in your own config (a project's is not trusted until you run `oneworks config trust`), or use a pinned version ({})",
+                if pinned.is_empty() { "none for this host".to_owned() } else { pinned.join(", ") }
             )),
             InstallError::PinConflict { .. } => Some(format!(
                 "make `adapters.{id}.cli.version` and {id}.lock agree: set the version to `latest`, or run `oneworks adapter prepare {id}` without --locked to rewrite {id}.lock"
@@ -419,6 +446,7 @@ impl Classify for InstallError {
             InstallError::LockedWithoutPin { .. }
             | InstallError::LockedWithoutProject
             | InstallError::PinConflict { .. }
+            | InstallError::Unpinned { .. }
             | InstallError::PinSource { .. }
             | InstallError::PinPackage { .. }
             | InstallError::NoManagedSource { .. } => ErrorKind::Config,

@@ -108,8 +108,12 @@ impl Installer<'_> {
         limit: u64,
     ) -> Result<String, InstallError> {
         let entry = &target.entry;
-        check_announced_size(body.length, entry.size, url)?;
-        let bar = self.progress_bar(Some(entry.size));
+        check_announced_size(body.length, entry.size, target.exact_size, url)?;
+        let bar = self.progress_bar(if target.exact_size {
+            Some(entry.size)
+        } else {
+            body.length
+        });
         let mut staging = Staging::new(staging_dir.to_owned(), limit);
         let (digest, extracted) =
             self.receive(body, entry.size, url, unpack, &mut staging, &bar)?;
@@ -181,7 +185,7 @@ impl Installer<'_> {
             }
             .into());
         }
-        if digest.bytes != entry.size {
+        if target.exact_size && digest.bytes != entry.size {
             return Err(NetworkError::Truncated {
                 url: shown(url),
                 received: digest.bytes,
@@ -274,11 +278,16 @@ pub(super) fn hash_and_extract(
     Ok((digest, extracted))
 }
 
-/// A length the server announces that is not the manifest's size fails
-/// before anything is read.
-fn check_announced_size(length: Option<u64>, size: u64, url: &Url) -> Result<(), InstallError> {
+/// A length the server announces that is not the manifest's size (or,
+/// when `size` is only a bound, above it) fails before anything is read.
+fn check_announced_size(
+    length: Option<u64>,
+    size: u64,
+    exact: bool,
+    url: &Url,
+) -> Result<(), InstallError> {
     if let Some(announced) = length {
-        if announced != size {
+        if announced != size && (exact || announced > size) {
             return Err(NetworkError::SizeMismatch {
                 url: shown(url),
                 announced,

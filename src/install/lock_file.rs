@@ -178,7 +178,7 @@ impl Pin {
     }
 
     pub fn semver(&self, path: &Path) -> Result<semver::Version, PinError> {
-        semver::Version::parse(&self.version).map_err(|_| PinError::Version {
+        crate::config::schema::parse_version(&self.version).ok_or_else(|| PinError::Version {
             path: path.to_owned(),
             version: self.version.clone(),
         })

@@ -1,7 +1,9 @@
 //! Where managed versions come from (SPEC §4.1, §11.2), resolved once from
 //! the adapter data and the environment into plain values: a vendor
 //! manifest (`ONEWORKS_<ADAPTER>_MANIFEST_URL`, `…_DOWNLOAD_BASE`,
-//! `…_FORMATS` override the data) or an npm package on the user's registry.
+//! `…_FORMATS` override the data), an npm package on the user's registry,
+//! or archives by version checked against reviewed pins (SPEC §11.5;
+//! `…_DOWNLOAD_BASE` overrides the data's base).
 
 use url::Url;
 
@@ -29,6 +31,14 @@ pub enum ManagedSource {
         package: String,
         bin_command: String,
     },
+    /// Archives by version under `download_base`, each installed only
+    /// against a reviewed sha256 (SPEC §11.5): the data's pins, and
+    /// `trusted`, the configured exact version with the `cli.sha256` a
+    /// trusted config gives beside it (for this host).
+    Pinned {
+        download_base: Url,
+        trusted: Option<(semver::Version, String)>,
+    },
 }
 
 impl ManagedSource {
@@ -42,6 +52,13 @@ impl ManagedSource {
         let names = Names::of(data);
         let named = |error: InstallError| error.named(&names);
         let npm_config = npm;
+        if let Some(pinned) = &data.pinned {
+            let base = get(&names.variable("DOWNLOAD_BASE")).unwrap_or_else(|| pinned.base.clone());
+            return Ok(ManagedSource::Pinned {
+                download_base: parse_url(&with_slash(base)).map_err(|error| named(error.into()))?,
+                trusted: None,
+            });
+        }
         match (&data.manifest, &data.npm) {
             (_, Some(npm)) => Ok(ManagedSource::Npm {
                 registry: super::npm::registry::resolve(get, npm_config, &npm.package)
@@ -52,7 +69,7 @@ impl ManagedSource {
             (Some(manifest), None) => vendor_manifest(data, manifest, &names, get).map_err(named),
             (None, None) => Err(named(InstallError::NoManagedSource {
                 display: data.display_name.clone(),
-                missing: "`manifest` or `npm`",
+                missing: "`manifest`, `npm` or `pinned`",
             })),
         }
     }
@@ -62,7 +79,37 @@ impl ManagedSource {
         match self {
             ManagedSource::VendorManifest { .. } => "vendor manifest",
             ManagedSource::Npm { .. } => "npm package",
+            ManagedSource::Pinned { .. } => "pinned archive",
         }
+    }
+
+    /// For a pinned source: the configured exact `version` is also
+    /// installable against `sha256` (a trusted config's `cli.sha256`; an
+    /// untrusted one's was cut when the config was loaded). Other sources
+    /// and a `latest` request are unchanged.
+    pub fn with_trusted_pin(
+        mut self,
+        version: &crate::config::VersionRequest,
+        sha256: Option<&str>,
+    ) -> Self {
+        if let (
+            ManagedSource::Pinned { trusted, .. },
+            crate::config::VersionRequest::Exact(version),
+            Some(sha256),
+        ) = (&mut self, version, sha256)
+        {
+            *trusted = Some((version.clone(), sha256.to_ascii_lowercase()));
+        }
+        self
+    }
+}
+
+/// `text` ending in `/`, so relative paths join below it.
+fn with_slash(text: String) -> String {
+    if text.ends_with('/') {
+        text
+    } else {
+        format!("{text}/")
     }
 }
 
@@ -92,11 +139,7 @@ fn vendor_manifest(
             }
         }
     };
-    let base_text = if base_text.ends_with('/') {
-        base_text
-    } else {
-        format!("{base_text}/")
-    };
+    let base_text = with_slash(base_text);
     let formats = match get(&names.variable("FORMATS")) {
         Some(list) => list
             .split(',')

@@ -19,6 +19,7 @@ pub mod manifest;
 pub mod network_error;
 pub mod node_runtime;
 pub mod npm;
+mod pinned;
 pub mod pipeline;
 pub mod platform;
 pub mod policy;
@@ -106,6 +107,9 @@ impl From<Installed> for Prepared {
 struct Target {
     version: semver::Version,
     entry: ArtifactEntry,
+    /// Whether `entry.size` is the artifact's size (a manifest's) or only
+    /// the most accepted (a pin records no size: the sha256 decides).
+    exact_size: bool,
 }
 
 /// A staging folder filled and verified by a source, ready to publish.
@@ -155,6 +159,7 @@ impl Installer<'_> {
     /// Installs or reuses per the version policy (SPEC §4.4, §11.2).
     pub fn prepare(&self, request: &Request) -> Result<Prepared, InstallError> {
         self.prepare_by_route(request)
+            .map(|prepared| self.written(prepared))
             .map_err(|error| error.named(&self.names()))
     }
 
@@ -227,6 +232,7 @@ impl Installer<'_> {
             (ManagedSource::VendorManifest { .. }, None) => {
                 self.install_from(&read.pin.packages, version, force, Some(&read.path))
             }
+            (ManagedSource::Pinned { .. }, None) => self.install_pinned_lock(read, version, force),
             (source, found) => Err(InstallError::PinSource {
                 pin: read.path.clone(),
                 found: if found.is_some() {
@@ -244,6 +250,7 @@ impl Installer<'_> {
     fn install_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
         let manifest_url = match &self.source {
             ManagedSource::Npm { .. } => return self.install_npm_latest(request),
+            ManagedSource::Pinned { .. } => return self.install_pinned_latest(request),
             ManagedSource::VendorManifest { manifest_url, .. } => manifest_url,
         };
         let manifest = self.fetch_manifest(manifest_url)?;
@@ -277,6 +284,7 @@ impl Installer<'_> {
         pin_path: Option<&PathBuf>,
     ) -> Result<Option<Prepared>, InstallError> {
         self.installed_for_launch_unnamed(version, pin_path)
+            .map(|prepared| prepared.map(|prepared| self.written(prepared)))
             .map_err(|error| error.named(&self.names()))
     }
 

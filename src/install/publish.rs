@@ -80,7 +80,7 @@ impl Installer<'_> {
             });
         }
         let said = report.version.as_deref().unwrap_or_default();
-        if semver::Version::parse(said).ok().as_ref() != Some(version) {
+        if crate::config::schema::parse_version(said).as_ref() != Some(version) {
             return Err(InstallError::Disagrees {
                 subject: format!("the downloaded `{}` {version}", self.data.binary.name),
                 authority: Authority::VersionProbe,

@@ -24,8 +24,10 @@ impl Installer<'_> {
     }
 
     fn artifact_url(&self, entry: &ArtifactEntry) -> Result<Url, InstallError> {
-        let ManagedSource::VendorManifest { download_base, .. } = &self.source else {
-            return Err(self.missing_section("manifest"));
+        let download_base = match &self.source {
+            ManagedSource::VendorManifest { download_base, .. }
+            | ManagedSource::Pinned { download_base, .. } => download_base,
+            ManagedSource::Npm { .. } => return Err(self.missing_section("manifest")),
         };
         let url = download_base.join(&entry.download).map_err(|source| {
             InstallError::Network(NetworkError::Url {
@@ -68,6 +70,7 @@ impl Installer<'_> {
         let target = Target {
             version,
             entry: entry.clone(),
+            exact_size: true,
         };
         self.install_or_reuse(&target, force)
     }
@@ -116,7 +119,13 @@ impl Installer<'_> {
         })
     }
 
-    fn install_or_reuse(&self, target: &Target, force: bool) -> Result<Prepared, InstallError> {
+    /// Installs (or reuses) one archive of an archive source (a vendor
+    /// manifest's entry, a pinned version's download).
+    pub(super) fn install_or_reuse(
+        &self,
+        target: &Target,
+        force: bool,
+    ) -> Result<Prepared, InstallError> {
         let entry = &target.entry;
         let archive = self
             .data

@@ -85,6 +85,14 @@ pub enum DeliveryRefusal {
     /// signal).
     #[error("the agent's box on screen shows another request than its hook announced: answer it in the terminal")]
     NotAnnounced,
+    /// The pane shows a prompt, but not a box the adapter's data reads:
+    /// oneworks types nothing into it.
+    #[error("the prompt on screen is not one oneworks reads: answer it in the terminal")]
+    NotRecognised,
+    /// The screen a verdict's next key waits for (the field the key
+    /// before opened) did not show.
+    #[error("`{screen}` did not show within {millis} ms")]
+    ScreenMissing { screen: String, millis: u128 },
     #[error(transparent)]
     Tmux(#[from] PaneError),
 }
@@ -101,6 +109,8 @@ pub enum RefusalCode {
     AnsweredInTerminal,
     NoKey,
     NotAnnounced,
+    NotRecognised,
+    ScreenMissing,
     TmuxFailed,
     /// A code this build does not know (a newer supervisor's record).
     #[serde(other)]
@@ -118,6 +128,8 @@ impl RefusalCode {
             RefusalCode::AnsweredInTerminal => "answered_in_terminal",
             RefusalCode::NoKey => "no_key",
             RefusalCode::NotAnnounced => "not_announced",
+            RefusalCode::NotRecognised => "not_recognised",
+            RefusalCode::ScreenMissing => "screen_missing",
             RefusalCode::TmuxFailed => "tmux_failed",
             RefusalCode::Other => "other",
         }
@@ -137,6 +149,8 @@ impl DeliveryRefusal {
             DeliveryRefusal::AnsweredInTerminal => RefusalCode::AnsweredInTerminal,
             DeliveryRefusal::NoKey => RefusalCode::NoKey,
             DeliveryRefusal::NotAnnounced => RefusalCode::NotAnnounced,
+            DeliveryRefusal::NotRecognised => RefusalCode::NotRecognised,
+            DeliveryRefusal::ScreenMissing { .. } => RefusalCode::ScreenMissing,
             DeliveryRefusal::Tmux(_) => RefusalCode::TmuxFailed,
         }
     }
@@ -175,6 +189,8 @@ mod tests {
             RefusalCode::AnsweredInTerminal,
             RefusalCode::NoKey,
             RefusalCode::NotAnnounced,
+            RefusalCode::NotRecognised,
+            RefusalCode::ScreenMissing,
             RefusalCode::TmuxFailed,
         ] {
             let json = serde_json::to_value(code).expect("serialize");

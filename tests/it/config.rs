@@ -108,7 +108,7 @@ fn unknown_key_is_a_config_error_with_file_and_line() {
         message,
         format!(
             "invalid config `{}:5:7`: adapters.kiro.cli: unknown field `sorce`, \
-             expected one of `source`, `version`, `path`, `runtime`",
+             expected one of `source`, `version`, `path`, `runtime`, `sha256`",
             env.config_path().display()
         )
     );

@@ -20,6 +20,8 @@ pub struct Agent<'a> {
     cancelled: bool,
     /// Ids of answers read while waiting for another one.
     answered: Vec<Value>,
+    /// The option id of the last permission answer read (`runIfAllowed`).
+    pub last_option: Option<String>,
     /// A known `authenticate` method succeeded (the last one decides).
     authenticated: bool,
 }
@@ -80,6 +82,7 @@ impl<'a> Agent<'a> {
             out: std::io::stdout(),
             cancelled: false,
             answered: Vec::new(),
+            last_option: None,
             authenticated: false,
         }
     }
@@ -379,6 +382,12 @@ impl<'a> Agent<'a> {
             if message.get("method").is_none() {
                 if let Some(seen) = message.get("id") {
                     self.answered.push(seen.clone());
+                }
+                if let Some(option) = message
+                    .pointer("/result/outcome/optionId")
+                    .and_then(Value::as_str)
+                {
+                    self.last_option = Some(option.to_owned());
                 }
             }
         }

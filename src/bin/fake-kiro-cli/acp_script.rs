@@ -171,6 +171,10 @@ pub enum Step {
     WaitForCancel,
     /// Waits until this file exists.
     WaitForFile(PathBuf),
+    /// Runs the tool the last permission was asked for, as an agent does
+    /// once allowed: creates this file when the last answer's option id
+    /// starts with `allow` (Cursor's `allow-once`), nothing otherwise.
+    RunIfAllowed(PathBuf),
     /// Sends this message as it is (any id, even `1.5`); waits for nothing.
     Send(Value),
     /// Waits for the answer to our request with exactly this id.

@@ -62,6 +62,15 @@ impl Agent<'_> {
             Step::InterruptParent => interrupt_parent(),
             Step::WaitForCancel => {}
             Step::WaitForFile(path) => wait_for_file(path),
+            Step::RunIfAllowed(path) => {
+                if self
+                    .last_option
+                    .as_deref()
+                    .is_some_and(|option| option.starts_with("allow"))
+                {
+                    let _ = fs_err::write(path, "ran\n");
+                }
+            }
         }
         None
     }

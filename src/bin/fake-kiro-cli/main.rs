@@ -7,6 +7,7 @@
 mod acp;
 mod acp_script;
 mod acp_steps;
+mod cursor_tui;
 mod error;
 mod process;
 mod script;
@@ -55,8 +56,13 @@ fn main() -> ExitCode {
         }
         ["login"] => login(&script),
         ["--fake-hold-on"] => exit_code(process::hold_on()),
-        ["acp", "--agent", _name] => exit_code(acp::run(&script.acp.clone().unwrap_or_default())),
+        // `cursor-agent acp` (SPEC §11.5): the same agent under Cursor's argv.
+        ["acp", "--agent", _] | ["acp"] => {
+            exit_code(acp::run(&script.acp.clone().unwrap_or_default()))
+        }
         ["chat", "--tui", ..] => tui::run(&script.tui),
+        // `cursor-agent` with no arguments is Cursor's TUI (SPEC §11.5).
+        [] => cursor_tui::run(&script.cursor_tui),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");
             ExitCode::from(2)

@@ -44,6 +44,8 @@ pub struct Script {
     pub acp: Option<crate::acp::AcpScript>,
     /// `chat --tui`: the approval prompts and scripted changes.
     pub tui: crate::tui_script::TuiScript,
+    /// No arguments (`cursor-agent`'s TUI): its calls, chat store and keys.
+    pub cursor_tui: crate::cursor_tui::CursorTuiScript,
 }
 
 impl Default for Script {
@@ -65,6 +67,7 @@ impl Default for Script {
             login_wait_for_file: None,
             acp: None,
             tui: crate::tui_script::TuiScript::default(),
+            cursor_tui: crate::cursor_tui::CursorTuiScript::default(),
         }
     }
 }

@@ -103,7 +103,9 @@ impl Installer<'_> {
                 package,
                 bin_command,
             } => Ok((registry, package, bin_command)),
-            ManagedSource::VendorManifest { .. } => Err(self.missing_section("npm")),
+            ManagedSource::VendorManifest { .. } | ManagedSource::Pinned { .. } => {
+                Err(self.missing_section("npm"))
+            }
         }
     }
 

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::adapter::tui_data::TuiData;
+use crate::adapter::tui_data::{KeyStep, TuiData, WholePattern};
 use crate::session::cards::{CancelFlag, Verdict};
 pub use crate::session::refusal::{DeliveryRefusal, PaneError};
 use crate::session::signals::pane::{self, PromptView, Row};
@@ -55,6 +55,14 @@ impl<'a> Bridge<'a> {
         verdict: Verdict,
         cancel: &CancelFlag,
     ) -> Result<(), DeliveryRefusal> {
+        if let Some(verdicts) = &self.tui.keys.verdicts {
+            let steps = match verdict {
+                Verdict::Accept => &verdicts.accept,
+                Verdict::Decline => &verdicts.decline,
+                Verdict::Cancel => verdicts.cancel.as_ref().unwrap_or(&verdicts.decline),
+            };
+            return self.deliver_steps(pane, title, steps, cancel);
+        }
         let target = match verdict {
             Verdict::Accept => Row::Allow,
             Verdict::Decline | Verdict::Cancel => Row::Reject,
@@ -86,6 +94,85 @@ impl<'a> Bridge<'a> {
         self.pause(self.settle, cancel)?;
         self.look(pane, title, Some(target), cancel)?;
         Ok(pane.send_key(self.tui.keys.confirm.as_str())?)
+    }
+
+    /// The data's keys of a verdict (`tui.keys.verdicts`), one per send
+    /// with the render gap between them. Before the first: the box shows
+    /// this card's request (waited for, like any first check), settle,
+    /// the same again. Before each next one: its `screen` line (the field
+    /// the key before opened) shows, waited for up to `focusWaitMs`; a
+    /// step without one checks the box again. A box that is not one the
+    /// data reads fails at once ([`DeliveryRefusal::NotRecognised`]).
+    fn deliver_steps(
+        &self,
+        pane: &mut dyn Pane,
+        title: &str,
+        steps: &[KeyStep],
+        cancel: &CancelFlag,
+    ) -> Result<(), DeliveryRefusal> {
+        let Some((first, rest)) = steps.split_first() else {
+            return Err(DeliveryRefusal::NoKey);
+        };
+        self.recognised(self.wait_for_prompt(pane, title, cancel), pane)?;
+        self.pause(self.settle, cancel)?;
+        self.recognised(self.look(pane, title, None, cancel), pane)?;
+        pane.send_key(first.key.as_str())?;
+        for step in rest {
+            self.pause(self.render_gap, cancel)?;
+            match &step.screen {
+                Some(screen) => self.wait_for_screen(pane, screen, cancel)?,
+                None => drop(self.recognised(self.look(pane, title, None, cancel), pane)?),
+            }
+            pane.send_key(step.key.as_str())?;
+        }
+        Ok(())
+    }
+
+    /// A check that found no box of the data's: when the pane shows a
+    /// prompt all the same (the generic detector's), it is one oneworks
+    /// does not read — left to the terminal, said so.
+    fn recognised(
+        &self,
+        checked: Result<PromptView, DeliveryRefusal>,
+        pane: &mut dyn Pane,
+    ) -> Result<PromptView, DeliveryRefusal> {
+        match checked {
+            Err(DeliveryRefusal::PromptGone) => {
+                let capture = pane::styled::plain(&pane.capture()?);
+                match crate::session::signals::pane_fallback::detect(&capture, self.tui) {
+                    Some(_) => Err(DeliveryRefusal::NotRecognised),
+                    None => Err(DeliveryRefusal::PromptGone),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Waits (bounded by `focusWaitMs`) until a line of the screen,
+    /// trimmed, matches `screen` whole.
+    fn wait_for_screen(
+        &self,
+        pane: &mut dyn Pane,
+        screen: &WholePattern,
+        cancel: &CancelFlag,
+    ) -> Result<(), DeliveryRefusal> {
+        let deadline = Instant::now() + self.focus_wait;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(DeliveryRefusal::AnsweredInTerminal);
+            }
+            let capture = pane::styled::plain(&pane.capture()?);
+            if capture.lines().any(|line| screen.matches(line.trim())) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(DeliveryRefusal::ScreenMissing {
+                    screen: screen.shown(),
+                    millis: self.focus_wait.as_millis(),
+                });
+            }
+            self.pause(FOCUS_POLL, cancel)?;
+        }
     }
 
     /// The pane-scrape fallback's delivery: one advertised `key`, sent

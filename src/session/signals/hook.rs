@@ -182,7 +182,7 @@ pub fn receive(state: &SessionState, data: &HookSignalData, line: &[u8]) {
 }
 
 /// The pane watcher sees its adapter's own box (occurrence
-/// `pane_request`): a pending signal card whose text the box shows (the
+/// `pane_request`): a pending signal card (of the hook or the chat store) whose text the box shows (the
 /// bridge's own check) takes it — or, when none, one just answered through
 /// its card before the watcher looked — waiting up to the data's `paneWaitMs`
 /// for the hook's card to arrive. `false`: no such card — the pane makes
@@ -194,13 +194,14 @@ pub async fn attach(
     capture: &str,
     pane_request: &str,
 ) -> bool {
-    let Some(data) = &tui.signals.hook else {
+    // Any signal source (this hook, the chat store) makes such cards.
+    let Some(pane_wait) = tui.signals.pane_wait() else {
         return false;
     };
     let Some(view) = crate::session::signals::pane::parse(capture, &tui.prompt) else {
         return false;
     };
-    let deadline = tokio::time::Instant::now() + data.pane_wait();
+    let deadline = tokio::time::Instant::now() + pane_wait;
     loop {
         let arrived = state.signals.notified();
         tokio::pin!(arrived);

@@ -5,6 +5,7 @@
 //! stale, and `list`/`stop`/`start` detect and clean it.
 
 pub mod adopt;
+mod chat_store;
 pub mod ready;
 pub mod state;
 pub mod supervise;
@@ -80,6 +81,11 @@ pub struct Record {
     /// (SPEC §8.7); `session list` says so once.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovered: bool,
+    /// The folder the agent's chat stores live below (the value of the
+    /// data's `tui.signals.chatStore.base` in the agent's environment), so
+    /// a supervisor that re-adopts the session reads the same stores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_base: Option<PathBuf>,
 }
 
 fn default_adapter() -> String {
@@ -292,6 +298,7 @@ fn start_agent(plan: &SupervisorPlan) -> Result<Record, SessionError> {
             cli_version: plan.cli_version.clone(),
             started_at: crate::output::now_rfc3339(),
             recovered: false,
+            store_base: chat_store::store_base(plan),
         };
         write_record(&plan.paths.record, &record)?;
         Ok::<_, SessionError>(record)
@@ -341,6 +348,7 @@ pub(super) async fn supervise(
             plan.tui.clone(),
         ))
     });
+    let chat_store = chat_store::task(plan, record, &state);
     let pane_watch = plan.pane_fallback.map(|every| {
         tokio::spawn(crate::session::signals::pane_watch::run(
             plan.tmux.clone(),
@@ -362,7 +370,7 @@ pub(super) async fn supervise(
     let recorder = pane_watch.is_none().then_some(reader);
     until_the_end(&state, record, recorder, wake, interrupts).await;
     server.abort();
-    for task in [signals, pane_watch].into_iter().flatten() {
+    for task in [signals, pane_watch, chat_store].into_iter().flatten() {
         task.abort();
     }
     Ok(())
