@@ -1,12 +1,11 @@
-//! The shape of the code: no source file over 500 lines, under `src/` and
-//! under `tests/it/` (with a named allowlist of test files other work is
-//! still splitting), and no two files under `src/` that import each other,
-//! directly or in a circle (`crate::`, `super::` and `self::` paths;
-//! comments and test modules ignored; the test-double binaries under
-//! `src/bin/` excluded). The layer map and the check that imports only
-//! point down it are in `architecture/layers.rs`; that the test groups of
-//! `.config/nextest.toml` cover the modules they must, in
-//! `architecture/test_groups.rs`.
+//! The shape of the code: no file over 500 lines, under `src/` and under
+//! `tests/it/` alike (no test file is allowed over), and no two files under
+//! `src/` that import each other, directly or in a circle (`crate::`,
+//! `super::` and `self::` paths; comments and test modules ignored; the
+//! test-double binaries under `src/bin/` excluded). The layer map and the
+//! check that imports only point down it are in `architecture/layers.rs`;
+//! that the test groups of `.config/nextest.toml` cover the modules they
+//! must, in `architecture/test_groups.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -269,33 +268,6 @@ fn no_source_file_is_over_500_lines() {
     assert!(long.is_empty(), "split these by concept: {long:#?}");
 }
 
-/// Test files still over the bound, each with why it is not split yet:
-/// other helpers are editing them now, and a split here would collide with
-/// their work. Remove an entry when its file is split; an entry whose file
-/// is no longer over the bound fails the test below, so the list only
-/// shrinks.
-const LONG_TEST_FILES: &[(&str, &str)] = &[
-    // The real-agent harness, edited by the real-agents work (issue 21).
-    ("agents_real/mod.rs", "edited by the real-agents helpers"),
-    // The fake model API, edited by the real-agents work.
-    (
-        "support/fake_model/mod.rs",
-        "edited by the real-agents helpers",
-    ),
-    // TestEnv and Outcome: h-claude, h-copilot and h-opencode add to it.
-    (
-        "support/mod.rs",
-        "edited by h-claude, h-copilot, h-opencode",
-    ),
-    // The headless-Chromium tests: h-claude, h-copilot and h-opencode.
-    (
-        "serve_browser.rs",
-        "edited by h-claude, h-copilot, h-opencode",
-    ),
-    // The managed-source prepare tests: h-claude.
-    ("prepare.rs", "edited by h-claude"),
-];
-
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("read dir") {
         let path = entry.expect("entry").path();
@@ -313,36 +285,17 @@ fn no_test_file_is_over_500_lines() {
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     assert!(files.len() > 40, "the scan found the test files");
-    let mut long = Vec::new();
-    let mut allowed = BTreeSet::new();
-    for file in &files {
-        let name = file
-            .strip_prefix(&root)
-            .expect("under tests/it")
-            .to_string_lossy()
-            .into_owned();
-        let lines = std::fs::read_to_string(file).expect("read").lines().count();
-        if lines <= MAX_LINES {
-            continue;
-        }
-        if LONG_TEST_FILES.iter().any(|(listed, _)| *listed == name) {
-            allowed.insert(name);
-        } else {
-            long.push(format!("tests/it/{name} ({lines} lines)"));
-        }
-    }
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let lines = std::fs::read_to_string(file).expect("read").lines().count();
+            let name = file.strip_prefix(&root).expect("under tests/it").display();
+            (lines > MAX_LINES).then(|| format!("tests/it/{name} ({lines} lines)"))
+        })
+        .collect();
     assert!(
         long.is_empty(),
         "split these by feature (a folder, one file per feature): {long:#?}"
-    );
-    let stale: Vec<&str> = LONG_TEST_FILES
-        .iter()
-        .map(|(name, _)| *name)
-        .filter(|name| !allowed.contains(*name))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "no longer over {MAX_LINES} lines (or gone): remove them from LONG_TEST_FILES: {stale:?}"
     );
 }
 

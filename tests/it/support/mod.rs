@@ -1,6 +1,11 @@
-//! Test support: a private world per test (temp HOME, XDG folders,
-//! `ONEWORKS_HOME`, a project with `.oneworks/`, a local manifest server)
-//! and helpers to run the real `oneworks` binary in it with a deadline.
+//! Test support: a private world per test ([`TestEnv`]: temp HOME, XDG
+//! folders, `ONEWORKS_HOME`, a project with `.oneworks/`, a local manifest
+//! server) and helpers to run the real `oneworks` binary in it with a
+//! deadline. This file holds the world; beside it, each helper by concern:
+//! `process` (running and signalling processes), `outcome` (what a run
+//! left), `release` (a served Kiro release), `prepared` (the `prepare
+//! --json` document), `files` (folders left behind); every item is
+//! re-exported here, so tests name them `crate::support::…`.
 
 pub mod adapter_yaml;
 pub mod archive;
@@ -13,18 +18,31 @@ pub mod npm_registry;
 pub mod server;
 pub mod wait;
 
+mod files;
+mod outcome;
+mod prepared;
+mod process;
+mod release;
+
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use archive::Format;
 use manifest::Libc;
 use server::{Route, Server};
+
+pub use files::{assert_empty_or_missing, assert_no_files, set_mode, walk};
+pub use outcome::Outcome;
+pub use prepared::{assert_prepared, path_of, reused};
+pub use process::{
+    alive, capture_stdout, oneworks_line, run, run_binary, shell_quote, signal, spawn, stopped,
+    Running,
+};
+pub use release::{Artifact, Release};
 
 pub const ONEWORKS: &str = env!("CARGO_BIN_EXE_oneworks");
 
@@ -322,34 +340,6 @@ impl Default for TestEnv {
     }
 }
 
-/// The state letter of `pid` in `/proc/PID/stat` (`R`, `S`, `T`, `Z`…),
-/// `None` when there is no such process.
-fn process_state(pid: u32) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The state follows the command's closing parenthesis.
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().next().map(str::to_owned)
-}
-
-/// Whether `pid` runs (a zombie does not).
-pub fn alive(pid: u32) -> bool {
-    process_state(pid).is_some_and(|state| state != "Z")
-}
-
-/// Whether `pid` is stopped (SIGSTOP).
-pub fn stopped(pid: u32) -> bool {
-    process_state(pid).is_some_and(|state| state == "T")
-}
-
-/// Sends `signal` (`-INT`, `-STOP`, `-CONT`…) to `pid`.
-pub fn signal(pid: u32, signal: &str) {
-    let status = Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success(), "kill {signal} {pid}");
-}
-
 impl TestEnv {
     /// Session `name`'s supervisor record
     /// (`.oneworks/sessions/<name>/supervisor.json`), when it is there, a
@@ -402,396 +392,6 @@ impl Drop for TestEnv {
             }
         }
     }
-}
-
-/// One served artifact.
-#[derive(Debug, Clone)]
-pub struct Artifact {
-    pub format: Format,
-    pub libc: Libc,
-    pub bytes: Vec<u8>,
-    pub sha256: String,
-    /// Path on the server: `/stable/<download>`.
-    pub server_path: String,
-    pub entry: Value,
-}
-
-impl Artifact {
-    pub fn new(version: &str, format: Format, libc: Libc, bytes: Vec<u8>) -> Artifact {
-        let entry = manifest::entry(version, format, libc, &bytes);
-        Artifact {
-            format,
-            libc,
-            sha256: manifest::sha256_hex(&bytes),
-            server_path: format!("/stable/{}", manifest::download_path(version, format, libc)),
-            bytes,
-            entry,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Release {
-    pub version: String,
-    pub artifacts: Vec<Artifact>,
-}
-
-impl Release {
-    pub fn artifact(&self, format: Format, libc: Libc) -> &Artifact {
-        self.artifacts
-            .iter()
-            .find(|artifact| artifact.format == format && artifact.libc == libc)
-            .expect("artifact of this release")
-    }
-
-    /// The gnu artifact of `format` (what a glibc host installs).
-    pub fn gnu(&self, format: Format) -> &Artifact {
-        self.artifact(format, Libc::Gnu)
-    }
-
-    pub fn entries(&self) -> Vec<Value> {
-        self.artifacts
-            .iter()
-            .map(|artifact| artifact.entry.clone())
-            .collect()
-    }
-
-    /// The manifest document: this release's entries and foreign ones.
-    pub fn manifest(&self) -> Vec<u8> {
-        let mut packages = self.entries();
-        packages.extend(manifest::foreign_entries(&self.version));
-        manifest::document(&self.version, &packages)
-    }
-
-    /// Requests for any artifact of this release.
-    pub fn artifact_hits(&self, server: &Server) -> usize {
-        self.artifacts
-            .iter()
-            .map(|artifact| server.hits(&artifact.server_path))
-            .sum()
-    }
-}
-
-/// What a finished `oneworks` run left.
-#[derive(Debug)]
-pub struct Outcome {
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Outcome {
-    pub fn describe(&self) -> String {
-        format!(
-            "exit code {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-
-    #[track_caller]
-    pub fn assert_code(&self, code: i32) -> &Outcome {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "expected exit code {code}\n{}",
-            self.describe()
-        );
-        self
-    }
-
-    #[track_caller]
-    pub fn assert_success(&self) -> &Outcome {
-        self.assert_code(0)
-    }
-
-    /// stdout as one JSON document.
-    #[track_caller]
-    pub fn json(&self) -> Value {
-        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|error| {
-            panic!(
-                "stdout is not one JSON document ({error})\n{}",
-                self.describe()
-            )
-        })
-    }
-
-    /// Asserts a `--json` failure: exit `code`, `{"error":{"kind":KIND,…}}`
-    /// on stdout with a non-empty message; returns the message.
-    #[track_caller]
-    pub fn assert_error(&self, code: i32, kind: &str) -> String {
-        self.assert_code(code);
-        let document = self.json();
-        let error = document
-            .get("error")
-            .unwrap_or_else(|| panic!("no `error` object\n{}", self.describe()));
-        assert_eq!(
-            error.get("kind").and_then(Value::as_str),
-            Some(kind),
-            "error kind\n{}",
-            self.describe()
-        );
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or_else(|| panic!("error without a message\n{}", self.describe()));
-        assert!(
-            !message.trim().is_empty(),
-            "empty error message\n{}",
-            self.describe()
-        );
-        assert!(
-            !self.stderr.trim().is_empty(),
-            "a --json failure also prints the human message on stderr\n{}",
-            self.describe()
-        );
-        message.to_owned()
-    }
-
-    /// The error message and hint plus stderr, for checks on fragments
-    /// that may be in either.
-    pub fn all_text(&self) -> String {
-        format!("{}\n{}", self.stdout, self.stderr)
-    }
-}
-
-/// A started `oneworks` whose output is collected in the background.
-pub struct Running {
-    child: Child,
-    stdout: mpsc::Receiver<Vec<u8>>,
-    stderr: mpsc::Receiver<Vec<u8>>,
-}
-
-impl Running {
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// SIGKILL (what `Child::kill` sends on Unix) and reap.
-    pub fn kill(mut self) -> Outcome {
-        let _ = self.child.kill();
-        self.finish()
-    }
-
-    pub fn wait(self) -> Outcome {
-        self.wait_for(RUN_DEADLINE)
-    }
-
-    pub fn wait_for(mut self, deadline: Duration) -> Outcome {
-        let start = Instant::now();
-        loop {
-            match self.child.try_wait().expect("try_wait") {
-                Some(_) => return self.finish(),
-                None if start.elapsed() > deadline => {
-                    let _ = self.child.kill();
-                    let outcome = self.finish();
-                    panic!(
-                        "oneworks did not finish within {deadline:?}\n{}",
-                        outcome.describe()
-                    );
-                }
-                None => std::thread::sleep(Duration::from_millis(10)),
-            }
-        }
-    }
-
-    fn finish(mut self) -> Outcome {
-        let status = self.child.wait().expect("wait");
-        // A grandchild that kept the pipe open must not hang the test.
-        let collect = |receiver: &mpsc::Receiver<Vec<u8>>| {
-            receiver
-                .recv_timeout(Duration::from_secs(10))
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-                .unwrap_or_else(|_| "<output not closed within 10 s>".to_owned())
-        };
-        Outcome {
-            code: status.code(),
-            stdout: collect(&self.stdout),
-            stderr: collect(&self.stderr),
-        }
-    }
-}
-
-pub fn spawn(mut command: Command) -> Running {
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().expect("spawn oneworks");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        let (sender, receiver) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            let _ = sender.send(bytes);
-        });
-        receiver
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout pipe")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr pipe")));
-    Running {
-        child,
-        stdout,
-        stderr,
-    }
-}
-
-/// Quotes one word for `sh -c`.
-pub fn shell_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', "'\\''"))
-}
-
-pub fn run(command: Command) -> Outcome {
-    spawn(command).wait()
-}
-
-pub fn set_mode(path: &Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
-}
-
-/// Every path under `dir` (not following symlinks), `dir` excluded.
-pub fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if entry.file_type().map(|kind| kind.is_dir()).unwrap_or(false) {
-                pending.push(path.clone());
-            }
-            found.push(path);
-        }
-    }
-    found.sort();
-    found
-}
-
-#[track_caller]
-pub fn assert_empty_or_missing(dir: &Path, what: &str) {
-    let left = walk(dir);
-    assert!(
-        left.is_empty(),
-        "{what} ({}) must hold nothing, holds {left:#?}",
-        dir.display()
-    );
-}
-
-/// Like `assert_empty_or_missing` but tolerates empty folders.
-#[track_caller]
-pub fn assert_no_files(dir: &Path, what: &str) {
-    let left: Vec<PathBuf> = walk(dir)
-        .into_iter()
-        .filter(|path| {
-            std::fs::symlink_metadata(path)
-                .map(|meta| !meta.is_dir())
-                .unwrap_or(false)
-        })
-        .collect();
-    assert!(
-        left.is_empty(),
-        "{what} ({}) must hold no files, holds {left:#?}",
-        dir.display()
-    );
-}
-
-/// The `prepare --json` success document, checked for the SPEC §1.3 shape.
-#[track_caller]
-pub fn assert_prepared(outcome: &Outcome, source: &str, version: &str) -> Value {
-    outcome.assert_success();
-    let document = outcome.json();
-    let text = |field: &str| {
-        document
-            .get(field)
-            .and_then(Value::as_str)
-            .unwrap_or_else(|| panic!("`{field}` missing or not a string\n{}", outcome.describe()))
-            .to_owned()
-    };
-    assert_eq!(text("adapter"), "kiro", "{}", outcome.describe());
-    assert_eq!(text("source"), source, "{}", outcome.describe());
-    assert_eq!(text("version"), version, "{}", outcome.describe());
-    let path = PathBuf::from(text("path"));
-    assert!(
-        path.is_absolute(),
-        "path must be absolute\n{}",
-        outcome.describe()
-    );
-    assert!(
-        document.get("reused").and_then(Value::as_bool).is_some(),
-        "`reused` missing or not a boolean\n{}",
-        outcome.describe()
-    );
-    if source == "managed" {
-        let sha = text("sha256");
-        assert!(
-            sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
-            "sha256 must be 64 hex digits\n{}",
-            outcome.describe()
-        );
-    } else {
-        assert!(
-            document.get("sha256").is_none_or(Value::is_null),
-            "sha256 is for managed installs only\n{}",
-            outcome.describe()
-        );
-    }
-    document
-}
-
-pub fn reused(document: &Value) -> bool {
-    document
-        .get("reused")
-        .and_then(Value::as_bool)
-        .expect("reused")
-}
-
-pub fn path_of(document: &Value) -> PathBuf {
-    PathBuf::from(document.get("path").and_then(Value::as_str).expect("path"))
-}
-
-/// Runs `binary ARGS` and returns its stdout (for "the installed binary
-/// answers `--version`").
-pub fn run_binary(binary: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let output = Command::new(binary)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|error| panic!("run {}: {error}", binary.display()));
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
-}
-
-/// `oneworks ARGS…` as one shell line, every word quoted.
-pub fn oneworks_line(args: &[&str]) -> String {
-    std::iter::once(ONEWORKS)
-        .chain(args.iter().copied())
-        .map(shell_quote)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Collects everything `child` writes on its (piped) stdout, as it comes,
-/// on a thread of its own.
-pub fn capture_stdout(
-    child: &mut std::process::Child,
-) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
-    use std::io::Read;
-    let mut stdout = child.stdout.take().expect("stdout piped");
-    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = std::sync::Arc::clone(&output);
-    std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(read) = stdout.read(&mut buffer) {
-            if read == 0 {
-                break;
-            }
-            sink.lock()
-                .expect("lock")
-                .extend_from_slice(&buffer[..read]);
-        }
-    });
-    output
 }
 
 /// A tool a test needs (Chromium, Node, tmux) is missing: the test FAILS

@@ -10,181 +10,27 @@
 //! gone once the page has loaded; a card not shown whole shows its markers
 //! and no Accept button. Screenshots (desktop and phone width) land in
 //! `target/serve-screenshots/`.
+//!
+//! This file holds the tests; beside it, `driver` (chromedriver, the
+//! Chromium session and waiting on the page) and `other_program` (the
+//! listener on another port).
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod driver;
+mod other_program;
 
-use fantoccini::{Client, ClientBuilder, Locator};
-use serde_json::{json, Value};
+use fantoccini::Locator;
+use serde_json::json;
 
 use crate::serve::{opened_file, record_opener, Serve};
-use crate::supervisor::{request, Session, DEADLINE};
+use crate::supervisor::{request, Session};
+
+use driver::{
+    assert_history_clean, browser, runtime, screenshots, script, shown_text, wait_for, wait_script,
+    Driver,
+};
+use other_program::{replay, Other};
 
 const HOSTILE: &str = "Running: echo <img src=x onerror=document.title='pwned'>";
-
-/// chromedriver on a free port; killed on drop.
-struct Driver {
-    child: Child,
-    url: String,
-}
-
-impl Driver {
-    /// `None` (with a loud message) when chromedriver is not installed.
-    fn start() -> Option<Driver> {
-        let program = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
-            .into_iter()
-            .map(PathBuf::from)
-            .find(|path| path.exists())?;
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new(program)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chromedriver");
-        let deadline = Instant::now() + DEADLINE;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver never listened");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(Driver {
-            child,
-            url: format!("http://127.0.0.1:{port}"),
-        })
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn browser(driver: &Driver, profile: &std::path::Path) -> Client {
-    let mut capabilities = serde_json::Map::new();
-    let args = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        &format!("--user-data-dir={}", profile.display()),
-    ];
-    capabilities.insert(
-        "goog:chromeOptions".to_owned(),
-        json!({"args": args, "binary": "/usr/bin/chromium"}),
-    );
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(capabilities)
-        .connect(&driver.url)
-        .await
-        .expect("a Chromium session")
-}
-
-/// Waits until `selector` matches in the current tab; returns when it does.
-async fn wait_for(browser: &Client, selector: &str) {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        if browser.find(Locator::Css(selector)).await.is_ok() {
-            return;
-        }
-        let page = browser.source().await.unwrap_or_default();
-        assert!(
-            Instant::now() < deadline,
-            "never matched {selector}: {page}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
-
-/// The text of the element `selector` matches, once it is displayed. The
-/// page redraws a card when an update arrives: an element found just
-/// before is then stale, and the look is taken again on the new one.
-async fn shown_text(browser: &Client, selector: &str) -> String {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        let seen = match browser.find(Locator::Css(selector)).await {
-            Ok(element) => match (element.is_displayed().await, element.text().await) {
-                (Ok(true), Ok(text)) => return text,
-                (displayed, text) => format!("displayed {displayed:?}, text {text:?}"),
-            },
-            Err(error) => error.to_string(),
-        };
-        assert!(
-            Instant::now() < deadline,
-            "{selector} never showed its text: {seen}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
-
-/// The value of `script` run in the current tab.
-async fn script(browser: &Client, script: &str) -> Value {
-    browser
-        .execute(script, Vec::new())
-        .await
-        .unwrap_or_else(|error| panic!("{script}: {error}"))
-}
-
-/// Waits until `script` returns `true` in the current tab.
-async fn wait_script(browser: &Client, what: &str, test: &str) {
-    let deadline = Instant::now() + DEADLINE;
-    while script(browser, test).await != json!(true) {
-        let page = browser.source().await.unwrap_or_default();
-        assert!(Instant::now() < deadline, "never {what}: {page}");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
-
-/// The tab's address bar and every entry of its history hold no `secret`:
-/// walks back to the first entry and forward again (the page reloads from
-/// serve: `no-store`), reading `location.href` at each.
-async fn assert_history_clean(browser: &Client, secret: &str, page: &str) {
-    let length = script(browser, "return history.length;").await;
-    let length = length.as_u64().expect("history.length");
-    let mut seen = Vec::new();
-    for step in 0..length {
-        if step > 0 {
-            browser.back().await.expect("back");
-        }
-        seen.push(script(browser, "return location.href;").await);
-    }
-    for _ in 1..length {
-        browser.forward().await.expect("forward");
-        seen.push(script(browser, "return location.href;").await);
-    }
-    for href in &seen {
-        let href = href.as_str().expect("href");
-        assert!(!href.contains(secret), "a history entry holds it: {seen:?}");
-    }
-    assert_eq!(seen.last(), Some(&json!(page)), "{seen:?}");
-}
-
-fn screenshots() -> PathBuf {
-    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/serve-screenshots");
-    std::fs::create_dir_all(&folder).expect("screenshot folder");
-    folder
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 #[test]
 fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
@@ -333,100 +179,6 @@ fn a_click_in_chromium_answers_and_a_second_tab_sees_it_live() {
         refused.is_empty(),
         "the page asked without its key: {refused:?}"
     );
-}
-
-/// A loopback HTTP listener standing in for another local program: it
-/// records each request's head and answers a small page.
-struct Other {
-    port: u16,
-    heads: Arc<Mutex<Vec<String>>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Other {
-    fn start() -> Other {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("address").port();
-        let heads = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (seen, stopping) = (Arc::clone(&heads), Arc::clone(&stop));
-        let thread = std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                if stopping.load(Ordering::SeqCst) {
-                    return;
-                }
-                let Ok(stream) = stream else { continue };
-                // Its own thread: Chromium opens connections it may never
-                // send on (preconnects), which must not hold up the rest.
-                let seen = Arc::clone(&seen);
-                std::thread::spawn(move || answer_other(stream, &seen));
-            }
-        });
-        Other {
-            port,
-            heads,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn heads(&self) -> Vec<String> {
-        self.heads.lock().expect("heads").clone()
-    }
-}
-
-/// One connection to [`Other`]: its head recorded (if any came), a small
-/// page answered.
-fn answer_other(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < 64 * 1024 {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ => break,
-        }
-    }
-    if head.is_empty() {
-        return;
-    }
-    seen.lock()
-        .expect("heads")
-        .push(String::from_utf8_lossy(&head).into_owned());
-    let body = "<!doctype html><title>other</title><p id=other>another program</p>";
-    let _ = write!(
-        stream,
-        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-}
-
-impl Drop for Other {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// Every header of `head` (but the connection's own), sent to serve on
-/// `path`; the status serve answered.
-fn replay(serve: &Serve, head: &str, path: &str) -> u16 {
-    let mut request = serve.raw(reqwest::Method::GET, path);
-    for line in head.lines().skip(1) {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let name = name.trim();
-        if ["host", "connection", "content-length"].contains(&&*name.to_ascii_lowercase()) {
-            continue;
-        }
-        request = request.header(name, value.trim());
-    }
-    request.send().expect("replay").status().as_u16()
 }
 
 #[test]
