@@ -61,7 +61,7 @@ pub struct NpmConfig {
 impl NpmConfig {
     /// The user's `.npmrc` and the `npm_config_*` variables of `env`.
     pub fn load(
-        env: &crate::locations::Environment,
+        env: &crate::env_options::environment::Environment,
         home: Option<&Path>,
     ) -> Result<Self, NpmrcError> {
         let get = |name: &str| env.get(name).map(str::to_owned);
@@ -231,7 +231,7 @@ fn expand(value: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locations::Environment;
+    use crate::env_options::environment::Environment;
 
     #[test]
     fn variables_override_the_file_as_npm_derives_their_keys() {
