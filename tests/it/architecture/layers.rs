@@ -206,7 +206,7 @@ fn imports_only_point_down_the_layers() {
 
 /// A copy of `src/` (test doubles under `bin/` left out) with `edits`
 /// applied: `(file, text put first)`; a file that does not exist is created.
-fn planted_copy(edits: &[(&str, &str)]) -> tempfile::TempDir {
+pub fn planted_copy(edits: &[(&str, &str)]) -> tempfile::TempDir {
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).expect("mkdir");
         for entry in std::fs::read_dir(from).expect("read src") {
