@@ -55,9 +55,12 @@ fn refused(env: &TestEnv, args: &[&str]) -> (String, String) {
     (message, hint)
 }
 
+/// A variable, its bad value, the message, and two commands that read it.
+type Case<'a> = (&'a str, &'a str, &'a str, &'a [&'a str], &'a [&'a str]);
+
 #[test]
 fn a_bad_variable_is_the_same_error_for_every_command_that_takes_settings() {
-    let cases: [(&str, &str, &str, &[&str], &[&str]); 4] = [
+    let cases: [Case; 4] = [
         (
             "ONEWORKS_KIRO_FORMATS",
             "tarGz,tarBz2",

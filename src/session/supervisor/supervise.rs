@@ -47,7 +47,7 @@ pub fn supervise(
     // The agent's hook finds the supervisor here, never from its payload.
     if tui.signals.hook.is_some() {
         world.environment.set(
-            crate::session::signals::hook::SOCKET_VARIABLE,
+            crate::env_options::names::EnvVars::ONEWORKS_SESSION_SIGNALS,
             paths.signals.to_string_lossy(),
         );
     }
