@@ -37,7 +37,8 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Use this config file instead of the project's `.oneworks/config.yaml`
-    #[arg(long, global = true, env = "ONEWORKS_CONFIG", value_name = "FILE")]
+    /// [env: ONEWORKS_CONFIG]
+    #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print only errors
     #[arg(short, long, global = true, conflicts_with = "verbose")]
@@ -388,11 +389,6 @@ pub enum VerdictArg {
 /// document on stdout) and returns the exit code; `--help`/`--version`
 /// print and return 0.
 pub fn parse() -> Result<Cli, u8> {
-    // An empty `ONEWORKS_CONFIG=` means "not set", like an unset variable,
-    // rather than "a value is required for --config".
-    if std::env::var_os("ONEWORKS_CONFIG").is_some_and(|value| value.is_empty()) {
-        std::env::remove_var("ONEWORKS_CONFIG");
-    }
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     Cli::try_parse_from(&args).map_err(|error| {
         use clap::error::ErrorKind as ClapKind;

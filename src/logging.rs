@@ -11,17 +11,16 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::Layer;
 
 /// Starts logging at the level the flags ask for: `quiet` (errors only)
-/// wins over `verbose` (the count of `-v`); a `RUST_LOG` that reads as
-/// `Targets` directives wins over both.
-pub fn init(quiet: bool, verbose: u8) {
+/// wins over `verbose` (the count of `-v`); `rust_log` (`RUST_LOG`), when it
+/// reads as `Targets` directives, wins over both.
+pub fn init(quiet: bool, verbose: u8, rust_log: Option<&str>) {
     let default = match (quiet, verbose) {
         (true, _) => LevelFilter::ERROR,
         (false, 0) => LevelFilter::WARN,
         (false, 1) => LevelFilter::INFO,
         (false, _) => LevelFilter::DEBUG,
     };
-    let filter = std::env::var("RUST_LOG")
-        .ok()
+    let filter = rust_log
         .filter(|directives| !directives.trim().is_empty())
         .and_then(|directives| directives.parse::<Targets>().ok())
         .unwrap_or_else(|| Targets::new().with_default(default));

@@ -2,22 +2,25 @@
 
 use crate::cli::{AdapterCommand, Cli, Command, ConfigCommand, GlobalArgs, SessionCommand};
 use crate::commands;
+use crate::env_options::environment::Environment;
+use crate::env_options::error::EnvError;
+use crate::env_options::EnvOptions;
 use crate::error::Error;
-use crate::settings::{Settings, TrustSettings};
+use crate::settings::{HookSettings, Settings, TrustSettings};
 
 /// Until a command knows its adapter (and the command edge makes that
 /// adapter's scrubber the print scrubber), everything printed is scrubbed of the credential
 /// variables of this process's environment under every known adapter's
 /// rules. Built lazily: most runs print one line.
-pub fn install_startup_scrubber() {
-    crate::output::set_scrubber_source(|| {
-        let env = crate::locations::Environment::from_process();
+pub fn install_startup_scrubber(env: Environment) {
+    crate::output::set_scrubber_source(move || {
         // The adapters of `ONEWORKS_ADAPTERS_DIR` too, where it can be read.
-        let registry = crate::adapter::registry::Registry::discover(
-            env.path("ONEWORKS_ADAPTERS_DIR").as_deref(),
-            |_| None,
-        )
-        .unwrap_or_else(|_| crate::adapter::registry::Registry::builtin());
+        let adapters_dir = EnvOptions::parse(&env)
+            .ok()
+            .and_then(|options| options.adapters_dir);
+        let registry =
+            crate::adapter::registry::Registry::discover(adapters_dir.as_deref(), |_| None)
+                .unwrap_or_else(|_| crate::adapter::registry::Registry::builtin());
         let all: Vec<_> = registry
             .names()
             .iter()
@@ -39,8 +42,13 @@ pub fn install_startup_scrubber() {
 /// project config had ignored (SPEC §2.1). The adapter's scrubber becomes
 /// the print scrubber here, at the command edge, in plain sight: reading
 /// settings has no side effect.
-fn settings(global: &GlobalArgs, command: &Command) -> Result<Settings, Error> {
-    let settings = Settings::resolve(global, command)?;
+fn settings(
+    env: Environment,
+    options: EnvOptions,
+    global: &GlobalArgs,
+    command: &Command,
+) -> Result<Settings, Error> {
+    let settings = Settings::resolve(env, options, global, command)?;
     if let Some(adapter) = &settings.adapter {
         crate::output::set_scrubber(std::sync::Arc::clone(&adapter.scrubber));
     }
@@ -55,23 +63,38 @@ fn running_sessions_only(command: &Command) -> bool {
     matches!(command, Command::Session(command) if command.reaches_running_sessions_only())
 }
 
-pub fn run(cli: Cli) -> Result<(), Error> {
-    let command = &cli.command;
-    match command {
-        Command::Completions { shell } => commands::completions::print(*shell),
+/// Runs `cli` with the process's variables `env`, parsed into `options`:
+/// a bad one fails every command that takes settings, before it starts.
+pub fn run(
+    mut cli: Cli,
+    env: Environment,
+    options: Result<EnvOptions, EnvError>,
+) -> Result<(), Error> {
+    match &cli.command {
+        Command::Completions { shell } => return commands::completions::print(*shell),
         // The agent waits for its hook: no settings, no config, no runtime.
         Command::Session(SessionCommand::Hook) => {
-            commands::session_hook::run(&crate::settings::HookSettings::resolve())
+            return commands::session_hook::run(&HookSettings::resolve(options.as_ref().ok()))
         }
+        _ => {}
+    }
+    let options = options?;
+    // `--config` wins over `ONEWORKS_CONFIG`; from here on, the one value
+    // (a child `oneworks` is handed it as `--config`).
+    if cli.global.config.is_none() {
+        cli.global.config = options.config.clone();
+    }
+    let command = &cli.command;
+    match command {
         // `trust` and `untrust` judge one file and load no config.
         Command::Config(ConfigCommand::Trust) => {
-            commands::config::trust(&TrustSettings::resolve(&cli.global)?)
+            commands::config::trust(&TrustSettings::resolve(&cli.global, &options)?)
         }
         Command::Config(ConfigCommand::Untrust) => {
-            commands::config::untrust(&TrustSettings::resolve(&cli.global)?)
+            commands::config::untrust(&TrustSettings::resolve(&cli.global, &options)?)
         }
         _ => {
-            let settings = settings(&cli.global, command)?;
+            let settings = settings(env, options, &cli.global, command)?;
             dispatch(&settings, &cli.global, cli.command)
         }
     }

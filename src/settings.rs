@@ -11,10 +11,12 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use crate::adapter::data::AdapterData;
-use crate::adapter::registry::{self, Registry, RegistryError};
+use crate::adapter::registry::{Registry, RegistryError};
 use crate::cli::{AdapterCommand, Command, ConfigCommand, GlobalArgs, SessionCommand};
 use crate::config::trust_store::TrustStore;
 use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
+use crate::env_options::environment::Environment;
+use crate::env_options::EnvOptions;
 use crate::error::{Error, ErrorKind};
 use crate::install::auth::Credentials;
 use crate::install::node_runtime::NodeSettings;
@@ -25,7 +27,7 @@ use crate::install::retry::RetryPolicy;
 use crate::install::store::Store;
 use crate::install::transport::Transport;
 use crate::install::ManagedSource;
-use crate::locations::{Environment, Locations, Project};
+use crate::locations::{Locations, Project};
 
 /// Whether a command needs the config to load.
 #[derive(Clone, Copy)]
@@ -35,7 +37,10 @@ enum ConfigNeed {
 }
 
 pub struct Settings {
+    /// The process's variables, for what is passed on as it is.
     pub env: Environment,
+    /// Every variable oneworks interprets, parsed.
+    pub options: EnvOptions,
     pub locations: Locations,
     pub project: Project,
     /// The known adapters (built in, `ONEWORKS_ADAPTERS_DIR`).
@@ -63,17 +68,13 @@ pub struct TrustSettings {
 }
 
 impl TrustSettings {
-    pub fn resolve(global: &GlobalArgs) -> Result<Self, Error> {
-        let env = Environment::from_process();
+    pub fn resolve(global: &GlobalArgs, options: &EnvOptions) -> Result<Self, Error> {
         let cwd =
             std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
         let locations =
-            Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
+            Locations::resolve(options).map_err(|error| Error::new(ErrorKind::Config, error))?;
         let project = Project::discover(&cwd);
-        let registry = Registry::discover(env.path("ONEWORKS_ADAPTERS_DIR").as_deref(), |name| {
-            env.path(&registry::variable(name, "ADAPTER_FILE"))
-        })
-        .map_err(|error| Error::new(ErrorKind::Config, error))?;
+        let registry = discover_registry(options)?;
         Ok(Self {
             file: global
                 .config
@@ -97,12 +98,22 @@ pub struct HookSettings {
 }
 
 impl HookSettings {
-    pub fn resolve() -> Self {
-        let variable = crate::session::signals::hook::SOCKET_VARIABLE;
+    /// The socket, if the environment parsed (a hook never fails: with a
+    /// bad variable in the agent's environment it forwards nothing).
+    pub fn resolve(options: Option<&EnvOptions>) -> Self {
         Self {
-            socket: std::env::var_os(variable).map(PathBuf::from),
+            socket: options.and_then(|options| options.session_signals.clone()),
         }
     }
+}
+
+/// The known adapters: built in, `ONEWORKS_ADAPTERS_DIR`'s, and each
+/// adapter's `ONEWORKS_<ADAPTER>_ADAPTER_FILE`.
+fn discover_registry(options: &EnvOptions) -> Result<Registry, Error> {
+    Registry::discover(options.adapters_dir.as_deref(), |name| {
+        options.adapter(name).adapter_file.clone()
+    })
+    .map_err(|error| Error::new(ErrorKind::Config, error))
 }
 
 /// One adapter, resolved: its data file, its `adapters.<name>` config (with
@@ -222,22 +233,37 @@ impl Settings {
     /// running sessions — `session stop`, `list`, `attach`, `approvals`,
     /// `answer` — warns about a config that does not load and uses its
     /// defaults), and the adapter it names, resolved for what it does.
-    pub fn resolve(global: &GlobalArgs, command: &Command) -> Result<Self, Error> {
-        let env = Environment::from_process();
+    pub fn resolve(
+        env: Environment,
+        options: EnvOptions,
+        global: &GlobalArgs,
+        command: &Command,
+    ) -> Result<Self, Error> {
         let cwd =
             std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-        Self::resolve_in(env, &cwd, global, command)
+        Self::resolve_parsed(env, options, &cwd, global, command)
     }
 
-    /// [`Settings::resolve`] from a given environment and working folder
-    /// (in-process tests use it; nothing else reads the process's).
+    /// [`Settings::resolve`] from a given environment (parsed here) and
+    /// working folder: in-process tests use it.
     pub fn resolve_in(
         env: Environment,
         cwd: &std::path::Path,
         global: &GlobalArgs,
         command: &Command,
     ) -> Result<Self, Error> {
-        let mut settings = Self::resolve_with(env, cwd, global, config_need(command))?;
+        let options = EnvOptions::parse(&env)?;
+        Self::resolve_parsed(env, options, cwd, global, command)
+    }
+
+    fn resolve_parsed(
+        env: Environment,
+        options: EnvOptions,
+        cwd: &std::path::Path,
+        global: &GlobalArgs,
+        command: &Command,
+    ) -> Result<Self, Error> {
+        let mut settings = Self::resolve_with(env, options, cwd, global, config_need(command))?;
         if let Some((name, cli_use, trust_workspace)) = adapter_of(command) {
             let mut adapter = settings.load_adapter(name, cli_use)?;
             adapter.config.trust_workspace |= trust_workspace;
@@ -248,17 +274,15 @@ impl Settings {
 
     fn resolve_with(
         env: Environment,
+        options: EnvOptions,
         cwd: &std::path::Path,
         global: &GlobalArgs,
         need: ConfigNeed,
     ) -> Result<Self, Error> {
         let locations =
-            Locations::resolve(&env).map_err(|error| Error::new(ErrorKind::Config, error))?;
+            Locations::resolve(&options).map_err(|error| Error::new(ErrorKind::Config, error))?;
         let project = Project::discover(cwd);
-        let registry = Registry::discover(env.path("ONEWORKS_ADAPTERS_DIR").as_deref(), |name| {
-            env.path(&registry::variable(name, "ADAPTER_FILE"))
-        })
-        .map_err(|error| Error::new(ErrorKind::Config, error))?;
+        let registry = discover_registry(&options)?;
         let sources = ConfigSources {
             user: locations.user_config.clone(),
             project: Some(project.config_file()),
@@ -283,6 +307,7 @@ impl Settings {
         };
         Ok(Self {
             env,
+            options,
             locations,
             project,
             registry,
@@ -345,7 +370,7 @@ impl Settings {
         {
             return Ok(None);
         }
-        NpmNetwork::load(&self.env, self.env.home().as_deref())
+        NpmNetwork::load(&self.env, &self.options)
             .map(Some)
             .map_err(|error| {
                 let names = crate::install::error::Names::of(data);
@@ -374,7 +399,7 @@ impl Settings {
             _ => None,
         };
         Ok(CliInputs {
-            probe: ProbeSettings::from_data(data, self.env.get("PATH").map(str::to_owned)),
+            probe: ProbeSettings::from_data(data, self.options.path.clone()),
             store: Store::new(self.locations.data_home.clone(), &data.id),
             data_home: self.locations.data_home.clone(),
             lock_file: self
@@ -391,12 +416,12 @@ impl Settings {
         config: &AdapterConfig,
         npm: Option<&NpmNetwork>,
     ) -> Result<InstallInputs, Error> {
-        let options = self.options();
+        let options = &self.options;
         let mut retry = RetryPolicy {
             announce: !self.quiet,
             ..RetryPolicy::default()
         };
-        if let Some(wait) = options.test_backoff() {
+        if let Some(wait) = options.test_backoff {
             retry.base_delay = wait;
             retry.max_delay = wait;
         }
@@ -404,7 +429,7 @@ impl Settings {
             cache_dir: self.locations.cache_dir.clone(),
             source: ManagedSource::from_data(
                 data,
-                &|name| self.env.get(name).map(str::to_owned),
+                options,
                 &npm.map(|npm| npm.config.clone()).unwrap_or_default(),
             )?
             .with_trusted_pin(
@@ -413,18 +438,18 @@ impl Settings {
             ),
             transport: match npm {
                 Some(npm) => npm.transport(&self.env),
-                None => Transport::from_env(&|name| self.env.get(name).map(str::to_owned)),
+                None => Transport::from_env(&self.env),
             },
             credentials: npm.map(|npm| npm.credentials.clone()),
-            lock_timeout: options.lock_timeout()?,
+            lock_timeout: options.lock_timeout,
             host: Host::detect(),
             retry,
-            http_timeout: options.http_timeout()?,
+            http_timeout: options.http_timeout,
             progress: self.progress,
             quiet: self.quiet,
             node: NodeSettings {
                 mode: config.cli.runtime,
-                mirror: options.node_mirror()?,
+                mirror: options.node_mirror.clone(),
                 store: crate::install::node_runtime::store(&self.locations.data_home),
             },
         })
@@ -434,16 +459,12 @@ impl Settings {
     pub fn world<'a>(&'a self, adapter: &'a Adapter) -> crate::launch::profile::world::Inputs<'a> {
         crate::launch::profile::world::Inputs {
             env: &self.env,
+            options: &self.options,
             locations: &self.locations,
             project: &self.project,
             data: &adapter.data,
             config: &adapter.config,
             scrubber: &adapter.scrubber,
         }
-    }
-
-    /// The `ONEWORKS_*` settings, parsed where they are read.
-    pub fn options(&self) -> crate::env_options::EnvOptions<'_> {
-        crate::env_options::EnvOptions::new(&self.env)
     }
 }

@@ -24,7 +24,7 @@ use super::turn::Turn;
 use super::AcpError;
 use crate::adapter::acp_data::AcpData;
 use crate::config::AdapterConfig;
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 use crate::redact::Scrubber;
 
 mod open_session;

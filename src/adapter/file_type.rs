@@ -24,6 +24,11 @@ pub enum FileType {
 }
 
 impl FileType {
+    /// Every format this oneworks knows, in the manifest's spelling.
+    pub const KNOWN: [&'static str; 9] = [
+        "tarGz", "tarXz", "tarZst", "zip", "rpm", "deb", "appImage", "dmg", "msi",
+    ];
+
     pub fn parse(text: &str) -> Self {
         match text {
             "tarGz" => FileType::TarGz,
@@ -80,9 +85,7 @@ mod tests {
 
     #[test]
     fn every_known_spelling_round_trips() {
-        for text in [
-            "tarGz", "tarXz", "tarZst", "zip", "rpm", "deb", "appImage", "dmg", "msi",
-        ] {
+        for text in FileType::KNOWN {
             let parsed = FileType::parse(text);
             assert!(!matches!(parsed, FileType::Other(_)), "{text}");
             assert_eq!(parsed.as_str(), text);

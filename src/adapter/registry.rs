@@ -55,14 +55,6 @@ pub fn valid_name(name: &str) -> bool {
         && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
 }
 
-/// `ONEWORKS_<ADAPTER>_<what>`: the adapter's name in upper case, `-` as `_`.
-pub fn variable(adapter: &str, what: &str) -> String {
-    format!(
-        "ONEWORKS_{}_{what}",
-        adapter.to_ascii_uppercase().replace('-', "_")
-    )
-}
-
 impl Registry {
     /// The built-in adapters only.
     pub fn builtin() -> Self {

@@ -3,17 +3,13 @@
 use super::*;
 
 #[test]
-fn names_and_variables() {
+fn valid_names() {
     assert!(valid_name("kiro"));
     assert!(valid_name("my-agent2"));
     assert!(!valid_name("Kiro"));
     assert!(!valid_name("2x"));
     assert!(!valid_name(""));
     assert!(!valid_name("a/b"));
-    assert_eq!(
-        variable("my-agent", "MANIFEST_URL"),
-        "ONEWORKS_MY_AGENT_MANIFEST_URL"
-    );
 }
 
 #[test]

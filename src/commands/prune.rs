@@ -18,7 +18,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Er
     let quiet = settings.quiet;
     let _lock = crate::install::install_lock::acquire_announced(
         &store.lock_path(),
-        settings.options().lock_timeout()?,
+        settings.options.lock_timeout,
         quiet,
     )?;
     let installed = store.list()?;
@@ -66,7 +66,7 @@ fn prune_node(settings: &Settings) -> Result<(), Error> {
     }
     let _lock = crate::install::install_lock::acquire_announced(
         &store.lock_path(),
-        settings.options().lock_timeout()?,
+        settings.options.lock_timeout,
         settings.quiet,
     )?;
     let in_use = crate::install::node_runtime::versions_in_use(home);

@@ -74,7 +74,7 @@ pub fn run(
     global: &GlobalArgs,
     args: &RunArgs,
 ) -> Result<(), Error> {
-    let handshake_timeout = settings.options().handshake_timeout()?;
+    let handshake_timeout = settings.options.handshake_timeout;
     let prompt = read_prompt(args)?;
     if prompt.trim().is_empty() {
         return Err(Error::msg(ErrorKind::Usage, "the prompt is empty"));
@@ -123,7 +123,8 @@ pub fn run(
     )?;
     world.use_runtime(cli.runtime_path.as_deref());
     let spec = run_plan::acp_spec(&world, adapter, &cli.version, &cli.path);
-    let environment = crate::locations::Environment::from_pairs(world.environment.iter());
+    let environment =
+        crate::env_options::environment::Environment::from_pairs(world.environment.iter());
     let plan = run_plan::run_plan(
         settings,
         adapter,

@@ -97,7 +97,7 @@ pub fn run(
         &layout,
         &layout.runtime,
     );
-    let environment = crate::locations::Environment::from_pairs(environment.iter());
+    let environment = crate::env_options::environment::Environment::from_pairs(environment.iter());
     let session = super::run_plan::session_plan(
         adapter,
         args,

@@ -52,7 +52,7 @@ pub fn session_plan<'a>(
     args: &RunArgs,
     layout: &ProfileLayout,
     scrubber: &'a crate::redact::Scrubber,
-    environment: crate::locations::Environment,
+    environment: crate::env_options::environment::Environment,
     handshake_timeout: std::time::Duration,
 ) -> SessionPlan<'a> {
     let data = &adapter.data;

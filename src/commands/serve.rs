@@ -39,12 +39,12 @@ pub fn run(
     let sources = Sources {
         project: settings.project.clone(),
         locations: settings.locations.clone(),
-        tmux: crate::session::tmux::find(settings.env.get("PATH")).ok(),
+        tmux: crate::session::tmux::find(settings.options.path.as_deref()).ok(),
         recover: Some(recover(settings, config)),
     };
     let open_lifetime = settings
-        .options()
-        .test_open_file_lifetime()
+        .options
+        .test_open_file_lifetime
         .unwrap_or(OPEN_FILE_LIFETIME);
     let runtime =
         crate::process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;

@@ -34,7 +34,9 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             attach(settings, &name)
         }
         SessionCommand::List { json } => list(settings, global, json),
-        SessionCommand::Hook => super::session_hook::run(&crate::settings::HookSettings::resolve()),
+        SessionCommand::Hook => super::session_hook::run(&crate::settings::HookSettings::resolve(
+            Some(&settings.options),
+        )),
         SessionCommand::Attach { name } => {
             recover_or_note(settings, global, &name);
             attach_here(settings, &name)
@@ -162,7 +164,7 @@ fn attach_here(settings: &Settings, name: &str) -> Result<(), Error> {
 fn attach(settings: &Settings, name: &str) -> Result<(), Error> {
     let (_, paths) = running(settings, name)?;
     let tmux = Tmux {
-        program: tmux::find(settings.env.get("PATH"))?,
+        program: tmux::find(settings.options.path.as_deref())?,
         socket: paths.tmux.clone(),
         env: Default::default(),
     };
@@ -210,7 +212,7 @@ fn stop(settings: &Settings, name: &str) -> Result<(), Error> {
     supervisor::clean_up(
         &record,
         &paths,
-        tmux::find(settings.env.get("PATH")).ok().as_deref(),
+        tmux::find(settings.options.path.as_deref()).ok().as_deref(),
     );
     output::say(settings.quiet, format_args!("session `{name}` stopped"));
     Ok(())

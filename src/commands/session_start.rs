@@ -31,7 +31,7 @@ pub fn start(
     cwd: Option<PathBuf>,
     detach: bool,
 ) -> Result<(), Error> {
-    let tmux_program = tmux::find(settings.env.get("PATH"))?;
+    let tmux_program = tmux::find(settings.options.path.as_deref())?;
     let layout = ProfileLayout::new(
         &settings.project,
         &settings.locations,

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::schema::{is_env_name, AdapterConfig, McpServer};
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 
 /// The variable name of a whole-value `${VAR}` reference.
 pub fn reference_name(value: &str) -> Option<&str> {

@@ -14,6 +14,7 @@ use super::npm::document::PackageError;
 use super::npm::node::NodeError;
 use super::npm::registry::NpmRegistryError;
 use super::platform::NoPackage;
+use crate::env_options::names::{AdapterVariable, EnvVars};
 use crate::error::{Classify, ErrorKind};
 use crate::fs_safety::UnsafePath;
 
@@ -54,36 +55,39 @@ impl Names {
         }
     }
 
-    /// `ONEWORKS_<ADAPTER>_<suffix>`: the id uppercased, `-` as `_`.
-    pub fn variable(&self, suffix: &str) -> String {
-        format!(
-            "ONEWORKS_{}_{suffix}",
-            self.id.to_ascii_uppercase().replace('-', "_")
-        )
+    /// The adapter's `ONEWORKS_<ADAPTER>_…` variable `which`.
+    pub fn variable(&self, which: AdapterVariable) -> String {
+        which.name(&self.id)
     }
 
     /// The variable of the first URL the installer asks.
     pub fn primary_variable(&self) -> String {
         if self.npm {
-            "ONEWORKS_NPM_REGISTRY (or npm's `registry` setting)".to_owned()
+            format!(
+                "{} (or npm's `registry` setting)",
+                EnvVars::ONEWORKS_NPM_REGISTRY
+            )
         } else if self.pinned {
-            self.variable("DOWNLOAD_BASE")
+            self.variable(AdapterVariable::DownloadBase)
         } else {
-            self.variable("MANIFEST_URL")
+            self.variable(AdapterVariable::ManifestUrl)
         }
     }
 
     /// The variables that point the installer at another source.
     pub fn source_variables(&self) -> String {
         if self.npm {
-            "ONEWORKS_NPM_REGISTRY (or npm's `registry` setting)".to_owned()
+            format!(
+                "{} (or npm's `registry` setting)",
+                EnvVars::ONEWORKS_NPM_REGISTRY
+            )
         } else if self.pinned {
-            self.variable("DOWNLOAD_BASE")
+            self.variable(AdapterVariable::DownloadBase)
         } else {
             format!(
                 "{} / {}",
-                self.variable("MANIFEST_URL"),
-                self.variable("DOWNLOAD_BASE")
+                self.variable(AdapterVariable::ManifestUrl),
+                self.variable(AdapterVariable::DownloadBase)
             )
         }
     }
@@ -341,7 +345,7 @@ impl InstallError {
             InstallError::Pin(error) => error.hint(),
             InstallError::Manifest { .. } => Some(format!(
                 "the server did not send a valid {display} manifest: check that {} points at {display}'s manifest or a faithful mirror",
-                names.variable("MANIFEST_URL")
+                names.variable(AdapterVariable::ManifestUrl)
             )),
             InstallError::Package { .. } => Some(
                 "the registry did not send a valid npm package document: check ONEWORKS_NPM_REGISTRY (or npm's `registry` setting) points at an npm registry or a faithful mirror".to_owned(),
@@ -404,7 +408,7 @@ impl InstallError {
             )),
             InstallError::NoPackage(_) => Some(format!(
                 "use `source: system` with {display}'s own installer, or set {} to a format the manifest offers",
-                names.variable("FORMATS")
+                names.variable(AdapterVariable::Formats)
             )),
             InstallError::ProbeFailed {
                 cause_hint: Some(cause),

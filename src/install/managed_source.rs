@@ -13,6 +13,7 @@ use super::download::parse_url;
 use super::error::{InstallError, Names};
 use super::format::FileType;
 use crate::adapter::data::{AdapterData, ManifestData};
+use crate::env_options::{AdapterOverrides, EnvOptions};
 
 /// Where managed versions come from.
 #[derive(Debug, Clone)]
@@ -43,30 +44,41 @@ pub enum ManagedSource {
 
 impl ManagedSource {
     /// The source `data` describes, with the environment's overrides
-    /// (`get` reads a variable; `npm` holds the user's npm settings).
+    /// (`ONEWORKS_NPM_REGISTRY` and the adapter's `ONEWORKS_<ADAPTER>_*`
+    /// in `options`; `npm` holds the user's npm settings).
     pub fn from_data(
         data: &AdapterData,
-        get: &dyn Fn(&str) -> Option<String>,
+        options: &EnvOptions,
         npm: &NpmConfig,
     ) -> Result<Self, InstallError> {
         let names = Names::of(data);
         let named = |error: InstallError| error.named(&names);
         let npm_config = npm;
         if let Some(pinned) = &data.pinned {
-            let base = get(&names.variable("DOWNLOAD_BASE")).unwrap_or_else(|| pinned.base.clone());
+            let download_base = match &options.adapter(&data.id).download_base {
+                Some(base) => base.clone(),
+                None => parse_url(&with_slash(pinned.base.clone()))
+                    .map_err(|error| named(error.into()))?,
+            };
             return Ok(ManagedSource::Pinned {
-                download_base: parse_url(&with_slash(base)).map_err(|error| named(error.into()))?,
+                download_base,
                 trusted: None,
             });
         }
         match (&data.manifest, &data.npm) {
             (_, Some(npm)) => Ok(ManagedSource::Npm {
-                registry: super::npm::registry::resolve(get, npm_config, &npm.package)
-                    .map_err(|error| named(error.into()))?,
+                registry: super::npm::registry::resolve(
+                    options.npm_registry.as_ref(),
+                    npm_config,
+                    &npm.package,
+                )
+                .map_err(|error| named(error.into()))?,
                 package: npm.package.clone(),
                 bin_command: npm.bin_command.clone(),
             }),
-            (Some(manifest), None) => vendor_manifest(data, manifest, &names, get).map_err(named),
+            (Some(manifest), None) => {
+                vendor_manifest(data, manifest, options.adapter(&data.id)).map_err(named)
+            }
             (None, None) => Err(named(InstallError::NoManagedSource {
                 display: data.display_name.clone(),
                 missing: "`manifest`, `npm` or `pinned`",
@@ -116,37 +128,32 @@ fn with_slash(text: String) -> String {
 fn vendor_manifest(
     data: &AdapterData,
     manifest: &ManifestData,
-    names: &Names,
-    get: &dyn Fn(&str) -> Option<String>,
+    overrides: &AdapterOverrides,
 ) -> Result<ManagedSource, InstallError> {
-    let manifest_text =
-        get(&names.variable("MANIFEST_URL")).unwrap_or_else(|| manifest.url.clone());
-    let manifest_url = parse_url(&manifest_text)?;
-    let base_text = match get(&names.variable("DOWNLOAD_BASE")) {
-        Some(base) => base,
+    let manifest_url = match &overrides.manifest_url {
+        Some(url) => url.clone(),
+        None => parse_url(&manifest.url)?,
+    };
+    let download_base = match &overrides.download_base {
+        Some(base) => base.clone(),
         None => {
             // The manifest's query (a mirror's token) and fragment are
             // not part of the base.
             let mut bare = manifest_url.clone();
             bare.set_query(None);
             bare.set_fragment(None);
-            match bare.as_str().strip_suffix(&manifest.base_strip_suffix) {
+            let base = match bare.as_str().strip_suffix(&manifest.base_strip_suffix) {
                 Some(base) => base.to_owned(),
                 None => bare
                     .join(".")
                     .map(|url| url.to_string())
                     .unwrap_or_else(|_| bare.to_string()),
-            }
+            };
+            parse_url(&with_slash(base))?
         }
     };
-    let base_text = with_slash(base_text);
-    let formats = match get(&names.variable("FORMATS")) {
-        Some(list) => list
-            .split(',')
-            .map(str::trim)
-            .filter(|format| !format.is_empty())
-            .map(FileType::parse)
-            .collect(),
+    let formats = match &overrides.formats {
+        Some(formats) => formats.clone(),
         None => data
             .platforms
             .as_ref()
@@ -155,7 +162,7 @@ fn vendor_manifest(
     };
     Ok(ManagedSource::VendorManifest {
         manifest_url,
-        download_base: parse_url(&base_text)?,
+        download_base,
         formats,
     })
 }

@@ -48,13 +48,14 @@ impl Transport {
     /// The environment's part: `NODE_EXTRA_CA_CERTS` (`SSL_CERT_FILE`,
     /// `SSL_CERT_DIR` and the proxy variables are read where the client
     /// loads its roots and proxies).
-    pub fn from_env(get: &dyn Fn(&str) -> Option<String>) -> Self {
+    pub fn from_env(env: &crate::env_options::environment::Environment) -> Self {
+        use crate::env_options::names::EnvVars;
         Self {
-            extra_roots: get("NODE_EXTRA_CA_CERTS")
-                .filter(|value| !value.is_empty())
+            extra_roots: env
+                .path(EnvVars::NODE_EXTRA_CA_CERTS)
                 .map(|path| CaFile {
-                    path: PathBuf::from(path),
-                    origin: "NODE_EXTRA_CA_CERTS".to_owned(),
+                    path,
+                    origin: EnvVars::NODE_EXTRA_CA_CERTS.to_owned(),
                 })
                 .into_iter()
                 .collect(),

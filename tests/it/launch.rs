@@ -7,9 +7,9 @@ use std::path::Path;
 
 use oneworks::cli::{AdapterCommand, AdapterName, Command, GlobalArgs};
 use oneworks::config::SourceKind;
+use oneworks::env_options::environment::Environment;
 use oneworks::error::{Error, ErrorKind};
 use oneworks::launch::resolve::{resolve_for_launch, ResolvedCli};
-use oneworks::locations::Environment;
 use oneworks::settings::Settings;
 
 use crate::support::archive::Format;

@@ -143,7 +143,7 @@ fn credential_of<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locations::Environment;
+    use crate::env_options::environment::Environment;
 
     fn load(text: &str, vars: &[(&str, &str)]) -> (Credentials, Vec<(String, String)>) {
         let temp = tempfile::tempdir().expect("tempdir");

@@ -5,14 +5,16 @@
 //! environment's proxy and CA variables, for the registry and the Node.js
 //! runtime it installs.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::credentials;
 use super::npmrc::NpmConfig;
 use super::registry::{self, NpmRegistryError};
+use crate::env_options::environment::Environment;
+use crate::env_options::names::EnvVars;
+use crate::env_options::EnvOptions;
 use crate::install::auth::Credentials;
 use crate::install::transport::{CaFile, Proxies, Transport};
-use crate::locations::Environment;
 
 /// The user's npm settings, read once per command.
 #[derive(Debug, Clone)]
@@ -24,10 +26,12 @@ pub struct NpmNetwork {
 }
 
 impl NpmNetwork {
-    pub fn load(env: &Environment, home: Option<&Path>) -> Result<Self, NpmRegistryError> {
-        let config = NpmConfig::load(env, home)?;
+    /// The user's npm settings: the `.npmrc` in `options.home` (or where
+    /// `NPM_CONFIG_USERCONFIG` says) and `env`'s `npm_config_*`.
+    pub fn load(env: &Environment, options: &EnvOptions) -> Result<Self, NpmRegistryError> {
+        let config = NpmConfig::load(env, options.home.as_deref())?;
         let (mut credentials, secrets) = credentials::from_config(&config);
-        credentials.registries = registry::known(&|name| env.get(name).map(str::to_owned), &config);
+        credentials.registries = registry::known(options.npm_registry.as_ref(), &config);
         Ok(Self {
             config,
             credentials,
@@ -37,7 +41,7 @@ impl NpmNetwork {
 
     /// The environment's transport with npm's settings over it.
     pub fn transport(&self, env: &Environment) -> Transport {
-        let mut transport = Transport::from_env(&|name| env.get(name).map(str::to_owned));
+        let mut transport = Transport::from_env(env);
         let config = &self.config;
         transport.only_roots = config.get("cafile").and_then(|setting| {
             let path = setting.value.trim();
@@ -56,10 +60,13 @@ impl NpmNetwork {
             }
         }
         let set = |key: &str| config.value(key).map(str::to_owned);
+        // Either case, the upper first (as curl reads them).
         let var = |names: &[&str]| {
-            names
-                .iter()
-                .find_map(|name| env.get(name).map(str::to_owned))
+            names.iter().find_map(|name| {
+                env.get(name)
+                    .or_else(|| env.get(&name.to_ascii_lowercase()))
+                    .map(str::to_owned)
+            })
         };
         if ["proxy", "https-proxy", "noproxy"]
             .iter()
@@ -68,9 +75,9 @@ impl NpmNetwork {
             transport.proxies = Some(Proxies {
                 https: set("https-proxy")
                     .or_else(|| set("proxy"))
-                    .or_else(|| var(&["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"])),
-                http: set("proxy").or_else(|| var(&["HTTP_PROXY", "http_proxy"])),
-                no_proxy: set("noproxy").or_else(|| var(&["NO_PROXY", "no_proxy"])),
+                    .or_else(|| var(&[EnvVars::HTTPS_PROXY, EnvVars::HTTP_PROXY])),
+                http: set("proxy").or_else(|| var(&[EnvVars::HTTP_PROXY])),
+                no_proxy: set("noproxy").or_else(|| var(&[EnvVars::NO_PROXY])),
             });
         }
         transport

@@ -7,6 +7,7 @@
 //! The user's file is read safely: a regular file of bounded size, never a
 //! FIFO or a device.
 
+use crate::env_options::names::EnvVars;
 use std::path::{Path, PathBuf};
 
 /// The user's npm config file cannot be read.
@@ -61,7 +62,7 @@ pub struct NpmConfig {
 impl NpmConfig {
     /// The user's `.npmrc` and the `npm_config_*` variables of `env`.
     pub fn load(
-        env: &crate::locations::Environment,
+        env: &crate::env_options::environment::Environment,
         home: Option<&Path>,
     ) -> Result<Self, NpmrcError> {
         let get = |name: &str| env.get(name).map(str::to_owned);
@@ -72,7 +73,7 @@ impl NpmConfig {
         };
         // npm's lower-case spelling wins over the upper-case one.
         let mut variables: Vec<(&str, &str)> = env.iter().collect();
-        variables.sort_by_key(|(name, _)| name.starts_with("npm_config_"));
+        variables.sort_by_key(|(name, _)| name.starts_with(EnvVars::NPM_CONFIG_PREFIX));
         for (name, value) in variables {
             if let Some(key) = env_key(name) {
                 if !value.is_empty() {
@@ -121,7 +122,7 @@ impl NpmConfig {
 /// derives it: `_` becomes `-` except a leading one, lower case, and a
 /// `//host/:field` key kept as written.
 fn env_key(name: &str) -> Option<String> {
-    let prefix = "npm_config_";
+    let prefix = EnvVars::NPM_CONFIG_PREFIX;
     if name.len() <= prefix.len() || !name[..prefix.len()].eq_ignore_ascii_case(prefix) {
         return None;
     }
@@ -142,8 +143,9 @@ fn env_key(name: &str) -> Option<String> {
 /// The user's npm config file: `NPM_CONFIG_USERCONFIG` (either case), else
 /// `~/.npmrc`.
 fn npmrc_path(get: &dyn Fn(&str) -> Option<String>, home: Option<&Path>) -> Option<PathBuf> {
-    ["NPM_CONFIG_USERCONFIG", "npm_config_userconfig"]
-        .into_iter()
+    let upper = EnvVars::NPM_CONFIG_USERCONFIG;
+    [upper.to_owned(), upper.to_ascii_lowercase()]
+        .iter()
         .find_map(|name| get(name).filter(|value| !value.is_empty()))
         .map(PathBuf::from)
         .or_else(|| home.map(|home| home.join(".npmrc")))
@@ -231,7 +233,7 @@ fn expand(value: &str, get: &dyn Fn(&str) -> Option<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locations::Environment;
+    use crate::env_options::environment::Environment;
 
     #[test]
     fn variables_override_the_file_as_npm_derives_their_keys() {

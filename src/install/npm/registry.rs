@@ -36,28 +36,27 @@ impl Classify for NpmRegistryError {
     }
 }
 
-/// The registry to ask for `package`, from the environment (`get`) and the
-/// user's npm settings.
+/// The registry to ask for `package`: `ours` (`ONEWORKS_NPM_REGISTRY`,
+/// parsed), else the user's npm settings.
 pub fn resolve(
-    get: &dyn Fn(&str) -> Option<String>,
+    ours: Option<&Url>,
     config: &NpmConfig,
     package: &str,
 ) -> Result<Url, NpmRegistryError> {
-    let (text, origin) = match get("ONEWORKS_NPM_REGISTRY").filter(|value| !value.trim().is_empty())
-    {
-        Some(found) => (found, "ONEWORKS_NPM_REGISTRY".to_owned()),
-        None => match npmrc_registry(config, package) {
-            Some(found) => found,
-            None => (PUBLIC_REGISTRY.to_owned(), "npm's default".to_owned()),
-        },
+    if let Some(url) = ours {
+        return Ok(url.clone());
+    }
+    let (text, origin) = match npmrc_registry(config, package) {
+        Some(found) => found,
+        None => (PUBLIC_REGISTRY.to_owned(), "npm's default".to_owned()),
     };
     parse_registry(text.trim(), origin)
 }
 
-/// Every registry the settings name (the default one and each scope's),
-/// for telling which registry refused a request.
-pub fn known(get: &dyn Fn(&str) -> Option<String>, config: &NpmConfig) -> Vec<Url> {
-    let mut texts: Vec<String> = get("ONEWORKS_NPM_REGISTRY").into_iter().collect();
+/// Every registry the settings name (`ours`, the default one and each
+/// scope's), for telling which registry refused a request.
+pub fn known(ours: Option<&Url>, config: &NpmConfig) -> Vec<Url> {
+    let mut texts: Vec<String> = ours.map(Url::to_string).into_iter().collect();
     texts.extend(
         config
             .settings()
@@ -114,7 +113,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::locations::Environment;
+    use crate::env_options::environment::Environment;
 
     fn resolve_in(
         vars: &[(&str, &str)],
@@ -123,7 +122,8 @@ mod tests {
     ) -> Result<Url, NpmRegistryError> {
         let env = Environment::from_pairs(vars.iter().copied());
         let config = NpmConfig::load(&env, home)?;
-        resolve(&|name| env.get(name).map(str::to_owned), &config, package)
+        let options = crate::env_options::EnvOptions::parse(&env).expect("valid variables");
+        resolve(options.npm_registry.as_ref(), &config, package)
     }
 
     fn resolve_with(vars: &[(&str, &str)], home: Option<&Path>, package: &str) -> String {
@@ -211,11 +211,15 @@ mod tests {
         assert!(status.success());
         let error = resolve_in(&[], Some(temp.path()), "pkg").expect_err("fifo");
         assert!(matches!(error, NpmRegistryError::Npmrc(_)), "{error}");
+        // `ONEWORKS_NPM_REGISTRY` is parsed with every variable
+        // (`env_options`); npm's own settings are checked here.
         let error =
-            resolve_in(&[("ONEWORKS_NPM_REGISTRY", "ftp://x.test")], None, "pkg").expect_err("ftp");
-        assert_eq!(
-            error.to_string(),
-            "the npm registry `ftp://x.test` (from ONEWORKS_NPM_REGISTRY) is not an http or https URL"
+            resolve_in(&[("npm_config_registry", "ftp://x.test")], None, "pkg").expect_err("ftp");
+        let text = error.to_string();
+        assert!(
+            text.starts_with("the npm registry `ftp://x.test` (from ")
+                && text.ends_with("is not an http or https URL"),
+            "{text}"
         );
     }
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use super::layout::ProfileLayout;
 use crate::adapter::data::AdapterData;
 use crate::config::{env_references, AdapterConfig};
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 
 /// Names passed through as they are, when set.
 const PASS_THROUGH: &[&str] = &[
@@ -145,8 +145,14 @@ mod tests {
             root: "/work/project".into(),
             initialized: true,
         };
-        let locations = Locations::resolve(&Environment::from_pairs([("HOME", "/home/real")]))
-            .expect("locations");
+        let locations = Locations::resolve(
+            &crate::env_options::EnvOptions::parse(&Environment::from_pairs([(
+                "HOME",
+                "/home/real",
+            )]))
+            .expect("valid"),
+        )
+        .expect("locations");
         let layout = ProfileLayout::new(&project, &locations, "default", "kiro");
         let child =
             ChildEnvironment::build(&parent, &data, &kiro, &layout, Path::new("/run/home-x"));

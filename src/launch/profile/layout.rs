@@ -215,7 +215,7 @@ pub fn parse_session_name(name: &str) -> Result<String, InvalidSessionName> {
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
-    use crate::locations::Environment;
+    use crate::env_options::environment::Environment;
     use std::os::unix::fs::PermissionsExt;
 
     fn layout(temp: &Path) -> ProfileLayout {
@@ -228,7 +228,9 @@ mod tests {
             ("HOME", temp.join("home")),
             ("XDG_RUNTIME_DIR", temp.join("run")),
         ]);
-        let locations = Locations::resolve(&env).expect("locations");
+        let locations =
+            Locations::resolve(&crate::env_options::EnvOptions::parse(&env).expect("valid"))
+                .expect("locations");
         ProfileLayout::new(&project, &locations, "default", "kiro")
     }
 

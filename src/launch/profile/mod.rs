@@ -79,7 +79,7 @@ pub(crate) fn io_error<'a>(
 /// A secret shorter than that is warned about, once per variable: it only
 /// redacts strings equal to it (SPEC §6.2).
 pub fn scrubber_for(
-    env: &crate::locations::Environment,
+    env: &crate::env_options::environment::Environment,
     data: &crate::adapter::data::AdapterData,
     config: &crate::config::AdapterConfig,
 ) -> crate::redact::Scrubber {
@@ -89,7 +89,7 @@ pub fn scrubber_for(
 /// [`scrubber_for`] that also learns `read`: credential values read from
 /// elsewhere than the environment (the user's `.npmrc`), by their key.
 pub fn scrubber_with(
-    env: &crate::locations::Environment,
+    env: &crate::env_options::environment::Environment,
     data: &crate::adapter::data::AdapterData,
     config: &crate::config::AdapterConfig,
     read: Vec<(String, String)>,
@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn short_referenced_values_are_not_secrets_but_short_credentials_are() {
-        let env = crate::locations::Environment::from_pairs([
+        let env = crate::env_options::environment::Environment::from_pairs([
             ("USER_NAME", "proj"),
             ("LONG_REFERENCE", "long-value-1234"),
             ("KIRO_API_KEY", "abc"),
@@ -182,8 +182,10 @@ mod tests {
 
     #[test]
     fn the_webhook_token_is_a_secret() {
-        let env =
-            crate::locations::Environment::from_pairs([("HOOK_BEARER", "webhook-bearer-value")]);
+        let env = crate::env_options::environment::Environment::from_pairs([(
+            "HOOK_BEARER",
+            "webhook-bearer-value",
+        )]);
         let data = crate::adapter::data::AdapterData::builtin().expect("data");
         let plain: crate::config::AdapterConfig = serde_yaml_ng::from_str("{}").expect("config");
         assert!(!scrubber_for(&env, &data, &plain).contains_secret("webhook-bearer-value"));

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::environment::ChildEnvironment;
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::MovedCredential;
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 
 /// The moves whose variable is set (non-empty) in `env`.
 pub fn moved<'a>(

@@ -14,15 +14,20 @@ use std::sync::Arc;
 
 use crate::adapter::data::AdapterData;
 use crate::config::AdapterConfig;
+use crate::env_options::environment::Environment;
+use crate::env_options::EnvOptions;
 use crate::error::Error;
-use crate::locations::{Environment, Locations, Project};
+use crate::locations::{Locations, Project};
 use crate::process::spec::ChildSpec;
 use crate::redact::Scrubber;
 
 /// What entering a world needs, as plain values (the commands build it).
 #[derive(Clone, Copy)]
 pub struct Inputs<'a> {
+    /// The process's variables (passed on as they are).
     pub env: &'a Environment,
+    /// Every variable oneworks interprets, parsed.
+    pub options: &'a EnvOptions,
     pub locations: &'a Locations,
     pub project: &'a Project,
     pub data: &'a AdapterData,

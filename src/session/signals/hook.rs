@@ -12,7 +12,7 @@
 //! The signals socket is a second socket beside the approvals socket
 //! (0600, same 0700 runtime folder, peers of another user refused) that
 //! takes one thing only: `{"op":"signal","kind":"hook","payload":{…}}`, one
-//! line, no reply. Its path reaches the TUI child in [`SOCKET_VARIABLE`];
+//! line, no reply. Its path reaches the TUI child in `ONEWORKS_SESSION_SIGNALS`;
 //! every process the agent starts inherits it, so it can make a card at
 //! most — never list, answer or stop (those stay on the approvals socket).
 //! The payload is untrusted: bounded ([`MAX_PAYLOAD`]), its shape checked,
@@ -33,10 +33,6 @@ use crate::adapter::tui_data::TuiData;
 use crate::adapter::tui_signals::HookSignalData;
 use crate::session::signals::recorder::{ApprovalRequest, ToolDetail};
 use crate::session::supervisor::state::SessionState;
-
-/// The variable the supervisor sets for the TUI child: the signals
-/// socket's path. The entry never takes a path from the payload.
-pub const SOCKET_VARIABLE: &str = "ONEWORKS_SESSION_SIGNALS";
 
 /// The largest payload handed on; a larger one is dropped whole (the pane
 /// still makes its card).
@@ -241,7 +237,7 @@ pub async fn attach(
 }
 
 /// `oneworks session hook`: hands the hook payload on `input` to the
-/// supervisor at `socket` (from [`SOCKET_VARIABLE`]) and returns, deciding
+/// supervisor at `socket` (from `ONEWORKS_SESSION_SIGNALS`) and returns, deciding
 /// nothing. Every failure is silent: no socket, a payload over
 /// [`MAX_PAYLOAD`] or not JSON, a supervisor that does not take it within
 /// [`HAND_OVER`].

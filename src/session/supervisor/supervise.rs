@@ -32,7 +32,7 @@ pub fn supervise(
     runtime_path: Option<PathBuf>,
     cwd: Option<PathBuf>,
 ) -> Result<(), Error> {
-    let tmux_program = tmux::find(inputs.env.get("PATH"))?;
+    let tmux_program = tmux::find(inputs.options.path.as_deref())?;
     let mut world = world::enter(inputs, name, cli_version, Purpose::Supervised)?;
     world.use_runtime(runtime_path.as_deref());
     for diagnostic in &world.diagnostics {
@@ -47,7 +47,7 @@ pub fn supervise(
     // The agent's hook finds the supervisor here, never from its payload.
     if tui.signals.hook.is_some() {
         world.environment.set(
-            crate::session::signals::hook::SOCKET_VARIABLE,
+            crate::env_options::names::EnvVars::ONEWORKS_SESSION_SIGNALS,
             paths.signals.to_string_lossy(),
         );
     }
@@ -97,7 +97,7 @@ pub fn supervise(
 /// world is not entered again (the agent lives in it); the plan is built
 /// from the adapter's data, the config and the session's paths.
 pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), Error> {
-    let tmux_program = tmux::find(inputs.env.get("PATH"))?;
+    let tmux_program = tmux::find(inputs.options.path.as_deref())?;
     let layout = crate::launch::profile::layout::ProfileLayout::new(
         inputs.project,
         inputs.locations,
@@ -173,7 +173,7 @@ pub fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>
     Ok(Some(Webhook {
         url,
         token,
-        timeout: crate::env_options::EnvOptions::new(inputs.env).http_timeout()?,
+        timeout: inputs.options.http_timeout,
         session: name.to_owned(),
         answer_links: crate::session::delivery::links::links_prefix(
             &inputs.locations.runtime_dir,

@@ -60,11 +60,9 @@ use Layer::*;
 /// its parents wins; `""` is the crate root (`lib.rs`, `main.rs`) only.
 pub const LAYER_MAP: &[(&str, Layer)] = &[
     // platform
-    ("env_options", Platform),
     ("error", Platform),
     ("fs_error", Platform),
     ("fs_safety", Platform),
-    ("locations", Platform),
     ("logging", Platform),
     ("output", Platform),
     ("process", Platform),
@@ -73,6 +71,10 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     // user's file, its layered loading and `${VAR}` references, read and
     // checked, no behaviour; install and launch read it, it reads nothing
     // above.
+    // The environment, parsed once into plain values (`env_options`),
+    // and the folders derived from it (`locations`).
+    ("env_options", Data),
+    ("locations", Data),
     ("adapter", Data),
     ("adapter/data", Data),
     ("adapter/registry", Data),
@@ -204,7 +206,7 @@ fn imports_only_point_down_the_layers() {
 
 /// A copy of `src/` (test doubles under `bin/` left out) with `edits`
 /// applied: `(file, text put first)`; a file that does not exist is created.
-fn planted_copy(edits: &[(&str, &str)]) -> tempfile::TempDir {
+pub fn planted_copy(edits: &[(&str, &str)]) -> tempfile::TempDir {
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).expect("mkdir");
         for entry in std::fs::read_dir(from).expect("read src") {

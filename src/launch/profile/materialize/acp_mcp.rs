@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::mcp::transport_name;
 use crate::config::{resolve_references, AdapterConfig, McpServer, RemoteTransport};
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 
 /// What `initialize` advertised in `agentCapabilities.mcpCapabilities`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! method id is written, never a credential.
 
 use crate::adapter::session_data::AuthData;
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 
 /// Where the method came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

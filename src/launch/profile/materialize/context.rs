@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::mcp::Target;
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 
 /// What a world depends on besides the config and the adapter data.
 #[derive(Debug, Clone, Copy)]

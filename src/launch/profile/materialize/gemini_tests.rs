@@ -12,7 +12,7 @@ use super::mcp::Target;
 use super::*;
 use crate::adapter::data::AdapterData;
 use crate::config::AdapterConfig;
-use crate::locations::Environment;
+use crate::env_options::environment::Environment;
 
 const GEMINI: &str = include_str!("../../../../manifests/gemini.yaml");
 const API_KEY: &str = "AIzaSy-test-gemini-key-0123456789";
