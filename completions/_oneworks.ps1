@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'oneworks' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -40,7 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;adapter' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -57,7 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;adapter;prepare' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Make no network request: use an installed version or fail (exit 7)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Download and install again even if the version is installed')
             [CompletionResult]::new('--locked', '--locked', [CompletionResultType]::ParameterName, 'Install exactly the artifact recorded in `.oneworks/<adapter>.lock`')
@@ -72,7 +72,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;adapter;status' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -84,7 +84,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;adapter;list' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -97,7 +97,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         }
         'oneworks;adapter;login' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session whose profile receives the login')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -109,7 +109,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         }
         'oneworks;adapter;prune' {
             [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'How many of the newest versions to keep')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -147,7 +147,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;config' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -163,7 +163,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;config;check' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -174,7 +174,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;config;trust' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -185,7 +185,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;config;untrust' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -197,7 +197,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         }
         'oneworks;config;render' {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session name')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be written instead of writing it')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -240,7 +240,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             [CompletionResult]::new('--effort', '--effort', [CompletionResultType]::ParameterName, 'Reasoning effort (must be one the session advertises)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Cancel the turn after this long (`90s`, `10m`)')
             [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the agent running after the turn, idle for DUR (default 10m; `0`: not kept): later runs of this --session reach it')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue the session''s last agent session when the agent can load it')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'JSON lines: events on stdout, permission replies on stdin')
             [CompletionResult]::new('--trust-workspace', '--trust-workspace', [CompletionResultType]::ParameterName, 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository''s config)')
@@ -254,7 +254,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -276,7 +276,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         'oneworks;session;start' {
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Session name')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The agent''s working folder (not the project)')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--detach', '--detach', [CompletionResultType]::ParameterName, 'Return at once instead of attaching this terminal')
             [CompletionResult]::new('--trust-workspace', '--trust-workspace', [CompletionResultType]::ParameterName, 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository''s config)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -289,7 +289,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;list' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON document on stdout')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -301,7 +301,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;attach' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -312,7 +312,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;stop' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -323,7 +323,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;approvals' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep streaming card changes')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'JSON output (an array; JSON lines with --watch)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -336,7 +336,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;answer' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -349,7 +349,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
         'oneworks;session;serve' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on; a non-loopback one must be carried over a tunnel or TLS proxy')
             [CompletionResult]::new('--public-url', '--public-url', [CompletionResultType]::ParameterName, 'The URL this server is reached at from outside (adds `answer_url` to webhook POSTs)')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Also open the page in the default browser')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the URL as one JSON document')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
@@ -362,7 +362,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;session;cancel' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')
@@ -412,7 +412,7 @@ Register-ArgumentCompleter -Native -CommandName 'oneworks' -ScriptBlock {
             break
         }
         'oneworks;completions' {
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml`')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail (repeat for debug logs)')

@@ -18,7 +18,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
     }
     var completions = [
         &'oneworks'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -36,7 +36,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;adapter'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -52,7 +52,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;adapter;prepare'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --offline 'Make no network request: use an installed version or fail (exit 7)'
             cand --force 'Download and install again even if the version is installed'
             cand --locked 'Install exactly the artifact recorded in `.oneworks/<adapter>.lock`'
@@ -66,7 +66,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;adapter;status'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --json 'Print one JSON document on stdout'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -77,7 +77,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;adapter;list'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --json 'Print one JSON document on stdout'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -89,7 +89,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         }
         &'oneworks;adapter;login'= {
             cand --session 'Session whose profile receives the login'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -100,7 +100,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         }
         &'oneworks;adapter;prune'= {
             cand --keep 'How many of the newest versions to keep'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -130,7 +130,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;adapter;help;help'= {
         }
         &'oneworks;config'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -145,7 +145,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'oneworks;config;check'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -155,7 +155,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;config;trust'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -165,7 +165,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'oneworks;config;untrust'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -176,7 +176,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         }
         &'oneworks;config;render'= {
             cand --session 'Session name'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --dry-run 'Print what would be written instead of writing it'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -212,7 +212,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --effort 'Reasoning effort (must be one the session advertises)'
             cand --timeout 'Cancel the turn after this long (`90s`, `10m`)'
             cand --keep 'Keep the agent running after the turn, idle for DUR (default 10m; `0`: not kept): later runs of this --session reach it'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --resume 'Continue the session''s last agent session when the agent can load it'
             cand --json 'JSON lines: events on stdout, permission replies on stdin'
             cand --trust-workspace 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository''s config)'
@@ -225,7 +225,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'oneworks;session'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -246,7 +246,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;session;start'= {
             cand --name 'Session name'
             cand --cwd 'The agent''s working folder (not the project)'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --detach 'Return at once instead of attaching this terminal'
             cand --trust-workspace 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository''s config)'
             cand -q 'Print only errors'
@@ -258,7 +258,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;session;list'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --json 'Print one JSON document on stdout'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
@@ -269,7 +269,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;session;attach'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -279,7 +279,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;session;stop'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -289,7 +289,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;session;approvals'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --watch 'Keep streaming card changes'
             cand --json 'JSON output (an array; JSON lines with --watch)'
             cand -q 'Print only errors'
@@ -301,7 +301,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;session;answer'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -313,7 +313,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;session;serve'= {
             cand --listen 'Address to listen on; a non-loopback one must be carried over a tunnel or TLS proxy'
             cand --public-url 'The URL this server is reached at from outside (adds `answer_url` to webhook POSTs)'
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand --open 'Also open the page in the default browser'
             cand --json 'Print the URL as one JSON document'
             cand -q 'Print only errors'
@@ -325,7 +325,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
             cand --help 'Print help'
         }
         &'oneworks;session;cancel'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'
@@ -364,7 +364,7 @@ set edit:completion:arg-completer[oneworks] = {|@words|
         &'oneworks;session;help;help'= {
         }
         &'oneworks;completions'= {
-            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml`'
+            cand --config 'Use this config file instead of the project''s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]'
             cand -q 'Print only errors'
             cand --quiet 'Print only errors'
             cand -v 'Print more detail (repeat for debug logs)'

@@ -24,7 +24,7 @@ function __fish_oneworks_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c oneworks -n "__fish_oneworks_needs_command" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_needs_command" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_needs_command" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_needs_command" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_needs_command" -l no-progress -d 'Never draw progress bars'
@@ -36,7 +36,7 @@ complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "run" -d 'Run one 
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "session" -d 'Supervised agent TUI sessions whose approvals can be answered from elsewhere'
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "completions" -d 'Print shell completions to stdout'
 complete -c oneworks -n "__fish_oneworks_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -l no-progress -d 'Never draw progress bars'
@@ -47,7 +47,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fis
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "login" -d 'Run the agent\'s own login inside a session profile'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "prune" -d 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and not __fish_seen_subcommand_from prepare status list login prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l offline -d 'Make no network request: use an installed version or fail (exit 7)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l force -d 'Download and install again even if the version is installed'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l locked -d 'Install exactly the artifact recorded in `.oneworks/<adapter>.lock`'
@@ -56,26 +56,26 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_se
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON document on stdout'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON document on stdout'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -l session -d 'Session whose profile receives the login' -r
-complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from login" -s h -l help -d 'Print help'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -l keep -d 'How many of the newest versions to keep' -r
-complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from prune" -l no-progress -d 'Never draw progress bars'
@@ -86,7 +86,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_se
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "login" -d 'Run the agent\'s own login inside a session profile'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Remove older managed versions (never the one `.oneworks/<adapter>.lock` names)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand adapter; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -l no-progress -d 'Never draw progress bars'
@@ -96,23 +96,23 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -f -a "untrust" -d 'Forget that the project\'s config file (or --config FILE) was trusted'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -f -a "render" -d 'Write (or with --dry-run print) the agent world a session gets'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and not __fish_seen_subcommand_from check trust untrust render help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from trust" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from trust" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from trust" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from trust" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from trust" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from trust" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from untrust" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from untrust" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from untrust" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from untrust" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from untrust" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from untrust" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l session -d 'Session name' -r
-complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -l dry-run -d 'Print what would be written instead of writing it'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand config; and __fish_seen_subcommand_from render" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
@@ -135,7 +135,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l model -d 'Mode
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l effort -d 'Reasoning effort (must be one the session advertises)' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l timeout -d 'Cancel the turn after this long (`90s`, `10m`)' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l keep -d 'Keep the agent running after the turn, idle for DUR (default 10m; `0`: not kept): later runs of this --session reach it' -r
-complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l resume -d 'Continue the session\'s last agent session when the agent can load it'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l json -d 'JSON lines: events on stdout, permission replies on stdin'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l trust-workspace -d 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository\'s config)'
@@ -143,7 +143,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s q -l quiet -d 
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -l no-progress -d 'Never draw progress bars'
@@ -159,51 +159,51 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fis
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and not __fish_seen_subcommand_from start list attach stop approvals answer serve cancel help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l name -d 'Session name' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l cwd -d 'The agent\'s working folder (not the project)' -r -F
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l detach -d 'Return at once instead of attaching this terminal'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l trust-workspace -d 'Trust the project folder for agents that gate features on folder trust (a decision for you, never a repository\'s config)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from list" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from list" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON document on stdout'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from list" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from attach" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from attach" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from attach" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from attach" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from attach" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from attach" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from stop" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from stop" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from stop" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from stop" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -l watch -d 'Keep streaming card changes'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -l json -d 'JSON output (an array; JSON lines with --watch)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from approvals" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from answer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l listen -d 'Address to listen on; a non-loopback one must be carried over a tunnel or TLS proxy' -r
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l public-url -d 'The URL this server is reached at from outside (adds `answer_url` to webhook POSTs)' -r
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l open -d 'Also open the page in the default browser'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l json -d 'Print the URL as one JSON document'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -l no-progress -d 'Never draw progress bars'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
-complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from cancel" -l no-progress -d 'Never draw progress bars'
@@ -217,7 +217,7 @@ complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_se
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve a page (and a JSON API) to answer every session\'s approvals from a browser'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "cancel" -d 'Cancel the turn in progress of a kept session (`run --keep`), from any process'
 complete -c oneworks -n "__fish_oneworks_using_subcommand session; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml`' -r -F
+complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l config -d 'Use this config file instead of the project\'s `.oneworks/config.yaml` [env: ONEWORKS_CONFIG]' -r -F
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s q -l quiet -d 'Print only errors'
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -s v -l verbose -d 'Print more detail (repeat for debug logs)'
 complete -c oneworks -n "__fish_oneworks_using_subcommand completions" -l no-progress -d 'Never draw progress bars'
