@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 mod environment;
 mod layers;
+mod readme_layout;
 mod test_groups;
 
 const MAX_LINES: usize = 500;
