@@ -194,9 +194,19 @@ fn an_idle_supervisor_does_not_spin() {
     let session = Session::new(|_| json!({}));
     session.start();
     let supervisor = session.pids()[0];
-    // Let start-up settle, then watch it idle.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Its start-up work done: a tenth of a second in which it used at
+    // most one tick (a condition, seen; then the 2 s window is measured).
+    crate::support::wait::wait_until(
+        "the supervisor's start-up work is done",
+        crate::supervisor::DEADLINE,
+        || {
+            let at = cpu_ticks(supervisor);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            cpu_ticks(supervisor) - at <= 1
+        },
+    );
     let before = cpu_ticks(supervisor);
+    // A measurement window, not a wait for a condition.
     std::thread::sleep(std::time::Duration::from_secs(2));
     let used = cpu_ticks(supervisor) - before;
     // 2 s at 100 ticks/s; an idle supervisor wakes once per safety poll.
