@@ -225,3 +225,31 @@ fn a_box_oneworks_does_not_read_is_left_to_the_terminal() {
     );
     session.stop_and_check();
 }
+
+/// SPEC §8.7 for a chat-store signal: a supervisor killed with a call
+/// waiting loses nothing. The next command re-adopts the agent (same
+/// pane), reads the same store again, and the call's card comes back
+/// under the same id; accepting it types `y` and the command runs.
+#[test]
+fn a_killed_supervisor_is_replaced_and_the_stores_card_comes_back() {
+    let session = cursor_session(|_| json!([call("toolu_01", "touch adopted.txt")]));
+    let card = wait_pending(&session, "toolu_01", "touch adopted.txt");
+    let pids = session.pids();
+    crate::support::signal(pids[0], "-KILL");
+    wait_until("the supervisor is gone", DEADLINE, || {
+        !crate::support::alive(pids[0])
+    });
+    let back = wait_pending(&session, "toolu_01", "touch adopted.txt");
+    assert_eq!(back["id"], card["id"]);
+    let record = session.record().expect("record");
+    assert_ne!(record["pid"], pids[0], "{record}");
+    assert_eq!(
+        record["panePid"], pids[2],
+        "the agent was started again: {record}"
+    );
+    session.answer(&back, "accept").assert_success();
+    session.assert_keys(&["y"]);
+    let ran = session.env.project.join("adopted.txt");
+    wait_until("the accepted command ran", DEADLINE, || ran.exists());
+    session.stop_and_check();
+}
