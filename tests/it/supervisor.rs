@@ -6,11 +6,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::wait::wait_until;
 use crate::support::TestEnv;
 
 /// tmux tests run serially: a loaded 2-core machine, and one key timing.
@@ -128,15 +129,11 @@ impl Session {
     /// Waits until a card satisfies `test`; returns it.
     #[track_caller]
     pub fn wait_card(&self, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
+        crate::support::wait::wait_for(&format!("a card {what}"), DEADLINE, || {
             let cards = self.cards();
-            if let Some(card) = cards.iter().find(|card| test(card)) {
-                return card.clone();
-            }
-            assert!(Instant::now() < deadline, "no card {what}: {cards:?}");
-            std::thread::sleep(Duration::from_millis(30));
-        }
+            let card = cards.iter().find(|card| test(card)).cloned();
+            card.ok_or_else(|| format!("{cards:?}"))
+        })
     }
 
     pub fn pending_card(&self) -> Value {
@@ -155,10 +152,9 @@ impl Session {
     /// reaches it after `send-keys` returns), then compares.
     #[track_caller]
     pub fn assert_keys(&self, expected: &[&str]) {
-        let deadline = Instant::now() + DEADLINE;
-        while self.keys().len() < expected.len() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_until("the fake logged every key", DEADLINE, || {
+            self.keys().len() >= expected.len()
+        });
         assert_eq!(self.keys(), expected);
     }
 
@@ -257,12 +253,14 @@ pub fn record_pids(record: &Value) -> Vec<u32> {
 
 #[track_caller]
 pub fn assert_gone(pids: &[u32]) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while pids.iter().any(|pid| alive(*pid)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let left: Vec<u32> = pids.iter().copied().filter(|pid| alive(*pid)).collect();
-    assert!(left.is_empty(), "processes left behind: {left:?}");
+    crate::support::wait::wait_for("no process is left behind", Duration::from_secs(10), || {
+        let left: Vec<u32> = pids.iter().copied().filter(|pid| alive(*pid)).collect();
+        if left.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("left: {left:?}"))
+        }
+    });
 }
 
 pub fn mode(path: &Path) -> u32 {
@@ -365,11 +363,9 @@ fn the_supervisor_ends_with_the_tui_and_leaves_nothing() {
     let runtime = session.runtime();
     session.touch("exit");
     assert_gone(&pids);
-    let deadline = Instant::now() + DEADLINE;
-    while session.record().is_some() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(session.record().is_none(), "record left behind");
+    wait_until("the record is removed", DEADLINE, || {
+        session.record().is_none()
+    });
     assert!(!runtime.join("approvals.sock").exists());
     session
         .env

@@ -121,15 +121,11 @@ fn a_killed_control_client_leaves_the_pane_polled() {
     let log = || {
         std::fs::read_to_string(session.session_root().join("supervisor.log")).unwrap_or_default()
     };
-    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
-    while !log().contains("tmux control mode ended") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "nothing logged:\n{}",
-            log()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    crate::support::wait::wait_until(
+        "the log says tmux control mode ended",
+        crate::supervisor::DEADLINE,
+        || log().contains("tmux control mode ended"),
+    );
     session.touch("box");
     let card = session.pending_card();
     assert_eq!(card["title"], "Shell pwd");

@@ -146,19 +146,18 @@ fn a_card_answered_before_its_box_is_drawn_takes_that_box() {
 /// The hook runs the fake logged: each exited 0 and printed nothing.
 #[track_caller]
 fn hook_runs(log: &Path) -> Vec<Value> {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
+    crate::support::wait::wait_for("the fake ran its hook", DEADLINE, || {
         let text = std::fs::read_to_string(log).unwrap_or_default();
         let runs: Vec<Value> = text
             .lines()
             .map(|line| serde_json::from_str(line).expect("hook log line"))
             .collect();
-        if !runs.is_empty() {
-            return runs;
+        if runs.is_empty() {
+            Err(String::new())
+        } else {
+            Ok(runs)
         }
-        assert!(Instant::now() < deadline, "the fake never ran its hook");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    })
 }
 
 #[test]
@@ -197,17 +196,11 @@ fn the_hook_makes_the_card_and_the_pane_attaches_it() {
         "card `{}`: its box is on screen",
         card["id"].as_str().expect("id")
     );
-    let deadline = Instant::now() + DEADLINE;
-    while !std::fs::read_to_string(&supervisor_log)
-        .unwrap_or_default()
-        .contains(&on_screen)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the pane never attached the card"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    crate::support::wait::wait_until("the pane attached the card", DEADLINE, || {
+        std::fs::read_to_string(&supervisor_log)
+            .unwrap_or_default()
+            .contains(&on_screen)
+    });
     session.person_presses("Escape");
     session.wait_card("answered in the terminal", |other| {
         other["id"] == card["id"] && other["state"] == "answered_in_terminal"

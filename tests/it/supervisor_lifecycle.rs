@@ -224,37 +224,25 @@ fn start_on_a_terminal_attaches_until_the_tui_exits() {
     );
     session.env.set_env("TERM", "xterm");
     let attached = crate::support::spawn(session.env.terminal_cmd(&["session", "start", "kiro"]));
-    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
-    while session.record().is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the session never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(30));
-    }
+    crate::support::wait::wait_until("the session started", crate::supervisor::DEADLINE, || {
+        session.record().is_some()
+    });
     // The card is answerable from elsewhere while a person is attached.
     let card = session.pending_card();
     let record = session.record().expect("record");
     let socket = record["tmux"].as_str().expect("socket").to_owned();
-    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
-    loop {
+    crate::support::wait::wait_until("a terminal attached", crate::supervisor::DEADLINE, || {
         let clients = std::process::Command::new("tmux")
             .args(["-S", &socket, "list-clients"])
             .output()
             .expect("list clients");
-        if !clients.stdout.is_empty() {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "nobody attached");
-        std::thread::sleep(std::time::Duration::from_millis(30));
-    }
+        !clients.stdout.is_empty()
+    });
     session.answer(&card, "accept").assert_success();
     // The attached test terminal may type bytes of its own (`other:…`).
-    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
-    while !session.keys().iter().any(|key| key == "Enter") {
-        assert!(std::time::Instant::now() < deadline, "no Enter arrived");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    crate::support::wait::wait_until("an Enter arrived", crate::supervisor::DEADLINE, || {
+        session.keys().iter().any(|key| key == "Enter")
+    });
     let ours: Vec<String> = session
         .keys()
         .into_iter()

@@ -40,10 +40,9 @@ fn a_title_change_between_keys_sends_no_enter_and_the_terminal_still_works() {
     assert!(session.responses().is_empty(), "the prompt was answered");
     // A person at the terminal still answers it.
     session.person_presses("Escape");
-    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
-    while session.responses().is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    crate::support::wait::wait_until("the TUI answered", crate::supervisor::DEADLINE, || {
+        !session.responses().is_empty()
+    });
     assert_eq!(session.responses(), [("r1".to_owned(), Value::Null)]);
     session.assert_keys(&["Down", "Esc"]);
     assert_eq!(session.cards()[0]["state"], "delivery_failed");
@@ -126,10 +125,9 @@ fn same_batch_answers_park_nothing_and_one_card_at_a_time() {
     assert_eq!(first["title"], "Running: echo r1");
     session.touch("r2");
     session.touch("r3");
-    let deadline = std::time::Instant::now() + crate::supervisor::DEADLINE;
-    while !session.recorder().contains("echo r2") && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    crate::support::wait::wait_until("r2 is in the recorder", crate::supervisor::DEADLINE, || {
+        session.recorder().contains("echo r2")
+    });
     session.answer(&first, "accept").assert_success();
     let third = session.wait_card("for r3", |card| card["state"] == "pending");
     assert_eq!(third["title"], "Running: echo r3");
