@@ -7,7 +7,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
@@ -153,14 +153,11 @@ fn a_webhook_that_times_out_leaves_the_card_pending() {
     session.start();
     let card = session.pending_card();
     let log = session.session_root().join("supervisor.log");
-    let deadline = Instant::now() + DEADLINE;
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("stays pending")
-    {
-        assert!(Instant::now() < deadline, "the webhook never timed out");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    crate::support::wait::wait_until("the webhook timed out", DEADLINE, || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("stays pending")
+    });
     assert_eq!(hook.requests().len(), 1);
     assert_eq!(session.cards()[0]["state"], "pending");
     assert!(session.keys().is_empty());
@@ -182,18 +179,16 @@ fn a_webhook_answer_over_the_bound_is_refused() {
     session.start();
     let card = session.pending_card();
     let log = session.session_root().join("supervisor.log");
-    let deadline = Instant::now() + DEADLINE;
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("stays pending")
-    {
+    crate::support::wait::wait_until("the answer was refused", DEADLINE, || {
         let cards = session.cards();
-        assert!(
-            Instant::now() < deadline && cards[0]["state"] == "pending",
-            "the answer was not refused: {cards:?}"
+        assert_eq!(
+            cards[0]["state"], "pending",
+            "the answer was taken: {cards:?}"
         );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("stays pending")
+    });
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(text.contains("over the bound"), "{text}");
     assert_eq!(session.cards()[0]["state"], "pending");
