@@ -1,5 +1,5 @@
 //! A kept session's questions as its cards (SPEC §7.1): the owner's
-//! [`Mirror`] over the session's card book and approvals channel (the
+//! [`QuestionMirror`] over the session's card book and approvals channel (the
 //! same `session approvals`/`answer`, page and webhook as a TUI session's).
 //! A card's verdict is the agent's native once-option (never persistent
 //! trust), or `cancelled`, sent by the owner while the question waits.
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::acp::kept::cards::{CardAnswer, Mirror};
+use crate::acp::kept::cards::{CardAnswer, QuestionMirror};
 use crate::acp_wire::permission::OptionKind;
 use crate::session::cards::Verdict;
 use crate::session::refusal::DeliveryRefusal;
@@ -21,7 +21,7 @@ pub struct KeptCards {
     pub answers: mpsc::Sender<CardAnswer>,
 }
 
-impl Mirror for KeptCards {
+impl QuestionMirror for KeptCards {
     fn asked(&self, key: &str, params: &Value) {
         // A question without both once-options has no verdict to send.
         let Some(request) = approval(key, params) else {

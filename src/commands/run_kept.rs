@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::acp::client;
 use crate::acp::kept::caller::{Connection, KeptError};
-use crate::acp::kept::{self, KeptPaths, Record};
+use crate::acp::kept::{self, KeptPaths, OwnerRecord};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, ErrorKind};
 use crate::launch::profile::environment::ChildEnvironment;
@@ -23,7 +23,7 @@ pub struct Kept {
     pub layout: ProfileLayout,
     pub paths: KeptPaths,
     /// The owner's record when one lives.
-    pub living: Option<Record>,
+    pub living: Option<OwnerRecord>,
     pub prompt: String,
     pub handshake_timeout: Duration,
 }
@@ -136,7 +136,7 @@ fn wait_while(bound: Duration, mut busy: impl FnMut() -> bool) {
 
 /// The record of the owner holding the name, once it has written it
 /// (bounded); `None` when no owner holds it.
-fn owner_record(paths: &KeptPaths) -> Option<Record> {
+fn owner_record(paths: &KeptPaths) -> Option<OwnerRecord> {
     wait_while(Duration::from_secs(30), || {
         kept::is_owned(paths) && kept::read_record(paths).is_none()
     });
@@ -295,7 +295,11 @@ pub fn stop(settings: &Settings, name: &str) -> Result<bool, Error> {
 pub fn listed(
     settings: &Settings,
     names: &[String],
-) -> Vec<(String, Record, Option<crate::acp::kept::protocol::Status>)> {
+) -> Vec<(
+    String,
+    OwnerRecord,
+    Option<crate::acp::kept::protocol::Status>,
+)> {
     let Ok(runtime) = process::runtime() else {
         return Vec::new();
     };

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::acp::kept::cards::CardSide;
 use crate::acp::kept::owner;
 use crate::acp::kept::protocol::QUEUE;
-use crate::acp::kept::{self, KeptPaths, OwnerPlan, Record};
+use crate::acp::kept::{self, KeptPaths, OwnerPlan, OwnerRecord};
 use crate::cli::KeepArgs;
 use crate::error::{Error, ErrorKind};
 use crate::launch::profile::layout::ProfileLayout;
@@ -68,7 +68,7 @@ pub fn own(settings: &Settings, adapter: &Adapter, args: KeepArgs) -> Result<(),
     listener.set_nonblocking(true).map_err(io)?;
     kept::write_record(
         &paths.record,
-        &Record {
+        &OwnerRecord {
             name: name.clone(),
             pid: std::process::id(),
             adapter: data.id.clone(),

@@ -4,14 +4,14 @@
 //! session's approval channels as one card. The first answer wins:
 //!
 //! - the caller's: relayed to the agent; the card says it was answered
-//!   where it was asked ([`Mirror::answered`]);
+//!   where it was asked ([`QuestionMirror::answered`]);
 //! - the card's (`session answer`, the page, the webhook): the owner sends
 //!   it to the agent itself, tells the caller (`_oneworks/answered`, with
 //!   the grant's token) and drops the caller's own answer should one
 //!   cross it;
 //! - neither, when the turn ends or is cancelled: the card is withdrawn.
 //!
-//! The owner knows nothing of cards: a [`Mirror`] (made by the command
+//! The owner knows nothing of cards: a [`QuestionMirror`] (made by the command
 //! that starts it) does, and answers come back through a channel the
 //! owner's loop reads.
 
@@ -28,7 +28,7 @@ pub const ANSWERED_METHOD: &str = "_oneworks/answered";
 
 /// Where a kept session's questions become cards. `key` names one
 /// question of one turn.
-pub trait Mirror: Send {
+pub trait QuestionMirror: Send {
     /// A person is asked the question (`params` as the agent sent them).
     fn asked(&self, key: &str, params: &Value);
     /// The caller answered it (`None`: `cancelled`).
@@ -50,7 +50,7 @@ pub struct CardAnswer {
 
 /// The mirror and the answers that come back from it.
 pub struct CardSide {
-    pub mirror: Box<dyn Mirror>,
+    pub mirror: Box<dyn QuestionMirror>,
     pub answers: mpsc::Receiver<CardAnswer>,
 }
 

@@ -108,7 +108,7 @@ impl KeptPaths {
 /// What a living owner leaves in the session folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Record {
+pub struct OwnerRecord {
     pub name: String,
     pub pid: u32,
     pub adapter: String,
@@ -143,7 +143,7 @@ pub fn take_lock(paths: &KeptPaths) -> std::io::Result<Option<std::fs::File>> {
 
 /// The record, when it is ours: a regular file, small, reached through
 /// no link below the project (never waiting on a FIFO).
-pub fn read_record(paths: &KeptPaths) -> Option<Record> {
+pub fn read_record(paths: &KeptPaths) -> Option<OwnerRecord> {
     use std::os::unix::fs::MetadataExt;
     let (bytes, metadata) =
         crate::fs_safety::read_regular_file_beneath(&paths.project, &paths.record, 64 * 1024)
@@ -155,14 +155,14 @@ pub fn read_record(paths: &KeptPaths) -> Option<Record> {
 }
 
 /// Writes the record (0600, atomically).
-pub fn write_record(path: &Path, record: &Record) -> std::io::Result<()> {
+pub fn write_record(path: &Path, record: &OwnerRecord) -> std::io::Result<()> {
     let text = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
     crate::fs_safety::atomic_write(path, &text, 0o600)
 }
 
 /// The living owner's record, or `None` (no owner, or a stale record,
 /// which is removed: a dead owner blocks nothing).
-pub fn living(paths: &KeptPaths) -> Option<Record> {
+pub fn living(paths: &KeptPaths) -> Option<OwnerRecord> {
     let record = read_record(paths);
     if is_owned(paths) {
         return record;

@@ -5,9 +5,9 @@
 //! stale, and `list`/`stop`/`start` detect and clean it.
 
 pub mod adopt;
-mod chat_store;
 pub mod ready;
 pub mod state;
+mod store_task;
 pub mod supervise;
 
 use std::path::{Path, PathBuf};
@@ -298,7 +298,7 @@ fn start_agent(plan: &SupervisorPlan) -> Result<Record, SessionError> {
             cli_version: plan.cli_version.clone(),
             started_at: crate::output::now_rfc3339(),
             recovered: false,
-            store_base: chat_store::store_base(plan),
+            store_base: store_task::store_base(plan),
         };
         write_record(&plan.paths.record, &record)?;
         Ok::<_, SessionError>(record)
@@ -348,7 +348,7 @@ pub(super) async fn supervise(
             plan.tui.clone(),
         ))
     });
-    let chat_store = chat_store::task(plan, record, &state);
+    let chat_store = store_task::task(plan, record, &state);
     let pane_watch = plan.pane_fallback.map(|every| {
         tokio::spawn(crate::session::signals::pane_watch::run(
             plan.tmux.clone(),
