@@ -5,47 +5,28 @@
 //! version policy and `<adapter>.lock` pin of §4.4. Reuse of an installed
 //! version checks it against its install record first.
 
-pub mod auth;
-pub mod download;
 pub mod error;
 pub mod extract;
-mod fetch;
-pub mod fingerprint;
-pub mod format;
-pub mod install_lock;
-pub mod lock_file;
-pub mod managed_source;
-pub mod manifest;
-pub mod network_error;
 pub mod node_runtime;
-pub mod npm;
-mod pinned;
-pub mod pipeline;
-pub mod platform;
+pub mod pin;
 pub mod policy;
 pub mod probe;
-pub mod probe_cause;
-mod publish;
-pub mod retry;
-pub mod reuse;
-mod spool;
+pub mod sources;
 pub mod store;
 pub mod transport;
-mod vendor;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use self::download::Fetcher;
-pub use self::error::{InstallError, Names};
-use self::format::FileType;
-use self::lock_file::Pin;
-pub use self::managed_source::ManagedSource;
-use self::manifest::ArtifactEntry;
-use self::platform::Host;
+use self::error::{InstallError, Names};
+use self::pin::Pin;
 use self::policy::{Route, Selection, VersionChoice};
-use self::reuse::ReuseVerdict;
+use self::sources::manifest::ArtifactEntry;
+use self::sources::platform::Host;
+use self::sources::ManagedSource;
+use self::store::reuse::ReuseVerdict;
 use self::store::{Installed, Store};
+use self::transport::fetcher::Fetcher;
 use crate::adapter::data::AdapterData;
 use crate::config::VersionRequest;
 use crate::install::probe::ProbeSettings;
@@ -104,7 +85,7 @@ impl From<Installed> for Prepared {
 }
 
 /// Which artifact to install and what its digest must be.
-struct Target {
+pub(crate) struct Target {
     version: semver::Version,
     entry: ArtifactEntry,
     /// Whether `entry.size` is the artifact's size (a manifest's) or only
@@ -113,7 +94,7 @@ struct Target {
 }
 
 /// A staging folder filled and verified by a source, ready to publish.
-struct Staged {
+pub(crate) struct Staged {
     /// The executable, relative to the version folder.
     binary: String,
     /// The install record, without the binary's fingerprint.
@@ -125,7 +106,7 @@ struct Staged {
 }
 
 /// An `<adapter>.lock` that was read, with its path and version.
-struct ReadPin {
+pub(crate) struct ReadPin {
     pin: Pin,
     path: PathBuf,
     version: semver::Version,
@@ -337,7 +318,7 @@ impl Installer<'_> {
     fn reuse(&self, installed: Installed) -> Result<Prepared, InstallError> {
         let runtime_path = self.check_runtime(&installed)?;
         self.check_npm_tree(&installed, None)?;
-        reuse::verify(
+        store::reuse::verify(
             &installed,
             &self.probe_for(&installed.record),
             &self.data.binary.name,
@@ -361,8 +342,8 @@ impl Installer<'_> {
         Ok(None)
     }
 
-    fn lock(&self) -> Result<install_lock::InstallLock, InstallError> {
-        Ok(install_lock::acquire_announced(
+    fn lock(&self) -> Result<store::install_lock::InstallLock, InstallError> {
+        Ok(store::install_lock::acquire_announced(
             &self.store.lock_path(),
             self.lock_timeout,
             self.quiet,
@@ -392,7 +373,7 @@ impl Installer<'_> {
         // Under the lock: anything in staging or the spool was left by a
         // killed install.
         self.store.sweep_staging();
-        spool::sweep_spools(&self.cache_dir, &self.data.id);
+        transport::spool::sweep_spools(&self.cache_dir, &self.data.id);
         crate::fs_safety::check_dir_chain(&self.store.home, &self.store.version_dir(version))?;
         if !force {
             if let Some(installed) = self.reusable(version, same)? {
@@ -431,7 +412,7 @@ impl Installer<'_> {
             );
             return Ok(None);
         }
-        match reuse::check(&installed, &self.probe_for(&installed.record)) {
+        match store::reuse::check(&installed, &self.probe_for(&installed.record)) {
             ReuseVerdict::Intact => Ok(Some(installed)),
             ReuseVerdict::Reprobed { change, .. } => {
                 tracing::warn!(

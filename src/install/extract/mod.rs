@@ -6,6 +6,7 @@
 //! unpacked size.
 
 mod error;
+pub mod format;
 pub mod guard;
 mod tar;
 mod zip;

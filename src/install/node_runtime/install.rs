@@ -10,14 +10,17 @@ use url::Url;
 
 use super::release::{self, Release};
 use super::{installed_node, Fetch, ManagedNode, NodeUse};
-use crate::install::download::{self, shown, NetworkError};
+use crate::adapter::file_type::FileType;
 use crate::install::error::{io, InstallError};
 use crate::install::extract::{guard::Staging, Compression};
-use crate::install::npm::node::{self, NodeError};
-use crate::install::platform::Libc;
-use crate::install::reuse::{Fingerprint, Integrity};
+use crate::install::sources::npm::node::{self, NodeError};
+use crate::install::sources::platform::Libc;
+use crate::install::store::fingerprint::{Fingerprint, Integrity};
+use crate::install::store::install_lock;
 use crate::install::store::InstallRecord;
-use crate::install::{install_lock, FileType, Installer};
+use crate::install::transport::error::{shown, NetworkError};
+use crate::install::transport::fetcher;
+use crate::install::Installer;
 
 /// The largest Node tarball downloaded (official ones are ~30 MB).
 const TARBALL_LIMIT: u64 = 512 * 1024 * 1024;
@@ -272,7 +275,7 @@ impl Installer<'_> {
             engines_node: None,
             node: None,
         };
-        crate::install::publish::write_record(staging.path(), &record)?;
+        crate::install::store::publish::write_record(staging.path(), &record)?;
         let staged = staging.keep();
         store
             .publish(&staged, version)
@@ -284,7 +287,7 @@ impl Installer<'_> {
     /// the size and digest checks; returns the tarball's size.
     fn fetch_node_into(
         &self,
-        body: download::Body,
+        body: fetcher::Body,
         chosen: &Release,
         url: &Url,
         sha256: &str,
@@ -299,7 +302,7 @@ impl Installer<'_> {
             cap.saturating_mul(MAX_EXPANSION).max(1 << 20),
         );
         let reader = Box::new(std::io::Read::take(body.reader, cap.saturating_add(1)));
-        let (digest, extracted) = crate::install::fetch::hash_and_extract(
+        let (digest, extracted) = crate::install::transport::download::hash_and_extract(
             reader,
             false,
             Compression::Xz,
@@ -308,7 +311,7 @@ impl Installer<'_> {
             &bar,
         )?;
         bar.finish_and_clear();
-        download::check_received(url, length, digest.bytes, TARBALL_LIMIT)?;
+        fetcher::check_received(url, length, digest.bytes, TARBALL_LIMIT)?;
         if !digest.sha256.eq_ignore_ascii_case(sha256) {
             return Err(InstallError::Checksum {
                 subject: format!("Node.js v{}", chosen.version),

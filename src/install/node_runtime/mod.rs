@@ -19,13 +19,13 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
-pub use self::node_use::NodeUse;
-use super::error::InstallError;
-use super::npm::node::{self, NodeError};
-use super::probe::ProbeSettings;
-use super::store::{InstallRecord, Installed, Store};
-use super::Installer;
+use self::node_use::NodeUse;
 use crate::config::NodeRuntime;
+use crate::install::error::InstallError;
+use crate::install::probe::ProbeSettings;
+use crate::install::sources::npm::node::{self, NodeError};
+use crate::install::store::{InstallRecord, Installed, Store};
+use crate::install::Installer;
 
 /// What the installer knows about Node, resolved from settings.
 #[derive(Debug, Clone)]
@@ -86,7 +86,7 @@ pub fn installed_node(store: &Store, used: &NodeUse) -> Result<ManagedNode, Node
             ),
         });
     }
-    if let super::reuse::Integrity::Changed(change) = installed.integrity() {
+    if let crate::install::store::fingerprint::Integrity::Changed(change) = installed.integrity() {
         return Err(NodeError::ManagedChanged {
             version: used.version.clone(),
             change,

@@ -4,10 +4,10 @@
 //! only when those differ) and probed again when it no longer matches. A
 //! broken install is reported, never reused silently.
 
-use super::error::InstallError;
-pub use super::fingerprint::{Fingerprint, Integrity};
-use super::store::Installed;
+use super::fingerprint::Integrity;
+use crate::install::error::InstallError;
 use crate::install::probe::{self, ProbeReport, ProbeSettings};
+use crate::install::store::Installed;
 
 impl Installed {
     /// Whether the executable still matches the install record.

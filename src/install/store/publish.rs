@@ -6,15 +6,15 @@
 
 use std::path::Path;
 
-use super::error::{io, Authority, InstallError};
-use super::reuse::Fingerprint;
-use super::store::{self, InstallRecord, Installed};
-use super::{Installer, Staged};
+use crate::install::error::{io, Authority, InstallError};
 use crate::install::probe;
+use crate::install::store::fingerprint::Fingerprint;
+use crate::install::store::{self, InstallRecord, Installed};
+use crate::install::{Installer, Staged};
 
 impl Installer<'_> {
     /// Probes, records and publishes the extracted `staging` folder.
-    pub(super) fn publish(
+    pub(crate) fn publish(
         &self,
         version: &semver::Version,
         staged: Staged,
@@ -93,7 +93,7 @@ impl Installer<'_> {
     }
 }
 
-pub(super) fn write_record(dir: &Path, record: &InstallRecord) -> Result<(), InstallError> {
+pub(crate) fn write_record(dir: &Path, record: &InstallRecord) -> Result<(), InstallError> {
     let path = dir.join(store::RECORD_FILE);
     let json = serde_json::to_string_pretty(record).map_err(|error| InstallError::Io {
         action: "encode",

@@ -17,8 +17,7 @@ use std::sync::Arc;
 use super::document::{PackageDocument, VersionDoc};
 use super::host::{describe, NpmHost};
 use super::spec::{child_path, parse_spec, Spec};
-pub use super::spec::{parent_path, valid_path};
-pub use super::tree_error::TreeError;
+use super::tree_error::TreeError;
 use crate::output::sanitize::sanitize_line;
 
 /// At most this many packages in one tree (a large real one holds a few

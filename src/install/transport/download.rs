@@ -7,13 +7,14 @@ use std::path::Path;
 
 use url::Url;
 
-use super::download::{self, shown, NetworkError};
-use super::error::{io, InstallError};
-use super::extract::{self, guard::Staging};
-use super::format::Unpack;
-use super::pipeline;
-use super::spool::spool_prefix;
-use super::{Installer, Target};
+use crate::install::error::{io, InstallError};
+use crate::install::extract::format::Unpack;
+use crate::install::extract::{self, guard::Staging};
+use crate::install::transport::error::{shown, NetworkError};
+use crate::install::transport::fetcher;
+use crate::install::transport::pipeline;
+use crate::install::transport::spool::spool_prefix;
+use crate::install::{Installer, Target};
 
 /// A digest, and for zips the spool it was computed over.
 struct SpooledDigest {
@@ -35,7 +36,7 @@ impl From<pipeline::Digest> for SpooledDigest {
 impl Installer<'_> {
     /// Downloads, verifies and extracts `target` into `staging_dir`,
     /// trying a body that broke off again; returns the verified digest.
-    pub(super) fn download(
+    pub(crate) fn download(
         &self,
         target: &Target,
         url: &Url,
@@ -56,11 +57,11 @@ impl Installer<'_> {
     /// One loop around request and body, for every download: a server
     /// that fails either way is asked at most `attempts` times in all, and
     /// `staging_dir` is emptied before each new attempt.
-    pub(super) fn with_retries<T>(
+    pub(crate) fn with_retries<T>(
         &self,
         url: &Url,
         staging_dir: &Path,
-        mut fetch: impl FnMut(crate::install::download::Body) -> Result<T, InstallError>,
+        mut fetch: impl FnMut(crate::install::transport::fetcher::Body) -> Result<T, InstallError>,
     ) -> Result<T, InstallError> {
         let mut attempt = 0;
         loop {
@@ -82,7 +83,7 @@ impl Installer<'_> {
         }
     }
 
-    pub(super) fn progress_bar(&self, size: Option<u64>) -> indicatif::ProgressBar {
+    pub(crate) fn progress_bar(&self, size: Option<u64>) -> indicatif::ProgressBar {
         if !self.progress {
             return indicatif::ProgressBar::hidden();
         }
@@ -100,7 +101,7 @@ impl Installer<'_> {
     /// One attempt: downloads, hashes and extracts one artifact.
     fn fetch_into(
         &self,
-        body: download::Body,
+        body: fetcher::Body,
         target: &Target,
         url: &Url,
         unpack: Unpack,
@@ -146,7 +147,7 @@ impl Installer<'_> {
     /// while hashing, to extract once verified.
     fn receive(
         &self,
-        body: download::Body,
+        body: fetcher::Body,
         size: u64,
         url: &Url,
         unpack: Unpack,
@@ -154,7 +155,7 @@ impl Installer<'_> {
         bar: &indicatif::ProgressBar,
     ) -> Result<(SpooledDigest, Option<Result<(), extract::ExtractError>>), InstallError> {
         // Never read more than one byte past what the manifest announces.
-        let body = download::Body {
+        let body = fetcher::Body {
             reader: Box::new(std::io::Read::take(body.reader, size.saturating_add(1))),
             length: body.length,
         };
@@ -208,7 +209,7 @@ impl Installer<'_> {
     /// Zip: spool to `ONEWORKS_CACHE_DIR` while hashing (deleted on drop).
     fn spool(
         &self,
-        mut body: download::Body,
+        mut body: fetcher::Body,
         url: &Url,
         bar: &indicatif::ProgressBar,
     ) -> Result<SpooledDigest, InstallError> {
@@ -253,7 +254,7 @@ impl Installer<'_> {
 /// asked) into the tar extractor: the one pass every tar download makes.
 /// Returns the digest and the extraction's outcome; the caller judges the
 /// digest first (a broken download is named as such, not as bad content).
-pub(super) fn hash_and_extract(
+pub(crate) fn hash_and_extract(
     reader: Box<dyn std::io::Read + Send>,
     sha512: bool,
     compression: extract::Compression,

@@ -9,11 +9,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use super::tree::{TreeError, MAX_PACKAGES};
+use super::tree::MAX_PACKAGES;
 use super::tree_error::TreeDamage;
+use super::tree_error::TreeError;
 use super::{DepArtifact, NpmArtifact, Tarball, PACKAGE_DIR};
 use crate::install::error::{io, InstallError};
-use crate::install::lock_file::{NpmPin, NpmPinPackage};
+use crate::install::pin::{NpmPin, NpmPinPackage};
 use crate::install::store::Installed;
 use crate::install::Installer;
 use crate::output::sanitize::sanitize_line;
@@ -349,7 +350,7 @@ fn present(dir: &Path, listing: &[NpmPinPackage]) -> Result<(), TreeDamage> {
     let package_dir = dir.join(PACKAGE_DIR);
     for entry in listing {
         let missing = || TreeDamage::Missing(sanitize_line(&entry.path).into_owned());
-        if !super::tree::valid_path(&entry.path) {
+        if !super::spec::valid_path(&entry.path) {
             return Err(missing());
         }
         let folder = package_dir.join(&entry.path);

@@ -90,7 +90,7 @@ pub struct Refusal {
 
 /// Whether a read failed because the idle timeout passed. Blocking reqwest
 /// reports it as "error decoding response body" wrapping a timeout.
-pub(super) fn is_timeout(error: &std::io::Error) -> bool {
+pub(crate) fn is_timeout(error: &std::io::Error) -> bool {
     if error.kind() == std::io::ErrorKind::TimedOut {
         return true;
     }
@@ -150,7 +150,7 @@ impl NetworkError {
     }
 
     /// A failed request: a stall when no answer came within the timeout.
-    pub(super) fn request(url: &Url, source: reqwest::Error, idle: Duration) -> Self {
+    pub(crate) fn request(url: &Url, source: reqwest::Error, idle: Duration) -> Self {
         if source.is_timeout() {
             NetworkError::Stalled {
                 url: shown(url),
@@ -256,7 +256,7 @@ impl Classify for NetworkError {
 /// Why an HTTP body read failed, carried inside the `io::Error` so the
 /// message can say what happened instead of "error decoding response body".
 #[derive(Debug, thiserror::Error)]
-pub(super) enum BodyFailure {
+pub(crate) enum BodyFailure {
     #[error("no data within the idle timeout")]
     Stalled,
     #[error("the body ended after {received} of {expected} bytes")]
@@ -264,7 +264,7 @@ pub(super) enum BodyFailure {
 }
 
 /// `error` without the URL a wrapped reqwest error would print.
-pub(super) fn without_url(error: std::io::Error) -> std::io::Error {
+pub(crate) fn without_url(error: std::io::Error) -> std::io::Error {
     let kind = error.kind();
     if !error
         .get_ref()

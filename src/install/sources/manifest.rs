@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::format::FileType;
+use crate::adapter::file_type::FileType;
 use crate::output::sanitize::sanitize_line;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

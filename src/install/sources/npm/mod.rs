@@ -12,9 +12,9 @@
 
 pub mod credentials;
 pub mod document;
+mod from_pin;
 pub mod host;
 pub mod integrity;
-mod locked;
 pub mod network;
 pub mod node;
 pub mod npmrc;
@@ -23,7 +23,7 @@ mod pinned_tree;
 pub mod registry;
 pub mod spec;
 pub mod tree;
-mod tree_error;
+pub mod tree_error;
 mod tree_install;
 mod unpacked_bound;
 mod urls;
@@ -36,12 +36,15 @@ use self::document::{package_relative, PackageDocument, VersionDoc};
 use self::integrity::{sri_of, Sha512Integrity};
 pub use self::urls::package_url;
 use self::urls::tarball_url;
-use super::download::{self, shown, NetworkError};
-use super::error::{io, InstallError};
-use super::extract::{guard::Staging, Compression};
-use super::lock_file::{NpmPin, NpmPinPackage, Pin};
-use super::store::InstallRecord;
-use super::{FileType, Installer, ManagedSource, Prepared, Request, Staged};
+use crate::adapter::file_type::FileType;
+use crate::install::error::{io, InstallError};
+use crate::install::extract::{guard::Staging, Compression};
+use crate::install::pin::{NpmPin, NpmPinPackage, Pin};
+use crate::install::sources::ManagedSource;
+use crate::install::store::InstallRecord;
+use crate::install::transport::error::{shown, NetworkError};
+use crate::install::transport::fetcher;
+use crate::install::{Installer, Prepared, Request, Staged};
 
 /// The folder every entry of an npm tarball lives under.
 pub const PACKAGE_DIR: &str = "package";
@@ -65,7 +68,7 @@ struct NpmArtifact {
     /// `dist.unpackedSize`, when the document gives it.
     unpacked_size: Option<u64>,
     /// The managed Node.js it runs on (`None`: the system's).
-    node: Option<super::node_runtime::ManagedNode>,
+    node: Option<crate::install::node_runtime::ManagedNode>,
 }
 
 /// One package of the tree below the main one, checked like it.
@@ -111,7 +114,7 @@ impl Installer<'_> {
 
     /// `prepare` from the registry: resolve the version in the package
     /// document and its tree, install them, pin them.
-    pub(super) fn install_npm_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
+    pub(crate) fn install_npm_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
         let (registry, package, bin_command) = self.npm_source()?;
         let (url, document) = self.main_document(registry, package)?;
         let doc = document
@@ -260,7 +263,7 @@ impl Installer<'_> {
         &self,
         doc: &VersionDoc,
         registry: &Url,
-        pinned_node: Option<&super::node_runtime::NodeUse>,
+        pinned_node: Option<&crate::install::node_runtime::node_use::NodeUse>,
     ) -> Result<NpmArtifact, InstallError> {
         let name = &self.data.binary.name;
         let (_, package, bin_command) = self.npm_source()?;
@@ -290,7 +293,7 @@ impl Installer<'_> {
         let node = self.node_for_install(
             doc.engines_node.as_deref(),
             pinned_node,
-            super::node_runtime::Fetch::Online,
+            crate::install::node_runtime::Fetch::Online,
         )?;
         Ok(NpmArtifact {
             version: doc.version.clone(),
@@ -389,7 +392,7 @@ impl Installer<'_> {
     /// extraction, then the checks, the integrity first.
     fn fetch_npm_into(
         &self,
-        body: download::Body,
+        body: fetcher::Body,
         tarball: &Tarball<'_>,
         staging_dir: &Path,
         bar: &indicatif::ProgressBar,
@@ -399,7 +402,7 @@ impl Installer<'_> {
         let length = body.length;
         let mut staging = Staging::new(staging_dir.to_owned(), tarball.unpacked_limit);
         let reader = Box::new(std::io::Read::take(body.reader, cap.saturating_add(1)));
-        let (digest, extracted) = super::fetch::hash_and_extract(
+        let (digest, extracted) = crate::install::transport::download::hash_and_extract(
             reader,
             true,
             Compression::Gzip,
@@ -408,7 +411,7 @@ impl Installer<'_> {
             bar,
         )?;
         bar.finish_and_clear();
-        download::check_received(url, length, digest.bytes, TARBALL_LIMIT)?;
+        fetcher::check_received(url, length, digest.bytes, TARBALL_LIMIT)?;
         let computed = digest.sha512.unwrap_or_default();
         if computed != tarball.integrity.digest {
             return Err(InstallError::Checksum {

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::format::Installable;
-use super::manifest::{ArtifactEntry, Manifest};
 use crate::error::{Classify, ErrorKind};
+use crate::install::extract::format::Installable;
+use crate::install::sources::manifest::{ArtifactEntry, Manifest};
 
 /// The largest `<adapter>.lock` read: a real one is a few kilobytes.
 pub const MAX_PIN_BYTES: u64 = 1024 * 1024;
@@ -46,7 +46,7 @@ pub struct NpmPin {
     /// The managed Node.js the package runs on (version and sha256), when
     /// it does not run on the system's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<super::node_runtime::node_use::NodeUse>,
+    pub node: Option<crate::install::node_runtime::node_use::NodeUse>,
     /// Every other package of the installed tree (dependencies, the
     /// platform package), where it lies below the main package. A pin
     /// written before package trees has none and still reads.
@@ -89,7 +89,7 @@ pub enum PinError {
     Entry {
         path: PathBuf,
         #[source]
-        source: super::manifest::ManifestError,
+        source: crate::install::sources::manifest::ManifestError,
     },
     #[error("refusing to read `{path}`: {reason}")]
     Refused { path: PathBuf, reason: String },

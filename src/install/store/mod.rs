@@ -2,6 +2,11 @@
 //! `.staging/` and `.install.lock`. Versions appear only by atomic rename of
 //! a complete, verified staging folder; each holds an `install.json` record.
 
+pub mod fingerprint;
+pub mod install_lock;
+pub(super) mod publish;
+pub mod reuse;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -20,14 +25,14 @@ pub struct InstallRecord {
     pub sha256: String,
     pub url: String,
     pub size: u64,
-    pub file_type: super::format::FileType,
+    pub file_type: crate::adapter::file_type::FileType,
     pub target_triple: String,
     /// The executable, relative to the version folder.
     pub binary: String,
     pub installed_at: String,
     /// The executable as published, compared before every reuse.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binary_fingerprint: Option<super::fingerprint::Fingerprint>,
+    pub binary_fingerprint: Option<crate::install::store::fingerprint::Fingerprint>,
     /// npm installs: the SRI `integrity` that was verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<String>,
@@ -43,7 +48,7 @@ pub struct InstallRecord {
     /// npm installs: the managed Node.js the package runs on, when it does
     /// not run on the system's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<super::node_runtime::node_use::NodeUse>,
+    pub node: Option<crate::install::node_runtime::node_use::NodeUse>,
 }
 
 /// An installed, checked version.

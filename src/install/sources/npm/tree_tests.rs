@@ -1,7 +1,8 @@
 //! Unit tests of the tree resolver.
 
+use super::super::spec::{parent_path, valid_path};
 use super::*;
-use crate::install::npm::document::PackageDocument;
+use crate::install::sources::npm::document::PackageDocument;
 
 #[derive(Debug)]
 enum TestError {

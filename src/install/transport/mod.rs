@@ -9,9 +9,17 @@
 //! `strict-ssl=false`. Redirects are followed by the fetcher itself, so it
 //! decides where a credential may go.
 
+pub mod auth;
+pub(super) mod download;
+pub mod error;
+pub mod fetcher;
+pub mod pipeline;
+pub mod retry;
+pub(super) mod spool;
+
 use std::path::PathBuf;
 
-use super::network_error::NetworkError;
+use crate::install::transport::error::NetworkError;
 
 /// A PEM file of CA certificates and the setting that named it.
 #[derive(Debug, Clone)]

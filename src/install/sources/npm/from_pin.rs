@@ -18,11 +18,12 @@ use url::Url;
 
 use super::document::{self, PackageDocument, VersionDoc};
 use super::integrity::Sha512Integrity;
-use super::{pinned_tree, tarball_url, tree, DepArtifact};
-use crate::install::download::shown;
+use super::tree_error::TreeError;
+use super::{pinned_tree, spec, tarball_url, tree, DepArtifact};
 use crate::install::error::{Authority, InstallError};
-use crate::install::lock_file::{NpmPin, NpmPinPackage};
+use crate::install::pin::{NpmPin, NpmPinPackage};
 use crate::install::store::Installed;
+use crate::install::transport::error::shown;
 use crate::install::{Installer, Prepared};
 use crate::output::sanitize::sanitize_line;
 
@@ -67,12 +68,13 @@ impl PinBinding<'_> {
         version: &str,
         command: &str,
     ) -> Result<VersionDoc, InstallError> {
-        let listed = document.version(version, name, command).map_err(|source| {
-            tree::TreeError::Document {
-                package: sanitize_line(name).into_owned(),
-                source,
-            }
-        })?;
+        let listed =
+            document
+                .version(version, name, command)
+                .map_err(|source| TreeError::Document {
+                    package: sanitize_line(name).into_owned(),
+                    source,
+                })?;
         listed.ok_or_else(|| {
             let newest = document.newest(3);
             self.disagrees(
@@ -127,7 +129,7 @@ impl PinBinding<'_> {
 impl Installer<'_> {
     /// `prepare --locked` (or a pinned exact version): install what the
     /// lock at `pin_path` records, each entry bound to the registry first.
-    pub(in crate::install) fn install_npm_pin(
+    pub(crate) fn install_npm_pin(
         &self,
         pin: &NpmPin,
         pin_path: &Path,
@@ -174,7 +176,7 @@ impl Installer<'_> {
     /// `--offline` with a lock file: only an install checked against the
     /// registry's document and its own `package.json` as the lock's package
     /// (its record says so) is used.
-    pub(in crate::install) fn check_verified(
+    pub(crate) fn check_verified(
         &self,
         installed: &Installed,
         pin: &NpmPin,
@@ -305,7 +307,7 @@ impl Installer<'_> {
         registry: &Url,
     ) -> Result<Vec<DepArtifact>, InstallError> {
         if packages.len() > tree::MAX_PACKAGES {
-            return Err(tree::TreeError::PinEntry {
+            return Err(TreeError::PinEntry {
                 path: format!("({} packages)", packages.len()),
                 reason: format!("more than {} packages", tree::MAX_PACKAGES),
             }
@@ -314,11 +316,11 @@ impl Installer<'_> {
         let mut paths = std::collections::BTreeSet::new();
         let mut deps = Vec::new();
         for entry in packages {
-            let refuse = |reason: &str| tree::TreeError::PinEntry {
+            let refuse = |reason: &str| TreeError::PinEntry {
                 path: entry.path.clone(),
                 reason: reason.to_owned(),
             };
-            if !tree::valid_path(&entry.path) {
+            if !spec::valid_path(&entry.path) {
                 return Err(refuse("not a `node_modules/<name>` path").into());
             }
             if !super::spec::valid_name(&entry.name) {
@@ -343,9 +345,9 @@ impl Installer<'_> {
             });
         }
         for dep in &deps {
-            let parent = tree::parent_path(&dep.path);
+            let parent = spec::parent_path(&dep.path);
             if !parent.is_empty() && !paths.contains(parent) {
-                return Err(tree::TreeError::PinEntry {
+                return Err(TreeError::PinEntry {
                     path: dep.path.clone(),
                     reason: "its parent package is not recorded".to_owned(),
                 }

@@ -2,9 +2,9 @@
 //! type lives with the vendor data (`adapter::file_type`); it is re-exported
 //! here so the installer names it as before.
 
-pub use crate::adapter::file_type::FileType;
+use crate::adapter::file_type::FileType;
 
-use super::extract::Compression;
+use crate::install::extract::Compression;
 
 /// How an installable archive is unpacked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use super::registry::{self, NpmRegistryError};
 use crate::env_options::environment::Environment;
 use crate::env_options::names::EnvVars;
 use crate::env_options::EnvOptions;
-use crate::install::auth::Credentials;
+use crate::install::transport::auth::Credentials;
 use crate::install::transport::{CaFile, Proxies, Transport};
 
 /// The user's npm settings, read once per command.

@@ -5,15 +5,21 @@
 //! or archives by version checked against reviewed pins (SPEC §11.5;
 //! `…_DOWNLOAD_BASE` overrides the data's base).
 
+pub mod manifest;
+pub mod npm;
+pub(super) mod pinned;
+pub mod platform;
+pub(super) mod vendor;
+
 use url::Url;
 
-use super::npm::npmrc::NpmConfig;
+use crate::install::sources::npm::npmrc::NpmConfig;
 
-use super::download::parse_url;
-use super::error::{InstallError, Names};
-use super::format::FileType;
 use crate::adapter::data::{AdapterData, ManifestData};
+use crate::adapter::file_type::FileType;
 use crate::env_options::{AdapterOverrides, EnvOptions};
+use crate::install::error::{InstallError, Names};
+use crate::install::transport::fetcher::parse_url;
 
 /// Where managed versions come from.
 #[derive(Debug, Clone)]
@@ -67,7 +73,7 @@ impl ManagedSource {
         }
         match (&data.manifest, &data.npm) {
             (_, Some(npm)) => Ok(ManagedSource::Npm {
-                registry: super::npm::registry::resolve(
+                registry: crate::install::sources::npm::registry::resolve(
                     options.npm_registry.as_ref(),
                     npm_config,
                     &npm.package,

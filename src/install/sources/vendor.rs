@@ -7,14 +7,15 @@ use std::path::Path;
 
 use url::Url;
 
-use super::download::{shown, NetworkError};
-use super::error::{Authority, InstallError};
-use super::format::Installable;
-use super::manifest::{ArtifactEntry, Manifest};
-use super::{platform, store, Installer, ManagedSource, Prepared, Staged, Target};
+use super::{platform, ManagedSource};
+use crate::install::error::{Authority, InstallError};
+use crate::install::extract::format::Installable;
+use crate::install::sources::manifest::{ArtifactEntry, Manifest};
+use crate::install::transport::error::{shown, NetworkError};
+use crate::install::{store, Installer, Prepared, Staged, Target};
 
 impl Installer<'_> {
-    pub(super) fn fetch_manifest(&self, manifest_url: &Url) -> Result<Manifest, InstallError> {
+    pub(crate) fn fetch_manifest(&self, manifest_url: &Url) -> Result<Manifest, InstallError> {
         let bytes = self.fetcher.get_small(manifest_url)?;
         Manifest::parse(&bytes).map_err(|source| InstallError::Manifest {
             display: self.data.display_name.clone(),
@@ -48,7 +49,7 @@ impl Installer<'_> {
     /// Installs (or reuses) this host's artifact among `entries` as
     /// `version`, verified against the entry's sha256; `pin` is the lock
     /// file the entries come from, if they do.
-    pub(super) fn install_from(
+    pub(crate) fn install_from(
         &self,
         entries: &[ArtifactEntry],
         version: semver::Version,
@@ -121,7 +122,7 @@ impl Installer<'_> {
 
     /// Installs (or reuses) one archive of an archive source (a vendor
     /// manifest's entry, a pinned version's download).
-    pub(super) fn install_or_reuse(
+    pub(crate) fn install_or_reuse(
         &self,
         target: &Target,
         force: bool,

@@ -8,12 +8,13 @@
 
 use std::path::Path;
 
-use super::error::{Authority, InstallError};
-use super::lock_file::Pin;
-use super::manifest::ArtifactEntry;
-use super::{ManagedSource, Prepared, ReadPin, Request, Target};
+use super::ManagedSource;
 use crate::adapter::pinned_data::PinnedData;
 use crate::config::VersionRequest;
+use crate::install::error::{Authority, InstallError};
+use crate::install::pin::Pin;
+use crate::install::sources::manifest::ArtifactEntry;
+use crate::install::{Prepared, ReadPin, Request, Target};
 
 /// One version installable on this host and the sha256 it must have.
 #[derive(Debug, Clone)]
@@ -22,10 +23,10 @@ struct HostPin {
     sha256: String,
 }
 
-impl super::Installer<'_> {
+impl crate::install::Installer<'_> {
     /// `prepared` with its version as the vendor writes it (a pinned
     /// source's dated versions keep their leading zeros).
-    pub(super) fn written(&self, prepared: Prepared) -> Prepared {
+    pub(crate) fn written(&self, prepared: Prepared) -> Prepared {
         let Some(pinned) = &self.data.pinned else {
             return prepared;
         };
@@ -163,7 +164,7 @@ impl super::Installer<'_> {
     /// `prepare` of a pinned source: the requested version (or the newest
     /// pinned one) when it has a pin for this host; the lock file then
     /// records it.
-    pub(super) fn install_pinned_latest(
+    pub(crate) fn install_pinned_latest(
         &self,
         request: &Request,
     ) -> Result<Prepared, InstallError> {
@@ -187,7 +188,7 @@ impl super::Installer<'_> {
     /// The version a lock file records, bound to the pins (SPEC §4.4): it
     /// must be pinned for this host, and its entry for this host must name
     /// the pinned sha256 and the version's own download path.
-    pub(super) fn install_pinned_lock(
+    pub(crate) fn install_pinned_lock(
         &self,
         read: &ReadPin,
         version: semver::Version,

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::network_error::NetworkError;
+use crate::install::transport::error::NetworkError;
 
 /// How often and how patiently to retry.
 #[derive(Debug, Clone, Copy)]
@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn a_dead_or_stalled_server_fails_within_two_minutes_by_default() {
         let policy = RetryPolicy::default();
-        let idle = crate::install::download::DEFAULT_IDLE_TIMEOUT;
+        let idle = crate::install::transport::fetcher::DEFAULT_IDLE_TIMEOUT;
         assert_eq!(idle, Duration::from_secs(30));
         // Every attempt may wait the idle timeout once (connect, headers or
         // a body read), and the backoff runs between attempts.

@@ -297,7 +297,7 @@ pub fn check(
         .prefix("oneworks-node-")
         .tempdir()
         .map_err(|error| unusable(format!("could not create a probe HOME: {error}")))?;
-    let outcome = super::super::probe::run_command(
+    let outcome = crate::install::probe::run_command(
         &node,
         &["--version".to_owned()],
         timeout,

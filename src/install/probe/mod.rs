@@ -3,6 +3,8 @@
 //! environment holding only PATH, locale and a throwaway HOME — a probe
 //! never inherits credentials.
 
+pub mod cause;
+
 use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
@@ -11,7 +13,7 @@ use std::time::Duration;
 use regex::Regex;
 use wait_timeout::ChildExt;
 
-pub use super::probe_cause::ProbeCause;
+use self::cause::ProbeCause;
 use crate::adapter::data::AdapterData;
 use crate::process::spec::ChildSpec;
 
@@ -147,7 +149,7 @@ fn diagnose(outcome: &CommandOutcome) -> (Vec<String>, Option<ProbeCause>) {
     );
     (
         stderr_tail(&outcome.stderr),
-        super::probe_cause::recognise(&text),
+        crate::install::probe::cause::recognise(&text),
     )
 }
 
