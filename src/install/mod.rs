@@ -4,6 +4,28 @@
 //! verify → probe → atomic publish, all under the install lock, with the
 //! version policy and `<adapter>.lock` pin of §4.4. Reuse of an installed
 //! version checks it against its install record first.
+//!
+//! A folder per job:
+//! - [`sources`]: where a version comes from — a vendor manifest
+//!   (`vendor`, `manifest`), archives checked against reviewed pins
+//!   (`pinned`), an npm package and its tree (`npm/`), and which artifact
+//!   fits this host (`platform`);
+//! - [`transport`]: getting bytes — the one HTTP client builder (proxies,
+//!   CAs), the fetcher (`http(s)` and `file://`, redirects, credentials by
+//!   origin in `auth`, retries in `retry`), and the download of one artifact
+//!   into staging (`download`: the streaming pass, the zip spool);
+//! - [`extract`]: unpacking into staging safely, and how each `fileType`
+//!   is unpacked (`format`);
+//! - [`store`]: the managed store — versions, staging and install records,
+//!   the install lock (`install_lock`, the flock), publish, reuse checks and
+//!   fingerprints;
+//! - [`pin`]: the `<adapter>.lock` file a project commits;
+//! - [`probe`]: running a candidate's `--version` and ACP probes, and the
+//!   table of causes read from what it printed (`cause`);
+//! - [`node_runtime`]: Node.js as the managed runtime of npm packages.
+//!
+//! Beside them: [`policy`], the version policy as pure functions, and
+//! [`error`], what can go wrong, with the adapter's names in its hints.
 
 pub mod error;
 pub mod extract;

@@ -1,10 +1,10 @@
 //! How the installer unpacks a manifest `fileType` (SPEC §4.1). The plain
-//! type lives with the vendor data (`adapter::file_type`); it is re-exported
-//! here so the installer names it as before.
+//! type lives with the vendor data (`adapter::file_type`); what the
+//! installer can do with it lives here.
 
 use crate::adapter::file_type::FileType;
 
-use crate::install::extract::Compression;
+use super::Compression;
 
 /// How an installable archive is unpacked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

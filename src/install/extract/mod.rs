@@ -4,6 +4,9 @@
 //! hard links, devices and FIFOs, creates files new (never following an
 //! existing path), keeps only the executable bit, and bounds the total
 //! unpacked size.
+//!
+//! How each manifest `fileType` is unpacked (streamed tar or spooled zip)
+//! is [`format`](self::format).
 
 mod error;
 pub mod format;

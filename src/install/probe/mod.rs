@@ -2,6 +2,8 @@
 //! one, an ACP probe (`acp --help`), each with a timeout, stderr captured for messages, and an
 //! environment holding only PATH, locale and a throwaway HOME — a probe
 //! never inherits credentials.
+//!
+//! Why a probe failed, read from what the program printed, is [`cause`].
 
 pub mod cause;
 
@@ -147,10 +149,7 @@ fn diagnose(outcome: &CommandOutcome) -> (Vec<String>, Option<ProbeCause>) {
         outcome.stdout,
         outcome.failure.as_deref().unwrap_or_default()
     );
-    (
-        stderr_tail(&outcome.stderr),
-        crate::install::probe::cause::recognise(&text),
-    )
+    (stderr_tail(&outcome.stderr), self::cause::recognise(&text))
 }
 
 pub(super) fn run(

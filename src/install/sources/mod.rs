@@ -4,6 +4,12 @@
 //! `…_FORMATS` override the data), an npm package on the user's registry,
 //! or archives by version checked against reviewed pins (SPEC §11.5;
 //! `…_DOWNLOAD_BASE` overrides the data's base).
+//!
+//! The sources themselves: `vendor` (a release manifest, this host's
+//! entry, the staging fill) over [`manifest`] (the manifest's shape);
+//! `pinned` (archives by version against reviewed sha256 pins); [`npm`]
+//! (the package document, its tree, the user's npm settings); and
+//! [`platform`] (which artifact fits this host).
 
 pub mod manifest;
 pub mod npm;
@@ -13,7 +19,7 @@ pub(super) mod vendor;
 
 use url::Url;
 
-use crate::install::sources::npm::npmrc::NpmConfig;
+use self::npm::npmrc::NpmConfig;
 
 use crate::adapter::data::{AdapterData, ManifestData};
 use crate::adapter::file_type::FileType;
@@ -73,7 +79,7 @@ impl ManagedSource {
         }
         match (&data.manifest, &data.npm) {
             (_, Some(npm)) => Ok(ManagedSource::Npm {
-                registry: crate::install::sources::npm::registry::resolve(
+                registry: self::npm::registry::resolve(
                     options.npm_registry.as_ref(),
                     npm_config,
                     &npm.package,

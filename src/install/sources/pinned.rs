@@ -8,12 +8,12 @@
 
 use std::path::Path;
 
+use super::manifest::ArtifactEntry;
 use super::ManagedSource;
 use crate::adapter::pinned_data::PinnedData;
 use crate::config::VersionRequest;
 use crate::install::error::{Authority, InstallError};
 use crate::install::pin::Pin;
-use crate::install::sources::manifest::ArtifactEntry;
 use crate::install::{Prepared, ReadPin, Request, Target};
 
 /// One version installable on this host and the sha256 it must have.

@@ -6,9 +6,9 @@
 
 use std::fmt;
 
+use super::manifest::ArtifactEntry;
 use crate::adapter::data::PlatformData;
 use crate::adapter::file_type::FileType;
-use crate::install::sources::manifest::ArtifactEntry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct GlibcVersion(pub u32, pub u32);

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use url::Url;
 
+use super::manifest::{ArtifactEntry, Manifest};
 use super::{platform, ManagedSource};
 use crate::install::error::{Authority, InstallError};
 use crate::install::extract::format::Installable;
-use crate::install::sources::manifest::{ArtifactEntry, Manifest};
 use crate::install::transport::error::{shown, NetworkError};
 use crate::install::{store, Installer, Prepared, Staged, Target};
 

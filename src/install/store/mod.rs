@@ -1,6 +1,11 @@
 //! The managed store: `$ONEWORKS_HOME/adapters/<adapter>/` with `versions/`,
 //! `.staging/` and `.install.lock`. Versions appear only by atomic rename of
 //! a complete, verified staging folder; each holds an `install.json` record.
+//!
+//! Beside the store: [`install_lock`] (the one flock per managed root),
+//! `publish` (a verified staging folder made a version), [`reuse`] (an
+//! installed version checked against its record before use) and
+//! [`fingerprint`] (what a published executable looked like).
 
 pub mod fingerprint;
 pub mod install_lock;
@@ -32,7 +37,7 @@ pub struct InstallRecord {
     pub installed_at: String,
     /// The executable as published, compared before every reuse.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binary_fingerprint: Option<crate::install::store::fingerprint::Fingerprint>,
+    pub binary_fingerprint: Option<self::fingerprint::Fingerprint>,
     /// npm installs: the SRI `integrity` that was verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<String>,

@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
+use super::fingerprint::Fingerprint;
+use super::{InstallRecord, Installed, RECORD_FILE};
 use crate::install::error::{io, Authority, InstallError};
 use crate::install::probe;
-use crate::install::store::fingerprint::Fingerprint;
-use crate::install::store::{self, InstallRecord, Installed};
 use crate::install::{Installer, Staged};
 
 impl Installer<'_> {
@@ -94,7 +94,7 @@ impl Installer<'_> {
 }
 
 pub(crate) fn write_record(dir: &Path, record: &InstallRecord) -> Result<(), InstallError> {
-    let path = dir.join(store::RECORD_FILE);
+    let path = dir.join(RECORD_FILE);
     let json = serde_json::to_string_pretty(record).map_err(|error| InstallError::Io {
         action: "encode",
         path: path.clone(),

@@ -5,9 +5,9 @@
 //! broken install is reported, never reused silently.
 
 use super::fingerprint::Integrity;
+use super::Installed;
 use crate::install::error::InstallError;
 use crate::install::probe::{self, ProbeReport, ProbeSettings};
-use crate::install::store::Installed;
 
 impl Installed {
     /// Whether the executable still matches the install record.

@@ -7,13 +7,13 @@ use std::path::Path;
 
 use url::Url;
 
+use super::error::{shown, NetworkError};
+use super::fetcher;
+use super::pipeline;
+use super::spool::spool_prefix;
 use crate::install::error::{io, InstallError};
 use crate::install::extract::format::Unpack;
 use crate::install::extract::{self, guard::Staging};
-use crate::install::transport::error::{shown, NetworkError};
-use crate::install::transport::fetcher;
-use crate::install::transport::pipeline;
-use crate::install::transport::spool::spool_prefix;
 use crate::install::{Installer, Target};
 
 /// A digest, and for zips the spool it was computed over.
@@ -61,7 +61,7 @@ impl Installer<'_> {
         &self,
         url: &Url,
         staging_dir: &Path,
-        mut fetch: impl FnMut(crate::install::transport::fetcher::Body) -> Result<T, InstallError>,
+        mut fetch: impl FnMut(super::fetcher::Body) -> Result<T, InstallError>,
     ) -> Result<T, InstallError> {
         let mut attempt = 0;
         loop {

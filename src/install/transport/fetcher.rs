@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use url::Url;
 
+use super::error::{is_timeout, without_url, BodyFailure};
 use super::error::{shown, NetworkError};
 use super::retry::RetryPolicy;
-use crate::install::transport::error::{is_timeout, without_url, BodyFailure};
 
 /// How long a request may wait for headers or for the next body bytes,
 /// unless `ONEWORKS_HTTP_TIMEOUT` says otherwise.
@@ -139,11 +139,11 @@ pub struct Fetcher {
     /// The longest wait for headers or for the next body bytes.
     pub idle_timeout: Duration,
     /// Proxies and CA roots.
-    pub transport: crate::install::transport::Transport,
+    pub transport: super::Transport,
     /// A source with credential settings (an npm registry): what is sent
     /// where, and what a 401/403 says. `None`: nothing is sent, and a
     /// refusal is a plain HTTP status.
-    pub credentials: Option<crate::install::transport::auth::Credentials>,
+    pub credentials: Option<super::auth::Credentials>,
 }
 
 /// The most redirects one request follows.
@@ -186,7 +186,7 @@ impl Fetcher {
             plain_client: OnceLock::new(),
             retry,
             idle_timeout,
-            transport: crate::install::transport::Transport::default(),
+            transport: super::Transport::default(),
             credentials: None,
         }
     }
@@ -194,8 +194,8 @@ impl Fetcher {
     /// This fetcher with its proxies, CA roots and credentials.
     pub fn with_network(
         mut self,
-        transport: crate::install::transport::Transport,
-        credentials: Option<crate::install::transport::auth::Credentials>,
+        transport: super::Transport,
+        credentials: Option<super::auth::Credentials>,
     ) -> Self {
         self.transport = transport;
         self.credentials = credentials;
@@ -333,11 +333,11 @@ impl Fetcher {
         &self,
         url: &Url,
         status: u16,
-        sent: Option<&crate::install::transport::auth::Credential>,
+        sent: Option<&super::auth::Credential>,
     ) -> NetworkError {
         match &self.credentials {
             Some(credentials) if matches!(status, 401 | 403) => {
-                NetworkError::Refused(Box::new(crate::install::transport::error::Refusal {
+                NetworkError::Refused(Box::new(super::error::Refusal {
                     url: shown(url),
                     status,
                     registry: credentials.registry_of(url),

@@ -8,6 +8,13 @@
 //! `cafile` (its roots replace the system's, as `ca` does in Node) and
 //! `strict-ssl=false`. Redirects are followed by the fetcher itself, so it
 //! decides where a credential may go.
+//!
+//! The folder holds getting bytes for the installer: [`fetcher`] (one
+//! request or document over `http(s)` or `file://`), [`auth`] (a credential
+//! only to its origin), [`retry`] (backoff and `Retry-After`), [`error`]
+//! (what went wrong on the network), and the download of one artifact into
+//! staging (`download`, with the hashing thread in [`pipeline`] and the zip
+//! spool in `spool`).
 
 pub mod auth;
 pub(super) mod download;
@@ -19,7 +26,7 @@ pub(super) mod spool;
 
 use std::path::PathBuf;
 
-use crate::install::transport::error::NetworkError;
+use self::error::NetworkError;
 
 /// A PEM file of CA certificates and the setting that named it.
 #[derive(Debug, Clone)]

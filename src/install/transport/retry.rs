@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::install::transport::error::NetworkError;
+use super::error::NetworkError;
 
 /// How often and how patiently to retry.
 #[derive(Debug, Clone, Copy)]
