@@ -10,13 +10,13 @@ use crate::error::{Classify, ErrorKind};
 use crate::fs_safety::UnsafePath;
 use crate::install::extract::ExtractError;
 use crate::install::pin::PinError;
-use crate::install::sources::manifest::ManifestError;
-use crate::install::sources::npm::document::PackageError;
-use crate::install::sources::npm::node::NodeError;
-use crate::install::sources::npm::registry::NpmRegistryError;
-use crate::install::sources::platform::NoPackage;
+use crate::install::source::manifest::ManifestError;
+use crate::install::source::npm::document::PackageError;
+use crate::install::source::npm::node::NodeError;
+use crate::install::source::npm::registry::NpmRegistryError;
+use crate::install::source::platform::NoPackage;
 use crate::install::store::install_lock::LockError;
-use crate::install::transport::error::NetworkError;
+use crate::install::transport::network_error::NetworkError;
 
 /// How an adapter is named in messages and hints, from its data: the
 /// binary (`kiro-cli`), the display name (`Kiro CLI`) and the id, which
@@ -118,7 +118,7 @@ pub enum InstallError {
     #[error(transparent)]
     Node(#[from] NodeError),
     #[error(transparent)]
-    Tree(#[from] crate::install::sources::npm::tree_error::TreeError),
+    Tree(#[from] crate::install::source::npm::tree_error::TreeError),
     /// `name` is shown escaped: it is whatever a document or the data said.
     #[error("refusing to ask the registry for `{name}`: it is not an npm package name")]
     NotAPackageName { name: String },

@@ -6,7 +6,7 @@
 //! version checks it against its install record first.
 //!
 //! A folder per job:
-//! - [`sources`]: where a version comes from — a vendor manifest
+//! - [`source`]: where a version comes from — a vendor manifest
 //!   (`vendor`, `manifest`), archives checked against reviewed pins
 //!   (`pinned`), an npm package and its tree (`npm/`), and which artifact
 //!   fits this host (`platform`);
@@ -33,7 +33,7 @@ pub mod node_runtime;
 pub mod pin;
 pub mod policy;
 pub mod probe;
-pub mod sources;
+pub mod source;
 pub mod store;
 pub mod transport;
 
@@ -43,9 +43,9 @@ use std::time::Duration;
 use self::error::{InstallError, Names};
 use self::pin::Pin;
 use self::policy::{Route, Selection, VersionChoice};
-use self::sources::manifest::ArtifactEntry;
-use self::sources::platform::Host;
-use self::sources::ManagedSource;
+use self::source::manifest::ArtifactEntry;
+use self::source::platform::Host;
+use self::source::ManagedSource;
 use self::store::reuse::ReuseVerdict;
 use self::store::{Installed, Store};
 use self::transport::fetcher::Fetcher;

@@ -6,7 +6,7 @@
 //! unpacked size.
 //!
 //! How each manifest `fileType` is unpacked (streamed tar or spooled zip)
-//! is [`format`](self::format).
+//! is [`mod@format`].
 
 mod error;
 pub mod format;

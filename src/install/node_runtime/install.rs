@@ -13,13 +13,13 @@ use super::{installed_node, Fetch, ManagedNode, NodeUse};
 use crate::adapter::file_type::FileType;
 use crate::install::error::{io, InstallError};
 use crate::install::extract::{guard::Staging, Compression};
-use crate::install::sources::npm::node::{self, NodeError};
-use crate::install::sources::platform::Libc;
+use crate::install::source::npm::node::{self, NodeError};
+use crate::install::source::platform::Libc;
 use crate::install::store::fingerprint::{Fingerprint, Integrity};
 use crate::install::store::install_lock;
 use crate::install::store::InstallRecord;
-use crate::install::transport::error::{shown, NetworkError};
 use crate::install::transport::fetcher;
+use crate::install::transport::network_error::{shown, NetworkError};
 use crate::install::Installer;
 
 /// The largest Node tarball downloaded (official ones are ~30 MB).

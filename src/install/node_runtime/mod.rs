@@ -23,7 +23,7 @@ use self::node_use::NodeUse;
 use crate::config::NodeRuntime;
 use crate::install::error::InstallError;
 use crate::install::probe::ProbeSettings;
-use crate::install::sources::npm::node::{self, NodeError};
+use crate::install::source::npm::node::{self, NodeError};
 use crate::install::store::{InstallRecord, Installed, Store};
 use crate::install::Installer;
 

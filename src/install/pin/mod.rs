@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Classify, ErrorKind};
 use crate::install::extract::format::Installable;
-use crate::install::sources::manifest::{ArtifactEntry, Manifest};
+use crate::install::source::manifest::{ArtifactEntry, Manifest};
 
 /// The largest `<adapter>.lock` read: a real one is a few kilobytes.
 pub const MAX_PIN_BYTES: u64 = 1024 * 1024;
@@ -89,7 +89,7 @@ pub enum PinError {
     Entry {
         path: PathBuf,
         #[source]
-        source: crate::install::sources::manifest::ManifestError,
+        source: crate::install::source::manifest::ManifestError,
     },
     #[error("refusing to read `{path}`: {reason}")]
     Refused { path: PathBuf, reason: String },

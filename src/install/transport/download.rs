@@ -7,8 +7,8 @@ use std::path::Path;
 
 use url::Url;
 
-use super::error::{shown, NetworkError};
 use super::fetcher;
+use super::network_error::{shown, NetworkError};
 use super::pipeline;
 use super::spool::spool_prefix;
 use crate::install::error::{io, InstallError};

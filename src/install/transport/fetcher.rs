@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::error::{is_timeout, without_url, BodyFailure};
-use super::error::{shown, NetworkError};
+use super::network_error::{is_timeout, without_url, BodyFailure};
+use super::network_error::{shown, NetworkError};
 use super::retry::RetryPolicy;
 
 /// How long a request may wait for headers or for the next body bytes,
@@ -337,7 +337,7 @@ impl Fetcher {
     ) -> NetworkError {
         match &self.credentials {
             Some(credentials) if matches!(status, 401 | 403) => {
-                NetworkError::Refused(Box::new(super::error::Refusal {
+                NetworkError::Refused(Box::new(super::network_error::Refusal {
                     url: shown(url),
                     status,
                     registry: credentials.registry_of(url),

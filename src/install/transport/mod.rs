@@ -11,22 +11,22 @@
 //!
 //! The folder holds getting bytes for the installer: [`fetcher`] (one
 //! request or document over `http(s)` or `file://`), [`auth`] (a credential
-//! only to its origin), [`retry`] (backoff and `Retry-After`), [`error`]
+//! only to its origin), [`retry`] (backoff and `Retry-After`), [`network_error`]
 //! (what went wrong on the network), and the download of one artifact into
 //! staging (`download`, with the hashing thread in [`pipeline`] and the zip
 //! spool in `spool`).
 
 pub mod auth;
 pub(super) mod download;
-pub mod error;
 pub mod fetcher;
+pub mod network_error;
 pub mod pipeline;
 pub mod retry;
 pub(super) mod spool;
 
 use std::path::PathBuf;
 
-use self::error::NetworkError;
+use self::network_error::NetworkError;
 
 /// A PEM file of CA certificates and the setting that named it.
 #[derive(Debug, Clone)]

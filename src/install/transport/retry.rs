@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::error::NetworkError;
+use super::network_error::NetworkError;
 
 /// How often and how patiently to retry.
 #[derive(Debug, Clone, Copy)]

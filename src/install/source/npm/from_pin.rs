@@ -23,7 +23,7 @@ use super::{pinned_tree, spec, tarball_url, tree, DepArtifact};
 use crate::install::error::{Authority, InstallError};
 use crate::install::pin::{NpmPin, NpmPinPackage};
 use crate::install::store::Installed;
-use crate::install::transport::error::shown;
+use crate::install::transport::network_error::shown;
 use crate::install::{Installer, Prepared};
 use crate::output::sanitize::sanitize_line;
 

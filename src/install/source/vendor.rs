@@ -11,7 +11,7 @@ use super::manifest::{ArtifactEntry, Manifest};
 use super::{platform, ManagedSource};
 use crate::install::error::{Authority, InstallError};
 use crate::install::extract::format::Installable;
-use crate::install::transport::error::{shown, NetworkError};
+use crate::install::transport::network_error::{shown, NetworkError};
 use crate::install::{store, Installer, Prepared, Staged, Target};
 
 impl Installer<'_> {

@@ -3,7 +3,7 @@
 //! (`!value` excludes one); a field that is absent allows everything; `libc`
 //! is judged on Linux only, against the host's C library (glibc or musl).
 
-use crate::install::sources::platform::{Host, Libc};
+use crate::install::source::platform::{Host, Libc};
 
 /// The host as npm spells it (`process.platform`, `process.arch`, the C
 /// library as `detect-libc` names it).
@@ -123,7 +123,7 @@ pub fn describe(os: &[String], cpu: &[String], libc: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::install::sources::platform::GlibcVersion;
+    use crate::install::source::platform::GlibcVersion;
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|item| (*item).to_owned()).collect()

@@ -2,7 +2,7 @@
 
 use super::super::spec::{parent_path, valid_path};
 use super::*;
-use crate::install::sources::npm::document::PackageDocument;
+use crate::install::source::npm::document::PackageDocument;
 
 #[derive(Debug)]
 enum TestError {

@@ -5,8 +5,8 @@ use url::Url;
 
 use super::registry;
 use crate::install::error::InstallError;
-use crate::install::transport::error::{shown, NetworkError};
 use crate::install::transport::fetcher::parse_url;
+use crate::install::transport::network_error::{shown, NetworkError};
 
 /// `<registry>/<name with / as %2f>`, as npm asks for a package. Only an
 /// npm package name becomes a URL: a name from a document (`\\host\x`,

@@ -40,10 +40,10 @@ use crate::adapter::file_type::FileType;
 use crate::install::error::{io, InstallError};
 use crate::install::extract::{guard::Staging, Compression};
 use crate::install::pin::{NpmPin, NpmPinPackage, Pin};
-use crate::install::sources::ManagedSource;
+use crate::install::source::ManagedSource;
 use crate::install::store::InstallRecord;
-use crate::install::transport::error::{shown, NetworkError};
 use crate::install::transport::fetcher;
+use crate::install::transport::network_error::{shown, NetworkError};
 use crate::install::{Installer, Prepared, Request, Staged};
 
 /// The folder every entry of an npm tarball lives under.
