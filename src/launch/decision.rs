@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::candidate::{self, Candidate, Cli, Probes, SourceError};
-use super::resolver::Resolver;
+use super::inputs::Resolver;
 use crate::config::SourceKind;
 use crate::error::Error;
 use crate::install::pin::Pin;

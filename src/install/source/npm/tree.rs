@@ -77,7 +77,7 @@ type EdgeList = Vec<(String, String)>;
 /// Documents fetched by one worker.
 type Fetched<E> = Result<Vec<(String, Option<PackageDocument>)>, E>;
 
-struct Resolver<'a, 'f, E> {
+struct TreeResolver<'a, 'f, E> {
     fetch: &'f Fetch<'f, E>,
     options: &'a Options<'a>,
     documents: HashMap<String, Option<Arc<PackageDocument>>>,
@@ -91,7 +91,7 @@ pub fn resolve<E: Send + From<TreeError>>(
     fetch: &Fetch<'_, E>,
     options: &Options<'_>,
 ) -> Result<Tree, E> {
-    let mut resolver = Resolver {
+    let mut resolver = TreeResolver {
         fetch,
         options,
         documents: HashMap::new(),
@@ -118,7 +118,7 @@ pub fn resolve<E: Send + From<TreeError>>(
     })
 }
 
-impl<E: Send + From<TreeError>> Resolver<'_, '_, E> {
+impl<E: Send + From<TreeError>> TreeResolver<'_, '_, E> {
     /// The edges of a node to resolve: `(alias, spec)` of its
     /// dependencies and named peers, then its optional ones.
     fn edges(&self, index: usize) -> (EdgeList, EdgeList) {
