@@ -107,7 +107,7 @@ impl From<Installed> for Prepared {
 }
 
 /// Which artifact to install and what its digest must be.
-pub(crate) struct Target {
+pub(crate) struct Artifact {
     version: semver::Version,
     entry: ArtifactEntry,
     /// Whether `entry.size` is the artifact's size (a manifest's) or only

@@ -9,13 +9,13 @@ use std::path::Path;
 use url::Url;
 
 use super::release::{self, Release};
-use super::{installed_node, Fetch, ManagedNode, NodeUse};
+use super::{installed_node, Connectivity, ManagedNode, NodeUse};
 use crate::adapter::file_type::FileType;
 use crate::install::error::{io, InstallError};
 use crate::install::extract::{guard::Staging, Compression};
 use crate::install::source::npm::node::{self, NodeError};
 use crate::install::source::platform::Libc;
-use crate::install::store::fingerprint::{Fingerprint, Integrity};
+use crate::install::store::fingerprint::{BinaryFingerprint, Integrity};
 use crate::install::store::install_lock;
 use crate::install::store::InstallRecord;
 use crate::install::transport::fetcher;
@@ -59,7 +59,7 @@ impl Installer<'_> {
         &self,
         range: Option<&str>,
         pinned: Option<&NodeUse>,
-        fetch: Fetch,
+        fetch: Connectivity,
     ) -> Result<ManagedNode, InstallError> {
         let store = &self.node.store;
         let platform = release::platform(
@@ -75,7 +75,7 @@ impl Installer<'_> {
             install_lock::acquire_announced(&store.lock_path(), self.lock_timeout, self.quiet)?;
         // Under the lock: anything in staging was left by a killed install.
         store.sweep_staging();
-        if fetch == Fetch::Offline {
+        if fetch == Connectivity::Offline {
             return self.installed_managed_node(range, pinned);
         }
         let chosen = match pinned {
@@ -257,7 +257,7 @@ impl Installer<'_> {
         let binary = format!("{}/bin/node", chosen.stem(platform));
         let executable = staging.path().join(&binary);
         crate::fs_safety::check_executable(staging.path(), &executable)?;
-        let fingerprint = Fingerprint::of(&executable)
+        let fingerprint = BinaryFingerprint::of(&executable)
             .map_err(crate::fs_error::os_cause)
             .map_err(io("hash", &executable))?;
         let record = InstallRecord {

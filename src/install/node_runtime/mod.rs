@@ -154,7 +154,7 @@ pub fn versions_in_use(home: &Path) -> Vec<String> {
 
 /// Whether the installer fetches, or only reuses what is installed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fetch {
+pub enum Connectivity {
     Online,
     Offline,
 }
@@ -168,7 +168,7 @@ impl Installer<'_> {
         &self,
         range: Option<&str>,
         pinned: Option<&NodeUse>,
-        fetch: Fetch,
+        fetch: Connectivity,
     ) -> Result<Option<ManagedNode>, InstallError> {
         let name = &self.data.binary.name;
         let system = || {
@@ -234,7 +234,10 @@ impl Installer<'_> {
                 (_, Err(error @ NodeError::Range { .. })) => return Err(error.into()),
                 (mode, outcome) => {
                     let system_error = outcome.err().filter(|_| mode.is_none());
-                    match (self.managed_node(range, None, Fetch::Offline), system_error) {
+                    match (
+                        self.managed_node(range, None, Connectivity::Offline),
+                        system_error,
+                    ) {
                         (Ok(managed), _) => managed,
                         // Nothing managed fits either: the system's Node is
                         // what this install was made for, so its problem

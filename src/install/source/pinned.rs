@@ -14,7 +14,7 @@ use crate::adapter::pinned_data::PinnedData;
 use crate::config::VersionRequest;
 use crate::install::error::{Authority, InstallError};
 use crate::install::pin::Pin;
-use crate::install::{Prepared, ReadPin, Request, Target};
+use crate::install::{Artifact, Prepared, ReadPin, Request};
 
 /// One version installable on this host and the sha256 it must have.
 #[derive(Debug, Clone)]
@@ -153,7 +153,7 @@ impl crate::install::Installer<'_> {
     }
 
     fn install_pin(&self, pin: &HostPin, force: bool) -> Result<Prepared, InstallError> {
-        let target = Target {
+        let target = Artifact {
             version: pin.version.clone(),
             entry: self.pinned_entry(pin)?,
             exact_size: false,

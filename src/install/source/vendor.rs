@@ -12,7 +12,7 @@ use super::{platform, ManagedSource};
 use crate::install::error::{Authority, InstallError};
 use crate::install::extract::format::Installable;
 use crate::install::transport::network_error::{shown, NetworkError};
-use crate::install::{store, Installer, Prepared, Staged, Target};
+use crate::install::{store, Artifact, Installer, Prepared, Staged};
 
 impl Installer<'_> {
     pub(crate) fn fetch_manifest(&self, manifest_url: &Url) -> Result<Manifest, InstallError> {
@@ -68,7 +68,7 @@ impl Installer<'_> {
         if let Some(pin) = pin {
             self.check_version_path(entry, &version, pin)?;
         }
-        let target = Target {
+        let target = Artifact {
             version,
             entry: entry.clone(),
             exact_size: true,
@@ -124,7 +124,7 @@ impl Installer<'_> {
     /// manifest's entry, a pinned version's download).
     pub(crate) fn install_or_reuse(
         &self,
-        target: &Target,
+        target: &Artifact,
         force: bool,
     ) -> Result<Prepared, InstallError> {
         let entry = &target.entry;

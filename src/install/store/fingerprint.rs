@@ -12,7 +12,7 @@ use sha2::Digest as _;
 /// The published executable as it was installed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Fingerprint {
+pub struct BinaryFingerprint {
     pub size: u64,
     /// Modification time, nanoseconds since the Unix epoch.
     pub modified_ns: u128,
@@ -50,7 +50,7 @@ fn sha256_file(path: &Path) -> std::io::Result<String> {
     Ok(hex::encode(hasher.finalize()))
 }
 
-impl Fingerprint {
+impl BinaryFingerprint {
     /// Takes the fingerprint of `path` (a regular file).
     pub fn of(path: &Path) -> std::io::Result<Self> {
         let metadata = fs_err::metadata(path)?;
@@ -92,7 +92,7 @@ mod tests {
         let temp = tempfile::tempdir().expect("tempdir");
         let path = temp.path().join("agent-cli");
         fs_err::write(&path, b"#!/bin/sh\necho agent-cli 1.0.0\n").expect("write");
-        let fingerprint = Fingerprint::of(&path).expect("fingerprint");
+        let fingerprint = BinaryFingerprint::of(&path).expect("fingerprint");
         assert_eq!(fingerprint.check(&path), Integrity::Intact);
         // Same bytes, new time: the digest says it is the same binary.
         let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);

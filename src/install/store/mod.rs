@@ -37,7 +37,7 @@ pub struct InstallRecord {
     pub installed_at: String,
     /// The executable as published, compared before every reuse.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binary_fingerprint: Option<self::fingerprint::Fingerprint>,
+    pub binary_fingerprint: Option<self::fingerprint::BinaryFingerprint>,
     /// npm installs: the SRI `integrity` that was verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<String>,

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::fingerprint::Fingerprint;
+use super::fingerprint::BinaryFingerprint;
 use super::{InstallRecord, Installed, RECORD_FILE};
 use crate::install::error::{io, Authority, InstallError};
 use crate::install::probe;
@@ -25,7 +25,7 @@ impl Installer<'_> {
         // Hash the binary for later reuse checks while the probes run.
         let must_probe = self.data.probes.at_install || !staged.version_checked;
         let (report, fingerprint) = std::thread::scope(|scope| {
-            let fingerprint = scope.spawn(|| Fingerprint::of(&executable));
+            let fingerprint = scope.spawn(|| BinaryFingerprint::of(&executable));
             let report =
                 must_probe.then(|| probe::probe(&executable, &self.probe_for(&staged.record)));
             (report, fingerprint.join())

@@ -14,7 +14,7 @@ use super::spool::spool_prefix;
 use crate::install::error::{io, InstallError};
 use crate::install::extract::format::Unpack;
 use crate::install::extract::{self, guard::Staging};
-use crate::install::{Installer, Target};
+use crate::install::{Artifact, Installer};
 
 /// A digest, and for zips the spool it was computed over.
 struct SpooledDigest {
@@ -38,7 +38,7 @@ impl Installer<'_> {
     /// trying a body that broke off again; returns the verified digest.
     pub(crate) fn download(
         &self,
-        target: &Target,
+        target: &Artifact,
         url: &Url,
         unpack: Unpack,
         staging_dir: &Path,
@@ -102,7 +102,7 @@ impl Installer<'_> {
     fn fetch_into(
         &self,
         body: fetcher::Body,
-        target: &Target,
+        target: &Artifact,
         url: &Url,
         unpack: Unpack,
         staging_dir: &Path,
@@ -175,7 +175,7 @@ impl Installer<'_> {
     fn verify(
         &self,
         digest: &SpooledDigest,
-        target: &Target,
+        target: &Artifact,
         url: &Url,
     ) -> Result<(), InstallError> {
         let entry = &target.entry;

@@ -337,7 +337,7 @@ impl Fetcher {
     ) -> NetworkError {
         match &self.credentials {
             Some(credentials) if matches!(status, 401 | 403) => {
-                NetworkError::Refused(Box::new(super::network_error::Refusal {
+                NetworkError::Refused(Box::new(super::network_error::RegistryRefusal {
                     url: shown(url),
                     status,
                     registry: credentials.registry_of(url),

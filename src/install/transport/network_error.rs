@@ -21,7 +21,7 @@ pub enum NetworkError {
     /// A 401 or 403 from a source with credentials settings (an npm
     /// registry): which registry, and which setting was or was not used.
     #[error("the registry `{}` refused `{}` (HTTP {}): {}", .0.registry, .0.url, .0.status, .0.account)]
-    Refused(Box<Refusal>),
+    Refused(Box<RegistryRefusal>),
     #[error("the CA file `{}` (from {origin}) cannot be used: {reason}", .path.display())]
     CaFile {
         path: std::path::PathBuf,
@@ -76,7 +76,7 @@ pub enum NetworkError {
 
 /// A 401 or 403 from a registry, with what can be said about it.
 #[derive(Debug)]
-pub struct Refusal {
+pub struct RegistryRefusal {
     pub url: String,
     pub status: u16,
     pub registry: String,

@@ -171,9 +171,9 @@ impl Installer<'_> {
     }
 
     /// What the adapter's data says about a tree, on `host`.
-    fn tree_options<'a>(&'a self, host: &'a host::NpmHost) -> tree::Options<'a> {
+    fn tree_options<'a>(&'a self, host: &'a host::NpmHost) -> tree::TreeOptions<'a> {
         let npm = self.data.npm.as_ref();
-        tree::Options {
+        tree::TreeOptions {
             host,
             platform_of: npm.map_or(&[][..], |npm| &npm.platform_packages),
             prefer: npm.map_or(&[][..], |npm| &npm.platform_prefer),
@@ -293,7 +293,7 @@ impl Installer<'_> {
         let node = self.node_for_install(
             doc.engines_node.as_deref(),
             pinned_node,
-            crate::install::node_runtime::Fetch::Online,
+            crate::install::node_runtime::Connectivity::Online,
         )?;
         Ok(NpmArtifact {
             version: doc.version.clone(),

@@ -13,7 +13,7 @@
 use super::document::{PackageDocument, VersionDoc};
 use super::host::NpmHost;
 use super::spec::{parse_spec, Spec};
-use super::tree::Options;
+use super::tree::TreeOptions;
 
 /// One package of the pinned tree, with its registry documents.
 pub(super) struct Pinned<'a> {
@@ -38,7 +38,7 @@ pub(super) fn check<'a>(
     package: &str,
     root: &VersionDoc,
     pinned: &'a [Pinned<'a>],
-    options: &Options<'_>,
+    options: &TreeOptions<'_>,
 ) -> Result<(), (&'a Pinned<'a>, Undeclared)> {
     let declarers: Vec<(&str, &VersionDoc)> = std::iter::once((package, root))
         .chain(pinned.iter().map(|entry| (entry.name, entry.doc)))
@@ -83,7 +83,7 @@ fn declares(
     doc: &VersionDoc,
     alias: &str,
     entry: &Pinned<'_>,
-    options: &Options<'_>,
+    options: &TreeOptions<'_>,
 ) -> bool {
     let edges = &doc.edges;
     let peers: Vec<(String, String)> = edges

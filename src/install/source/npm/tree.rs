@@ -61,10 +61,10 @@ impl Tree {
 }
 
 /// Asks the registry for a package document: `Ok(None)` when it has none.
-pub type Fetch<'a, E> = dyn Fn(&str) -> Result<Option<PackageDocument>, E> + Sync + 'a;
+pub type FetchDocument<'a, E> = dyn Fn(&str) -> Result<Option<PackageDocument>, E> + Sync + 'a;
 
 /// What the adapter's data says about resolving.
-pub struct Options<'a> {
+pub struct TreeOptions<'a> {
     pub host: &'a NpmHost,
     /// The packages whose platform packages are installed.
     pub platform_of: &'a [String],
@@ -78,8 +78,8 @@ type EdgeList = Vec<(String, String)>;
 type Fetched<E> = Result<Vec<(String, Option<PackageDocument>)>, E>;
 
 struct TreeResolver<'a, 'f, E> {
-    fetch: &'f Fetch<'f, E>,
-    options: &'a Options<'a>,
+    fetch: &'f FetchDocument<'f, E>,
+    options: &'a TreeOptions<'a>,
     documents: HashMap<String, Option<Arc<PackageDocument>>>,
     nodes: Vec<Node>,
 }
@@ -88,8 +88,8 @@ struct TreeResolver<'a, 'f, E> {
 pub fn resolve<E: Send + From<TreeError>>(
     package: &str,
     root: VersionDoc,
-    fetch: &Fetch<'_, E>,
-    options: &Options<'_>,
+    fetch: &FetchDocument<'_, E>,
+    options: &TreeOptions<'_>,
 ) -> Result<Tree, E> {
     let mut resolver = TreeResolver {
         fetch,

@@ -50,7 +50,7 @@ fn run(
             .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
     };
     let platform_of = ["root".to_owned()];
-    let options = Options {
+    let options = TreeOptions {
         host,
         platform_of: &platform_of,
         prefer: &[],
@@ -215,7 +215,7 @@ fn one_platform_package_and_aliases() {
     };
     let host = glibc();
     let platform_of = ["root".to_owned()];
-    let options = Options {
+    let options = TreeOptions {
         host: &host,
         platform_of: &platform_of,
         prefer: &[],
@@ -232,7 +232,7 @@ fn one_platform_package_and_aliases() {
         cpu: "arm64".to_owned(),
         ..glibc()
     };
-    let options = Options {
+    let options = TreeOptions {
         host: &arm,
         platform_of: &platform_of,
         prefer: &[],
@@ -246,7 +246,7 @@ fn one_platform_package_and_aliases() {
         libc: None,
         lacks: Vec::new(),
     };
-    let options = Options {
+    let options = TreeOptions {
         host: &mac,
         platform_of: &platform_of,
         prefer: &[],
@@ -260,7 +260,7 @@ fn one_platform_package_and_aliases() {
     );
     // A package the data does not name: its optional packages are not
     // installed, and none is even asked for.
-    let options = Options {
+    let options = TreeOptions {
         host: &mac,
         platform_of: &[],
         prefer: &[],
@@ -340,7 +340,7 @@ fn names_are_npm_package_names_before_anything_is_asked() {
             Ok(None)
         };
         let platform_of = ["root".to_owned()];
-        let options = Options {
+        let options = TreeOptions {
             host: &glibc(),
             platform_of: &platform_of,
             prefer: &[],
@@ -395,7 +395,7 @@ fn a_cpu_without_avx2_gets_the_baseline_build_the_data_names_for_it() {
         (vec!["avx2".to_owned()], "node_modules/p-linux-x64-baseline"),
     ] {
         let host = NpmHost { lacks, ..glibc() };
-        let options = Options {
+        let options = TreeOptions {
             host: &host,
             platform_of: &platform_of,
             prefer: &prefer,
