@@ -24,8 +24,8 @@ use crate::install::source::npm::network::NpmNetwork;
 use crate::install::source::platform::Host;
 use crate::install::source::ManagedSource;
 use crate::install::store::Store;
-use crate::install::transport::auth::Credentials;
 use crate::install::transport::retry::RetryPolicy;
+use crate::install::transport::scoped_credentials::Credentials;
 use crate::install::transport::Transport;
 use crate::locations::{Locations, Project};
 

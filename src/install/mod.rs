@@ -12,8 +12,9 @@
 //!   fits this host (`platform`);
 //! - [`transport`]: getting bytes — the one HTTP client builder (proxies,
 //!   CAs), the fetcher (`http(s)` and `file://`, redirects, credentials by
-//!   origin in `auth`, retries in `retry`), and the download of one artifact
-//!   into staging (`download`: the streaming pass, the zip spool);
+//!   origin in `scoped_credentials`, retries in `retry`), and the download
+//!   of one artifact into staging (`download`: the streaming pass, the zip
+//!   spool);
 //! - [`extract`]: unpacking into staging safely, and how each `fileType`
 //!   is unpacked (`format`);
 //! - [`store`]: the managed store — versions, staging and install records,

@@ -79,7 +79,7 @@ impl ManagedSource {
         }
         match (&data.manifest, &data.npm) {
             (_, Some(npm)) => Ok(ManagedSource::Npm {
-                registry: self::npm::registry::resolve(
+                registry: self::npm::registry_choice::resolve(
                     options.npm_registry.as_ref(),
                     npm_config,
                     &npm.package,

@@ -143,7 +143,7 @@ pub struct Fetcher {
     /// A source with credential settings (an npm registry): what is sent
     /// where, and what a 401/403 says. `None`: nothing is sent, and a
     /// refusal is a plain HTTP status.
-    pub credentials: Option<super::auth::Credentials>,
+    pub credentials: Option<super::scoped_credentials::Credentials>,
 }
 
 /// The most redirects one request follows.
@@ -195,7 +195,7 @@ impl Fetcher {
     pub fn with_network(
         mut self,
         transport: super::Transport,
-        credentials: Option<super::auth::Credentials>,
+        credentials: Option<super::scoped_credentials::Credentials>,
     ) -> Self {
         self.transport = transport;
         self.credentials = credentials;
@@ -333,7 +333,7 @@ impl Fetcher {
         &self,
         url: &Url,
         status: u16,
-        sent: Option<&super::auth::Credential>,
+        sent: Option<&super::scoped_credentials::Credential>,
     ) -> NetworkError {
         match &self.credentials {
             Some(credentials) if matches!(status, 401 | 403) => {

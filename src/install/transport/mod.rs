@@ -10,18 +10,18 @@
 //! decides where a credential may go.
 //!
 //! The folder holds getting bytes for the installer: [`fetcher`] (one
-//! request or document over `http(s)` or `file://`), [`auth`] (a credential
-//! only to its origin), [`retry`] (backoff and `Retry-After`), [`network_error`]
-//! (what went wrong on the network), and the download of one artifact into
-//! staging (`download`, with the hashing thread in [`pipeline`] and the zip
-//! spool in `spool`).
+//! request or document over `http(s)` or `file://`),
+//! [`scoped_credentials`] (a credential only to its origin), [`retry`]
+//! (backoff and `Retry-After`), [`network_error`] (what went wrong on the
+//! network), and the download of one artifact into staging (`download`,
+//! with the hashing thread in [`pipeline`] and the zip spool in `spool`).
 
-pub mod auth;
 pub(super) mod download;
 pub mod fetcher;
 pub mod network_error;
 pub mod pipeline;
 pub mod retry;
+pub mod scoped_credentials;
 pub(super) mod spool;
 
 use std::path::PathBuf;

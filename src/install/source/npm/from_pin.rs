@@ -16,10 +16,10 @@ use std::path::Path;
 
 use url::Url;
 
-use super::document::{self, PackageDocument, VersionDoc};
 use super::integrity::Sha512Integrity;
+use super::package_document::{self, PackageDocument, VersionDoc};
 use super::tree_error::TreeError;
-use super::{pinned_tree, spec, tarball_url, tree, DepArtifact};
+use super::{pinned_tree, specifier, tarball_url, tree, DepArtifact};
 use crate::install::error::{Authority, InstallError};
 use crate::install::pin::{NpmPin, NpmPinPackage};
 use crate::install::store::Installed;
@@ -153,8 +153,11 @@ impl Installer<'_> {
         let doc = lock.version_doc(&document, package, &version, bin_command)?;
         let entry = (package, version.as_str());
         lock.bind(entry, &doc, (&pin.tarball, &pin.integrity), registry)?;
-        let doc_bin = doc.bin.as_deref().and_then(document::package_relative);
-        let pin_bin = document::package_relative(&pin.bin);
+        let doc_bin = doc
+            .bin
+            .as_deref()
+            .and_then(package_document::package_relative);
+        let pin_bin = package_document::package_relative(&pin.bin);
         if doc_bin.is_some() && doc_bin != pin_bin {
             let found = pin.bin.clone();
             return Err(lock.disagrees(entry, "bin", doc_bin.unwrap_or_default(), found));
@@ -320,10 +323,10 @@ impl Installer<'_> {
                 path: entry.path.clone(),
                 reason: reason.to_owned(),
             };
-            if !spec::valid_path(&entry.path) {
+            if !specifier::valid_path(&entry.path) {
                 return Err(refuse("not a `node_modules/<name>` path").into());
             }
-            if !super::spec::valid_name(&entry.name) {
+            if !super::specifier::valid_name(&entry.name) {
                 return Err(refuse("not an npm package name").into());
             }
             if semver::Version::parse(&entry.version).is_err() {
@@ -345,7 +348,7 @@ impl Installer<'_> {
             });
         }
         for dep in &deps {
-            let parent = spec::parent_path(&dep.path);
+            let parent = specifier::parent_path(&dep.path);
             if !parent.is_empty() && !paths.contains(parent) {
                 return Err(TreeError::PinEntry {
                     path: dep.path.clone(),

@@ -10,18 +10,18 @@
 //! the package runs but its probe; what a script would have placed, the
 //! adapter's data says (`platformBin`, `executables`).
 
-pub mod credentials;
-pub mod document;
 mod from_pin;
 pub mod host;
 pub mod integrity;
 pub mod network;
 pub mod node;
 pub mod npmrc;
+pub mod npmrc_credentials;
 mod own_package;
+pub mod package_document;
 mod pinned_tree;
-pub mod registry;
-pub mod spec;
+pub mod registry_choice;
+pub mod specifier;
 pub mod tree;
 pub mod tree_error;
 mod tree_install;
@@ -32,8 +32,8 @@ use std::path::Path;
 
 use url::Url;
 
-use self::document::{package_relative, PackageDocument, VersionDoc};
 use self::integrity::{sri_of, Sha512Integrity};
+use self::package_document::{package_relative, PackageDocument, VersionDoc};
 pub use self::urls::package_url;
 use self::urls::tarball_url;
 use crate::adapter::file_type::FileType;

@@ -7,13 +7,13 @@
 
 use std::path::PathBuf;
 
-use super::credentials;
 use super::npmrc::NpmConfig;
-use super::registry::{self, NpmRegistryError};
+use super::npmrc_credentials;
+use super::registry_choice::{self, NpmRegistryError};
 use crate::env_options::environment::Environment;
 use crate::env_options::names::EnvVars;
 use crate::env_options::EnvOptions;
-use crate::install::transport::auth::Credentials;
+use crate::install::transport::scoped_credentials::Credentials;
 use crate::install::transport::{CaFile, Proxies, Transport};
 
 /// The user's npm settings, read once per command.
@@ -30,8 +30,8 @@ impl NpmNetwork {
     /// `NPM_CONFIG_USERCONFIG` says) and `env`'s `npm_config_*`.
     pub fn load(env: &Environment, options: &EnvOptions) -> Result<Self, NpmRegistryError> {
         let config = NpmConfig::load(env, options.home.as_deref())?;
-        let (mut credentials, secrets) = credentials::from_config(&config);
-        credentials.registries = registry::known(options.npm_registry.as_ref(), &config);
+        let (mut credentials, secrets) = npmrc_credentials::from_config(&config);
+        credentials.registries = registry_choice::known(options.npm_registry.as_ref(), &config);
         Ok(Self {
             config,
             credentials,

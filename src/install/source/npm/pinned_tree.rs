@@ -10,9 +10,9 @@
 //! lock could add any package of the registry to the tree, or make one the
 //! bin.
 
-use super::document::{PackageDocument, VersionDoc};
 use super::host::NpmHost;
-use super::spec::{parse_spec, Spec};
+use super::package_document::{PackageDocument, VersionDoc};
+use super::specifier::{parse_spec, Spec};
 use super::tree::TreeOptions;
 
 /// One package of the pinned tree, with its registry documents.

@@ -14,9 +14,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use super::document::{PackageDocument, VersionDoc};
 use super::host::{describe, NpmHost};
-use super::spec::{child_path, parse_spec, Spec};
+use super::package_document::{PackageDocument, VersionDoc};
+use super::specifier::{child_path, parse_spec, Spec};
 use super::tree_error::TreeError;
 use crate::output::sanitize::sanitize_line;
 

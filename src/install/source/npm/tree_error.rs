@@ -55,7 +55,7 @@ pub enum TreeError {
     Document {
         package: String,
         #[source]
-        source: super::document::PackageError,
+        source: super::package_document::PackageError,
     },
     #[error("the installed tree at `{dir}` is incomplete: {reason}")]
     Incomplete { dir: String, reason: TreeDamage },

@@ -83,7 +83,7 @@ fn read_listing(dir: &Path) -> Result<Vec<NpmPinPackage>, TreeDamage> {
 /// A path below `base` made of `relative`'s parts, refused when it would
 /// leave it.
 fn below(base: &Path, relative: &str) -> Option<PathBuf> {
-    let relative = super::document::package_relative(relative)?;
+    let relative = super::package_document::package_relative(relative)?;
     Some(base.join(relative))
 }
 
@@ -350,7 +350,7 @@ fn present(dir: &Path, listing: &[NpmPinPackage]) -> Result<(), TreeDamage> {
     let package_dir = dir.join(PACKAGE_DIR);
     for entry in listing {
         let missing = || TreeDamage::Missing(sanitize_line(&entry.path).into_owned());
-        if !super::spec::valid_path(&entry.path) {
+        if !super::specifier::valid_path(&entry.path) {
             return Err(missing());
         }
         let folder = package_dir.join(&entry.path);

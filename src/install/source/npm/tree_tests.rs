@@ -1,8 +1,8 @@
 //! Unit tests of the tree resolver.
 
-use super::super::spec::{parent_path, valid_path};
+use super::super::specifier::{parent_path, valid_path};
 use super::*;
-use crate::install::source::npm::document::PackageDocument;
+use crate::install::source::npm::package_document::PackageDocument;
 
 #[derive(Debug)]
 enum TestError {
@@ -298,7 +298,7 @@ fn pin_paths_are_checked() {
 #[test]
 fn names_are_npm_package_names_before_anything_is_asked() {
     for good in ["a", "@s/a", "a.b", "a-b_c~d", "@types/node"] {
-        assert!(super::super::spec::valid_name(good), "{good}");
+        assert!(super::super::specifier::valid_name(good), "{good}");
     }
     for bad in [
         "\\\\127.0.0.1:9\\beacon",
@@ -315,7 +315,7 @@ fn names_are_npm_package_names_before_anything_is_asked() {
         "",
         "@s",
     ] {
-        assert!(!super::super::spec::valid_name(bad), "{bad:?}");
+        assert!(!super::super::specifier::valid_name(bad), "{bad:?}");
         assert_eq!(parse_spec(bad, "^1"), Spec::BadName(bad.to_owned()));
     }
     assert_eq!(parse_spec("x", "npm:..@1"), Spec::BadName("..".to_owned()));

@@ -3,7 +3,7 @@
 
 use url::Url;
 
-use super::registry;
+use super::registry_choice;
 use crate::install::error::InstallError;
 use crate::install::transport::fetcher::parse_url;
 use crate::install::transport::network_error::{shown, NetworkError};
@@ -12,7 +12,7 @@ use crate::install::transport::network_error::{shown, NetworkError};
 /// npm package name becomes a URL: a name from a document (`\\host\x`,
 /// `..`, `%2e`) could otherwise point the request at another host or path.
 pub fn package_url(registry: &Url, package: &str) -> Result<Url, InstallError> {
-    if !super::spec::valid_name(package) {
+    if !super::specifier::valid_name(package) {
         return Err(InstallError::NotAPackageName {
             name: package.escape_debug().to_string(),
         });
@@ -36,8 +36,8 @@ pub(super) fn tarball_url(text: &str, registry: &Url) -> Result<Url, InstallErro
     if !matches!(url.scheme(), "http" | "https") {
         return Err(NetworkError::Scheme { url: shown(&url) }.into());
     }
-    let url = match url.as_str().strip_prefix(registry::PUBLIC_REGISTRY) {
-        Some(rest) if registry.as_str() != registry::PUBLIC_REGISTRY => {
+    let url = match url.as_str().strip_prefix(registry_choice::PUBLIC_REGISTRY) {
+        Some(rest) if registry.as_str() != registry_choice::PUBLIC_REGISTRY => {
             registry.join(rest).map_err(|source| NetworkError::Url {
                 url: crate::redact::redact_url(text),
                 source,
@@ -80,7 +80,7 @@ mod tests {
             tarball_url(public, &mirror).expect("url").as_str(),
             "http://mirror.test/npm/@google/gemini-cli/-/gemini-cli-0.61.0.tgz"
         );
-        let own = Url::parse(registry::PUBLIC_REGISTRY).expect("url");
+        let own = Url::parse(registry_choice::PUBLIC_REGISTRY).expect("url");
         assert_eq!(tarball_url(public, &own).expect("url").as_str(), public);
         assert!(tarball_url("file:///etc/passwd", &mirror).is_err());
         for elsewhere in [

@@ -11,7 +11,7 @@
 use base64::Engine as _;
 
 use super::npmrc::{NpmConfig, Setting};
-use crate::install::transport::auth::{Credential, Credentials};
+use crate::install::transport::scoped_credentials::{Credential, Credentials};
 
 /// The fields of a credential line, after `//host/:`.
 const FIELDS: [&str; 5] = [
