@@ -10,7 +10,7 @@
 //! The agent's install record and pin name the Node (version, sha256) it
 //! runs on; that Node's `bin/` goes first on the agent's PATH.
 
-mod install;
+mod node_install;
 pub mod node_use;
 pub mod release;
 
