@@ -18,15 +18,15 @@ use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::env_options::environment::Environment;
 use crate::env_options::EnvOptions;
 use crate::error::{Error, ErrorKind};
-use crate::install::auth::Credentials;
 use crate::install::node_runtime::NodeSettings;
-use crate::install::npm::network::NpmNetwork;
-use crate::install::platform::Host;
 use crate::install::probe::ProbeSettings;
-use crate::install::retry::RetryPolicy;
+use crate::install::source::npm::network::NpmNetwork;
+use crate::install::source::platform::Host;
+use crate::install::source::ManagedSource;
 use crate::install::store::Store;
+use crate::install::transport::retry::RetryPolicy;
+use crate::install::transport::scoped_credentials::Credentials;
 use crate::install::transport::Transport;
-use crate::install::ManagedSource;
 use crate::locations::{Locations, Project};
 
 /// Whether a command needs the config to load.

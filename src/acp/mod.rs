@@ -156,7 +156,7 @@ impl Classify for AcpError {
             } => {
                 let general = format!("check `oneworks adapter status {adapter}`");
                 Some(
-                    match crate::install::probe_cause::recognise(&source.to_string()) {
+                    match crate::install::probe::cause::recognise(&source.to_string()) {
                         Some(cause) => format!("{}\nhint: {general}", cause.hint()),
                         None => general,
                     },
@@ -166,7 +166,7 @@ impl Classify for AcpError {
             // act on (the same table as a failed probe's).
             AcpError::Kept(error) => error.hint(),
             AcpError::AgentGone { tail, .. } => {
-                crate::install::probe_cause::recognise(tail).map(|cause| cause.hint().to_owned())
+                crate::install::probe::cause::recognise(tail).map(|cause| cause.hint().to_owned())
             }
             _ => None,
         }

@@ -17,9 +17,9 @@ pub mod session_keep;
 pub mod session_start;
 pub mod status;
 
-use crate::install::download::Fetcher;
+use crate::install::transport::fetcher::Fetcher;
 use crate::install::Installer;
-use crate::launch::resolve::Resolver;
+use crate::launch::inputs::Resolver;
 use crate::settings::{Adapter, InstallInputs};
 
 /// The resolver of `adapter`'s CLI, built from its resolved values (with

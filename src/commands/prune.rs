@@ -2,8 +2,8 @@
 //! under the install lock, never the one `.oneworks/<adapter>.lock` names.
 
 use crate::error::Error;
-use crate::install::lock_file::Pin;
-use crate::install::InstallError;
+use crate::install::error::InstallError;
+use crate::install::pin::Pin;
 use crate::output;
 use crate::settings::{Adapter, Settings};
 
@@ -16,7 +16,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Er
         None => None,
     };
     let quiet = settings.quiet;
-    let _lock = crate::install::install_lock::acquire_announced(
+    let _lock = crate::install::store::install_lock::acquire_announced(
         &store.lock_path(),
         settings.options.lock_timeout,
         quiet,
@@ -64,7 +64,7 @@ fn prune_node(settings: &Settings) -> Result<(), Error> {
     if fs_err::symlink_metadata(store.versions_dir()).is_err() {
         return Ok(());
     }
-    let _lock = crate::install::install_lock::acquire_announced(
+    let _lock = crate::install::store::install_lock::acquire_announced(
         &store.lock_path(),
         settings.options.lock_timeout,
         settings.quiet,

@@ -49,7 +49,7 @@ fn node_status(
     probe: &ProbeSettings,
 ) -> NodeStatus {
     use crate::install::node_runtime;
-    use crate::install::npm::node;
+    use crate::install::source::npm::node;
     let range = installed.record.engines_node.clone();
     if let Some(used) = &installed.record.node {
         let store = node_runtime::store(home);

@@ -4,19 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use super::download::NetworkError;
-use super::extract::ExtractError;
-use super::format::FileType;
-use super::install_lock::LockError;
-use super::lock_file::PinError;
-use super::manifest::ManifestError;
-use super::npm::document::PackageError;
-use super::npm::node::NodeError;
-use super::npm::registry::NpmRegistryError;
-use super::platform::NoPackage;
+use crate::adapter::file_type::FileType;
 use crate::env_options::names::{AdapterVariable, EnvVars};
 use crate::error::{Classify, ErrorKind};
 use crate::fs_safety::UnsafePath;
+use crate::install::extract::ExtractError;
+use crate::install::pin::PinError;
+use crate::install::source::manifest::ManifestError;
+use crate::install::source::npm::node::NodeError;
+use crate::install::source::npm::package_document::PackageError;
+use crate::install::source::npm::registry_choice::NpmRegistryError;
+use crate::install::source::platform::NoPackage;
+use crate::install::store::install_lock::LockError;
+use crate::install::transport::network_error::NetworkError;
 
 /// How an adapter is named in messages and hints, from its data: the
 /// binary (`kiro-cli`), the display name (`Kiro CLI`) and the id, which
@@ -118,7 +118,7 @@ pub enum InstallError {
     #[error(transparent)]
     Node(#[from] NodeError),
     #[error(transparent)]
-    Tree(#[from] super::npm::tree::TreeError),
+    Tree(#[from] crate::install::source::npm::tree_error::TreeError),
     /// `name` is shown escaped: it is whatever a document or the data said.
     #[error("refusing to ask the registry for `{name}`: it is not an npm package name")]
     NotAPackageName { name: String },

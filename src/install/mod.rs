@@ -4,48 +4,52 @@
 //! verify → probe → atomic publish, all under the install lock, with the
 //! version policy and `<adapter>.lock` pin of §4.4. Reuse of an installed
 //! version checks it against its install record first.
+//!
+//! A folder per job:
+//! - [`source`]: where a version comes from — a vendor manifest
+//!   (`vendor`, `manifest`), archives checked against reviewed pins
+//!   (`pinned`), an npm package and its tree (`npm/`), and which artifact
+//!   fits this host (`platform`);
+//! - [`transport`]: getting bytes — the one HTTP client builder (proxies,
+//!   CAs), the fetcher (`http(s)` and `file://`, redirects, credentials by
+//!   origin in `scoped_credentials`, retries in `retry`), and the download
+//!   of one artifact into staging (`download`: the streaming pass, the zip
+//!   spool);
+//! - [`extract`]: unpacking into staging safely, and how each `fileType`
+//!   is unpacked (`format`);
+//! - [`store`]: the managed store — versions, staging and install records,
+//!   the install lock (`install_lock`, the flock), publish, reuse checks and
+//!   fingerprints;
+//! - [`pin`]: the `<adapter>.lock` file a project commits;
+//! - [`probe`]: running a candidate's `--version` and ACP probes, and the
+//!   table of causes read from what it printed (`cause`);
+//! - [`node_runtime`]: Node.js as the managed runtime of npm packages.
+//!
+//! Beside them: [`policy`], the version policy as pure functions, and
+//! [`error`], what can go wrong, with the adapter's names in its hints.
 
-pub mod auth;
-pub mod download;
 pub mod error;
 pub mod extract;
-mod fetch;
-pub mod fingerprint;
-pub mod format;
-pub mod install_lock;
-pub mod lock_file;
-pub mod managed_source;
-pub mod manifest;
-pub mod network_error;
 pub mod node_runtime;
-pub mod npm;
-mod pinned;
-pub mod pipeline;
-pub mod platform;
+pub mod pin;
 pub mod policy;
 pub mod probe;
-pub mod probe_cause;
-mod publish;
-pub mod retry;
-pub mod reuse;
-mod spool;
+pub mod source;
 pub mod store;
 pub mod transport;
-mod vendor;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use self::download::Fetcher;
-pub use self::error::{InstallError, Names};
-use self::format::FileType;
-use self::lock_file::Pin;
-pub use self::managed_source::ManagedSource;
-use self::manifest::ArtifactEntry;
-use self::platform::Host;
+use self::error::{InstallError, Names};
+use self::pin::Pin;
 use self::policy::{Route, Selection, VersionChoice};
-use self::reuse::ReuseVerdict;
+use self::source::manifest::ArtifactEntry;
+use self::source::platform::Host;
+use self::source::ManagedSource;
+use self::store::reuse::ReuseVerdict;
 use self::store::{Installed, Store};
+use self::transport::fetcher::Fetcher;
 use crate::adapter::data::AdapterData;
 use crate::config::VersionRequest;
 use crate::install::probe::ProbeSettings;
@@ -104,7 +108,7 @@ impl From<Installed> for Prepared {
 }
 
 /// Which artifact to install and what its digest must be.
-struct Target {
+pub(crate) struct Artifact {
     version: semver::Version,
     entry: ArtifactEntry,
     /// Whether `entry.size` is the artifact's size (a manifest's) or only
@@ -113,7 +117,7 @@ struct Target {
 }
 
 /// A staging folder filled and verified by a source, ready to publish.
-struct Staged {
+pub(crate) struct Staged {
     /// The executable, relative to the version folder.
     binary: String,
     /// The install record, without the binary's fingerprint.
@@ -125,7 +129,7 @@ struct Staged {
 }
 
 /// An `<adapter>.lock` that was read, with its path and version.
-struct ReadPin {
+pub(crate) struct ReadPin {
     pin: Pin,
     path: PathBuf,
     version: semver::Version,
@@ -337,7 +341,7 @@ impl Installer<'_> {
     fn reuse(&self, installed: Installed) -> Result<Prepared, InstallError> {
         let runtime_path = self.check_runtime(&installed)?;
         self.check_npm_tree(&installed, None)?;
-        reuse::verify(
+        store::reuse::verify(
             &installed,
             &self.probe_for(&installed.record),
             &self.data.binary.name,
@@ -361,8 +365,8 @@ impl Installer<'_> {
         Ok(None)
     }
 
-    fn lock(&self) -> Result<install_lock::InstallLock, InstallError> {
-        Ok(install_lock::acquire_announced(
+    fn lock(&self) -> Result<store::install_lock::InstallLock, InstallError> {
+        Ok(store::install_lock::acquire_announced(
             &self.store.lock_path(),
             self.lock_timeout,
             self.quiet,
@@ -392,7 +396,7 @@ impl Installer<'_> {
         // Under the lock: anything in staging or the spool was left by a
         // killed install.
         self.store.sweep_staging();
-        spool::sweep_spools(&self.cache_dir, &self.data.id);
+        transport::spool::sweep_spools(&self.cache_dir, &self.data.id);
         crate::fs_safety::check_dir_chain(&self.store.home, &self.store.version_dir(version))?;
         if !force {
             if let Some(installed) = self.reusable(version, same)? {
@@ -431,7 +435,7 @@ impl Installer<'_> {
             );
             return Ok(None);
         }
-        match reuse::check(&installed, &self.probe_for(&installed.record)) {
+        match store::reuse::check(&installed, &self.probe_for(&installed.record)) {
             ReuseVerdict::Intact => Ok(Some(installed)),
             ReuseVerdict::Reprobed { change, .. } => {
                 tracing::warn!(

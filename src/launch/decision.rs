@@ -7,13 +7,13 @@
 use serde::Serialize;
 
 use super::candidate::{self, Candidate, Cli, Probes, SourceError};
-use super::resolver::Resolver;
+use super::inputs::Resolver;
 use crate::config::SourceKind;
 use crate::error::Error;
-use crate::install::lock_file::Pin;
+use crate::install::pin::Pin;
 use crate::install::policy::{self, Selection, VersionChoice};
 use crate::install::probe::ProbeSettings;
-use crate::install::reuse::Integrity;
+use crate::install::store::fingerprint::Integrity;
 use crate::install::store::Installed;
 
 /// How much the resolver looks at.

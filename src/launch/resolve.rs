@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use super::decision::{self, Scope};
-pub use super::resolver::Resolver;
+use super::inputs::Resolver;
 use crate::config::SourceKind;
 use crate::error::{Error, ErrorKind};
 use crate::install::{Prepared, Request};

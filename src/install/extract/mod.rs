@@ -4,8 +4,12 @@
 //! hard links, devices and FIFOs, creates files new (never following an
 //! existing path), keeps only the executable bit, and bounds the total
 //! unpacked size.
+//!
+//! How each manifest `fileType` is unpacked (streamed tar or spooled zip)
+//! is [`mod@format`].
 
 mod error;
+pub mod format;
 pub mod guard;
 mod tar;
 mod zip;

@@ -10,7 +10,7 @@
 //! The agent's install record and pin name the Node (version, sha256) it
 //! runs on; that Node's `bin/` goes first on the agent's PATH.
 
-mod install;
+mod node_install;
 pub mod node_use;
 pub mod release;
 
@@ -19,13 +19,13 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
-pub use self::node_use::NodeUse;
-use super::error::InstallError;
-use super::npm::node::{self, NodeError};
-use super::probe::ProbeSettings;
-use super::store::{InstallRecord, Installed, Store};
-use super::Installer;
+use self::node_use::NodeUse;
 use crate::config::NodeRuntime;
+use crate::install::error::InstallError;
+use crate::install::probe::ProbeSettings;
+use crate::install::source::npm::node::{self, NodeError};
+use crate::install::store::{InstallRecord, Installed, Store};
+use crate::install::Installer;
 
 /// What the installer knows about Node, resolved from settings.
 #[derive(Debug, Clone)]
@@ -86,7 +86,7 @@ pub fn installed_node(store: &Store, used: &NodeUse) -> Result<ManagedNode, Node
             ),
         });
     }
-    if let super::reuse::Integrity::Changed(change) = installed.integrity() {
+    if let crate::install::store::fingerprint::Integrity::Changed(change) = installed.integrity() {
         return Err(NodeError::ManagedChanged {
             version: used.version.clone(),
             change,
@@ -154,7 +154,7 @@ pub fn versions_in_use(home: &Path) -> Vec<String> {
 
 /// Whether the installer fetches, or only reuses what is installed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fetch {
+pub enum Connectivity {
     Online,
     Offline,
 }
@@ -168,7 +168,7 @@ impl Installer<'_> {
         &self,
         range: Option<&str>,
         pinned: Option<&NodeUse>,
-        fetch: Fetch,
+        fetch: Connectivity,
     ) -> Result<Option<ManagedNode>, InstallError> {
         let name = &self.data.binary.name;
         let system = || {
@@ -234,7 +234,10 @@ impl Installer<'_> {
                 (_, Err(error @ NodeError::Range { .. })) => return Err(error.into()),
                 (mode, outcome) => {
                     let system_error = outcome.err().filter(|_| mode.is_none());
-                    match (self.managed_node(range, None, Fetch::Offline), system_error) {
+                    match (
+                        self.managed_node(range, None, Connectivity::Offline),
+                        system_error,
+                    ) {
                         (Ok(managed), _) => managed,
                         // Nothing managed fits either: the system's Node is
                         // what this install was made for, so its problem

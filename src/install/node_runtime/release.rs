@@ -6,7 +6,7 @@
 use semver::Version;
 use serde::Deserialize;
 
-use crate::install::npm::node;
+use crate::install::source::npm::node;
 
 /// One entry of `index.json` (fields oneworks does not use are ignored).
 #[derive(Debug, Clone, Deserialize)]
