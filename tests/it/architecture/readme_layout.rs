@@ -30,7 +30,7 @@ fn paths(text: &str) -> Vec<String> {
     text.split('`')
         .skip(1)
         .step_by(2)
-        .filter(|name| !name.contains([' ', '<', '*']))
+        .filter(|name| !name.contains([' ', '<', '*', ':']))
         .filter(|name| name.ends_with(".rs") || name.ends_with('/'))
         .map(str::to_owned)
         .collect()
