@@ -103,11 +103,6 @@ impl Error {
         Self::new(kind, anyhow::anyhow!("{message}"))
     }
 
-    /// Stdout was closed by its reader: the command ends quietly, exit 0.
-    pub fn stdout_closed() -> Self {
-        Self::msg(ErrorKind::StdoutClosed, "standard output was closed")
-    }
-
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
@@ -123,15 +118,7 @@ impl Error {
 
     /// The message with its causes, `: `-joined.
     pub fn message(&self) -> String {
-        let mut message = self.inner.to_string();
-        for cause in self.inner.chain().skip(1) {
-            let cause = cause.to_string();
-            if !message.contains(&cause) {
-                message.push_str(": ");
-                message.push_str(&cause);
-            }
-        }
-        message
+        message(self.inner.as_ref())
     }
 }
 
@@ -145,6 +132,22 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message())
     }
+}
+
+/// An error's message with its causes, `: `-joined: the one way a chain
+/// is printed (the final error, an `error` event, a warning).
+pub fn message(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    message
 }
 
 /// A subsystem error that knows its kind and, where a user can act, a hint.

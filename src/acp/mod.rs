@@ -118,8 +118,8 @@ pub enum AcpError {
     #[error("interrupted; the turn was cancelled")]
     Interrupted,
     /// Printing an event failed (stdout closed, disk full).
-    #[error("{0}")]
-    Output(crate::error::Error),
+    #[error(transparent)]
+    Output(crate::output::OutputError),
     #[error("{0}")]
     Kept(#[from] kept::caller::KeptError),
 }
