@@ -135,16 +135,14 @@ impl fmt::Display for Error {
 }
 
 /// An error's message with its causes, `: `-joined: the one way a chain
-/// is printed (the final error, an `error` event, a warning).
+/// is printed (the final error, an `error` event, a warning). Every cause
+/// is printed: a message names its cause as a source, never in its text.
 pub fn message(error: &(dyn std::error::Error + 'static)) -> String {
     let mut message = error.to_string();
     let mut cause = error.source();
     while let Some(inner) = cause {
-        let text = inner.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
+        message.push_str(": ");
+        message.push_str(&inner.to_string());
         cause = inner.source();
     }
     message
