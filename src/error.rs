@@ -173,6 +173,25 @@ impl<E: Classify> From<E> for Error {
 mod kind_tests {
     use super::ErrorKind;
 
+    /// A cause whose text the message already holds is still printed:
+    /// messages name causes as sources, so nothing is filtered by text.
+    #[test]
+    fn the_chain_prints_every_cause() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("failed to read `config.yaml`")]
+        struct Outer {
+            #[source]
+            source: std::io::Error,
+        }
+        let error = Outer {
+            source: std::io::Error::other("config.yaml"),
+        };
+        assert_eq!(
+            super::message(&error),
+            "failed to read `config.yaml`: config.yaml"
+        );
+    }
+
     #[test]
     fn every_kind_parses_back_from_its_string() {
         for kind in ErrorKind::ALL {
