@@ -29,6 +29,13 @@ pub enum ProfileError {
     },
     #[error("invalid config at `{key}`: {message}")]
     Config { key: String, message: String },
+    /// A `configContent` TOML cannot hold (the serializer says why).
+    #[error("invalid config at `{key}`: cannot be written as TOML")]
+    Toml {
+        key: String,
+        #[source]
+        source: toml::ser::Error,
+    },
     #[error(transparent)]
     Configuration(#[from] crate::config::ConfigError),
     /// The agent's own state file (`session.stateFile`) cannot be kept.
@@ -45,7 +52,9 @@ impl Classify for ProfileError {
         match self {
             ProfileError::Unsafe(error) => error.kind(),
             ProfileError::Io { .. } => ErrorKind::Internal,
-            ProfileError::Config { .. } | ProfileError::AgentState { .. } => ErrorKind::Config,
+            ProfileError::Config { .. }
+            | ProfileError::Toml { .. }
+            | ProfileError::AgentState { .. } => ErrorKind::Config,
             ProfileError::Configuration(error) => error.kind(),
         }
     }
