@@ -45,13 +45,21 @@ pub enum ProfileError {
         path: PathBuf,
         reason: String,
     },
+    /// The agent's own state file is there but the OS will not read it.
+    #[error("failed to keep {agent}'s own state file `{path}`: it cannot be read")]
+    AgentStateRead {
+        agent: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl Classify for ProfileError {
     fn kind(&self) -> ErrorKind {
         match self {
             ProfileError::Unsafe(error) => error.kind(),
-            ProfileError::Io { .. } => ErrorKind::Internal,
+            ProfileError::Io { .. } | ProfileError::AgentStateRead { .. } => ErrorKind::Internal,
             ProfileError::Config { .. }
             | ProfileError::Toml { .. }
             | ProfileError::AgentState { .. } => ErrorKind::Config,
@@ -62,6 +70,10 @@ impl Classify for ProfileError {
         match self {
             ProfileError::Unsafe(error) => error.hint(),
             ProfileError::Configuration(error) => error.hint(),
+            ProfileError::AgentStateRead { path, .. } => Some(format!(
+                "fix the permissions of `{}` or remove it",
+                path.display()
+            )),
             _ => None,
         }
     }
