@@ -420,11 +420,18 @@ pub fn parse() -> Result<Cli, u8> {
             return match crate::output::print_bytes(text.as_bytes()) {
                 Ok(()) => code,
                 Err(failure) => {
-                    crate::output::report_error(&failure, false);
-                    if failure.kind() == ErrorKind::StdoutClosed {
+                    let kind = crate::error::Classify::kind(&failure);
+                    let message = crate::error::message(&failure);
+                    let report = crate::output::Failure {
+                        kind,
+                        message: &message,
+                        hint: None,
+                    };
+                    crate::output::report_error(&report, false);
+                    if kind == ErrorKind::StdoutClosed {
                         code
                     } else {
-                        failure.kind().exit_code()
+                        kind.exit_code()
                     }
                 }
             };

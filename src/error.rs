@@ -103,11 +103,6 @@ impl Error {
         Self::new(kind, anyhow::anyhow!("{message}"))
     }
 
-    /// Stdout was closed by its reader: the command ends quietly, exit 0.
-    pub fn stdout_closed() -> Self {
-        Self::msg(ErrorKind::StdoutClosed, "standard output was closed")
-    }
-
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
@@ -123,15 +118,7 @@ impl Error {
 
     /// The message with its causes, `: `-joined.
     pub fn message(&self) -> String {
-        let mut message = self.inner.to_string();
-        for cause in self.inner.chain().skip(1) {
-            let cause = cause.to_string();
-            if !message.contains(&cause) {
-                message.push_str(": ");
-                message.push_str(&cause);
-            }
-        }
-        message
+        message(self.inner.as_ref())
     }
 }
 
@@ -145,6 +132,20 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message())
     }
+}
+
+/// An error's message with its causes, `: `-joined: the one way a chain
+/// is printed (the final error, an `error` event, a warning). Every cause
+/// is printed: a message names its cause as a source, never in its text.
+pub fn message(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        message.push_str(": ");
+        message.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    message
 }
 
 /// A subsystem error that knows its kind and, where a user can act, a hint.
@@ -171,6 +172,25 @@ impl<E: Classify> From<E> for Error {
 #[cfg(test)]
 mod kind_tests {
     use super::ErrorKind;
+
+    /// A cause whose text the message already holds is still printed:
+    /// messages name causes as sources, so nothing is filtered by text.
+    #[test]
+    fn the_chain_prints_every_cause() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("failed to read `config.yaml`")]
+        struct Outer {
+            #[source]
+            source: std::io::Error,
+        }
+        let error = Outer {
+            source: std::io::Error::other("config.yaml"),
+        };
+        assert_eq!(
+            super::message(&error),
+            "failed to read `config.yaml`: config.yaml"
+        );
+    }
 
     #[test]
     fn every_kind_parses_back_from_its_string() {

@@ -25,7 +25,13 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            oneworks::output::report_error(&error, json);
+            let message = error.message();
+            let failure = oneworks::output::Failure {
+                kind: error.kind(),
+                message: &message,
+                hint: error.hint(),
+            };
+            oneworks::output::report_error(&failure, json);
             ExitCode::from(error.kind().exit_code())
         }
     }

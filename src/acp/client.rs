@@ -347,16 +347,7 @@ fn setup_failed(sink: &mut Sink, error: AcpError) -> AcpError {
         return error;
     }
     // The message with its causes, as the final error document has it.
-    let mut message = error.to_string();
-    let mut cause = std::error::Error::source(&error);
-    while let Some(inner) = cause {
-        let text = inner.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = inner.source();
-    }
+    let message = crate::error::message(&error);
     let event = Event::Error {
         kind: crate::error::Classify::kind(&error).as_str().to_owned(),
         message,

@@ -11,8 +11,8 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::fast::ChunkKind;
-use crate::error::Error;
 use crate::output;
+use crate::output::OutputError;
 use crate::redact::{Scrubber, StreamScrubber};
 
 /// Who settled a permission request.
@@ -198,7 +198,7 @@ impl Sink {
     /// through the stream scrubber of its kind: what could still begin a
     /// secret waits for the next chunk of its kind, across other events, so
     /// chunk boundaries may move (SPEC §6.2).
-    pub fn chunk(&mut self, kind: ChunkKind, text: &str) -> Result<(), Error> {
+    pub fn chunk(&mut self, kind: ChunkKind, text: &str) -> Result<(), OutputError> {
         let Some(scrubber) = output::scrubber() else {
             return self.write_chunk(kind, text, None);
         };
@@ -222,7 +222,7 @@ impl Sink {
 
     /// Releases the text the stream scrubbers hold back (before a terminal
     /// prompt, and at the end).
-    pub fn release_held(&mut self) -> Result<(), Error> {
+    pub fn release_held(&mut self) -> Result<(), OutputError> {
         let Some(streams) = &mut self.streams else {
             return Ok(());
         };
@@ -248,7 +248,7 @@ impl Sink {
         kind: ChunkKind,
         text: &str,
         scrubber: Option<&Arc<Scrubber>>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), OutputError> {
         if !self.json {
             match kind {
                 ChunkKind::Message => {
@@ -311,13 +311,13 @@ impl Sink {
     }
 
     /// A diagnostic: an event with `--json`, a `note:` line otherwise.
-    pub fn diagnostic(&mut self, message: impl Into<String>) -> Result<(), Error> {
+    pub fn diagnostic(&mut self, message: impl Into<String>) -> Result<(), OutputError> {
         self.emit(&Event::Diagnostic {
             message: message.into(),
         })
     }
 
-    pub fn emit(&mut self, event: &Event) -> Result<(), Error> {
+    pub fn emit(&mut self, event: &Event) -> Result<(), OutputError> {
         match event {
             Event::AgentMessageChunk { text } => return self.chunk(ChunkKind::Message, text),
             Event::AgentThoughtChunk { text } => return self.chunk(ChunkKind::Thought, text),
@@ -334,7 +334,7 @@ impl Sink {
     }
 
     /// Ends an open line of agent text so stderr lines start clean.
-    fn close_text(&mut self) -> Result<(), Error> {
+    fn close_text(&mut self) -> Result<(), OutputError> {
         let holding = self
             .streams
             .as_ref()
@@ -353,7 +353,7 @@ impl Sink {
         Ok(())
     }
 
-    fn human(&mut self, event: &Event) -> Result<(), Error> {
+    fn human(&mut self, event: &Event) -> Result<(), OutputError> {
         if let Event::UnknownUpdate { session_update, .. } = event {
             tracing::debug!("unknown update kind `{}`", output::clean(session_update));
             return Ok(());
@@ -431,7 +431,7 @@ impl Sink {
     }
 
     /// Ends the human stream cleanly (a final newline after agent text).
-    pub fn finish(&mut self) -> Result<(), Error> {
+    pub fn finish(&mut self) -> Result<(), OutputError> {
         self.release_held()?;
         if self.json {
             return Ok(());

@@ -62,7 +62,7 @@ pub enum AcpError {
     },
     #[error("lost the connection to the agent")]
     Io(#[source] std::io::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Capability(#[from] capabilities::CapabilityError),
     #[error("the agent ended {when}{tail}")]
     AgentGone { when: String, tail: String },
@@ -90,7 +90,7 @@ pub enum AcpError {
         hint: String,
     },
     /// The adapter names a protocol quirk set oneworks does not ship.
-    #[error("{0}")]
+    #[error(transparent)]
     UnknownQuirks(#[from] quirks::UnknownQuirks),
     /// The configured `auth.method` is not one the agent advertised.
     #[error("`{key}` is `{method}`, which the agent does not advertise; it advertises {offered}")]
@@ -118,9 +118,9 @@ pub enum AcpError {
     #[error("interrupted; the turn was cancelled")]
     Interrupted,
     /// Printing an event failed (stdout closed, disk full).
-    #[error("{0}")]
-    Output(crate::error::Error),
-    #[error("{0}")]
+    #[error(transparent)]
+    Output(crate::output::OutputError),
+    #[error(transparent)]
     Kept(#[from] kept::caller::KeptError),
 }
 

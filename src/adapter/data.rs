@@ -349,8 +349,7 @@ mod tests {
         let temp = tempfile::tempdir().expect("tempdir");
         let path = temp.path().join("missing-kiro.yaml");
         let error = AdapterData::load(&path).expect_err("missing file");
-        let message =
-            crate::error::Error::new(crate::error::ErrorKind::Internal, error).to_string();
+        let message = crate::error::message(&error);
         assert_eq!(message.matches("missing-kiro.yaml").count(), 1, "{message}");
         assert!(message.ends_with("it does not exist"), "{message}");
     }

@@ -81,10 +81,7 @@ fn a_broken_safe_key_list_is_refused_and_read_alone_allows_nothing() {
     assert_ne!(broken, kiro, "the built-in Kiro file lists `description`");
     fs_err::write(temp.path().join("kiro.yaml"), broken).expect("write");
     let registry = Registry::discover(Some(temp.path()), |_| None).expect("registry");
-    let message = format!(
-        "{:#}",
-        anyhow::Error::from(registry.load("kiro").unwrap_err())
-    );
+    let message = crate::error::message(&registry.load("kiro").unwrap_err());
     assert!(message.contains("safe key `a..b`"), "{message}");
     assert_eq!(registry.safe_keys("kiro"), SafeKeys::default());
 }

@@ -10,9 +10,7 @@ fn gemini_with(from: &str, to: &str) -> Result<crate::adapter::data::AdapterData
     assert!(text.contains(from), "the fixture moved: {from}");
     let text = text.replacen(from, to, 1);
     crate::adapter::data::AdapterData::parse_named(&text, std::path::Path::new("gemini.yaml"))
-        .map_err(|error| {
-            crate::error::Error::new(crate::error::ErrorKind::Internal, error).to_string()
-        })
+        .map_err(|error| crate::error::message(&error))
 }
 
 #[test]

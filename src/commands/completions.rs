@@ -13,7 +13,7 @@ pub fn print(shell: clap_complete::Shell) -> Result<(), Error> {
     let mut command = without_hidden(crate::cli::Cli::command());
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "oneworks", &mut script);
-    crate::output::print_bytes(&script)
+    Ok(crate::output::print_bytes(&script)?)
 }
 
 /// `command` without its hidden subcommands, at every level. clap cannot

@@ -44,7 +44,7 @@ pub fn run(settings: &Settings, adapter: &Adapter, args: &PrepareArgs) -> Result
         reused: resolved.reused,
     };
     if args.json {
-        return output::print_json(&report);
+        return Ok(output::print_json(&report)?);
     }
     let verb = if report.reused { "using" } else { "installed" };
     output::say(

@@ -57,9 +57,10 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
             recover_or_note(settings, global, &name);
             answer(settings, &name, &card, action)
         }
-        SessionCommand::Adopt { name, .. } => {
-            supervise::adopt(&settings.world(settings.adapter()?), &name)
-        }
+        SessionCommand::Adopt { name, .. } => Ok(supervise::adopt(
+            &settings.world(settings.adapter()?),
+            &name,
+        )?),
         SessionCommand::Serve {
             listen,
             public_url,
@@ -75,14 +76,14 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
         ),
         SessionCommand::Supervise(args) => {
             let adapter = settings.adapter()?;
-            supervise::supervise(
+            Ok(supervise::supervise(
                 &settings.world(adapter),
                 &args.name,
                 args.cli_path,
                 &args.cli_version,
                 args.runtime_path,
                 args.cwd,
-            )
+            )?)
         }
     }
 }
@@ -267,7 +268,7 @@ fn list(settings: &Settings, global: &GlobalArgs, json: bool) -> Result<(), Erro
         }));
     }
     if json {
-        return output::print_json(&rows);
+        return Ok(output::print_json(&rows)?);
     }
     if rows.is_empty() {
         output::say(settings.quiet, "no session is running");
@@ -331,7 +332,7 @@ fn approvals(settings: &Settings, name: &str, watch: bool, json: bool) -> Result
             Err(error) => history_instead(settings, name, &paths, error)?,
         };
         if json {
-            return output::print_json(&cards);
+            return Ok(output::print_json(&cards)?);
         }
         for card in &cards {
             output::print_text(&card_line(card))?;

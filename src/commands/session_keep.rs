@@ -43,7 +43,7 @@ pub fn own(settings: &Settings, adapter: &Adapter, args: KeepArgs) -> Result<(),
     // Held for the owner's whole life: dropping it is the end.
     let Some(_lock) = kept::take_lock(&paths).map_err(io)? else {
         // Another owner of this name won the start: the caller reaches it.
-        return output::print_json(&json!({"ready": true}));
+        return Ok(output::print_json(&json!({"ready": true}))?);
     };
     let tui = SessionPaths::new(&layout);
     if supervisor::read_record(&tui).is_some_and(|record| supervisor::is_running(&record, &tui)) {

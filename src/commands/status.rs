@@ -122,7 +122,7 @@ pub fn status(adapter: &Adapter, json: bool) -> Result<(), Error> {
         node,
     };
     if json {
-        return output::print_json(&report);
+        return Ok(output::print_json(&report)?);
     }
     print_status(&report, adapter, broken_managed);
     Ok(())
@@ -309,7 +309,7 @@ pub fn list(settings: &Settings, json: bool) -> Result<(), Error> {
         if !skipped.is_empty() {
             document["skipped"] = serde_json::Value::Array(skipped);
         }
-        return output::print_json(&document);
+        return Ok(output::print_json(&document)?);
     }
     Ok(())
 }

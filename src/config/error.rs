@@ -34,6 +34,13 @@ pub enum ConfigError {
     ParseNoPosition { path: PathBuf, message: String },
     #[error("invalid config at `{key}`: {message}")]
     Invalid { key: String, message: String },
+    /// An adapter the config names whose adapter file does not load.
+    #[error("invalid config at `{key}`")]
+    AdapterFile {
+        key: String,
+        #[source]
+        source: Box<crate::adapter::registry::RegistryError>,
+    },
     #[error("credential in config at `{key}`: {reason}")]
     Credential { key: String, reason: String },
     #[error("config file `{path}` changed while it was read (its real path no longer names the file that was read)")]

@@ -261,9 +261,9 @@ fn check_adapters(
                 ))
             }
             Err(error) => {
-                return Err(ConfigError::Invalid {
+                return Err(ConfigError::AdapterFile {
                     key: format!("adapters.{name}"),
-                    message: format!("{:#}", anyhow::Error::from(error)),
+                    source: Box::new(error),
                 })
             }
         };

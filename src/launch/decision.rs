@@ -7,9 +7,9 @@
 use serde::Serialize;
 
 use super::candidate::{self, Candidate, Cli, Probes, SourceError};
+use super::error::LaunchError;
 use super::inputs::Resolver;
 use crate::config::SourceKind;
-use crate::error::Error;
 use crate::install::pin::Pin;
 use crate::install::policy::{self, Selection, VersionChoice};
 use crate::install::probe::ProbeSettings;
@@ -64,7 +64,7 @@ struct Managed {
 }
 
 /// The resolver's decision over `scope`.
-pub fn decide(resolver: &Resolver<'_>, scope: Scope) -> Result<Decision, Error> {
+pub fn decide(resolver: &Resolver<'_>, scope: Scope) -> Result<Decision, LaunchError> {
     let data = resolver.data;
     let cli = resolver.cli;
     let looks_at = |source: SourceKind| scope == Scope::Every || cli.source == source;
@@ -217,7 +217,7 @@ fn path_reason(path: Option<&Candidate>, id: &str) -> String {
 /// `<adapter>.lock` read and the same policy
 /// ([`policy::choose_installed`] with [`Selection::Launch`]) as
 /// `Installer::installed_for_launch`.
-fn survey_managed(resolver: &Resolver<'_>) -> Result<Managed, Error> {
+fn survey_managed(resolver: &Resolver<'_>) -> Result<Managed, LaunchError> {
     let store = &resolver.store;
     let mut installed = Vec::new();
     let mut refused = Vec::new();

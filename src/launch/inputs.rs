@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
+use super::error::LaunchError;
 use crate::adapter::data::AdapterData;
 use crate::config::CliConfig;
-use crate::error::{Error, ErrorKind};
 use crate::install::probe::ProbeSettings;
 use crate::install::store::Store;
 use crate::install::Installer;
@@ -30,12 +30,7 @@ pub struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    pub(crate) fn installer(&self) -> Result<&Installer<'_>, Error> {
-        self.installer.as_ref().ok_or_else(|| {
-            Error::msg(
-                ErrorKind::Internal,
-                "the managed source was chosen without an installer",
-            )
-        })
+    pub(crate) fn installer(&self) -> Result<&Installer<'_>, LaunchError> {
+        self.installer.as_ref().ok_or(LaunchError::NoInstaller)
     }
 }

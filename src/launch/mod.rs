@@ -5,6 +5,7 @@
 
 pub mod candidate;
 pub mod decision;
+pub mod error;
 pub mod inputs;
 pub mod profile;
 pub mod resolve;

@@ -8,9 +8,9 @@
 use std::path::PathBuf;
 
 use super::decision::{self, Scope};
+use super::error::LaunchError;
 use super::inputs::Resolver;
 use crate::config::SourceKind;
-use crate::error::{Error, ErrorKind};
 use crate::install::{Prepared, Request};
 
 /// What `prepare` was asked to do (the flags, without clap).
@@ -56,7 +56,7 @@ impl From<Prepared> for ResolvedCli {
 pub fn resolve_for_prepare(
     resolver: &Resolver<'_>,
     options: PrepareOptions,
-) -> Result<ResolvedCli, Error> {
+) -> Result<ResolvedCli, LaunchError> {
     let cli = resolver.cli;
     match cli.source {
         SourceKind::Managed => {
@@ -72,17 +72,10 @@ pub fn resolve_for_prepare(
         }
         SourceKind::System | SourceKind::Path => {
             if options.locked || options.force {
-                return Err(Error::msg(
-                    ErrorKind::Config,
-                    format!(
-                        "--locked and --force apply to `source: managed`, not `source: {}`",
-                        cli.source
-                    ),
-                )
-                .with_hint(format!(
-                    "drop the flag, or set `adapters.{}.cli.source` to `managed`",
-                    resolver.data.id
-                )));
+                return Err(LaunchError::ManagedOnlyFlags {
+                    configured: cli.source,
+                    adapter: resolver.data.id.clone(),
+                });
             }
             probe_unmanaged(resolver)
         }
@@ -93,7 +86,7 @@ pub fn resolve_for_prepare(
 /// else the `<adapter>.lock` version, else the newest installed one — with no
 /// request at all — and only when none is installed, a `prepare` (with
 /// its progress bar). For `system` and `path`, the same probes as prepare.
-pub fn resolve_for_launch(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {
+pub fn resolve_for_launch(resolver: &Resolver<'_>) -> Result<ResolvedCli, LaunchError> {
     let cli = resolver.cli;
     match cli.source {
         SourceKind::Managed => {
@@ -109,7 +102,7 @@ pub fn resolve_for_launch(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error>
 
 /// `system` and `path`: the decision's candidate, or the refusal naming
 /// every candidate and why it was skipped.
-fn probe_unmanaged(resolver: &Resolver<'_>) -> Result<ResolvedCli, Error> {
+fn probe_unmanaged(resolver: &Resolver<'_>) -> Result<ResolvedCli, LaunchError> {
     let decision = decision::decide(resolver, Scope::Configured)?;
     let Some(candidate) = decision.selected.clone() else {
         return Err(decision.refusal(resolver).into());

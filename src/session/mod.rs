@@ -64,12 +64,37 @@ pub enum SessionError {
     Refused(String),
     #[error(transparent)]
     Unsafe(#[from] crate::fs_safety::UnsafePath),
+    #[error(transparent)]
+    Profile(#[from] crate::launch::profile::ProfileError),
+    /// The `ready` line (or the error document in its place) could not be
+    /// printed.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    /// The supervisor's async runtime could not start.
+    #[error(transparent)]
+    Runtime(std::io::Error),
+    #[error("invalid config at `adapters.{adapter}.approvals.webhook`: not an http or https URL")]
+    InvalidWebhook { adapter: String },
+    /// The supervisor process reported an error on its `ready` line: its
+    /// kind crosses the process boundary as text, so the exit code holds.
+    #[error("session `{session}` did not start: {message}")]
+    NotStarted {
+        session: String,
+        kind: ErrorKind,
+        message: String,
+        hint: String,
+    },
 }
 
 impl Classify for SessionError {
     fn kind(&self) -> ErrorKind {
         match self {
             SessionError::Unsafe(error) => error.kind(),
+            SessionError::Profile(error) => error.kind(),
+            SessionError::Output(error) => error.kind(),
+            SessionError::Runtime(_) => ErrorKind::Internal,
+            SessionError::InvalidWebhook { .. } => ErrorKind::Config,
+            SessionError::NotStarted { kind, .. } => *kind,
             _ => ErrorKind::Session,
         }
     }
@@ -94,6 +119,8 @@ impl Classify for SessionError {
                     .to_owned(),
             ),
             SessionError::Unsafe(error) => error.hint(),
+            SessionError::Profile(error) => error.hint(),
+            SessionError::NotStarted { hint, .. } => Some(hint.clone()),
             _ => None,
         }
     }

@@ -4,6 +4,8 @@
 //! `super::` and `self::` paths; comments and test modules ignored; the
 //! test-double binaries under `src/bin/` excluded). The layer map and the
 //! check that imports only point down it are in `architecture/layers.rs`;
+//! that the edge's anyhow-backed error stays at the edge, in
+//! `architecture/errors.rs`;
 //! that the test groups of `.config/nextest.toml` cover the modules they
 //! must, in `architecture/test_groups.rs`.
 
@@ -11,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod environment;
+mod errors;
 mod layers;
 mod readme_layout;
 mod test_groups;

@@ -40,7 +40,9 @@ fn launch(env: &TestEnv) -> Result<ResolvedCli, Error> {
         &global,
         &login,
     )?;
-    resolve_for_launch(&oneworks::commands::resolver(settings.adapter()?))
+    Ok(resolve_for_launch(&oneworks::commands::resolver(
+        settings.adapter()?,
+    ))?)
 }
 
 fn installed(env: &TestEnv, version: &str) -> ResolvedCli {

@@ -181,9 +181,12 @@ impl Rules {
         };
         match write(store, &file, scrubber) {
             Ok(()) => None,
-            Err(message) => {
+            Err(error) => {
                 self.session.push(rule);
-                Some(format!("{message}; the rule is kept for this run only"))
+                Some(format!(
+                    "{}; the rule is kept for this run only",
+                    crate::error::message(&error)
+                ))
             }
         }
     }
@@ -211,13 +214,13 @@ pub enum RulesFileError {
         path: PathBuf,
         source: serde_json::Error,
     },
-    #[error("{0}")]
-    Folder(#[source] fs_safety::UnsafePath),
+    #[error(transparent)]
+    Folder(fs_safety::UnsafePath),
     #[error("`{}` is a {found}, not a regular file", .path.display())]
     NotAFile { path: PathBuf, found: &'static str },
-    #[error("the rules could not be written as JSON: {0}")]
+    #[error("the rules could not be written as JSON")]
     Json(#[source] serde_json::Error),
-    #[error("failed to write `{}`: {source}", .path.display())]
+    #[error("failed to write `{}`", .path.display())]
     Write {
         path: PathBuf,
         source: std::io::Error,

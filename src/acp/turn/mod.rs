@@ -323,7 +323,7 @@ impl<'a> Turn<'a> {
     }
 
     /// Ends the turn once; later calls do nothing.
-    fn finish(&mut self, event: Event) -> Result<(), crate::error::Error> {
+    fn finish(&mut self, event: Event) -> Result<(), crate::output::OutputError> {
         if self.finished {
             return Ok(());
         }

@@ -87,8 +87,8 @@ static COMPILED: LazyLock<Vec<(ProbeCause, Vec<Regex>)>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The first cause whose patterns match `text` (the probe's stderr and its
-/// failure), if any.
+/// The first cause whose patterns match `text` (what the probed program
+/// printed), if any.
 pub fn recognise(text: &str) -> Option<ProbeCause> {
     COMPILED
         .iter()

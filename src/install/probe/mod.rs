@@ -60,6 +60,9 @@ pub struct CommandOutcome {
     pub stdout: String,
     pub stderr: String,
     pub failure: Option<String>,
+    /// The OS error that kept the command from starting, kept as its code:
+    /// a cause is read from it, never from its text.
+    pub start_errno: Option<i32>,
 }
 
 /// Both probes of one executable.
@@ -142,14 +145,19 @@ impl ProbeReport {
 }
 
 /// What a failed command printed and why it failed: its tail and cause.
+/// The cause is read from what the program printed, or from the OS error
+/// that kept it from starting (a binary for another platform), never from
+/// our own words about the failure.
 fn diagnose(outcome: &CommandOutcome) -> (Vec<String>, Option<ProbeCause>) {
     let text = format!(
-        "{}\n{}\n{}",
-        outcome.stderr,
-        outcome.stdout,
-        outcome.failure.as_deref().unwrap_or_default()
+        "{}
+{}",
+        outcome.stderr, outcome.stdout
     );
-    (stderr_tail(&outcome.stderr), self::cause::recognise(&text))
+    let cause = self::cause::recognise(&text).or_else(|| {
+        (outcome.start_errno == Some(libc::ENOEXEC)).then_some(ProbeCause::PlatformPackageMissing)
+    });
+    (stderr_tail(&outcome.stderr), cause)
 }
 
 pub(super) fn run(
@@ -191,7 +199,7 @@ fn run_command_with(
     let mut command = probe_command(executable, args, path_var, home, env);
     let mut child = match command.spawn() {
         Ok(child) => child,
-        Err(error) => return CommandOutcome::failed(format!("could not start: {error}")),
+        Err(error) => return CommandOutcome::not_started(&error),
     };
     let stdout = drain(
         child
@@ -218,12 +226,14 @@ fn run_command_with(
             failure: (!status.success()).then(|| exit_failure(status, &stderr)),
             stdout,
             stderr,
+            start_errno: None,
         },
         Err(failure) => CommandOutcome {
             success: false,
             stdout,
             stderr,
             failure: Some(failure),
+            start_errno: None,
         },
     }
 }
@@ -295,6 +305,15 @@ impl CommandOutcome {
             stdout: String::new(),
             stderr: String::new(),
             failure: Some(failure),
+            start_errno: None,
+        }
+    }
+
+    /// A command the OS would not start.
+    fn not_started(error: &std::io::Error) -> Self {
+        Self {
+            start_errno: error.raw_os_error(),
+            ..Self::failed(format!("could not start: {error}"))
         }
     }
 }
@@ -431,4 +450,25 @@ fn acp_probe(executable: &Path, settings: &ProbeSettings, home: &Path) -> Result
         stderr_tail,
         cause,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Our words about a failure ("could not start: …") are not the
+    /// program's output: only its output and the OS error's code say why.
+    #[test]
+    fn the_cause_comes_from_the_output_and_the_errno_not_from_our_words() {
+        let ours = CommandOutcome::failed("could not start: exec format error".to_owned());
+        assert_eq!(diagnose(&ours).1, None);
+        let wrong_platform = CommandOutcome {
+            start_errno: Some(libc::ENOEXEC),
+            ..CommandOutcome::failed("could not start".to_owned())
+        };
+        assert_eq!(
+            diagnose(&wrong_platform).1,
+            Some(ProbeCause::PlatformPackageMissing)
+        );
+    }
 }

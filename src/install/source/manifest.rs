@@ -31,13 +31,13 @@ pub struct Manifest {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
-    #[error("the manifest is not valid JSON: {0}")]
+    #[error("the manifest is not valid JSON")]
     Json(#[source] serde_json::Error),
     #[error("the manifest has no `{0}` field")]
     Missing(&'static str),
     #[error("the manifest `version` `{}` is not a semantic version", sanitize_line(.0))]
     Version(String),
-    #[error("manifest package #{index} is malformed: {source}")]
+    #[error("manifest package #{index} is malformed")]
     Entry {
         index: usize,
         #[source]

@@ -29,6 +29,13 @@ pub enum ProfileError {
     },
     #[error("invalid config at `{key}`: {message}")]
     Config { key: String, message: String },
+    /// A `configContent` TOML cannot hold (the serializer says why).
+    #[error("invalid config at `{key}`: cannot be written as TOML")]
+    Toml {
+        key: String,
+        #[source]
+        source: toml::ser::Error,
+    },
     #[error(transparent)]
     Configuration(#[from] crate::config::ConfigError),
     /// The agent's own state file (`session.stateFile`) cannot be kept.
@@ -38,14 +45,24 @@ pub enum ProfileError {
         path: PathBuf,
         reason: String,
     },
+    /// The agent's own state file is there but the OS will not read it.
+    #[error("failed to keep {agent}'s own state file `{path}`: it cannot be read")]
+    AgentStateRead {
+        agent: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl Classify for ProfileError {
     fn kind(&self) -> ErrorKind {
         match self {
             ProfileError::Unsafe(error) => error.kind(),
-            ProfileError::Io { .. } => ErrorKind::Internal,
-            ProfileError::Config { .. } | ProfileError::AgentState { .. } => ErrorKind::Config,
+            ProfileError::Io { .. } | ProfileError::AgentStateRead { .. } => ErrorKind::Internal,
+            ProfileError::Config { .. }
+            | ProfileError::Toml { .. }
+            | ProfileError::AgentState { .. } => ErrorKind::Config,
             ProfileError::Configuration(error) => error.kind(),
         }
     }
@@ -53,6 +70,10 @@ impl Classify for ProfileError {
         match self {
             ProfileError::Unsafe(error) => error.hint(),
             ProfileError::Configuration(error) => error.hint(),
+            ProfileError::AgentStateRead { path, .. } => Some(format!(
+                "fix the permissions of `{}` or remove it",
+                path.display()
+            )),
             _ => None,
         }
     }

@@ -10,13 +10,13 @@ use super::environment::ChildEnvironment;
 use super::layout::ProfileLayout;
 use super::materialize::{self, mcp::Target, WorldPlan};
 use super::temp_home::TempHome;
+use super::ProfileError;
 use std::sync::Arc;
 
 use crate::adapter::data::AdapterData;
 use crate::config::AdapterConfig;
 use crate::env_options::environment::Environment;
 use crate::env_options::EnvOptions;
-use crate::error::Error;
 use crate::locations::{Locations, Project};
 use crate::process::spec::ChildSpec;
 use crate::redact::Scrubber;
@@ -93,7 +93,7 @@ pub fn enter(
     name: &str,
     version: &str,
     purpose: Purpose,
-) -> Result<World, Error> {
+) -> Result<World, ProfileError> {
     let config = inputs.config;
     let data = inputs.data;
     let layout = ProfileLayout::new(inputs.project, inputs.locations, name, &data.id);

@@ -270,14 +270,7 @@ fn fingerprint(store: &Path) -> Fingerprint {
 }
 
 fn warn(error: &StoreError) {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    tracing::warn!("{}", crate::output::clean(&text));
+    tracing::warn!("{}", crate::output::clean(&crate::error::message(error)));
 }
 
 /// Looks at the stores every `pollMs` until the task is aborted, making a

@@ -25,14 +25,14 @@ pub fn tmux_alive(record: &Record, paths: &SessionPaths) -> bool {
 /// then the session is supervised as after a start.
 pub fn adopt(
     plan: SupervisorPlan,
-    ready: impl FnOnce() -> Result<(), crate::error::Error>,
-) -> Result<(), crate::error::Error> {
+    ready: impl FnOnce() -> Result<(), crate::output::OutputError>,
+) -> Result<(), SessionError> {
     let _lock = take_lock(&plan.paths, &plan.name)?;
     let Some(old) = read_record(&plan.paths) else {
-        return Err(SessionError::NotRunning(plan.name.clone()).into());
+        return Err(SessionError::NotRunning(plan.name.clone()));
     };
     if !tmux_alive(&old, &plan.paths) {
-        return Err(SessionError::Unadoptable(plan.name.clone()).into());
+        return Err(SessionError::Unadoptable(plan.name.clone()));
     }
     let record = Record {
         pid: std::process::id(),

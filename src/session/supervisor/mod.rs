@@ -239,8 +239,8 @@ pub struct SupervisorPlan {
 /// the TUI exits, `stop` arrives or a signal ends it; then cleans up.
 pub fn run(
     plan: SupervisorPlan,
-    ready: impl FnOnce() -> Result<(), crate::error::Error>,
-) -> Result<(), crate::error::Error> {
+    ready: impl FnOnce() -> Result<(), crate::output::OutputError>,
+) -> Result<(), SessionError> {
     let _lock = take_lock(&plan.paths, &plan.name)?;
     // With the lock ours, a tmux server still on this session's socket was
     // left by a supervisor that died before writing its record.
@@ -262,9 +262,8 @@ pub fn run(
 /// signals to when the adapter has one (bound inside the runtime).
 pub(super) fn runtime_and_signals(
     plan: &SupervisorPlan,
-) -> Result<(tokio::runtime::Runtime, Option<tokio::net::UnixListener>), crate::error::Error> {
-    let runtime = crate::process::runtime()
-        .map_err(|error| crate::error::Error::new(crate::error::ErrorKind::Internal, error))?;
+) -> Result<(tokio::runtime::Runtime, Option<tokio::net::UnixListener>), SessionError> {
+    let runtime = crate::process::runtime().map_err(SessionError::Runtime)?;
     let signals = match plan.tui.signals.hook {
         Some(_) => {
             let _entered = runtime.enter();
@@ -317,8 +316,8 @@ pub(super) async fn supervise(
     record: &Record,
     reader: RecorderFile,
     signals: Option<tokio::net::UnixListener>,
-    ready: impl FnOnce() -> Result<(), crate::error::Error>,
-) -> Result<(), crate::error::Error> {
+    ready: impl FnOnce() -> Result<(), crate::output::OutputError>,
+) -> Result<(), SessionError> {
     let tmux = plan.tmux.clone();
     let factory: PaneFactory = Arc::new(move || Box::new(OwnedTmuxPane(tmux.clone())));
     let book = CardBook::new(

@@ -5,7 +5,8 @@
 
 use serde::Deserialize;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::ErrorKind;
+use crate::session::SessionError;
 
 #[derive(Debug, Default, Deserialize)]
 pub struct ReadyLine {
@@ -34,7 +35,7 @@ impl ReadyLine {
         self,
         session: &str,
         log_hint: impl FnOnce() -> String,
-    ) -> Result<(), Error> {
+    ) -> Result<(), SessionError> {
         if self.ready {
             return Ok(());
         }
@@ -50,17 +51,19 @@ impl ReadyLine {
                 None,
             ),
         };
-        Err(Error::msg(
+        Err(SessionError::NotStarted {
+            session: session.to_owned(),
             kind,
-            format!("session `{session}` did not start: {message}"),
-        )
-        .with_hint(hint.unwrap_or_else(log_hint)))
+            message,
+            hint: hint.unwrap_or_else(log_hint),
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Classify;
 
     #[test]
     fn ready_errors_keep_their_kind() {
@@ -72,7 +75,7 @@ mod tests {
             .into_result("s", || "see the log".to_owned())
             .expect_err("not ready");
         assert_eq!(error.kind(), ErrorKind::LockTimeout);
-        assert_eq!(error.hint(), Some("see the log"));
+        assert_eq!(error.hint().as_deref(), Some("see the log"));
         let error = ReadyLine::parse("garbage")
             .into_result("s", String::new)
             .expect_err("garbage");

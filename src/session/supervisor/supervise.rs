@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::error::{Error, ErrorKind};
 use crate::launch::profile::world::{self, Purpose};
 use crate::output;
 use crate::session::delivery::webhook::Webhook;
 use crate::session::supervisor::{self, SessionPaths, SupervisorPlan};
 use crate::session::tmux::{self, Tmux};
+use crate::session::SessionError;
 
 /// The `session supervise` arguments that hand the agent's runtime (the
 /// managed Node.js's `bin/`, SPEC §11.2) to the supervisor.
@@ -31,7 +31,7 @@ pub fn supervise(
     cli_version: &str,
     runtime_path: Option<PathBuf>,
     cwd: Option<PathBuf>,
-) -> Result<(), Error> {
+) -> Result<(), SessionError> {
     let tmux_program = tmux::find(inputs.options.path.as_deref())?;
     let mut world = world::enter(inputs, name, cli_version, Purpose::Supervised)?;
     world.use_runtime(runtime_path.as_deref());
@@ -96,7 +96,7 @@ pub fn supervise(
 /// supervisor died, over the same tmux server and agent (SPEC §8.7). The
 /// world is not entered again (the agent lives in it); the plan is built
 /// from the adapter's data, the config and the session's paths.
-pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), Error> {
+pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), SessionError> {
     let tmux_program = tmux::find(inputs.options.path.as_deref())?;
     let layout = crate::launch::profile::layout::ProfileLayout::new(
         inputs.project,
@@ -107,7 +107,7 @@ pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), Error> {
     supervisor::check_runtime(&layout)?;
     let paths = SessionPaths::new(&layout);
     let Some(record) = supervisor::read_record(&paths) else {
-        return Err(crate::session::SessionError::NotRunning(name.to_owned()).into());
+        return Err(SessionError::NotRunning(name.to_owned()));
     };
     let tui = inputs.data.tui.clone();
     let plan = SupervisorPlan {
@@ -147,7 +147,7 @@ fn pane_fallback(
 }
 
 /// The approvals webhook from the config, if one is set.
-pub fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, Error> {
+pub fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>, SessionError> {
     let approvals = &inputs.config.approvals;
     let Some(text) = &approvals.webhook else {
         return Ok(None);
@@ -155,14 +155,8 @@ pub fn webhook(inputs: &world::Inputs<'_>, name: &str) -> Result<Option<Webhook>
     let url = url::Url::parse(text)
         .ok()
         .filter(|url| matches!(url.scheme(), "http" | "https"))
-        .ok_or_else(|| {
-            Error::msg(
-                ErrorKind::Config,
-                format!(
-                    "invalid config at `adapters.{}.approvals.webhook`: not an http or https URL",
-                    inputs.data.id
-                ),
-            )
+        .ok_or_else(|| SessionError::InvalidWebhook {
+            adapter: inputs.data.id.clone(),
         })?;
     let token = approvals
         .webhook_auth_env

@@ -13,7 +13,7 @@ use crate::output::sanitize::sanitize_line;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
-    #[error("the package document is not valid JSON: {0}")]
+    #[error("the package document is not valid JSON")]
     Json(#[source] serde_json::Error),
     #[error("the package document has no `dist-tags.latest`")]
     NoLatest,

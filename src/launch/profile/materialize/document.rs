@@ -27,9 +27,9 @@ pub fn render(
                     message: "`null` has no TOML form; leave the key out instead".to_owned(),
                 });
             }
-            toml::to_string(&sorted(document)).map_err(|error| ProfileError::Config {
+            toml::to_string(&sorted(document)).map_err(|source| ProfileError::Toml {
                 key: format!("{root}.configContent"),
-                message: format!("cannot be written as TOML: {error}"),
+                source,
             })
         }
     }
@@ -116,5 +116,22 @@ mod tests {
             "invalid config at `adapters.codex.configContent.a.b.1`: `null` has no TOML form; leave the key out instead"
         );
         assert_eq!(parse(SettingsFormat::Toml, "a = "), None);
+    }
+
+    /// The serializer's refusal (a bare number is no TOML document)
+    /// stays the error's source, not its text.
+    #[test]
+    fn a_document_toml_cannot_hold_keeps_the_serializer_error_as_its_source() {
+        let document = json!(1);
+        let error = render(SettingsFormat::Toml, &document, "adapters.codex").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid config at `adapters.codex.configContent`: cannot be written as TOML"
+        );
+        let cause = std::error::Error::source(&error).expect("the serializer's error");
+        assert!(
+            crate::error::message(&error).ends_with(&format!(": {cause}")),
+            "{error:?}"
+        );
     }
 }

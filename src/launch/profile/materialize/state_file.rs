@@ -103,7 +103,13 @@ pub fn over_agent_file(
         }
         Err(ReadRefusal::Symlink) => return Err(unreadable("is a symbolic link".to_owned())),
         Err(ReadRefusal::NotRegular(kind)) => return Err(unreadable(format!("is a {kind}"))),
-        Err(ReadRefusal::Io(error)) => return Err(unreadable(format!("cannot be read: {error}"))),
+        Err(ReadRefusal::Io(source)) => {
+            return Err(ProfileError::AgentStateRead {
+                agent: data.display_name.clone(),
+                path: path.clone(),
+                source,
+            })
+        }
     };
     let mut merged = plan.clone();
     for file in merged

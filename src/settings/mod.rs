@@ -5,19 +5,20 @@
 //! these values (astral-sh/uv's `settings.rs` shape), and the command edge
 //! (`run.rs`) makes the adapter's scrubber the print scrubber.
 
+pub mod error;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use std::sync::Arc;
 
 use crate::adapter::data::AdapterData;
-use crate::adapter::registry::{Registry, RegistryError};
+use crate::adapter::registry::Registry;
 use crate::cli::{AdapterCommand, Command, ConfigCommand, GlobalArgs, SessionCommand};
 use crate::config::trust_store::TrustStore;
 use crate::config::{self, AdapterConfig, ConfigSources, LoadedConfig};
 use crate::env_options::environment::Environment;
 use crate::env_options::EnvOptions;
-use crate::error::{Error, ErrorKind};
 use crate::install::node_runtime::NodeSettings;
 use crate::install::probe::ProbeSettings;
 use crate::install::source::npm::network::NpmNetwork;
@@ -28,6 +29,8 @@ use crate::install::transport::retry::RetryPolicy;
 use crate::install::transport::scoped_credentials::Credentials;
 use crate::install::transport::Transport;
 use crate::locations::{Locations, Project};
+
+use self::error::SettingsError;
 
 /// Whether a command needs the config to load.
 #[derive(Clone, Copy)]
@@ -68,11 +71,9 @@ pub struct TrustSettings {
 }
 
 impl TrustSettings {
-    pub fn resolve(global: &GlobalArgs, options: &EnvOptions) -> Result<Self, Error> {
-        let cwd =
-            std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
-        let locations =
-            Locations::resolve(options).map_err(|error| Error::new(ErrorKind::Config, error))?;
+    pub fn resolve(global: &GlobalArgs, options: &EnvOptions) -> Result<Self, SettingsError> {
+        let cwd = std::env::current_dir().map_err(SettingsError::CurrentDir)?;
+        let locations = Locations::resolve(options)?;
         let project = Project::discover(&cwd);
         let registry = discover_registry(options)?;
         Ok(Self {
@@ -109,11 +110,11 @@ impl HookSettings {
 
 /// The known adapters: built in, `ONEWORKS_ADAPTERS_DIR`'s, and each
 /// adapter's `ONEWORKS_<ADAPTER>_ADAPTER_FILE`.
-fn discover_registry(options: &EnvOptions) -> Result<Registry, Error> {
+fn discover_registry(options: &EnvOptions) -> Result<Registry, SettingsError> {
     Registry::discover(options.adapters_dir.as_deref(), |name| {
         options.adapter(name).adapter_file.clone()
     })
-    .map_err(|error| Error::new(ErrorKind::Config, error))
+    .map_err(SettingsError::from)
 }
 
 /// One adapter, resolved: its data file, its `adapters.<name>` config (with
@@ -238,9 +239,8 @@ impl Settings {
         options: EnvOptions,
         global: &GlobalArgs,
         command: &Command,
-    ) -> Result<Self, Error> {
-        let cwd =
-            std::env::current_dir().map_err(|error| Error::new(ErrorKind::Internal, error))?;
+    ) -> Result<Self, SettingsError> {
+        let cwd = std::env::current_dir().map_err(SettingsError::CurrentDir)?;
         Self::resolve_parsed(env, options, &cwd, global, command)
     }
 
@@ -251,7 +251,7 @@ impl Settings {
         cwd: &std::path::Path,
         global: &GlobalArgs,
         command: &Command,
-    ) -> Result<Self, Error> {
+    ) -> Result<Self, SettingsError> {
         let options = EnvOptions::parse(&env)?;
         Self::resolve_parsed(env, options, cwd, global, command)
     }
@@ -262,7 +262,7 @@ impl Settings {
         cwd: &std::path::Path,
         global: &GlobalArgs,
         command: &Command,
-    ) -> Result<Self, Error> {
+    ) -> Result<Self, SettingsError> {
         let mut settings = Self::resolve_with(env, options, cwd, global, config_need(command))?;
         if let Some((name, cli_use, trust_workspace)) = adapter_of(command) {
             let mut adapter = settings.load_adapter(name, cli_use)?;
@@ -278,9 +278,8 @@ impl Settings {
         cwd: &std::path::Path,
         global: &GlobalArgs,
         need: ConfigNeed,
-    ) -> Result<Self, Error> {
-        let locations =
-            Locations::resolve(&options).map_err(|error| Error::new(ErrorKind::Config, error))?;
+    ) -> Result<Self, SettingsError> {
+        let locations = Locations::resolve(&options)?;
         let project = Project::discover(cwd);
         let registry = discover_registry(&options)?;
         let sources = ConfigSources {
@@ -293,10 +292,9 @@ impl Settings {
             (Ok(config), _) => config,
             (Err(error), ConfigNeed::Required) => return Err(error.into()),
             (Err(error), ConfigNeed::Optional) => {
-                let error = Error::from(error);
                 crate::output::human(format_args!(
                     "warning: the config does not load ({}); its defaults are used to reach the running sessions",
-                    error.message()
+                    crate::error::message(&error)
                 ));
                 LoadedConfig {
                     config: config::ConfigFile::default(),
@@ -319,23 +317,15 @@ impl Settings {
     }
 
     /// The command's adapter ([`Settings::resolve`] resolved it).
-    pub fn adapter(&self) -> Result<&Adapter, Error> {
-        self.adapter.as_ref().ok_or_else(|| {
-            Error::msg(
-                ErrorKind::Internal,
-                "the command's adapter was not resolved",
-            )
-        })
+    pub fn adapter(&self) -> Result<&Adapter, SettingsError> {
+        self.adapter.as_ref().ok_or(SettingsError::NoAdapter)
     }
 
     /// Adapter `name` as plain values: an unknown name is a usage error
     /// listing the known ones. No side effect: the scrubber is built, not
     /// installed anywhere.
-    pub fn load_adapter(&self, name: &str, cli_use: CliUse) -> Result<Adapter, Error> {
-        let data = self.registry.load(name).map_err(|error| match error {
-            RegistryError::Unknown { .. } => Error::new(ErrorKind::Usage, error),
-            other => Error::new(ErrorKind::Config, other),
-        })?;
+    pub fn load_adapter(&self, name: &str, cli_use: CliUse) -> Result<Adapter, SettingsError> {
+        let data = self.registry.load(name)?;
         let config = self.config.config.adapter(name);
         let npm = self.npm_network(&data, &config, cli_use)?;
         let scrubber = Arc::new(crate::launch::profile::scrubber_with(
@@ -363,7 +353,7 @@ impl Settings {
         data: &AdapterData,
         config: &AdapterConfig,
         cli_use: CliUse,
-    ) -> Result<Option<NpmNetwork>, Error> {
+    ) -> Result<Option<NpmNetwork>, SettingsError> {
         if cli_use != CliUse::Launch
             || config.cli.source != config::SourceKind::Managed
             || data.npm.is_none()
@@ -386,7 +376,7 @@ impl Settings {
         config: &AdapterConfig,
         cli_use: CliUse,
         npm: Option<&NpmNetwork>,
-    ) -> Result<CliInputs, Error> {
+    ) -> Result<CliInputs, SettingsError> {
         if cli_use == CliUse::Launch && self.project.initialized {
             // The lock file is written through `.oneworks`: a symlink (or
             // not a folder) there is refused, as `config render` does.
@@ -415,7 +405,7 @@ impl Settings {
         data: &AdapterData,
         config: &AdapterConfig,
         npm: Option<&NpmNetwork>,
-    ) -> Result<InstallInputs, Error> {
+    ) -> Result<InstallInputs, SettingsError> {
         let options = &self.options;
         let mut retry = RetryPolicy {
             announce: !self.quiet,
