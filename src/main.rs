@@ -7,7 +7,7 @@ fn main() -> ExitCode {
     // The one read of the process's variables.
     let env = oneworks::env_options::environment::Environment::capture();
     // Before anything is printed, usage errors included.
-    oneworks::run::install_startup_scrubber(env.clone());
+    oneworks::dispatch::install_startup_scrubber(env.clone());
     let cli = match oneworks::cli::parse() {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         .and_then(|options| options.rust_log.as_deref());
     oneworks::logging::init(cli.global.quiet, cli.global.verbose, rust_log);
     let json = cli.wants_json();
-    let outcome = oneworks::run::run(cli, env, options);
+    let outcome = oneworks::dispatch::run(cli, env, options);
     // The log goes out whole before the final error or the exit.
     oneworks::output::finish_log();
     match outcome {

@@ -32,24 +32,24 @@ pub mod error;
 pub mod extract;
 pub mod node_runtime;
 pub mod pin;
-pub mod policy;
 pub mod probe;
 pub mod source;
 pub mod store;
 pub mod transport;
+pub mod version_policy;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use self::error::{InstallError, Names};
 use self::pin::Pin;
-use self::policy::{Route, Selection, VersionChoice};
 use self::source::manifest::ArtifactEntry;
 use self::source::platform::Host;
 use self::source::ManagedSource;
 use self::store::reuse::ReuseVerdict;
 use self::store::{Installed, Store};
 use self::transport::fetcher::Fetcher;
+use self::version_policy::{Route, Selection, VersionChoice};
 use crate::adapter::data::AdapterData;
 use crate::config::VersionRequest;
 use crate::install::probe::ProbeSettings;
@@ -174,7 +174,7 @@ impl Installer<'_> {
         self.store.prepare_dirs()?;
         let pin = self.read_pin(request.pin_path.as_ref())?;
         let pinned = pin.as_ref().map(|read| &read.version);
-        match policy::route(&request.version, pinned, request.offline, request.locked) {
+        match version_policy::route(&request.version, pinned, request.offline, request.locked) {
             Route::MissingPin => Err(match &request.pin_path {
                 Some(path) => InstallError::LockedWithoutPin { path: path.clone() },
                 None => InstallError::LockedWithoutProject,
@@ -258,14 +258,14 @@ impl Installer<'_> {
             ManagedSource::VendorManifest { manifest_url, .. } => manifest_url,
         };
         let manifest = self.fetch_manifest(manifest_url)?;
-        policy::manifest_serves(&request.version, &manifest.version).map_err(|requested| {
-            InstallError::VersionPolicy {
+        version_policy::manifest_serves(&request.version, &manifest.version).map_err(
+            |requested| InstallError::VersionPolicy {
                 name: self.data.binary.name.clone(),
                 id: self.data.id.clone(),
                 requested: requested.to_string(),
                 latest: manifest.version.to_string(),
-            }
-        })?;
+            },
+        )?;
         let prepared = self.install_from(
             &manifest.packages,
             manifest.version.clone(),
@@ -323,7 +323,7 @@ impl Installer<'_> {
             .map(|found| found.version.clone())
             .collect();
         Ok(
-            match policy::choose_installed(&versions, version, pinned, selection) {
+            match version_policy::choose_installed(&versions, version, pinned, selection) {
                 VersionChoice::Use(chosen) => {
                     let index = versions
                         .iter()

@@ -11,10 +11,10 @@ use super::error::LaunchError;
 use super::inputs::Resolver;
 use crate::config::SourceKind;
 use crate::install::pin::Pin;
-use crate::install::policy::{self, Selection, VersionChoice};
 use crate::install::probe::ProbeSettings;
 use crate::install::store::fingerprint::Integrity;
 use crate::install::store::Installed;
+use crate::install::version_policy::{self, Selection, VersionChoice};
 
 /// How much the resolver looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,7 +215,7 @@ fn path_reason(path: Option<&Candidate>, id: &str) -> String {
 /// Every managed install, probed like every other candidate and compared
 /// with its install record, and the version a launch uses: the same
 /// `<adapter>.lock` read and the same policy
-/// ([`policy::choose_installed`] with [`Selection::Launch`]) as
+/// ([`version_policy::choose_installed`] with [`Selection::Launch`]) as
 /// `Installer::installed_for_launch`.
 fn survey_managed(resolver: &Resolver<'_>) -> Result<Managed, LaunchError> {
     let store = &resolver.store;
@@ -251,7 +251,7 @@ fn survey_managed(resolver: &Resolver<'_>) -> Result<Managed, LaunchError> {
         .iter()
         .map(|found| found.version.clone())
         .collect();
-    let choice = policy::choose_installed(
+    let choice = version_policy::choose_installed(
         &versions,
         &resolver.cli.version,
         pinned.as_ref(),

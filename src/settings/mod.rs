@@ -3,7 +3,7 @@
 //! [`Settings::resolve`] into plain values. Nothing here builds or installs
 //! anything: a command builds its `Resolver` and `Installer` itself from
 //! these values (astral-sh/uv's `settings.rs` shape), and the command edge
-//! (`run.rs`) makes the adapter's scrubber the print scrubber.
+//! (`dispatch.rs`) makes the adapter's scrubber the print scrubber.
 
 pub mod error;
 

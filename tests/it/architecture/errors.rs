@@ -1,6 +1,6 @@
 //! Typed errors below the command edge (STYLE.md "Errors"): the
 //! anyhow-backed `crate::error::Error` (and `anyhow` itself) is named only
-//! by the commands, the dispatcher (`run.rs`), `main`, the crate root and
+//! by the commands, the dispatcher (`dispatch.rs`), `main`, the crate root and
 //! `error.rs`, which defines it. Every other subsystem returns its own
 //! `thiserror` enum and keeps its causes as sources.
 
@@ -8,7 +8,7 @@ use super::{code, source_files, src};
 use std::path::Path;
 
 /// Where the edge error may be named: a folder ends in `/`.
-const EDGE: &[&str] = &["commands/", "run.rs", "main.rs", "lib.rs", "error.rs"];
+const EDGE: &[&str] = &["commands/", "dispatch.rs", "main.rs", "lib.rs", "error.rs"];
 
 /// The files under `src` (test doubles under `bin/` left out) outside the
 /// edge that name the edge error or `anyhow`, as paths relative to `src`.
@@ -64,7 +64,7 @@ fn the_edge_error_check_finds_planted_uses() {
         ("config/glob.rs", "// crate::error::Error in a comment"),
         // The edge may name it.
         ("commands/status.rs", "use crate::error::Error;"),
-        ("run.rs", "use anyhow::Context;"),
+        ("dispatch.rs", "use anyhow::Context;"),
         (
             "process/lines.rs",
             "use crate::{output::clean, error::Result};",

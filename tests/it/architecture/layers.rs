@@ -102,7 +102,7 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     ("cli_tests", Commands),
     ("settings", Commands),
     ("commands", Commands),
-    ("run", Commands),
+    ("dispatch", Commands),
 ];
 
 /// The layer of a module: the longest map entry that is the module or one
