@@ -54,13 +54,13 @@ impl Probes {
 
 /// Which adapter a source error is about (names for messages and hints).
 #[derive(Debug, Clone)]
-pub struct Cli {
+pub struct AdapterNames {
     pub adapter: String,
     pub binary: String,
     pub display_name: String,
 }
 
-impl Cli {
+impl AdapterNames {
     pub fn of(data: &AdapterData) -> Self {
         Self {
             adapter: data.id.clone(),
@@ -73,9 +73,9 @@ impl Cli {
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     #[error("no usable {} on PATH{}", .0.binary, list(.1))]
-    NoSystemCli(Cli, Vec<Candidate>),
+    NoSystemCli(AdapterNames, Vec<Candidate>),
     #[error("`{}` is not a usable {}: {}", .1.path.display(), .0.binary, .1.reason.as_deref().unwrap_or("probe failed"))]
-    BadPath(Cli, Box<Candidate>),
+    BadPath(AdapterNames, Box<Candidate>),
 }
 
 fn list(candidates: &[Candidate]) -> String {

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::candidate::{self, Candidate, Cli, Probes, SourceError};
+use super::candidate::{self, AdapterNames, Candidate, Probes, SourceError};
 use super::error::LaunchError;
 use super::inputs::Resolver;
 use crate::config::SourceKind;
@@ -27,7 +27,7 @@ pub enum Scope {
 
 /// What the resolver chose, and why.
 #[derive(Debug, Clone, Serialize)]
-pub struct Decision {
+pub struct SourceDecision {
     /// `adapters.<name>.cli.source`.
     pub source: SourceKind,
     /// The candidate a launch uses; `None`: nothing usable.
@@ -64,7 +64,7 @@ struct Managed {
 }
 
 /// The resolver's decision over `scope`.
-pub fn decide(resolver: &Resolver<'_>, scope: Scope) -> Result<Decision, LaunchError> {
+pub fn decide(resolver: &Resolver<'_>, scope: Scope) -> Result<SourceDecision, LaunchError> {
     let data = resolver.data;
     let cli = resolver.cli;
     let looks_at = |source: SourceKind| scope == Scope::Every || cli.source == source;
@@ -114,7 +114,7 @@ pub fn decide(resolver: &Resolver<'_>, scope: Scope) -> Result<Decision, LaunchE
         candidates.extend(managed.candidates);
         candidates.extend(managed.refused);
     }
-    Ok(Decision {
+    Ok(SourceDecision {
         source: cli.source,
         selected,
         candidates,
@@ -124,11 +124,11 @@ pub fn decide(resolver: &Resolver<'_>, scope: Scope) -> Result<Decision, LaunchE
     })
 }
 
-impl Decision {
+impl SourceDecision {
     /// Why nothing of `system`/`path` can be used, as the error a launch
     /// or `prepare` fails with.
     pub fn refusal(&self, resolver: &Resolver<'_>) -> SourceError {
-        let cli = Cli::of(resolver.data);
+        let cli = AdapterNames::of(resolver.data);
         let of = |source: SourceKind| {
             self.candidates
                 .iter()
