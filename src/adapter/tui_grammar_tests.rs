@@ -5,12 +5,20 @@ use crate::adapter::tui_keys::KeyName;
 
 /// The `tui:` section of the built-in Gemini file with `edit` applied to
 /// its text, parsed as a whole adapter file (so errors name their path).
-fn gemini_with(from: &str, to: &str) -> Result<crate::adapter::data::AdapterData, String> {
+fn gemini_with(
+    from: &str,
+    to: &str,
+) -> Result<crate::adapter::data::AdapterData, crate::adapter::data::DataError> {
     let text = include_str!("../../manifests/gemini.yaml");
     assert!(text.contains(from), "the fixture moved: {from}");
     let text = text.replacen(from, to, 1);
     crate::adapter::data::AdapterData::parse_named(&text, std::path::Path::new("gemini.yaml"))
-        .map_err(|error| crate::error::message(&error))
+}
+
+/// The whole message of the refusal of [`gemini_with`]'s file.
+#[track_caller]
+fn refused(from: &str, to: &str, what: &str) -> String {
+    crate::error::message(&gemini_with(from, to).expect_err(what))
 }
 
 #[test]
@@ -30,13 +38,13 @@ fn key_names_are_the_tmux_names_the_bridge_may_send() {
 
 #[test]
 fn a_bad_key_name_is_a_data_error_naming_the_field() {
-    let message = gemini_with("    next: Down", "    next: PageDown").expect_err("bad key");
+    let message = refused("    next: Down", "    next: PageDown", "bad key");
     assert!(message.contains("tui: `keys.next`"), "{message}");
     assert!(message.contains("unknown key name `PageDown`"), "{message}");
-    let message = gemini_with("    confirm: Enter", "    confirm: C-m").expect_err("bad key");
+    let message = refused("    confirm: Enter", "    confirm: C-m", "bad key");
     assert!(message.contains("`keys.confirm`"), "{message}");
     // v1's names are gone.
-    let message = gemini_with("    next: Down", "    down: Down").expect_err("v1 key");
+    let message = refused("    next: Down", "    down: Down", "v1 key");
     assert!(message.contains("unknown field `down`"), "{message}");
     assert!(gemini_with("    next: Down", "    next: j").is_ok());
 }
@@ -132,8 +140,11 @@ fn a_reject_key_and_a_command_box_of_its_own_marks_are_read() {
         data.tui.keys.reject,
         Some(KeyName::new("Escape").expect("key"))
     );
-    let message = gemini_with("    confirm: Enter", "    confirm: Enter\n    reject: Esc")
-        .expect_err("bad reject key");
+    let message = refused(
+        "    confirm: Enter",
+        "    confirm: Enter\n    reject: Esc",
+        "bad reject key",
+    );
     assert!(message.contains("`keys.reject`"), "{message}");
     let data = gemini_with(
         "      commandBox: true",

@@ -61,21 +61,21 @@ fn a_bad_value_names_the_variable_its_value_and_why() {
         "ONEWORKS_NPM_REGISTRY `ftp://x.test` is not an http or https URL"
     );
     assert_eq!(
-        error_of("ONEWORKS_KIRO_MANIFEST_URL", "not a url").to_string(),
-        "ONEWORKS_KIRO_MANIFEST_URL `not a url` is not an http, https or file URL"
+        error_of("ONEWORKS_SOME_AGENT_MANIFEST_URL", "not a url").to_string(),
+        "ONEWORKS_SOME_AGENT_MANIFEST_URL `not a url` is not an http, https or file URL"
     );
 }
 
 #[test]
 fn an_unknown_format_is_refused_naming_it_and_the_known_ones() {
-    let error = error_of("ONEWORKS_KIRO_FORMATS", "tarGz, tarBz2");
+    let error = error_of("ONEWORKS_SOME_AGENT_FORMATS", "tarGz, tarBz2");
     assert_eq!(
         error.to_string(),
-        "ONEWORKS_KIRO_FORMATS `tarGz, tarBz2` names `tarBz2`, which is no archive format oneworks knows"
+        "ONEWORKS_SOME_AGENT_FORMATS `tarGz, tarBz2` names `tarBz2`, which is no archive format oneworks knows"
     );
     let hint = crate::error::Classify::hint(&error).expect("a hint");
     assert!(
-        hint.starts_with("set ONEWORKS_KIRO_FORMATS to a comma-separated list of `tarGz`, "),
+        hint.starts_with("set ONEWORKS_SOME_AGENT_FORMATS to a comma-separated list of `tarGz`, "),
         "{hint}"
     );
     let known =
@@ -84,7 +84,7 @@ fn an_unknown_format_is_refused_naming_it_and_the_known_ones() {
         known.adapter("my-agent").formats,
         Some(vec![FileType::Zip, FileType::TarGz])
     );
-    assert!(known.adapter("kiro").formats.is_none());
+    assert!(known.adapter("other-agent").formats.is_none());
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn a_long_or_hostile_value_is_cut_and_cleaned_in_the_error() {
     let text = error_of("ONEWORKS_LOCK_TIMEOUT", "1\u{1b}[2J").to_string();
     assert!(!text.contains('\u{1b}'), "{text:?}");
     let text = error_of(
-        "ONEWORKS_KIRO_DOWNLOAD_BASE",
+        "ONEWORKS_SOME_AGENT_DOWNLOAD_BASE",
         "gopher://user:secret@mirror.test/",
     )
     .to_string();
@@ -112,7 +112,7 @@ fn adapter_variables_are_found_by_the_adapters_key() {
             "https://mirror.test/base",
         ),
         ("ONEWORKS_MY_AGENT_ADAPTER_FILE", "/data/my-agent.yaml"),
-        ("ONEWORKS_KIRO_MANIFEST_URL", ""),
+        ("ONEWORKS_OTHER_AGENT_MANIFEST_URL", ""),
     ]);
     let options = EnvOptions::parse(&env).expect("valid");
     let mine = options.adapter("my-agent");
@@ -129,7 +129,7 @@ fn adapter_variables_are_found_by_the_adapters_key() {
         Some(std::path::Path::new("/data/my-agent.yaml"))
     );
     assert!(
-        options.adapter("kiro").manifest_url.is_none(),
+        options.adapter("other-agent").manifest_url.is_none(),
         "empty is unset"
     );
 }

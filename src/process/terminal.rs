@@ -1,11 +1,11 @@
 //! The person's terminal while oneworks shows a prompt on it. The prompt
-//! library puts the terminal in raw mode (no echo, no line editing, cursor
+//! library puts the terminal in raw mode (no echo, no line editing, the caret
 //! hidden) while it waits for a key, and puts it back when the key comes;
 //! a prompt still open when the run ends — turn end, agent crash,
 //! `--timeout`, cancel, panic — would leave the terminal raw.
 //!
 //! [`PromptOpen`] spans one prompt and saves the terminal's settings from
-//! before the first one; [`restore`] puts them back (and shows the cursor)
+//! before the first one; [`restore`] puts them back (and shows the caret)
 //! while a prompt is still open. The run calls it when a turn ends or is
 //! cancelled, [`RestoreOnDrop`] when the run returns, and a panic hook
 //! (installed with the first prompt) on a panic.
@@ -28,7 +28,7 @@ static SAVED: Mutex<Option<Saved>> = Mutex::new(None);
 static OPEN: AtomicUsize = AtomicUsize::new(0);
 static PANIC_HOOK: Once = Once::new();
 
-/// Shows the cursor again (the prompt hides it while it runs).
+/// Shows the caret again (the prompt hides it while it runs).
 const SHOW_CURSOR: &[u8] = b"\x1b[?25h";
 
 /// One prompt on the terminal, from before it draws until its thread
@@ -73,7 +73,7 @@ impl Drop for PromptOpen {
 }
 
 /// Puts the terminal back as it was before the first prompt, and shows the
-/// cursor, when a prompt is still open. Safe to call on every way out (and
+/// caret, when a prompt is still open. Safe to call on every way out (and
 /// more than once): with no prompt open it does nothing.
 pub fn restore() {
     if OPEN.load(Ordering::SeqCst) == 0 {

@@ -56,7 +56,7 @@ pub fn from_config(config: &NpmConfig) -> (Credentials, Vec<(String, String)>) {
                 entries.push(credential);
             }
             Ok(None) => {}
-            Err(reason) => unused.push(reason),
+            Err(reason) => unused.push(reason.to_string()),
         }
     }
     let credentials = Credentials {
@@ -93,17 +93,30 @@ fn decode(value: &str) -> Option<String> {
         .and_then(|bytes| String::from_utf8(bytes).ok())
 }
 
+/// Why the lines of one prefix are not used (each names its line, never
+/// its value).
+#[derive(Debug, thiserror::Error)]
+enum NotUsed {
+    #[error("{0} is not a valid header value")]
+    NotAHeader(String),
+    #[error("{0} is not base64 (npm stores it so)")]
+    NotBase64(String),
+    /// Each empty line, with why it is empty.
+    #[error("{}", .0.join("; "))]
+    Empty(Vec<String>),
+}
+
 /// The credential of one prefix: the token, else `_auth`, else username
 /// and password (with the `Basic` value, a secret of its own); `Err`
 /// says why lines for it are not used.
 fn credential_of<'a>(
     prefix: &str,
     field: &dyn Fn(&str) -> Option<&'a Setting>,
-) -> Result<Option<(Credential, Option<String>)>, String> {
+) -> Result<Option<(Credential, Option<String>)>, NotUsed> {
     let filled = |name: &str| field(name).filter(|setting| !setting.value.trim().is_empty());
     let build = |authorization: String, setting: &Setting| {
         Credential::new(prefix.to_owned(), &authorization, setting.origin())
-            .ok_or_else(|| format!("{} is not a valid header value", setting.origin()))
+            .ok_or_else(|| NotUsed::NotAHeader(setting.origin()))
     };
     if let Some(token) = filled("_authToken") {
         return build(format!("Bearer {}", token.value.trim()), token).map(|c| Some((c, None)));
@@ -113,8 +126,8 @@ fn credential_of<'a>(
     }
     match (filled("username"), filled("_password")) {
         (Some(username), Some(password)) => {
-            let decoded = decode(&password.value)
-                .ok_or_else(|| format!("{} is not base64 (npm stores it so)", password.origin()))?;
+            let decoded =
+                decode(&password.value).ok_or_else(|| NotUsed::NotBase64(password.origin()))?;
             let basic = base64::engine::general_purpose::STANDARD
                 .encode(format!("{}:{decoded}", username.value.trim()));
             build(format!("Basic {basic}"), password).map(|c| Some((c, Some(basic))))
@@ -134,7 +147,7 @@ fn credential_of<'a>(
                 .collect();
             match empty.is_empty() {
                 true => Ok(None),
-                false => Err(empty.join("; ")),
+                false => Err(NotUsed::Empty(empty)),
             }
         }
     }
