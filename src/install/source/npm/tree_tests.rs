@@ -33,6 +33,26 @@ fn registry(packages: &[(&str, &[(&str, &str)])]) -> HashMap<String, Vec<u8>> {
         .collect()
 }
 
+/// The registry's documents, as the resolver fetches them.
+fn fetch_from(
+    documents: &HashMap<String, Vec<u8>>,
+) -> impl Fn(&str) -> Result<Option<PackageDocument>, TestError> + Sync + '_ {
+    |name: &str| {
+        Ok(documents
+            .get(name)
+            .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
+    }
+}
+
+/// `root` 1.0.0 from the registry's documents (pinned, not `latest`).
+fn root_1_0_0(documents: &HashMap<String, Vec<u8>>) -> VersionDoc {
+    PackageDocument::parse(&documents["root"])
+        .expect("root")
+        .version("1.0.0", "root", "")
+        .expect("ok")
+        .expect("1.0.0")
+}
+
 fn run(
     packages: &[(&str, &[(&str, &str)])],
     root: &str,
@@ -44,11 +64,7 @@ fn run(
         .pick(&crate::config::VersionRequest::Latest, root, "")
         .expect("pick")
         .expect("latest");
-    let fetch = |name: &str| -> Result<Option<PackageDocument>, TestError> {
-        Ok(documents
-            .get(name)
-            .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
-    };
+    let fetch = fetch_from(&documents);
     let platform_of = ["root".to_owned()];
     let options = TreeOptions {
         host,
@@ -203,16 +219,8 @@ fn one_platform_package_and_aliases() {
     ];
     // `latest` of root is its platform build here: pin the root instead.
     let documents = registry(packages);
-    let root = PackageDocument::parse(&documents["root"])
-        .expect("root")
-        .version("1.0.0", "root", "")
-        .expect("ok")
-        .expect("1.0.0");
-    let fetch = |name: &str| -> Result<Option<PackageDocument>, TestError> {
-        Ok(documents
-            .get(name)
-            .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
-    };
+    let root = root_1_0_0(&documents);
+    let fetch = fetch_from(&documents);
     let host = glibc();
     let platform_of = ["root".to_owned()];
     let options = TreeOptions {
@@ -375,16 +383,8 @@ fn a_cpu_without_avx2_gets_the_baseline_build_the_data_names_for_it() {
             &[("1.0.0", r#"{"os": ["linux"], "cpu": ["x64"]}"#)],
         ),
     ]);
-    let root = PackageDocument::parse(&documents["root"])
-        .expect("root")
-        .version("1.0.0", "root", "")
-        .expect("ok")
-        .expect("1.0.0");
-    let fetch = |name: &str| -> Result<Option<PackageDocument>, TestError> {
-        Ok(documents
-            .get(name)
-            .map(|bytes| PackageDocument::parse(bytes).expect("parse")))
-    };
+    let root = root_1_0_0(&documents);
+    let fetch = fetch_from(&documents);
     let prefer: Vec<crate::adapter::data::PlatformPrefer> = serde_yaml_ng::from_str(
         "[{name: 'p-{os}-{cpu}-baseline', cpuLacks: avx2}, 'p-{os}-{cpu}']",
     )
