@@ -180,3 +180,41 @@ fn a_question_the_mode_answers_makes_no_card_and_a_cancelled_turn_withdraws_its_
     );
     stop(&acp);
 }
+
+#[test]
+fn a_hostile_question_is_a_scrubbed_card_and_the_secret_is_in_no_file() {
+    const SECRET: &str = "kiro-kept-secret-27182818";
+    let mut acp = AcpEnv::new(json!({"turn": [
+        {"permission": {"id": "p1", "title": format!("Run curl -H {SECRET}\u{1b}[2J"),
+            "kind": "execute", "options": options_full()}},
+        {"text": "done"}
+    ]}));
+    acp.env.set_env("KIRO_API_KEY", SECRET);
+    let mut live = Live::start(acp.cmd(&keep_args(&["--keep", "60s"])));
+    live.expect("permission_request");
+    let card = pending_card(&acp);
+    let title = card["title"].as_str().expect("title");
+    assert!(!title.contains(SECRET), "{title}");
+    assert!(!title.contains('\u{1b}'), "{title:?}");
+    acp.env
+        .run(&[
+            "session",
+            "answer",
+            "kept",
+            card["id"].as_str().expect("id"),
+            "decline",
+        ])
+        .assert_success();
+    let (code, _, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+    stop(&acp);
+    for file in crate::support::walk(&acp.env.project) {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(SECRET),
+            "{} holds the secret",
+            file.display()
+        );
+    }
+}
