@@ -476,7 +476,7 @@ fn the_wait_returns_when_its_condition_holds_and_fails_naming_it() {
 /// (the supervisor, its tmux and the agent all end).
 #[test]
 fn a_session_a_test_leaves_running_is_stopped_when_its_env_drops() {
-    use crate::supervisor::{alive, assert_gone, record_pids};
+    use crate::session::supervisor::{alive, assert_gone, record_pids};
     let env = crate::support::TestEnv::new();
     let script = fake::with(&fake::kiro_script("2.15.1"), "tui", json!({}));
     install_fake(&env.bin, "kiro-cli", &script);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::run::acp_env::{events, options_full, types, AcpEnv};
 use crate::support::manifest::sha256_hex;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
@@ -294,7 +294,7 @@ fn very_verbose_logs_show_no_rust_debug_structs() {
 
 #[test]
 fn attach_without_a_terminal_is_a_usage_error_and_leaves_the_session_running() {
-    let session = crate::supervisor::Session::new(|_| json!({}));
+    let session = crate::session::supervisor::Session::new(|_| json!({}));
     // Not running: still the terminal is what is missing.
     let outcome = session.env.run(&["session", "attach", "default"]);
     outcome.assert_code(2);

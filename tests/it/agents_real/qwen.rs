@@ -9,7 +9,7 @@
 //! SPEC §11.2) and runs Qwen on it.
 
 use super::{files_named, RealAgent, Snapshot, SECRET};
-use crate::acp_support::EVENT_DEADLINE;
+use crate::run::acp_env::EVENT_DEADLINE;
 use crate::support::node_mirror::{self, NodeRelease};
 
 const PACKAGE: &str = "@qwen-code/qwen-code";
@@ -186,7 +186,7 @@ fn the_real_qwen_kept_answers_follow_ups_and_loads_its_session_after_it_died() {
     crate::support::signal(agent, "-KILL");
     crate::support::wait::wait_until(
         "the agent is gone",
-        crate::acp_support::EVENT_DEADLINE,
+        crate::run::acp_env::EVENT_DEADLINE,
         || !crate::support::alive(agent),
     );
     let third = qwen.turn_with("kept-three.txt", "Allow once", &keep[..2]);
@@ -216,7 +216,7 @@ fn the_real_qwen_kept_answers_follow_ups_and_loads_its_session_after_it_died() {
     );
     qwen.env.run(&["session", "stop", "talk"]).assert_success();
     assert!(
-        crate::acp_support::gone(again),
+        crate::run::acp_env::gone(again),
         "the agent {again} still runs"
     );
     assert!(kept_record(&qwen).is_none());

@@ -1,9 +1,9 @@
 //! The test groups of `.config/nextest.toml` cover the tests they must:
 //! under nextest each test is a process of its own, so a module whose
 //! tests share a tmux timing through an in-process lock (the fake-Kiro
-//! `supervisor::Session`, a `SERIAL` mutex) is kept one at a time only by
-//! the `tmux` group, and the real agents two at a time only by the
-//! `real-agents` group. A new such module outside its group's filter
+//! `session::supervisor::Session`, a `SERIAL` mutex) is kept one at a
+//! time only by the `tmux` group, and the real agents two at a time only
+//! by the `real-agents` group. A new such module outside its group's filter
 //! fails here, naming it.
 
 use std::path::Path;
@@ -82,8 +82,8 @@ fn every_module_with_tmux_sessions_is_in_the_tmux_group() {
         &[
             "agents_real::",
             "tui_real::",
-            "gemini_real::",
-            "serve_flood::",
+            "gemini::real::",
+            "serve::flood::",
             "architecture::",
         ],
     );

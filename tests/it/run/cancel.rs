@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{answer_and_cancel_positions, args};
-use crate::acp_support::{events, gone, options_full, types, AcpEnv, SetupError};
+use crate::run::acp_env::{events, gone, options_full, types, AcpEnv, SetupError};
 use crate::support::wait::wait_until;
 
 #[test]
@@ -101,7 +101,7 @@ fn a_second_interrupt_stops_the_agent_at_once() {
         }
         wait_until(
             "the agent received the cancelled answer",
-            crate::acp_support::EVENT_DEADLINE,
+            crate::run::acp_env::EVENT_DEADLINE,
             || acp.received().iter().any(|message| message["id"] == "p1"),
         );
         let started = std::time::Instant::now();

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::args;
-use crate::acp_support::AcpEnv;
+use crate::run::acp_env::AcpEnv;
 
 #[test]
 fn the_agent_sees_only_the_allowlisted_environment_and_a_fresh_home() {

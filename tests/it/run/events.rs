@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use super::{args, text_of, PROMPT};
-use crate::acp_support::{events, gone, options_full, types, AcpEnv};
+use crate::run::acp_env::{events, gone, options_full, types, AcpEnv};
 
 #[test]
 fn a_plain_turn_streams_json_events_and_ends_on_its_stop_reason() {
@@ -180,7 +180,7 @@ fn updates_of_another_session_or_a_replay_create_no_event() {
     outcome.assert_success();
     let seen = events(&outcome);
     assert_eq!(
-        crate::acp_support::types(&seen),
+        crate::run::acp_env::types(&seen),
         ["session_started", "agent_message_chunk", "turn_end"]
     );
     assert!(
@@ -205,7 +205,7 @@ fn updates_of_another_session_or_a_replay_create_no_event() {
     let seen = events(&outcome);
     assert_eq!(acp.sent("session/load").len(), 1);
     assert_eq!(
-        crate::acp_support::types(&seen),
+        crate::run::acp_env::types(&seen),
         ["session_started", "agent_message_chunk", "turn_end"],
         "{seen:#?}"
     );

@@ -1,14 +1,24 @@
 //! `oneworks run <adapter>` through the real binary against the fake agent
-//! (`src/bin/fake-kiro-cli`) over real stdio, one file per feature. Every
-//! run through [`AcpEnv::run`](crate::acp_support::AcpEnv::run) and
-//! [`AcpEnv::live`](crate::acp_support::AcpEnv::live) also checks by pid
-//! that no agent is left behind. The terminal channel, the end of a run and
-//! the bounds on what the agent sends have files of their own
-//! (`acp_terminal.rs`, `shutdown.rs`, `bounds.rs`).
+//! (`src/bin/fake-kiro-cli`) over real stdio, one file per feature; the
+//! harness is [`acp_env`]. Every run through
+//! [`AcpEnv::run`](crate::run::acp_env::AcpEnv::run) and
+//! [`AcpEnv::live`](crate::run::acp_env::AcpEnv::live) also checks by pid
+//! that no agent is left behind. Beside the protocol and the policy: the
+//! terminal channel, the end of a run, the bounds on what the agent sends,
+//! kept sessions and their cards, conformance against the official ACP
+//! SDK, Kiro as the field reports it, Cursor over ACP and a third adapter
+//! known only from a data file.
 
+pub mod acp_env;
+mod bounds;
 mod cancel;
+mod conformance;
+mod cursor;
 mod environment;
 mod events;
+mod kept;
+mod kept_cards;
+mod kiro_field;
 mod modes;
 mod permissions;
 mod policy;
@@ -16,10 +26,13 @@ mod protocol;
 mod races;
 mod secrets;
 mod setup;
+mod shutdown;
+mod terminal;
+mod third_adapter;
 
 use serde_json::{json, Value};
 
-use crate::acp_support::AcpEnv;
+use crate::run::acp_env::AcpEnv;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{answer_and_cancel_positions, args, wire_answer};
-use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::run::acp_env::{events, options_full, types, AcpEnv};
 
 #[test]
 fn accept_edits_allows_an_edit_once_and_asks_for_the_rest() {
@@ -114,7 +114,7 @@ fn prescribed(mode: &str, edit: bool, options: &Value) -> Option<&'static str> {
 #[test]
 fn every_mode_meets_every_option_set_as_the_spec_says_on_the_wire() {
     let option_sets = [
-        ("once, always, reject", crate::acp_support::options_full()),
+        ("once, always, reject", crate::run::acp_env::options_full()),
         (
             "always and reject, no once",
             json!([

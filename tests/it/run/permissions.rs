@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use super::{answer_and_cancel_positions, args, wire_answer};
-use crate::acp_support::{events, options_full, types, AcpEnv};
+use crate::run::acp_env::{events, options_full, types, AcpEnv};
 use crate::support::wait::wait_for;
 
 #[test]
@@ -237,7 +237,7 @@ fn a_request_with_an_id_that_is_not_a_string_or_number_is_answered_invalid() {
     for answer in answers {
         assert_eq!(answer["error"]["code"], -32600, "{answer}");
     }
-    let events = crate::acp_support::events(&outcome);
+    let events = crate::run::acp_env::events(&outcome);
     assert!(
         !events
             .iter()
@@ -253,7 +253,7 @@ fn a_request_with_an_id_that_is_not_a_string_or_number_is_answered_invalid() {
 fn pending_questions_have_a_bound() {
     let ask = |n: usize| {
         json!({"askPermission": {"id": format!("q{n}"), "title": format!("Run job {n}"),
-                                 "kind": "execute", "options": crate::acp_support::options_full()}})
+                                 "kind": "execute", "options": crate::run::acp_env::options_full()}})
     };
     let mut turn: Vec<serde_json::Value> = (0..300).map(ask).collect();
     turn.push(json!({"awaitAnswer": "q299"}));
@@ -263,7 +263,7 @@ fn pending_questions_have_a_bound() {
     live.expect("permission_request");
     let refused = wait_for(
         "q299 was refused",
-        crate::acp_support::EVENT_DEADLINE,
+        crate::run::acp_env::EVENT_DEADLINE,
         || {
             let refused = acp.received().into_iter().find(|message| {
                 message.get("method").is_none()

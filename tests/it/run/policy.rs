@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{args, wire_answer};
-use crate::acp_support::{events, options_full, AcpEnv};
+use crate::run::acp_env::{events, options_full, AcpEnv};
 
 const SYSTEM: &str = "adapters:\n  kiro:\n    cli:\n      source: system\n";
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::acp_support::{options_full, types, AcpEnv, EVENT_DEADLINE};
+use crate::run::acp_env::{options_full, types, AcpEnv, EVENT_DEADLINE};
 
 use super::args;
 use crate::support::wait::wait_until;
@@ -359,7 +359,7 @@ fn a_cancel_reaches_the_agent_even_when_stdout_is_gone() {
     assert_cancelled_then_session_cancel(&acp, &json!("p1"), "stdout closed");
     // A closed stdout ends the run quietly (SPEC §7: not the agent's failure).
     assert_eq!(status.code(), Some(0));
-    assert!(crate::acp_support::gone(acp.agent_pid()));
+    assert!(crate::run::acp_env::gone(acp.agent_pid()));
 }
 
 #[test]

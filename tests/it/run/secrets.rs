@@ -10,7 +10,7 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::json;
 
 use super::{args, PROMPT};
-use crate::acp_support::{events, AcpEnv};
+use crate::run::acp_env::{events, AcpEnv};
 
 #[test]
 fn secrets_in_agent_messages_are_scrubbed_from_output_and_files() {
@@ -102,7 +102,7 @@ fn a_secret_split_around_other_events_is_not_rebuilt_on_stdout() {
         // nothing either.
         let outcome = acp.run(&["--prompt", "Say hello", "--json"]);
         outcome.assert_success();
-        let text: String = crate::acp_support::events(&outcome)
+        let text: String = crate::run::acp_env::events(&outcome)
             .iter()
             .filter(|event| event["type"] == "agent_message_chunk")
             .filter_map(|event| event["text"].as_str().map(str::to_owned))

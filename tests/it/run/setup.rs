@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use super::{args, text_of};
-use crate::acp_support::{events, gone, AcpEnv, SetupError};
+use crate::run::acp_env::{events, gone, AcpEnv, SetupError};
 
 #[test]
 fn the_fake_rejects_a_prompt_sent_as_content_like_kiro() {

@@ -1,5 +1,5 @@
 //! `oneworks session serve` (SPEC §8.5) through the real binary: the
-//! [`Serve`] harness (also used by `card_text` and `serve_browser`), the
+//! [`Serve`] harness (also used by `output::card_text` and `browser`), the
 //! security headers, and below it `access` (the token only as a bearer
 //! header, `--open`'s private file, the Host and Origin checks) and
 //! `cards` (real supervised sessions answered through the JSON API and an
@@ -13,13 +13,16 @@ use reqwest::blocking::{Client, Response};
 use reqwest::header;
 use serde_json::{json, Value};
 
-use crate::supervisor::{request, Session, DEADLINE};
-use crate::supervisor_webhook::{with_webhook, Hook};
+use crate::session::supervisor::{request, Session, DEADLINE};
+use crate::session::webhook::{with_webhook, Hook};
 use crate::support::wait::{wait_for, wait_until};
 use crate::support::TestEnv;
 
 mod access;
+mod browser;
 mod cards;
+mod flood;
+mod links;
 mod recovery;
 
 /// A running `session serve --json`; killed on drop.

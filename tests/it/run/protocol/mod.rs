@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::acp_support::{events, options_full, types, AcpEnv, SetupError};
+use crate::run::acp_env::{events, options_full, types, AcpEnv, SetupError};
 use crate::support::adapter_yaml::{yaml, AdapterYaml};
 use crate::support::fake::{install_fake, kiro_script, with};
 use crate::support::wait::{wait_until, DEADLINE};
