@@ -63,6 +63,11 @@ pub enum Entry {
     CharDevice {
         path: String,
     },
+    /// A pax global extended header (type `g`) with no records: no file,
+    /// but an entry the extraction counts.
+    PaxGlobal {
+        path: String,
+    },
 }
 
 impl Entry {
@@ -94,7 +99,8 @@ impl Entry {
             | Entry::Symlink { path, .. }
             | Entry::HardLink { path, .. }
             | Entry::Fifo { path }
-            | Entry::CharDevice { path } => path,
+            | Entry::CharDevice { path }
+            | Entry::PaxGlobal { path } => path,
         }
     }
 }
@@ -207,6 +213,7 @@ pub fn tar(entries: &[Entry]) -> Vec<u8> {
             Entry::HardLink { target, .. } => (tar::EntryType::Link, 0o644, &[], Some(target)),
             Entry::Fifo { .. } => (tar::EntryType::Fifo, 0o644, &[], None),
             Entry::CharDevice { .. } => (tar::EntryType::Char, 0o644, &[], None),
+            Entry::PaxGlobal { .. } => (tar::EntryType::XGlobalHeader, 0o644, &[], None),
         };
         header.set_entry_type(kind);
         header.set_mode(mode);
