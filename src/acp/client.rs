@@ -68,7 +68,7 @@ pub async fn run(mut plan: RunPlan<'_>, spec: ChildSpec) -> Result<(), AcpError>
 /// back. The agent is neither started nor stopped here.
 pub async fn run_kept(
     mut plan: RunPlan<'_>,
-    connection: super::kept::caller::Connection,
+    connection: super::kept::caller::OwnerConnection,
     keep: Option<Duration>,
 ) -> Result<(), AcpError> {
     let _terminal = crate::process::terminal::RestoreOnDrop;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::adapter::file_type::FileType;
 /// The credential rules and patterns are plain redaction types (platform);
 /// the data file carries their values.
-pub use crate::redact::rules::{CredentialRules, Pattern};
+pub use crate::redact::rules::{CredentialRules, DataRegex};
 
 /// One built-in data file, for unit tests that need one
 /// (`adapter::registry` lists every built-in adapter).
@@ -167,8 +167,8 @@ fn npm_max_expansion() -> u64 {
 pub struct BinaryData {
     pub name: String,
     pub aliases: Vec<String>,
-    pub identifies: Pattern,
-    pub version_pattern: Pattern,
+    pub identifies: DataRegex,
+    pub version_pattern: DataRegex,
 }
 
 #[derive(Debug, Clone, Deserialize)]

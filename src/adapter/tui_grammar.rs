@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::redact::rules::Pattern;
+use crate::redact::rules::DataRegex;
 
 /// Why a value of a `tui.prompt` or `tui.keys` section is refused (the
 /// data file's loader puts the field's path in front).
@@ -177,7 +177,7 @@ pub struct RowsData {
     /// `line` layout: what separates two rows on the line (whole runs of
     /// it); default: two or more spaces.
     #[serde(default)]
-    pub separator: Option<Pattern>,
+    pub separator: Option<DataRegex>,
     /// Rows carry `1. ` … counted from 1 (checked).
     #[serde(default)]
     pub numbered: bool,

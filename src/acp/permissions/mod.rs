@@ -102,7 +102,7 @@ impl PermissionAsk {
 
 /// What picking a choice does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum ChoiceAction {
     /// Answer with this native option id.
     Native(String),
     /// Answer with the native once-option and remember a rule.
@@ -117,7 +117,7 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
     pub shown: ShownOption,
-    pub action: Action,
+    pub action: ChoiceAction,
     /// The agent's display name (its native labels are shown under it).
     pub agent: std::sync::Arc<str>,
 }
@@ -126,7 +126,7 @@ impl Choice {
     /// The native option id this choice answers with.
     pub fn native_id(&self) -> &str {
         match &self.action {
-            Action::Native(id) | Action::Remember { native: id, .. } => id,
+            ChoiceAction::Native(id) | ChoiceAction::Remember { native: id, .. } => id,
         }
     }
 
@@ -165,7 +165,7 @@ pub fn relabel(
     labels: &std::collections::BTreeMap<String, crate::adapter::acp_data::OptionLabel>,
 ) {
     for choice in choices.iter_mut() {
-        if !matches!(choice.action, Action::Native(_)) {
+        if !matches!(choice.action, ChoiceAction::Native(_)) {
             continue;
         }
         if let Some(own) = labels.get(&choice.shown.option_id) {
@@ -196,7 +196,7 @@ pub fn choices(request: &PermissionAsk, agent: &str) -> Vec<Choice> {
                 kind: option.kind.name().to_owned(),
                 scope: scope.to_owned(),
             },
-            action: Action::Native(option.option_id.clone()),
+            action: ChoiceAction::Native(option.option_id.clone()),
             agent: agent.clone(),
         });
     }
@@ -246,7 +246,7 @@ pub fn choices(request: &PermissionAsk, agent: &str) -> Vec<Choice> {
                 kind: kind.name().to_owned(),
                 scope: scope.name().to_owned(),
             },
-            action: Action::Remember {
+            action: ChoiceAction::Remember {
                 allow,
                 scope,
                 native: native.option_id.clone(),

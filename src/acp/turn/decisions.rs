@@ -22,7 +22,7 @@ use crate::acp::permissions::policy::{decide_with, Decision, Ruling};
 use crate::acp::permissions::PermissionAsk;
 use crate::acp::rpc::RequestId;
 use crate::acp::AcpError;
-use crate::config::policy::Verdict;
+use crate::config::policy::PolicyVerdict;
 
 /// The run's plan, and the questions decided or asked whose answer is not
 /// recorded yet.
@@ -63,7 +63,7 @@ impl Turn<'_> {
         let remembered = self.rules.lookup(&request.tool);
         let written = self.decisions.plan.policy.clone();
         let (decision, ruling) = decide_with(self.mode, written.as_deref(), request, remembered);
-        let ruling = ruling.filter(|ruling| ruling.verdict != Verdict::Ask);
+        let ruling = ruling.filter(|ruling| ruling.verdict != PolicyVerdict::Ask);
         let decided = match (&decision, remembered) {
             (Decision::Ask, _) => None,
             (Decision::Refuse { reason }, _) => Some(DecidedBy::Refused {

@@ -13,7 +13,7 @@ use crate::acp::channel::{self, ChannelKind, Input};
 use crate::acp::events::{Event, ResolvedBy};
 use crate::acp::permissions::policy::Decision;
 use crate::acp::permissions::reply::{match_reply, Matched};
-use crate::acp::permissions::{choices, relabel, Action, PermissionAsk};
+use crate::acp::permissions::{choices, relabel, ChoiceAction, PermissionAsk};
 use crate::acp::rpc::{self, RequestId};
 use crate::acp::AcpError;
 
@@ -301,7 +301,7 @@ impl Turn<'_> {
                 let choice = pending.choices[choice].clone();
                 let native = choice.native_id().to_owned();
                 self.answer(&pending.id, Some(&native)).await?;
-                if let Action::Remember { allow, scope, .. } = choice.action {
+                if let ChoiceAction::Remember { allow, scope, .. } = choice.action {
                     if let Some(note) = self.rules.remember(
                         pending.request.tool.clone(),
                         allow,
