@@ -23,13 +23,12 @@
 //! - [`kept`]: sessions that last — the owner that keeps the agent, its
 //!   socket, and the caller's side.
 
+pub mod answer_input;
 pub mod capabilities;
-pub mod channel;
 pub mod client;
 pub mod events;
 pub mod fast;
 pub mod kept;
-pub mod lines;
 pub mod permissions;
 pub mod quirks;
 pub mod rpc;

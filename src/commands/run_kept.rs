@@ -11,7 +11,7 @@ use crate::acp::kept::caller::{KeptError, OwnerConnection};
 use crate::acp::kept::{self, KeptPaths, OwnerRecord};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, ErrorKind};
-use crate::launch::profile::environment::ChildEnvironment;
+use crate::launch::profile::child_environment::ChildEnvironment;
 use crate::launch::profile::layout::ProfileLayout;
 use crate::launch::resolve::ResolvedCli;
 use crate::process;

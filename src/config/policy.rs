@@ -6,7 +6,7 @@
 //! an error naming its key path and line. Only trusted files may hold it
 //! (SPEC §2.1; `untrusted.rs` cuts it out of a project's untrusted file).
 //! What a rule matches is the ACP client's business
-//! (`acp::permissions::policy::written`); here it is data.
+//! (`acp::permissions::decide::written`); here it is data.
 
 use serde::{Deserialize, Deserializer, Serialize};
 

@@ -19,7 +19,7 @@
 pub mod app;
 pub mod auth;
 pub mod bounds;
-pub mod events;
+pub mod event_stream;
 pub mod open_file;
 pub mod page;
 pub mod routes;
@@ -33,7 +33,7 @@ use std::time::Duration;
 
 pub use self::app::App;
 use self::auth::Guard;
-use self::events::Hub;
+use self::event_stream::Hub;
 use self::sources::Sources;
 use crate::session::delivery::links;
 

@@ -10,16 +10,16 @@
 //! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
 //! - [`decisions`]: the session's record of every answer (`decisions.jsonl`).
 
-pub mod decisions;
-pub mod policy;
+pub mod decide;
+pub mod decision_log;
+pub mod remembered;
 pub mod reply;
-pub mod rules;
 
 use serde_json::Value;
 
 use super::events::ShownOption;
 use super::shown::ShownRequest;
-use rules::RuleScope;
+use remembered::RuleScope;
 
 /// The native options and their kinds: the shared permission parser's.
 pub use crate::acp_wire::permission::{NativeOption, OptionKind, ToolDetail};

@@ -1,5 +1,5 @@
 //! The turn's side of deciding and recording (SPEC §7.2): each question is
-//! decided in the order `permissions::policy` gives (remembered rule,
+//! decided in the order `permissions::decide` gives (remembered rule,
 //! written policy, `--mode`, else a person); a request the written policy
 //! decided is shown as one `permission_decision` event instead of a
 //! `permission_request`, then resolved like every automatic answer
@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::Turn;
 use crate::acp::events::{Event, ResolvedBy};
-use crate::acp::permissions::decisions::{Decided, DecidedBy, DecisionPlan};
-use crate::acp::permissions::policy::{decide_with, Decision, Ruling};
+use crate::acp::permissions::decide::{decide_with, Decision, Ruling};
+use crate::acp::permissions::decision_log::{Decided, DecidedBy, DecisionPlan};
 use crate::acp::permissions::PermissionAsk;
 use crate::acp::rpc::RequestId;
 use crate::acp::AcpError;

@@ -463,7 +463,7 @@ fn confirmed(entry: &CardEntry, response: &ApprovalResponse) -> CardState {
 
 /// Cards from the agent's own hook (`signals.rs`): their ids and their
 /// match with the box on screen.
-mod signals;
+mod hook_cards;
 
 #[cfg(test)]
 #[path = "cards_tests.rs"]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use serde_json::json;
 
-use super::super::agent::Agent;
+use super::super::agent_process::Agent;
 use super::super::connections::{reply_to, Arrival, Caller, WRITE_BOUND};
 use super::super::protocol::{self, Grant, OwnerRequest, Reply, Status, CANCEL_METHOD, QUEUE};
 use super::super::traffic::Traffic;

@@ -12,10 +12,10 @@ use tokio::sync::mpsc;
 
 mod grants;
 
-use super::agent::{exit_of, Agent};
-use super::cards::{CardAnswer, CardSide, Cards, ASKING_METHOD};
+use super::agent_process::{exit_of, Agent};
 use super::connections::{accept, has_room, Arrival, Caller, WRITE_BOUND};
 use super::protocol::{self, CANCEL_METHOD, QUEUE};
+use super::question_cards::{CardAnswer, CardSide, Cards, ASKING_METHOD};
 use super::traffic::{FromAgent, FromCaller, Traffic};
 use super::OwnerPlan;
 use crate::process::child::StopBounds;

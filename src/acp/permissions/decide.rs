@@ -23,7 +23,7 @@ mod written;
 
 pub use written::{Ruling, WrittenPolicy};
 
-use super::rules::Remembered;
+use super::remembered::Remembered;
 use super::{OptionKind, PermissionAsk};
 use crate::acp::events::ResolvedBy;
 use crate::config::policy::PolicyVerdict;
@@ -159,7 +159,7 @@ fn by_mode(mode: Mode, request: &PermissionAsk) -> Decision {
 mod tests {
     use serde_json::{json, Value};
 
-    use super::super::rules::RuleScope;
+    use super::super::remembered::RuleScope;
     use super::*;
 
     fn request(kind: &str, options: Value) -> PermissionAsk {

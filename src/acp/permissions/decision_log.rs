@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::policy::{Mode, Ruling, WrittenPolicy};
-use super::rules::RuleScope;
+use super::decide::{Mode, Ruling, WrittenPolicy};
+use super::remembered::RuleScope;
 use crate::redact::Scrubber;
 
 pub const FILE: &str = "decisions.jsonl";
