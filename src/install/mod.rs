@@ -25,7 +25,7 @@
 //!   table of causes read from what it printed (`cause`);
 //! - [`node_runtime`]: Node.js as the managed runtime of npm packages.
 //!
-//! Beside them: [`policy`], the version policy as pure functions, and
+//! Beside them: [`version_policy`], the version policy as pure functions, and
 //! [`error`], what can go wrong, with the adapter's names in its hints.
 
 pub mod error;

@@ -8,7 +8,7 @@
 //!   `Origin` checks and the security headers every response carries.
 //! - [`open_file`]: `--open`'s private file that hands the page its token.
 //! - [`sources`]: the sessions, their cards and panes, read on demand.
-//! - [`events`]: one `watch` per running supervisor, fanned out to the
+//! - [`event_stream`]: one `watch` per running supervisor, fanned out to the
 //!   page's Server-Sent Events.
 //! - [`routes`]: the HTTP routes; [`page`]: the HTML (maud, escaped).
 //! - [`links`]: answer links for the webhook (`--public-url`); [`secret`]:

@@ -4,11 +4,11 @@
 //! adds only "remember" choices that are answered through the native
 //! request-scoped `allow_once`/`reject_once`.
 //!
-//! - [`policy`]: what decides by itself, in order: remembered rules, the
+//! - [`decide`]: what decides by itself, in order: remembered rules, the
 //!   written policy (SPEC §7.2), the `--mode` table of SPEC §7.
-//! - [`rules`]: remembered rules (session memory, per-project file in oneworks' data folder).
+//! - [`remembered`]: remembered rules (session memory, per-project file in oneworks' data folder).
 //! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
-//! - [`decisions`]: the session's record of every answer (`decisions.jsonl`).
+//! - [`decision_log`]: the session's record of every answer (`decisions.jsonl`).
 
 pub mod decide;
 pub mod decision_log;
