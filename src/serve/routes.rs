@@ -172,7 +172,11 @@ async fn answer(
         AnswerError::NotPending(card) => (StatusCode::CONFLICT, json!({"card": card})),
         // Still pending: it may be declined here, accepted in the terminal.
         AnswerError::Incomplete(reason) => (StatusCode::CONFLICT, json!({"error": reason})),
-        AnswerError::Failed(message) => (StatusCode::BAD_GATEWAY, json!({"error": message})),
+        // The channel error's own text (not its causes).
+        AnswerError::Unreachable(error) => {
+            (StatusCode::BAD_GATEWAY, json!({"error": error.to_string()}))
+        }
+        AnswerError::Refused(reason) => (StatusCode::BAD_GATEWAY, json!({"error": reason})),
     })
 }
 
