@@ -27,6 +27,13 @@ pub enum DataError {
     },
     #[error("refusing to read adapter data file `{path}`: {reason}")]
     Refused { path: PathBuf, reason: String },
+    /// Install sections that contradict each other.
+    #[error("refusing to read adapter data file `{path}`")]
+    Sections {
+        path: PathBuf,
+        #[source]
+        source: InstallSectionsError,
+    },
     #[error("adapter data file `{}{}` is invalid", .path.display(), parse_at(.source))]
     Parse {
         path: PathBuf,
@@ -62,6 +69,7 @@ impl DataError {
         match self {
             DataError::Read { path, .. }
             | DataError::Refused { path, .. }
+            | DataError::Sections { path, .. }
             | DataError::Parse { path, .. }
             | DataError::Invalid { path, .. } => path,
         }
@@ -298,9 +306,9 @@ impl AdapterData {
                 source,
             })?;
         data.check_install_sections()
-            .map_err(|error| DataError::Refused {
+            .map_err(|source| DataError::Sections {
                 path: path.to_owned(),
-                reason: error.to_string(),
+                source,
             })?;
         Ok(data)
     }

@@ -311,7 +311,8 @@ impl<'a> Turn<'a> {
                 } else {
                     let event = Event::Error {
                         kind: crate::error::Classify::kind(&error).as_str().to_owned(),
-                        message: error.to_string(),
+                        // The whole chain, as the final error prints it.
+                        message: crate::error::message(&error),
                     };
                     (event, error)
                 };

@@ -373,6 +373,6 @@ fn cancelled(id: &Value) -> Vec<u8> {
 /// 128 random bits from the OS, hex.
 fn random_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
-    getrandom::getrandom(&mut bytes).map_err(|error| std::io::Error::other(error.to_string()))?;
+    getrandom::getrandom(&mut bytes).map_err(std::io::Error::from)?;
     Ok(hex::encode(bytes))
 }
