@@ -12,9 +12,9 @@ use crate::launch::profile::layout::ProfileLayout;
 use crate::locations::{Locations, Project};
 use crate::session::cards::{Card, CardState};
 use crate::session::channel::{card_of, Client};
-use crate::session::SessionError;
 use crate::session::supervisor::{self, SessionPaths};
 use crate::session::tmux::Tmux;
+use crate::session::SessionError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -259,9 +259,7 @@ impl Sources {
             }
         }
         let mut client = self.client(&name).ok_or(AnswerError::NoSuchCard)?;
-        let reply = client
-            .request(&request)
-            .map_err(AnswerError::Unreachable)?;
+        let reply = client.request(&request).map_err(AnswerError::Unreachable)?;
         if let Some(card) = card_of(&reply["card"]) {
             return Ok(clean_card(card));
         }
