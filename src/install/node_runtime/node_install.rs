@@ -214,7 +214,7 @@ impl Installer<'_> {
             .map_err(|error| mirror_error(&index_url, error))?;
         let releases = release::releases(&index, platform).map_err(|error| NodeError::Index {
             url: shown(&index_url),
-            source: IndexProblem::Releases(error),
+            source: IndexProblem::NotAList(error),
         })?;
         let name = &self.data.binary.name;
         let chosen = release::choose(&releases, range).map_err(|_| NodeError::Range {

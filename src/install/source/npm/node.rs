@@ -68,8 +68,8 @@ pub enum NodeError {
 pub enum IndexProblem {
     #[error(transparent)]
     Fetch(Box<crate::install::transport::network_error::NetworkError>),
-    #[error(transparent)]
-    Releases(crate::install::node_runtime::release::IndexError),
+    #[error("not a JSON list of releases")]
+    NotAList(#[source] serde_json::Error),
 }
 
 fn shown_range(range: &Option<String>) -> String {
