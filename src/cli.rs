@@ -361,9 +361,9 @@ pub enum ModeArg {
     BypassPermissions,
 }
 
-impl From<ModeArg> for crate::acp::permissions::policy::Mode {
+impl From<ModeArg> for crate::acp::permissions::decide::Mode {
     fn from(mode: ModeArg) -> Self {
-        use crate::acp::permissions::policy::Mode;
+        use crate::acp::permissions::decide::Mode;
         match mode {
             ModeArg::Default => Mode::Default,
             ModeArg::Plan => Mode::Plan,

@@ -8,16 +8,16 @@
 
 use std::time::Duration;
 
-use super::channel::ChannelKind;
+use super::answer_input::ChannelKind;
 use super::events::{Event, Sink};
-use super::permissions::policy::Mode;
-use super::permissions::rules::Rules;
+use super::permissions::decide::Mode;
+use super::permissions::remembered::Rules;
 use super::quirks::Quirks;
 use super::setup::{self, SessionPlan};
 use super::turn::Turn;
 use super::AcpError;
 use crate::process::child::{ManagedChild, StopBounds, Stopped};
-use crate::process::signals::Interrupts;
+use crate::process::interrupts::Interrupts;
 use crate::process::spec::ChildSpec;
 
 /// Everything a run needs, resolved by the command.
@@ -32,7 +32,7 @@ pub struct RunPlan<'a> {
     pub rules: Rules,
     pub rule_notes: Vec<String>,
     /// The written policy (SPEC §7.2) and the decision record.
-    pub decisions: super::permissions::decisions::DecisionPlan,
+    pub decisions: super::permissions::decision_log::DecisionPlan,
     pub json: bool,
     pub timeout: Option<super::RunTimeout>,
 }
@@ -68,7 +68,7 @@ pub async fn run(mut plan: RunPlan<'_>, spec: ChildSpec) -> Result<(), AcpError>
 /// back. The agent is neither started nor stopped here.
 pub async fn run_kept(
     mut plan: RunPlan<'_>,
-    connection: super::kept::caller::Connection,
+    connection: super::kept::caller::OwnerConnection,
     keep: Option<Duration>,
 ) -> Result<(), AcpError> {
     let _terminal = crate::process::terminal::RestoreOnDrop;

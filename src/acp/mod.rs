@@ -7,7 +7,6 @@
 //!
 //! - [`quirks`]: one small module per vendor that rewrites its dialect
 //!   into the standard shape before typed decoding.
-//! - [`lines`]: the agent's stdout as bounded lines.
 //! - [`rpc`]: JSON-RPC line framing, separate id spaces per direction.
 //! - [`capabilities`]: the `initialize` answer as an explicit matrix.
 //! - [`updates`]: session updates in both dialects → [`events`].
@@ -15,7 +14,7 @@
 //! - [`fast`]: the hot path of a streamed turn (message chunks).
 //! - [`permissions`]: mode policy, remembered rules, reply matching.
 //! - [`shown`]: what a person is shown of a permission request (card text).
-//! - [`channel`]: where a person answers (JSON lines on stdin, a terminal).
+//! - [`answer_input`]: where a person answers (JSON lines on stdin, a terminal).
 //! - [`session_cache`]: the agent's native session id per oneworks session.
 //! - [`turn`]: the message loop — one turn, finalized exactly once, the
 //!   cancel sequence.
@@ -23,13 +22,12 @@
 //! - [`kept`]: sessions that last — the owner that keeps the agent, its
 //!   socket, and the caller's side.
 
+pub mod answer_input;
 pub mod capabilities;
-pub mod channel;
 pub mod client;
 pub mod events;
 pub mod fast;
 pub mod kept;
-pub mod lines;
 pub mod permissions;
 pub mod quirks;
 pub mod rpc;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::adapter::file_type::FileType;
 /// The credential rules and patterns are plain redaction types (platform);
 /// the data file carries their values.
-pub use crate::redact::rules::{CredentialRules, Pattern};
+pub use crate::redact::rules::{CredentialRules, DataRegex};
 
 /// One built-in data file, for unit tests that need one
 /// (`adapter::registry` lists every built-in adapter).
@@ -27,6 +27,13 @@ pub enum DataError {
     },
     #[error("refusing to read adapter data file `{path}`: {reason}")]
     Refused { path: PathBuf, reason: String },
+    /// Install sections that contradict each other.
+    #[error("refusing to read adapter data file `{path}`")]
+    Sections {
+        path: PathBuf,
+        #[source]
+        source: InstallSectionsError,
+    },
     #[error("adapter data file `{}{}` is invalid", .path.display(), parse_at(.source))]
     Parse {
         path: PathBuf,
@@ -62,6 +69,7 @@ impl DataError {
         match self {
             DataError::Read { path, .. }
             | DataError::Refused { path, .. }
+            | DataError::Sections { path, .. }
             | DataError::Parse { path, .. }
             | DataError::Invalid { path, .. } => path,
         }
@@ -167,8 +175,8 @@ fn npm_max_expansion() -> u64 {
 pub struct BinaryData {
     pub name: String,
     pub aliases: Vec<String>,
-    pub identifies: Pattern,
-    pub version_pattern: Pattern,
+    pub identifies: DataRegex,
+    pub version_pattern: DataRegex,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -298,9 +306,9 @@ impl AdapterData {
                 source,
             })?;
         data.check_install_sections()
-            .map_err(|error| DataError::Refused {
+            .map_err(|source| DataError::Sections {
                 path: path.to_owned(),
-                reason: error.to_string(),
+                source,
             })?;
         Ok(data)
     }

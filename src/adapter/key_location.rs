@@ -5,7 +5,7 @@
 
 /// One meaningful line of the file; a `- key: x` line is also a key line
 /// two columns deeper (the item's first key).
-struct Entry<'a> {
+struct KeyLine<'a> {
     line: usize,
     indent: usize,
     content: &'a str,
@@ -49,7 +49,7 @@ pub fn locate(text: &str, key: &str) -> Option<(usize, usize)> {
 
 /// Every line that is neither blank nor a comment, a list item's line
 /// twice (the dash, then its first key).
-fn entries(text: &str) -> Vec<Entry<'_>> {
+fn entries(text: &str) -> Vec<KeyLine<'_>> {
     let mut entries = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let content = line.trim_start();
@@ -61,7 +61,7 @@ fn entries(text: &str) -> Vec<Entry<'_>> {
             .strip_prefix("- ")
             .or((content == "-").then_some(""))
         else {
-            entries.push(Entry {
+            entries.push(KeyLine {
                 line: number,
                 indent,
                 content,
@@ -69,7 +69,7 @@ fn entries(text: &str) -> Vec<Entry<'_>> {
             });
             continue;
         };
-        entries.push(Entry {
+        entries.push(KeyLine {
             line: number,
             indent,
             content,
@@ -77,7 +77,7 @@ fn entries(text: &str) -> Vec<Entry<'_>> {
         });
         let rest_trimmed = rest.trim_start();
         if !rest_trimmed.is_empty() {
-            entries.push(Entry {
+            entries.push(KeyLine {
                 line: number,
                 indent: indent + 2 + (rest.len() - rest_trimmed.len()),
                 content: rest_trimmed,
@@ -90,7 +90,7 @@ fn entries(text: &str) -> Vec<Entry<'_>> {
 
 /// The position in `window` of `segment` among the direct children of the
 /// entry indented at `parent` (the shallowest entries below it).
-fn find(window: &[Entry<'_>], parent: Option<usize>, segment: &Segment) -> Option<usize> {
+fn find(window: &[KeyLine<'_>], parent: Option<usize>, segment: &Segment) -> Option<usize> {
     let dash = matches!(segment, Segment::Index(_));
     let child = window
         .iter()

@@ -11,11 +11,12 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::redact::rules::Pattern;
+use crate::error::message;
+use crate::redact::rules::DataRegex;
 
 /// Why a value of a `tui.prompt` or `tui.keys` section is refused (the
 /// data file's loader puts the field's path in front).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GrammarError {
     #[error("`marker` is blank")]
     BlankMarker,
@@ -29,8 +30,12 @@ pub enum GrammarError {
     TwoFoci,
     #[error("`{0}` is not a background colour (`40`–`47`, `100`–`107`, `48;5;N`, `48;2;R;G;B`)")]
     NotAColour(String),
-    #[error("invalid pattern `{pattern}`: {reason}")]
-    Pattern { pattern: String, reason: String },
+    #[error("invalid pattern `{pattern}`")]
+    Pattern {
+        pattern: String,
+        #[source]
+        source: regex::Error,
+    },
     #[error(
         "unknown key name `{0}` (expected one of {keys}, a digit or a lowercase letter)",
         keys = NAMED_KEYS.join(" ")
@@ -177,7 +182,7 @@ pub struct RowsData {
     /// `line` layout: what separates two rows on the line (whole runs of
     /// it); default: two or more spaces.
     #[serde(default)]
-    pub separator: Option<Pattern>,
+    pub separator: Option<DataRegex>,
     /// Rows carry `1. ` … counted from 1 (checked).
     #[serde(default)]
     pub numbered: bool,
@@ -303,7 +308,7 @@ impl WholePattern {
             })
             .map_err(|error| GrammarError::Pattern {
                 pattern: shown(source),
-                reason: error.to_string(),
+                source: error,
             })
     }
 
@@ -329,7 +334,8 @@ impl WholePattern {
 impl<'de> Deserialize<'de> for WholePattern {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
-        WholePattern::new(&text).map_err(serde::de::Error::custom)
+        // serde keeps text only: the error with its cause.
+        WholePattern::new(&text).map_err(|error| serde::de::Error::custom(message(&error)))
     }
 }
 
@@ -352,11 +358,12 @@ impl<'de> Deserialize<'de> for SuffixPattern {
         let text = String::deserialize(deserializer)?;
         regex::Regex::new(&format!("(?:{text})$"))
             .map(SuffixPattern)
-            .map_err(|error| {
-                serde::de::Error::custom(GrammarError::Pattern {
+            .map_err(|source| {
+                let error = GrammarError::Pattern {
                     pattern: shown(&text),
-                    reason: error.to_string(),
-                })
+                    source,
+                };
+                serde::de::Error::custom(message(&error))
             })
     }
 }

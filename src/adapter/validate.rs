@@ -14,13 +14,13 @@ use super::session_data::{Place, SessionData, TrustData, TRUST_PROJECT};
 
 /// One problem: the key path and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub struct DataProblem {
     pub key: String,
     pub reason: String,
 }
 
-fn problem(key: impl Into<String>, reason: impl Into<String>) -> Problem {
-    Problem {
+fn problem(key: impl Into<String>, reason: impl Into<String>) -> DataProblem {
+    DataProblem {
         key: key.into(),
         reason: reason.into(),
     }
@@ -28,7 +28,7 @@ fn problem(key: impl Into<String>, reason: impl Into<String>) -> Problem {
 
 /// The first problem of `data`, if any (its install sections were checked
 /// when it was parsed), looked for in the order of the file's sections.
-pub fn check(data: &AdapterData) -> Result<(), Problem> {
+pub fn check(data: &AdapterData) -> Result<(), DataProblem> {
     binary_and_probes(data)?;
     if let Some(pinned) = &data.pinned {
         pins(pinned)?;
@@ -49,7 +49,7 @@ pub fn check(data: &AdapterData) -> Result<(), Problem> {
 
 /// The binary's names, the probes, the platform floors and the archive's
 /// binary paths.
-fn binary_and_probes(data: &AdapterData) -> Result<(), Problem> {
+fn binary_and_probes(data: &AdapterData) -> Result<(), DataProblem> {
     bare_name("binary.name", &data.binary.name)?;
     for (index, alias) in data.binary.aliases.iter().enumerate() {
         bare_name(&format!("binary.aliases[{index}]"), alias)?;
@@ -88,7 +88,7 @@ fn binary_and_probes(data: &AdapterData) -> Result<(), Problem> {
 
 /// The settings file, the agent file's folder, the prompt file and the
 /// skills folder stay in the agent's home; versions that gate them parse.
-fn session_files(session: &SessionData) -> Result<(), Problem> {
+fn session_files(session: &SessionData) -> Result<(), DataProblem> {
     inside(
         "session.settings.path",
         &session.settings.path,
@@ -136,7 +136,7 @@ fn session_files(session: &SessionData) -> Result<(), Problem> {
 
 /// MCP servers name a file exactly when they have one; hooks go into the
 /// settings or the agent file.
-fn mcp_and_hooks(session: &SessionData) -> Result<(), Problem> {
+fn mcp_and_hooks(session: &SessionData) -> Result<(), DataProblem> {
     if let Some(mcp) = &session.mcp_servers {
         match (mcp.place, &mcp.file) {
             (Place::OwnFile, Some(file)) => {
@@ -170,7 +170,7 @@ fn mcp_and_hooks(session: &SessionData) -> Result<(), Problem> {
 
 /// How a trusted folder is written (a level or a list) and where (a file
 /// in the home, or keys of the settings naming the project once).
-fn trusted_folders(trust: &TrustData) -> Result<(), Problem> {
+fn trusted_folders(trust: &TrustData) -> Result<(), DataProblem> {
     if trust.list_key.is_some() != trust.level.is_empty() {
         return Err(problem(
             "session.trust",
@@ -207,7 +207,7 @@ fn trusted_folders(trust: &TrustData) -> Result<(), Problem> {
 }
 
 /// The data's extra files and the agent's state file stay in its home.
-fn extra_and_state_files(session: &SessionData) -> Result<(), Problem> {
+fn extra_and_state_files(session: &SessionData) -> Result<(), DataProblem> {
     for (index, file) in session.extra_files.iter().enumerate() {
         inside(
             &format!("session.extraFiles[{index}].path"),
@@ -223,7 +223,7 @@ fn extra_and_state_files(session: &SessionData) -> Result<(), Problem> {
 
 /// Each credential a TUI gets under another name moves between two
 /// different plain variable names.
-fn tui_credentials(session: &SessionData) -> Result<(), Problem> {
+fn tui_credentials(session: &SessionData) -> Result<(), DataProblem> {
     let plain = |name: &str| {
         !name.is_empty()
             && name
@@ -243,7 +243,7 @@ fn tui_credentials(session: &SessionData) -> Result<(), Problem> {
 
 /// A quirk set oneworks ships, a command per version with bare program
 /// names, and a message bound real messages fit.
-fn acp(acp: &AcpData) -> Result<(), Problem> {
+fn acp(acp: &AcpData) -> Result<(), DataProblem> {
     if !QUIRK_SETS.contains(&acp.quirks.as_str()) {
         return Err(problem(
             "acp.quirks",
@@ -279,7 +279,7 @@ fn acp(acp: &AcpData) -> Result<(), Problem> {
 /// A version as agents print them: `1.2.3`, `v1.2.3`, `1.2.3-beta.1`.
 /// A pinned source's pins: versions that parse (leading zeros allowed),
 /// digests of 64 hex digits, a download path with its version in it.
-fn pins(pinned: &super::pinned_data::PinnedData) -> Result<(), Problem> {
+fn pins(pinned: &super::pinned_data::PinnedData) -> Result<(), DataProblem> {
     if !pinned.download.contains("{version}") {
         return Err(problem(
             "pinned.download",
@@ -309,7 +309,7 @@ fn pins(pinned: &super::pinned_data::PinnedData) -> Result<(), Problem> {
     Ok(())
 }
 
-fn semver(key: &str, text: &str) -> Result<(), Problem> {
+fn semver(key: &str, text: &str) -> Result<(), DataProblem> {
     let bare = text.strip_prefix('v').unwrap_or(text);
     semver::Version::parse(bare).map(|_| ()).map_err(|error| {
         problem(
@@ -323,7 +323,7 @@ fn semver(key: &str, text: &str) -> Result<(), Problem> {
 }
 
 /// `2.34`: numbers joined by dots (glibc's versions are not semver).
-fn dotted_version(key: &str, text: &str) -> Result<(), Problem> {
+fn dotted_version(key: &str, text: &str) -> Result<(), DataProblem> {
     let valid = !text.is_empty()
         && text
             .split('.')
@@ -342,7 +342,7 @@ fn dotted_version(key: &str, text: &str) -> Result<(), Problem> {
 }
 
 /// A relative path that stays inside `what`: no root, no `..`, not empty.
-fn inside(key: &str, path: &str, what: &str) -> Result<(), Problem> {
+fn inside(key: &str, path: &str, what: &str) -> Result<(), DataProblem> {
     let shown = crate::output::sanitize::sanitize_line(path);
     if path.is_empty() || path.contains('\0') {
         return Err(problem(
@@ -371,7 +371,7 @@ fn inside(key: &str, path: &str, what: &str) -> Result<(), Problem> {
 }
 
 /// A file name with no folder part.
-fn bare_name(key: &str, name: &str) -> Result<(), Problem> {
+fn bare_name(key: &str, name: &str) -> Result<(), DataProblem> {
     let valid = !name.is_empty()
         && name != "."
         && name != ".."

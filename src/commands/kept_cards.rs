@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::acp::kept::cards::{CardAnswer, QuestionMirror};
+use crate::acp::kept::question_cards::{CardAnswer, QuestionMirror};
 use crate::acp_wire::permission::OptionKind;
 use crate::session::cards::Verdict;
 use crate::session::refusal::DeliveryRefusal;

@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorKind};
 use crate::launch::profile::world::{self, Purpose};
 use crate::output;
 use crate::process::child::{ManagedChild, StopBounds};
-use crate::process::signals::{Interrupt, Interrupts};
+use crate::process::interrupts::{Interrupt, Interrupts};
 use crate::process::{self};
 use crate::settings::{Adapter, Settings};
 

@@ -7,11 +7,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::acp::client;
-use crate::acp::kept::caller::{Connection, KeptError};
+use crate::acp::kept::caller::{KeptError, OwnerConnection};
 use crate::acp::kept::{self, KeptPaths, OwnerRecord};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::error::{Error, ErrorKind};
-use crate::launch::profile::environment::ChildEnvironment;
+use crate::launch::profile::child_environment::ChildEnvironment;
 use crate::launch::profile::layout::ProfileLayout;
 use crate::launch::resolve::ResolvedCli;
 use crate::process;
@@ -145,10 +145,10 @@ fn owner_record(paths: &KeptPaths) -> Option<OwnerRecord> {
 
 /// Connects to the owner, again while it holds the name but does not
 /// listen yet (bounded).
-async fn open(paths: &KeptPaths, name: &str) -> Result<Connection, KeptError> {
+async fn open(paths: &KeptPaths, name: &str) -> Result<OwnerConnection, KeptError> {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        match Connection::open(&paths.socket, name).await {
+        match OwnerConnection::open(&paths.socket, name).await {
             Err(KeptError::Connect { .. })
                 if kept::is_owned(paths) && std::time::Instant::now() < deadline =>
             {
@@ -238,7 +238,12 @@ pub fn cancel(settings: &Settings, name: &str) -> Result<(), Error> {
     }
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     let cancelled = runtime
-        .block_on(async { Connection::open(&paths.socket, name).await?.cancel().await })
+        .block_on(async {
+            OwnerConnection::open(&paths.socket, name)
+                .await?
+                .cancel()
+                .await
+        })
         .map_err(|error| Error::from(crate::acp::AcpError::from(error)))?;
     let said = if cancelled {
         format!("cancelled the turn of kept session `{name}`")
@@ -274,7 +279,12 @@ pub fn stop(settings: &Settings, name: &str) -> Result<bool, Error> {
     }
     let runtime = process::runtime().map_err(|error| Error::new(ErrorKind::Internal, error))?;
     runtime
-        .block_on(async { Connection::open(&paths.socket, name).await?.stop().await })
+        .block_on(async {
+            OwnerConnection::open(&paths.socket, name)
+                .await?
+                .stop()
+                .await
+        })
         .map_err(|error| Error::from(crate::acp::AcpError::from(error)))?;
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while kept::is_owned(&paths) && std::time::Instant::now() < deadline {
@@ -309,7 +319,12 @@ pub fn listed(
             let paths = kept_paths(settings, name);
             let record = kept::living(&paths)?;
             let status = runtime
-                .block_on(async { Connection::open(&paths.socket, name).await?.status().await })
+                .block_on(async {
+                    OwnerConnection::open(&paths.socket, name)
+                        .await?
+                        .status()
+                        .await
+                })
                 .ok();
             Some((name.clone(), record, status))
         })

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::acp::client::RunPlan;
-use crate::acp::permissions::decisions::{DecisionLog, DecisionPlan};
-use crate::acp::permissions::policy::WrittenPolicy;
-use crate::acp::permissions::rules::Rules;
+use crate::acp::permissions::decide::WrittenPolicy;
+use crate::acp::permissions::decision_log::{DecisionLog, DecisionPlan};
+use crate::acp::permissions::remembered::Rules;
 use crate::acp::session_cache::SessionCache;
 use crate::acp::setup::SessionPlan;
 use crate::cli::RunArgs;

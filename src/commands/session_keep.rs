@@ -11,9 +11,9 @@ use serde_json::json;
 
 use std::sync::Arc;
 
-use crate::acp::kept::cards::CardSide;
 use crate::acp::kept::owner;
 use crate::acp::kept::protocol::QUEUE;
+use crate::acp::kept::question_cards::CardSide;
 use crate::acp::kept::{self, KeptPaths, OwnerPlan, OwnerRecord};
 use crate::cli::KeepArgs;
 use crate::error::{Error, ErrorKind};

@@ -6,7 +6,7 @@
 //! an error naming its key path and line. Only trusted files may hold it
 //! (SPEC §2.1; `untrusted.rs` cuts it out of a project's untrusted file).
 //! What a rule matches is the ACP client's business
-//! (`acp::permissions::policy::written`); here it is data.
+//! (`acp::permissions::decide::written`); here it is data.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -27,13 +27,13 @@ pub struct Policy {
     #[serde(default)]
     pub rules: Vec<PolicyRule>,
     #[serde(default)]
-    pub otherwise: Verdict,
+    pub otherwise: PolicyVerdict,
 }
 
 /// What a matching rule (or `otherwise`) decides.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
+#[serde(rename_all = "lowercase", expecting = "`allow`, `deny` or `ask`")]
+pub enum PolicyVerdict {
     /// The agent's native `allow_once`.
     Allow,
     /// The agent's native `reject_once`.
@@ -43,12 +43,12 @@ pub enum Verdict {
     Ask,
 }
 
-impl Verdict {
+impl PolicyVerdict {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Allow => "allow",
-            Verdict::Deny => "deny",
-            Verdict::Ask => "ask",
+            PolicyVerdict::Allow => "allow",
+            PolicyVerdict::Deny => "deny",
+            PolicyVerdict::Ask => "ask",
         }
     }
 }
@@ -58,7 +58,7 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, expecting = "a mapping")]
 pub struct PolicyRule {
-    pub decide: Verdict,
+    pub decide: PolicyVerdict,
     /// ACP tool kinds, any of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<OneOrMany<ToolKind>>,
@@ -221,7 +221,7 @@ mod tests {
         )
         .expect("the spec's example");
         assert_eq!(policy.rules.len(), 3);
-        assert_eq!(policy.otherwise, Verdict::Ask);
+        assert_eq!(policy.otherwise, PolicyVerdict::Ask);
         assert!(!policy.rules[0].has_globs() && policy.rules[2].has_globs());
         assert_eq!(
             serde_json::to_value(&policy.rules[2]).expect("json"),
@@ -231,7 +231,7 @@ mod tests {
             serde_json::to_value(&policy.rules[0]).expect("json")["kind"],
             serde_json::json!(["read", "search"])
         );
-        assert_eq!(parse("{}").expect("empty").otherwise, Verdict::Ask);
+        assert_eq!(parse("{}").expect("empty").otherwise, PolicyVerdict::Ask);
     }
 
     #[test]

@@ -25,7 +25,7 @@
 //!   table of causes read from what it printed (`cause`);
 //! - [`node_runtime`]: Node.js as the managed runtime of npm packages.
 //!
-//! Beside them: [`policy`], the version policy as pure functions, and
+//! Beside them: [`version_policy`], the version policy as pure functions, and
 //! [`error`], what can go wrong, with the adapter's names in its hints.
 
 pub mod error;
@@ -75,7 +75,7 @@ pub struct Installer<'a> {
 
 /// What `prepare` was asked for.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub struct InstallRequest {
     pub version: VersionRequest,
     /// `.oneworks/<adapter>.lock` when inside a project.
     pub pin_path: Option<PathBuf>,
@@ -161,7 +161,7 @@ impl Installer<'_> {
     }
 
     /// Installs or reuses per the version policy (SPEC §4.4, §11.2).
-    pub fn prepare(&self, request: &Request) -> Result<Prepared, InstallError> {
+    pub fn prepare(&self, request: &InstallRequest) -> Result<Prepared, InstallError> {
         self.prepare_by_route(request)
             .map(|prepared| self.written(prepared))
             .map_err(|error| error.named(&self.names()))
@@ -170,7 +170,7 @@ impl Installer<'_> {
     /// [`Self::prepare`] before its errors are given the adapter's names:
     /// the request and the lock file's pin decide the route (refuse, reuse
     /// offline, install the pinned version, install from the source).
-    fn prepare_by_route(&self, request: &Request) -> Result<Prepared, InstallError> {
+    fn prepare_by_route(&self, request: &InstallRequest) -> Result<Prepared, InstallError> {
         self.store.prepare_dirs()?;
         let pin = self.read_pin(request.pin_path.as_ref())?;
         let pinned = pin.as_ref().map(|read| &read.version);
@@ -198,7 +198,7 @@ impl Installer<'_> {
     /// there is none.
     fn reuse_offline(
         &self,
-        request: &Request,
+        request: &InstallRequest,
         pin: Option<&ReadPin>,
     ) -> Result<Prepared, InstallError> {
         let _lock = self.lock()?;
@@ -251,7 +251,7 @@ impl Installer<'_> {
 
     /// The source's latest version, if the request allows it; the lock
     /// file then pins what was installed.
-    fn install_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
+    fn install_latest(&self, request: &InstallRequest) -> Result<Prepared, InstallError> {
         let manifest_url = match &self.source {
             ManagedSource::Npm { .. } => return self.install_npm_latest(request),
             ManagedSource::Pinned { .. } => return self.install_pinned_latest(request),

@@ -11,7 +11,7 @@ use super::decision::{self, Scope};
 use super::error::LaunchError;
 use super::inputs::Resolver;
 use crate::config::SourceKind;
-use crate::install::{Prepared, Request};
+use crate::install::{InstallRequest, Prepared};
 
 /// What `prepare` was asked to do (the flags, without clap).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub fn resolve_for_prepare(
     match cli.source {
         SourceKind::Managed => {
             let installer = resolver.installer()?;
-            let prepared = installer.prepare(&Request {
+            let prepared = installer.prepare(&InstallRequest {
                 version: cli.version.clone(),
                 pin_path: resolver.lock_file.clone(),
                 offline: options.offline,

@@ -9,7 +9,7 @@
 //!   a polite stop (close stdin → wait → SIGTERM → wait → SIGKILL).
 //! - [`lines`]: bounded lines of a pipe, stdin or a file, read in fixed
 //!   blocks; an over-long line is dropped without being held.
-//! - [`signals::Interrupts`]: SIGINT/SIGTERM as values a command awaits, so
+//! - [`interrupts::Interrupts`]: SIGINT/SIGTERM as values a command awaits, so
 //!   it can run its cancel sequence and exit 130.
 //! - [`terminal`]: the person's terminal settings, put back on every way
 //!   out while a prompt is open.
@@ -21,8 +21,8 @@
 
 pub mod child;
 pub mod group;
+pub mod interrupts;
 pub mod lines;
-pub mod signals;
 pub mod spec;
 pub mod tail;
 pub mod terminal;

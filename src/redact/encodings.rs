@@ -113,7 +113,7 @@ fn lower_hex(encoded: &str) -> String {
 
 /// A string the scrubber searches for, derived from one secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Pattern {
+pub(crate) struct SecretPattern {
     pub text: String,
     /// The base64 character just before a match also carries bits of the
     /// secret (it straddles the secret's first byte), so it goes too.
@@ -122,9 +122,9 @@ pub(crate) struct Pattern {
     pub widen_end: bool,
 }
 
-impl Pattern {
+impl SecretPattern {
     fn exact(text: String) -> Self {
-        Pattern {
+        SecretPattern {
             text,
             widen_start: false,
             widen_end: false,
@@ -136,16 +136,16 @@ impl Pattern {
 /// [`Encoding::ALL`], form encoding with lower-case hex, the JSON-escaped
 /// form, and the inner parts of its base64 encoding inside a longer base64
 /// text at each of the three byte alignments.
-pub(crate) fn patterns(secret: &str) -> Vec<Pattern> {
-    let mut out: Vec<Pattern> = Encoding::ALL
+pub(crate) fn patterns(secret: &str) -> Vec<SecretPattern> {
+    let mut out: Vec<SecretPattern> = Encoding::ALL
         .iter()
-        .map(|encoding| Pattern::exact(encoding.encode(secret)))
+        .map(|encoding| SecretPattern::exact(encoding.encode(secret)))
         .collect();
-    out.push(Pattern::exact(lower_hex(&form_upper(secret))));
+    out.push(SecretPattern::exact(lower_hex(&form_upper(secret))));
     if let Ok(quoted) = serde_json::to_string(secret) {
         let escaped = quoted.trim_start_matches('"').trim_end_matches('"');
         if escaped.len() + 2 == quoted.len() && escaped != secret {
-            out.push(Pattern::exact(escaped.to_owned()));
+            out.push(SecretPattern::exact(escaped.to_owned()));
         }
     }
     for lead in 0..3 {
@@ -153,7 +153,7 @@ pub(crate) fn patterns(secret: &str) -> Vec<Pattern> {
             out.extend(base64_inner(secret.as_bytes(), lead, alphabet));
         }
     }
-    let mut unique: Vec<Pattern> = Vec::with_capacity(out.len());
+    let mut unique: Vec<SecretPattern> = Vec::with_capacity(out.len());
     for pattern in out {
         if pattern.text.is_empty() {
             continue;
@@ -182,7 +182,11 @@ pub(crate) enum Alphabet {
 /// Base64 character `i` carries bits `6i..6i+6` of the input; the characters
 /// whose six bits all fall inside the secret's bits `8·lead..8·(lead+len)`
 /// are the same whatever bytes surround the secret.
-pub(crate) fn base64_inner(secret: &[u8], lead: usize, alphabet: Alphabet) -> Option<Pattern> {
+pub(crate) fn base64_inner(
+    secret: &[u8],
+    lead: usize,
+    alphabet: Alphabet,
+) -> Option<SecretPattern> {
     let mut input = vec![0u8; lead];
     input.extend_from_slice(secret);
     let encoded = match alphabet {
@@ -197,7 +201,7 @@ pub(crate) fn base64_inner(secret: &[u8], lead: usize, alphabet: Alphabet) -> Op
     if text.len() < MIN_INNER_BASE64_LEN {
         return None;
     }
-    Some(Pattern {
+    Some(SecretPattern {
         text: text.to_owned(),
         widen_start: !start_bit.is_multiple_of(6),
         widen_end: !end_bit.is_multiple_of(6),

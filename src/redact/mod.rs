@@ -29,7 +29,7 @@ use self::rules::CredentialRules;
 
 pub use encodings::Encoding;
 pub use stream::StreamScrubber;
-pub(crate) use url::find_secrets as url_secrets;
+pub(crate) use url::url_secrets;
 pub use url::{is_sensitive_parameter, redact_url};
 
 /// What a secret is replaced with.

@@ -7,13 +7,13 @@ use serde::Deserialize;
 /// A regular expression from the data file, compiled once while the file
 /// is parsed (so a bad one is an error with its line and column).
 #[derive(Debug, Clone)]
-pub struct Pattern(pub regex::Regex);
+pub struct DataRegex(pub regex::Regex);
 
-impl<'de> Deserialize<'de> for Pattern {
+impl<'de> Deserialize<'de> for DataRegex {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
         regex::Regex::new(&text)
-            .map(Pattern)
+            .map(DataRegex)
             .map_err(|error| serde::de::Error::custom(format!("invalid pattern `{text}`: {error}")))
     }
 }
@@ -25,7 +25,7 @@ pub struct CredentialRules {
     pub names: Vec<String>,
     pub prefix: String,
     pub suffixes: Vec<String>,
-    pub value_patterns: Vec<Pattern>,
+    pub value_patterns: Vec<DataRegex>,
     /// Variables that are not secret but that the agent needs (passed
     /// through like credentials, never scrubbed).
     #[serde(default)]

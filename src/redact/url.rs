@@ -35,7 +35,7 @@ pub(crate) struct UrlSecrets {
     pub values: Vec<Range<usize>>,
 }
 
-pub(crate) fn find_secrets(url: &str) -> UrlSecrets {
+pub(crate) fn url_secrets(url: &str) -> UrlSecrets {
     let mut found = UrlSecrets::default();
     if let Some(authority_start) = url.find("://").map(|index| index + 3) {
         let rest = &url[authority_start..];
@@ -69,7 +69,7 @@ pub(crate) fn find_secrets(url: &str) -> UrlSecrets {
 
 /// `url` with its userinfo and sensitive query values shown as `***`.
 pub fn redact_url(url: &str) -> String {
-    let found = find_secrets(url);
+    let found = url_secrets(url);
     let mut spans: Vec<Range<usize>> = found.userinfo.into_iter().chain(found.values).collect();
     if spans.is_empty() {
         return url.to_owned();
@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn the_password_is_found_apart_from_the_user() {
         let url = "https://me:${PASS}@h/";
-        let found = find_secrets(url);
+        let found = url_secrets(url);
         assert_eq!(&url[found.password.expect("password")], "${PASS}");
         assert_eq!(&url[found.userinfo.expect("userinfo")], "me:${PASS}");
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::auth::Guard;
-use super::events::Hub;
+use super::event_stream::Hub;
 use super::sources::Sources;
 use crate::session::delivery::links::Links;
 

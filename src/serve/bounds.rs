@@ -65,7 +65,7 @@ pub fn descriptor_limit() -> Option<u64> {
 }
 
 /// One open connection, as the cap sees it.
-pub struct Connection {
+pub struct TrackedConnection {
     id: u64,
     opened: Instant,
     authenticated: AtomicBool,
@@ -74,7 +74,7 @@ pub struct Connection {
     shed: Notify,
 }
 
-impl Connection {
+impl TrackedConnection {
     /// A request on it passed the token check: it is shed last.
     pub fn authenticated(&self) {
         self.authenticated.store(true, Ordering::Relaxed);
@@ -105,14 +105,14 @@ impl Connection {
 /// The open connections, up to a cap.
 pub struct Connections {
     cap: usize,
-    open: Mutex<BTreeMap<u64, Arc<Connection>>>,
+    open: Mutex<BTreeMap<u64, Arc<TrackedConnection>>>,
     next: AtomicU64,
 }
 
 /// A place in [`Connections`]; given back on drop.
 pub struct Admitted {
     connections: Arc<Connections>,
-    connection: Arc<Connection>,
+    connection: Arc<TrackedConnection>,
     /// Another connection was shed to make room.
     shed: bool,
 }
@@ -132,7 +132,7 @@ impl Connections {
         })
     }
 
-    fn table(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Arc<Connection>>> {
+    fn table(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Arc<TrackedConnection>>> {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -146,7 +146,7 @@ impl Connections {
 
     /// Sheds the oldest connection that never authenticated; `false` when
     /// there is none.
-    fn shed_one(table: &mut BTreeMap<u64, Arc<Connection>>) -> bool {
+    fn shed_one(table: &mut BTreeMap<u64, Arc<TrackedConnection>>) -> bool {
         let victim = table
             .values()
             .find(|connection| !connection.authenticated.load(Ordering::Relaxed))
@@ -168,7 +168,7 @@ impl Connections {
         if shed && !Self::shed_one(&mut table) {
             return None;
         }
-        let connection = Arc::new(Connection {
+        let connection = Arc::new(TrackedConnection {
             id: self.next.fetch_add(1, Ordering::Relaxed),
             opened: Instant::now(),
             authenticated: AtomicBool::new(false),
@@ -187,7 +187,7 @@ impl Connections {
 /// A TCP stream that stamps its connection on every byte moved.
 struct Watched {
     stream: TcpStream,
-    connection: Arc<Connection>,
+    connection: Arc<TrackedConnection>,
 }
 
 impl AsyncRead for Watched {
@@ -233,7 +233,7 @@ impl AsyncWrite for Watched {
 /// links carry a capability, not the token: they stay unauthenticated.
 pub async fn mark_authenticated(request: Request, next: Next) -> Response {
     if request.extensions().get::<TokenVerified>().is_some() {
-        if let Some(connection) = request.extensions().get::<Arc<Connection>>() {
+        if let Some(connection) = request.extensions().get::<Arc<TrackedConnection>>() {
             connection.authenticated();
         }
     }
@@ -336,7 +336,7 @@ mod tests {
 
     #[test]
     fn a_connection_is_idle_after_a_minute_without_a_byte() {
-        let connection = |quiet: Duration| Connection {
+        let connection = |quiet: Duration| TrackedConnection {
             id: 0,
             opened: Instant::now()
                 .checked_sub(quiet)

@@ -8,7 +8,7 @@
 //!   `Origin` checks and the security headers every response carries.
 //! - [`open_file`]: `--open`'s private file that hands the page its token.
 //! - [`sources`]: the sessions, their cards and panes, read on demand.
-//! - [`events`]: one `watch` per running supervisor, fanned out to the
+//! - [`event_stream`]: one `watch` per running supervisor, fanned out to the
 //!   page's Server-Sent Events.
 //! - [`routes`]: the HTTP routes; [`page`]: the HTML (maud, escaped).
 //! - [`links`]: answer links for the webhook (`--public-url`); [`secret`]:
@@ -19,7 +19,7 @@
 pub mod app;
 pub mod auth;
 pub mod bounds;
-pub mod events;
+pub mod event_stream;
 pub mod open_file;
 pub mod page;
 pub mod routes;
@@ -33,7 +33,7 @@ use std::time::Duration;
 
 pub use self::app::App;
 use self::auth::Guard;
-use self::events::Hub;
+use self::event_stream::Hub;
 use self::sources::Sources;
 use crate::session::delivery::links;
 

@@ -142,7 +142,7 @@ async fn api_cards(State(app): State<Arc<App>>) -> Result<Response, StatusCode> 
 }
 
 #[derive(Deserialize)]
-struct Action {
+struct AnswerBody {
     action: String,
 }
 
@@ -172,7 +172,11 @@ async fn answer(
         AnswerError::NotPending(card) => (StatusCode::CONFLICT, json!({"card": card})),
         // Still pending: it may be declined here, accepted in the terminal.
         AnswerError::Incomplete(reason) => (StatusCode::CONFLICT, json!({"error": reason})),
-        AnswerError::Failed(message) => (StatusCode::BAD_GATEWAY, json!({"error": message})),
+        // The channel error's own text (not its causes).
+        AnswerError::Unreachable(error) => {
+            (StatusCode::BAD_GATEWAY, json!({"error": error.to_string()}))
+        }
+        AnswerError::Refused(reason) => (StatusCode::BAD_GATEWAY, json!({"error": reason})),
     })
 }
 
@@ -181,7 +185,7 @@ type Value = serde_json::Value;
 async fn api_answer(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
-    Json(body): Json<Action>,
+    Json(body): Json<AnswerBody>,
 ) -> Response {
     match answer(&app, id, &body.action, None).await {
         Ok(card) => Json(json!({"card": card})).into_response(),
@@ -285,7 +289,7 @@ async fn link_answer(
         Err(_) => return (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response(),
     };
     // A form (`action=accept`) or JSON (`{"action":"accept"}`).
-    let action = serde_json::from_slice::<Action>(&body)
+    let action = serde_json::from_slice::<AnswerBody>(&body)
         .or_else(|_| serde_urlencoded_action(&body))
         .map(|body| body.action);
     let Ok(action) = action else {
@@ -352,10 +356,10 @@ fn link_answered(answered: Result<Card, (StatusCode, Value)>, from_form: bool) -
     }
 }
 
-fn serde_urlencoded_action(body: &[u8]) -> Result<Action, ()> {
+fn serde_urlencoded_action(body: &[u8]) -> Result<AnswerBody, ()> {
     url::form_urlencoded::parse(body)
         .find(|(name, _)| name == "action")
-        .map(|(_, value)| Action {
+        .map(|(_, value)| AnswerBody {
             action: value.into_owned(),
         })
         .ok_or(())

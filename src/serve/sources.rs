@@ -14,6 +14,7 @@ use crate::session::cards::{Card, CardState};
 use crate::session::channel::{card_of, Client};
 use crate::session::supervisor::{self, SessionPaths};
 use crate::session::tmux::Tmux;
+use crate::session::SessionError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -50,13 +51,21 @@ pub struct SessionView {
 }
 
 /// Why an answer was not taken.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
+    #[error("no such card")]
     NoSuchCard,
+    #[error("the card is answered")]
     NotPending(Box<Card>),
     /// Accept of a card not shown whole (SPEC §8.6): the supervisor's reason.
+    #[error("{0}")]
     Incomplete(String),
-    Failed(String),
+    /// The request did not reach the supervisor, or it did not reply.
+    #[error("the supervisor did not take the answer")]
+    Unreachable(#[source] SessionError),
+    /// The supervisor refused: its reason, as web text.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// Who answers through serve, and what proves it to the supervisor.
@@ -250,9 +259,7 @@ impl Sources {
             }
         }
         let mut client = self.client(&name).ok_or(AnswerError::NoSuchCard)?;
-        let reply = client
-            .request(&request)
-            .map_err(|error| AnswerError::Failed(error.to_string()))?;
+        let reply = client.request(&request).map_err(AnswerError::Unreachable)?;
         if let Some(card) = card_of(&reply["card"]) {
             return Ok(clean_card(card));
         }
@@ -270,7 +277,7 @@ impl Sources {
             Some((_, card)) if card.state != CardState::Pending => {
                 Err(AnswerError::NotPending(Box::new(clean_card(card))))
             }
-            _ => Err(AnswerError::Failed(super::text::web_text(
+            _ => Err(AnswerError::Refused(super::text::web_text(
                 reply["error"].as_str().unwrap_or("the supervisor refused"),
             ))),
         }

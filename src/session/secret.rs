@@ -6,7 +6,7 @@ use subtle::ConstantTimeEq;
 /// 256 random bits, hex.
 pub fn random_hex() -> std::io::Result<String> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes).map_err(|error| std::io::Error::other(error.to_string()))?;
+    getrandom::getrandom(&mut bytes).map_err(std::io::Error::from)?;
     Ok(hex::encode(bytes))
 }
 

@@ -143,7 +143,7 @@ impl Changes for Control {
 
 /// Why the watcher looks now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Look {
+pub enum LookReason {
     /// The pane changed (or the first look, or a trailing or safety one).
     Due,
     /// The change source ended just now: from here on, polling.
@@ -176,11 +176,11 @@ impl<C: Changes> Pace<C> {
     }
 
     /// Waits until the pane is to be looked at.
-    pub async fn next(&mut self) -> Look {
+    pub async fn next(&mut self) -> LookReason {
         loop {
             let Some(source) = &mut self.source else {
                 self.poll.tick().await;
-                return Look::Poll;
+                return LookReason::Poll;
             };
             let due = self.pacing.due().unwrap_or_else(Instant::now);
             tokio::select! {
@@ -188,7 +188,7 @@ impl<C: Changes> Pace<C> {
                 biased;
                 () = tokio::time::sleep_until(due) => {
                     self.pacing.looked(Instant::now());
-                    return Look::Due;
+                    return LookReason::Due;
                 }
                 alive = source.changed() => {
                     if alive {
@@ -196,7 +196,7 @@ impl<C: Changes> Pace<C> {
                     } else {
                         self.source = None;
                         self.poll.reset();
-                        return Look::SourceEnded;
+                        return LookReason::SourceEnded;
                     }
                 }
             }

@@ -60,17 +60,17 @@ impl Changes for Fed {
 async fn a_source_that_ends_leaves_polling() {
     let (send, receive) = tokio::sync::mpsc::unbounded_channel();
     let mut pace = Pace::new(Some(Fed(receive)), Duration::from_millis(5));
-    assert_eq!(pace.next().await, Look::Due, "the first look");
+    assert_eq!(pace.next().await, LookReason::Due, "the first look");
     send.send(()).expect("send");
-    assert_eq!(pace.next().await, Look::Due, "after output");
+    assert_eq!(pace.next().await, LookReason::Due, "after output");
     drop(send);
     // The trailing look may come first; the end is seen right after.
     let mut next = pace.next().await;
-    if next == Look::Due {
+    if next == LookReason::Due {
         next = pace.next().await;
     }
-    assert_eq!(next, Look::SourceEnded);
+    assert_eq!(next, LookReason::SourceEnded);
     assert!(!pace.is_event_driven());
-    assert_eq!(pace.next().await, Look::Poll);
-    assert_eq!(pace.next().await, Look::Poll);
+    assert_eq!(pace.next().await, LookReason::Poll);
+    assert_eq!(pace.next().await, LookReason::Poll);
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
-use super::protocol::{self, Grant, Reply, Request, Status};
+use super::protocol::{self, Grant, OwnerRequest, Reply, Status};
 use crate::error::{Classify, ErrorKind};
 
 /// How long a control request (cancel, stop, status) waits for its reply.
@@ -75,16 +75,16 @@ impl Classify for KeptError {
 }
 
 /// A connection to the owner.
-pub struct Connection {
+pub struct OwnerConnection {
     name: String,
     stream: UnixStream,
 }
 
-impl Connection {
+impl OwnerConnection {
     /// Connects to the owner's socket; a peer of another user is refused
     /// (the runtime folder is checked first, but a prompt and its answers
     /// go to nobody else, whatever holds the path).
-    pub async fn open(socket: &Path, name: &str) -> Result<Connection, KeptError> {
+    pub async fn open(socket: &Path, name: &str) -> Result<OwnerConnection, KeptError> {
         let refused = |source| KeptError::Connect {
             name: name.to_owned(),
             path: socket.to_owned(),
@@ -98,13 +98,13 @@ impl Connection {
                 peer.uid()
             ))));
         }
-        Ok(Connection {
+        Ok(OwnerConnection {
             name: name.to_owned(),
             stream,
         })
     }
 
-    async fn send(&mut self, request: &Request) -> Result<(), KeptError> {
+    async fn send(&mut self, request: &OwnerRequest) -> Result<(), KeptError> {
         self.stream
             .write_all(&protocol::line(request))
             .await
@@ -155,7 +155,7 @@ impl Connection {
         mut queued: impl FnMut(usize),
     ) -> Result<(Grant, UnixStream), KeptError> {
         let keep_seconds = keep.map(|keep| keep.as_secs());
-        self.send(&Request::Prompt { keep_seconds }).await?;
+        self.send(&OwnerRequest::Prompt { keep_seconds }).await?;
         loop {
             match self.reply().await? {
                 Reply::Queued { ahead } => queued(ahead),
@@ -171,7 +171,7 @@ impl Connection {
     }
 
     /// A control request and its one reply, within [`CONTROL_BOUND`].
-    async fn control(mut self, request: Request) -> Result<Reply, KeptError> {
+    async fn control(mut self, request: OwnerRequest) -> Result<Reply, KeptError> {
         let name = self.name.clone();
         let exchange = async {
             self.send(&request).await?;
@@ -185,7 +185,7 @@ impl Connection {
     /// `session cancel`: whether a turn was running to cancel.
     pub async fn cancel(self) -> Result<bool, KeptError> {
         let name = self.name.clone();
-        match self.control(Request::Cancel {}).await? {
+        match self.control(OwnerRequest::Cancel {}).await? {
             Reply::Cancel { cancelled } => Ok(cancelled),
             _ => Err(KeptError::Lost { name }),
         }
@@ -194,7 +194,7 @@ impl Connection {
     /// `session stop`: the owner is ending the session.
     pub async fn stop(self) -> Result<(), KeptError> {
         let name = self.name.clone();
-        match self.control(Request::Stop {}).await? {
+        match self.control(OwnerRequest::Stop {}).await? {
             Reply::Stopping {} => Ok(()),
             _ => Err(KeptError::Lost { name }),
         }
@@ -202,7 +202,7 @@ impl Connection {
 
     pub async fn status(self) -> Result<Status, KeptError> {
         let name = self.name.clone();
-        match self.control(Request::Status {}).await? {
+        match self.control(OwnerRequest::Status {}).await? {
             Reply::Status(status) => Ok(status),
             _ => Err(KeptError::Lost { name }),
         }

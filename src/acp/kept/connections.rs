@@ -10,7 +10,7 @@ use tokio::net::unix::OwnedReadHalf;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
-use super::protocol::{self, Reply, Request};
+use super::protocol::{self, OwnerRequest, Reply};
 use crate::process::lines::LineReader;
 
 /// How long a connection may take to say what it wants.
@@ -21,7 +21,7 @@ pub const WRITE_BOUND: Duration = Duration::from_secs(30);
 
 /// A connection and what it asked.
 pub struct Arrival {
-    pub request: Request,
+    pub request: OwnerRequest,
     pub stream: UnixStream,
 }
 
@@ -51,7 +51,7 @@ pub async fn accept(listener: UnixListener, arrivals: mpsc::Sender<Arrival>) {
 
 /// The first line of a connection, read a byte at a time so nothing after
 /// it is taken from the stream; `None` when it is not a request.
-async fn read_request(stream: &mut UnixStream) -> Option<Request> {
+async fn read_request(stream: &mut UnixStream) -> Option<OwnerRequest> {
     let mut line = Vec::new();
     loop {
         let byte = stream.read_u8().await.ok()?;

@@ -44,12 +44,12 @@
 //! memory (inherited from the `run` that started it), the record holds
 //! pids and paths, and the owner's log passes the scrubber.
 
-pub mod agent;
+pub mod agent_process;
 pub mod caller;
-pub mod cards;
 pub mod connections;
 pub mod owner;
 pub mod protocol;
+pub mod question_cards;
 pub mod traffic;
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! The owner's socket (JSON lines). A connection's first line is a
-//! [`Request`]; the owner answers with [`Reply`] lines. A `prompt`
+//! [`OwnerRequest`]; the owner answers with [`Reply`] lines. A `prompt`
 //! connection waits in the queue (`queued`), then gets a `turn` grant,
 //! after which the connection carries the agent's stdio, line for line,
 //! until the caller closes it.
@@ -29,7 +29,7 @@ pub const QUEUE: usize = 16;
 /// What a connection asks of the owner.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Request {
+pub enum OwnerRequest {
     /// Wait for the agent and run a turn. `keepSeconds`: how long the
     /// agent then stays idle (the caller's `--keep`), when given.
     Prompt {
@@ -124,15 +124,17 @@ mod tests {
 
     #[test]
     fn requests_and_replies_read_as_the_module_doc_says() {
-        let prompt: Request =
+        let prompt: OwnerRequest =
             serde_json::from_value(json!({"op": "prompt", "keepSeconds": 60})).expect("prompt");
         assert_eq!(
             prompt,
-            Request::Prompt {
+            OwnerRequest::Prompt {
                 keep_seconds: Some(60)
             }
         );
-        assert!(serde_json::from_value::<Request>(json!({"op": "prompt", "typo": 1})).is_err());
+        assert!(
+            serde_json::from_value::<OwnerRequest>(json!({"op": "prompt", "typo": 1})).is_err()
+        );
         assert_eq!(
             serde_json::to_value(Reply::Queued { ahead: 2 }).expect("json"),
             json!({"queued": {"ahead": 2}})

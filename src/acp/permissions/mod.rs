@@ -4,22 +4,22 @@
 //! adds only "remember" choices that are answered through the native
 //! request-scoped `allow_once`/`reject_once`.
 //!
-//! - [`policy`]: what decides by itself, in order: remembered rules, the
+//! - [`decide`]: what decides by itself, in order: remembered rules, the
 //!   written policy (SPEC §7.2), the `--mode` table of SPEC §7.
-//! - [`rules`]: remembered rules (session memory, per-project file in oneworks' data folder).
+//! - [`remembered`]: remembered rules (session memory, per-project file in oneworks' data folder).
 //! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
-//! - [`decisions`]: the session's record of every answer (`decisions.jsonl`).
+//! - [`decision_log`]: the session's record of every answer (`decisions.jsonl`).
 
-pub mod decisions;
-pub mod policy;
+pub mod decide;
+pub mod decision_log;
+pub mod remembered;
 pub mod reply;
-pub mod rules;
 
 use serde_json::Value;
 
 use super::events::ShownOption;
 use super::shown::ShownRequest;
-use rules::RuleScope;
+use remembered::RuleScope;
 
 /// The native options and their kinds: the shared permission parser's.
 pub use crate::acp_wire::permission::{NativeOption, OptionKind, ToolDetail};
@@ -102,7 +102,7 @@ impl PermissionAsk {
 
 /// What picking a choice does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum ChoiceAction {
     /// Answer with this native option id.
     Native(String),
     /// Answer with the native once-option and remember a rule.
@@ -117,7 +117,7 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
     pub shown: ShownOption,
-    pub action: Action,
+    pub action: ChoiceAction,
     /// The agent's display name (its native labels are shown under it).
     pub agent: std::sync::Arc<str>,
 }
@@ -126,7 +126,7 @@ impl Choice {
     /// The native option id this choice answers with.
     pub fn native_id(&self) -> &str {
         match &self.action {
-            Action::Native(id) | Action::Remember { native: id, .. } => id,
+            ChoiceAction::Native(id) | ChoiceAction::Remember { native: id, .. } => id,
         }
     }
 
@@ -165,7 +165,7 @@ pub fn relabel(
     labels: &std::collections::BTreeMap<String, crate::adapter::acp_data::OptionLabel>,
 ) {
     for choice in choices.iter_mut() {
-        if !matches!(choice.action, Action::Native(_)) {
+        if !matches!(choice.action, ChoiceAction::Native(_)) {
             continue;
         }
         if let Some(own) = labels.get(&choice.shown.option_id) {
@@ -196,7 +196,7 @@ pub fn choices(request: &PermissionAsk, agent: &str) -> Vec<Choice> {
                 kind: option.kind.name().to_owned(),
                 scope: scope.to_owned(),
             },
-            action: Action::Native(option.option_id.clone()),
+            action: ChoiceAction::Native(option.option_id.clone()),
             agent: agent.clone(),
         });
     }
@@ -246,7 +246,7 @@ pub fn choices(request: &PermissionAsk, agent: &str) -> Vec<Choice> {
                 kind: kind.name().to_owned(),
                 scope: scope.name().to_owned(),
             },
-            action: Action::Remember {
+            action: ChoiceAction::Remember {
                 allow,
                 scope,
                 native: native.option_id.clone(),

@@ -9,7 +9,7 @@
 //!   already sent ([`Turn::on_trigger`]).
 //! - One Ctrl-C in the terminal prompt is both the prompt's key and the
 //!   SIGINT the prompt library raises: the prompt leaves Ctrl-C to the
-//!   signal (`channel::spawn_terminal_prompt`), so it is one interrupt.
+//!   signal (`answer_input::spawn_terminal_prompt`), so it is one interrupt.
 //! - A Ctrl-C and the end of stdin (a pipeline's writer dies with the same
 //!   key): the end of stdin refuses the pending questions, which begins a
 //!   cancel; the interrupt then joins that cancel instead of counting as a
@@ -26,9 +26,9 @@ use serde_json::Value;
 
 use super::{Cause, Turn};
 use crate::acp::events::ResolvedBy;
-use crate::acp::lines::Line;
 use crate::acp::rpc;
 use crate::acp::AcpError;
+use crate::process::lines::Line;
 
 /// The most of the agent's bytes read, when a cancel begins, before it:
 /// a full pipe (at most 1 MiB, Linux's default `pipe-max-size`) and the

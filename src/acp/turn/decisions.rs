@@ -1,5 +1,5 @@
 //! The turn's side of deciding and recording (SPEC §7.2): each question is
-//! decided in the order `permissions::policy` gives (remembered rule,
+//! decided in the order `permissions::decide` gives (remembered rule,
 //! written policy, `--mode`, else a person); a request the written policy
 //! decided is shown as one `permission_decision` event instead of a
 //! `permission_request`, then resolved like every automatic answer
@@ -17,12 +17,12 @@ use serde_json::Value;
 
 use super::Turn;
 use crate::acp::events::{Event, ResolvedBy};
-use crate::acp::permissions::decisions::{Decided, DecidedBy, DecisionPlan};
-use crate::acp::permissions::policy::{decide_with, Decision, Ruling};
+use crate::acp::permissions::decide::{decide_with, Decision, Ruling};
+use crate::acp::permissions::decision_log::{Decided, DecidedBy, DecisionPlan};
 use crate::acp::permissions::PermissionAsk;
 use crate::acp::rpc::RequestId;
 use crate::acp::AcpError;
-use crate::config::policy::Verdict;
+use crate::config::policy::PolicyVerdict;
 
 /// The run's plan, and the questions decided or asked whose answer is not
 /// recorded yet.
@@ -63,7 +63,7 @@ impl Turn<'_> {
         let remembered = self.rules.lookup(&request.tool);
         let written = self.decisions.plan.policy.clone();
         let (decision, ruling) = decide_with(self.mode, written.as_deref(), request, remembered);
-        let ruling = ruling.filter(|ruling| ruling.verdict != Verdict::Ask);
+        let ruling = ruling.filter(|ruling| ruling.verdict != PolicyVerdict::Ask);
         let decided = match (&decision, remembered) {
             (Decision::Ask, _) => None,
             (Decision::Refuse { reason }, _) => Some(DecidedBy::Refused {

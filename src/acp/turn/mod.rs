@@ -20,22 +20,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
-use super::channel::{self, ChannelKind, Input, InputReceiver, InputSender};
+use super::answer_input::{self, ChannelKind, Input, InputReceiver, InputSender};
 use super::events::{Event, Sink};
-use super::lines::{Line, LineReader};
-use super::permissions::policy::Mode;
-use super::permissions::rules::Rules;
+use super::permissions::decide::Mode;
+use super::permissions::remembered::Rules;
 use super::permissions::{Choice, PermissionAsk};
 use super::quirks::{standard, Quirks};
 use super::rpc::{self, Incoming, RequestId};
 use super::AcpError;
 use crate::adapter::acp_data::AcpData;
-use crate::process::signals::Interrupts;
+use crate::process::interrupts::Interrupts;
+use crate::process::lines::{Line, LineReader};
 use crate::redact::Scrubber;
 
 mod cancel;
 mod decisions;
-mod kept;
+mod kept_turn;
 mod questions;
 
 use cancel::Trigger;
@@ -125,9 +125,9 @@ impl<'a> Turn<'a> {
         agent: String,
         timeout: Option<crate::acp::RunTimeout>,
     ) -> Self {
-        let (input_sender, inputs) = channel::input_channel();
+        let (input_sender, inputs) = answer_input::input_channel();
         if channel == ChannelKind::Json {
-            channel::spawn_json_reader(input_sender.clone());
+            answer_input::spawn_json_reader(input_sender.clone());
         }
         Self {
             writer: Some(stdin),
@@ -311,7 +311,8 @@ impl<'a> Turn<'a> {
                 } else {
                     let event = Event::Error {
                         kind: crate::error::Classify::kind(&error).as_str().to_owned(),
-                        message: error.to_string(),
+                        // The whole chain, as the final error prints it.
+                        message: crate::error::message(&error),
                     };
                     (event, error)
                 };

@@ -9,11 +9,11 @@ use agent_client_protocol_schema::v1::{
 use serde_json::Value;
 
 use super::{Cause, Pending, Turn, NO_CHANNEL_HINT, POLICY_HINT};
-use crate::acp::channel::{self, ChannelKind, Input};
+use crate::acp::answer_input::{self, ChannelKind, Input};
 use crate::acp::events::{Event, ResolvedBy};
-use crate::acp::permissions::policy::Decision;
+use crate::acp::permissions::decide::Decision;
 use crate::acp::permissions::reply::{match_reply, Matched};
-use crate::acp::permissions::{choices, relabel, Action, PermissionAsk};
+use crate::acp::permissions::{choices, relabel, ChoiceAction, PermissionAsk};
 use crate::acp::rpc::{self, RequestId};
 use crate::acp::AcpError;
 
@@ -215,7 +215,7 @@ impl Turn<'_> {
         // Agent text held back by the scrubber comes before the prompt.
         self.sink.release_held().map_err(AcpError::Output)?;
         self.prompting = Some(pending.key.clone());
-        channel::spawn_terminal_prompt(
+        answer_input::spawn_terminal_prompt(
             pending.key.clone(),
             &self.agent,
             pending.request.shown.one_line(),
@@ -301,7 +301,7 @@ impl Turn<'_> {
                 let choice = pending.choices[choice].clone();
                 let native = choice.native_id().to_owned();
                 self.answer(&pending.id, Some(&native)).await?;
-                if let Action::Remember { allow, scope, .. } = choice.action {
+                if let ChoiceAction::Remember { allow, scope, .. } = choice.action {
                     if let Some(note) = self.rules.remember(
                         pending.request.tool.clone(),
                         allow,

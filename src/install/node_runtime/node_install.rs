@@ -13,7 +13,7 @@ use super::{installed_node, Connectivity, ManagedNode, NodeUse};
 use crate::adapter::file_type::FileType;
 use crate::install::error::{io, InstallError};
 use crate::install::extract::{guard::Staging, Compression};
-use crate::install::source::npm::node::{self, NodeError};
+use crate::install::source::npm::node::{self, IndexProblem, NodeError};
 use crate::install::source::platform::Libc;
 use crate::install::store::fingerprint::{BinaryFingerprint, Integrity};
 use crate::install::store::install_lock;
@@ -32,10 +32,10 @@ const INDEX_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// A failed request to the mirror, named as the mirror's (its hint points
 /// at `ONEWORKS_NODE_MIRROR`, not at the npm registry).
-fn mirror_error(url: &Url, error: &NetworkError) -> InstallError {
+fn mirror_error(url: &Url, error: NetworkError) -> InstallError {
     NodeError::Index {
         url: shown(url),
-        problem: error.to_string(),
+        source: IndexProblem::Fetch(Box::new(error)),
     }
     .into()
 }
@@ -132,7 +132,7 @@ impl Installer<'_> {
         let shasums = self
             .fetcher
             .get_small(&shasums_url)
-            .map_err(|error| mirror_error(&shasums_url, &error))?;
+            .map_err(|error| mirror_error(&shasums_url, error))?;
         let file = format!("{}.tar.xz", chosen.stem(platform));
         let sha256 =
             release::sha256_for(&String::from_utf8_lossy(&shasums), &file).ok_or_else(|| {
@@ -211,10 +211,10 @@ impl Installer<'_> {
         let index = self
             .fetcher
             .get_document(&index_url, Some("application/json"), INDEX_LIMIT)
-            .map_err(|error| mirror_error(&index_url, &error))?;
+            .map_err(|error| mirror_error(&index_url, error))?;
         let releases = release::releases(&index, platform).map_err(|error| NodeError::Index {
             url: shown(&index_url),
-            problem: error.to_string(),
+            source: IndexProblem::NotAList(error),
         })?;
         let name = &self.data.binary.name;
         let chosen = release::choose(&releases, range).map_err(|_| NodeError::Range {

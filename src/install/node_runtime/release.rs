@@ -44,17 +44,11 @@ impl Release {
     }
 }
 
-/// `index.json` could not be read.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct IndexError(String);
-
 /// The releases of `index.json` that ship a `platform` build, newest
 /// first. Entries whose version is not a version are skipped (a mirror may
 /// list nightlies or oddities); a document that is not a list is an error.
-pub fn releases(index: &[u8], platform: &str) -> Result<Vec<Release>, IndexError> {
-    let entries: Vec<serde_json::Value> = serde_json::from_slice(index)
-        .map_err(|error| IndexError(format!("not a JSON list of releases: {error}")))?;
+pub fn releases(index: &[u8], platform: &str) -> Result<Vec<Release>, serde_json::Error> {
+    let entries: Vec<serde_json::Value> = serde_json::from_slice(index)?;
     let mut releases: Vec<Release> = entries
         .into_iter()
         .filter_map(|entry| serde_json::from_value::<IndexEntry>(entry).ok())

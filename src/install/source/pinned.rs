@@ -14,7 +14,7 @@ use crate::adapter::pinned_data::PinnedData;
 use crate::config::VersionRequest;
 use crate::install::error::{Authority, InstallError};
 use crate::install::pin::Pin;
-use crate::install::{Artifact, Prepared, ReadPin, Request};
+use crate::install::{Artifact, InstallRequest, Prepared, ReadPin};
 
 /// One version installable on this host and the sha256 it must have.
 #[derive(Debug, Clone)]
@@ -166,7 +166,7 @@ impl crate::install::Installer<'_> {
     /// records it.
     pub(crate) fn install_pinned_latest(
         &self,
-        request: &Request,
+        request: &InstallRequest,
     ) -> Result<Prepared, InstallError> {
         let wanted = match &request.version {
             VersionRequest::Exact(version) => Some(version),

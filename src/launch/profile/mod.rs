@@ -4,7 +4,7 @@
 //! (`materialize`). Structured runs and supervised TUI sessions start the agent
 //! only through these.
 
-pub mod environment;
+pub mod child_environment;
 pub mod layout;
 pub mod materialize;
 pub mod temp_home;

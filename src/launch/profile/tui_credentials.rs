@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::environment::ChildEnvironment;
+use super::child_environment::ChildEnvironment;
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::MovedCredential;
 use crate::env_options::environment::Environment;

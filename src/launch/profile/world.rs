@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::environment::ChildEnvironment;
+use super::child_environment::ChildEnvironment;
 use super::layout::ProfileLayout;
 use super::materialize::{self, mcp::Target, WorldPlan};
 use super::temp_home::TempHome;

@@ -178,7 +178,7 @@ impl CancelFlag {
     }
 }
 
-struct Entry {
+struct CardEntry {
     card: Card,
     request: ApprovalRequest,
     verdict: Option<Verdict>,
@@ -192,7 +192,7 @@ struct Entry {
 /// Every card of one supervised session.
 pub struct CardBook {
     session: String,
-    entries: Vec<Entry>,
+    entries: Vec<CardEntry>,
     history: Option<PathBuf>,
     scrubber: Option<Scrubber>,
     now: fn() -> String,
@@ -249,7 +249,7 @@ impl CardBook {
         self.entry(id).map(|entry| entry.request.id.clone())
     }
 
-    fn entry(&self, id: &str) -> Option<&Entry> {
+    fn entry(&self, id: &str) -> Option<&CardEntry> {
         self.entries.iter().find(|entry| entry.card.id == id)
     }
 
@@ -312,7 +312,7 @@ impl CardBook {
                 self.entries.remove(oldest);
             }
         }
-        self.entries.push(Entry {
+        self.entries.push(CardEntry {
             card: card.clone(),
             request,
             verdict: None,
@@ -443,7 +443,7 @@ impl CardBook {
 }
 
 /// The state the agent's response confirms after our keystrokes.
-fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
+fn confirmed(entry: &CardEntry, response: &ApprovalResponse) -> CardState {
     let kind = response
         .option_id
         .as_deref()
@@ -463,7 +463,7 @@ fn confirmed(entry: &Entry, response: &ApprovalResponse) -> CardState {
 
 /// Cards from the agent's own hook (`signals.rs`): their ids and their
 /// match with the box on screen.
-mod signals;
+mod hook_cards;
 
 #[cfg(test)]
 #[path = "cards_tests.rs"]

@@ -29,7 +29,7 @@ use std::time::SystemTime;
 use md5::{Digest, Md5};
 
 use crate::adapter::chat_store_data::{ChatStoreSignalData, FolderNaming};
-use crate::session::signals::chat_store_frames::{Look, Mirror, StoreCall};
+use crate::session::signals::chat_store_frames::{StoreCall, StoreLook, StoreMirror};
 use crate::session::supervisor::state::SessionState;
 
 /// Why one store was not read this time.
@@ -63,7 +63,7 @@ pub struct Stores {
     /// `<base>/<folder>/<working folder's name>`.
     root: PathBuf,
     /// Each store's files as last read, and what they said.
-    seen: HashMap<PathBuf, (Fingerprint, Look)>,
+    seen: HashMap<PathBuf, (Fingerprint, StoreLook)>,
 }
 
 /// When a store last changed: its file's and its write-ahead log's size
@@ -98,7 +98,7 @@ impl Stores {
     /// Looks at every store again (those unchanged since the last look
     /// are not read) and returns the latest look of each; what could not
     /// be read is skipped with a warning.
-    pub fn look(&mut self) -> Vec<&Look> {
+    pub fn look(&mut self) -> Vec<&StoreLook> {
         for store in self.store_paths() {
             let fingerprint = fingerprint(&store);
             if self
@@ -119,7 +119,7 @@ impl Stores {
                 Err(error) => {
                     warn(&error);
                     // Said once: not read again until it changes.
-                    self.seen.insert(store, (fingerprint, Look::default()));
+                    self.seen.insert(store, (fingerprint, StoreLook::default()));
                 }
             }
         }
@@ -191,7 +191,7 @@ impl Stores {
     }
 
     /// Reads one store's rows into a look.
-    fn read(&self, store: &Path) -> Result<Look, StoreError> {
+    fn read(&self, store: &Path) -> Result<StoreLook, StoreError> {
         self.check_below_base(store, "file")?;
         // SQLite opens these beside the database itself.
         for suffix in ["-wal", "-shm", "-journal"] {
@@ -208,7 +208,7 @@ impl Stores {
 
 /// Opens `store` read-only and reads the data's column of every row up to
 /// `maxBytes` into a look.
-pub fn read_rows(store: &Path, data: &ChatStoreSignalData) -> Result<Look, StoreError> {
+pub fn read_rows(store: &Path, data: &ChatStoreSignalData) -> Result<StoreLook, StoreError> {
     use rusqlite::OpenFlags;
     let sqlite = |source: rusqlite::Error| match source.sqlite_error_code() {
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
@@ -235,7 +235,7 @@ pub fn read_rows(store: &Path, data: &ChatStoreSignalData) -> Result<Look, Store
     let mut statement = connection.prepare(&query).map_err(sqlite)?;
     let bound = i64::try_from(data.max_bytes).unwrap_or(i64::MAX);
     let mut rows = statement.query([bound]).map_err(sqlite)?;
-    let mut look = Look::default();
+    let mut look = StoreLook::default();
     let mut read = 0u64;
     while let Some(row) = rows.next().map_err(sqlite)? {
         let bytes = match row.get_ref(0).map_err(sqlite)? {
@@ -277,7 +277,7 @@ fn warn(error: &StoreError) {
 /// card for each new waiting call.
 pub async fn run(stores: Stores, state: Arc<SessionState>) {
     let every = stores.data.poll();
-    let mut held = Some((stores, Mirror::default()));
+    let mut held = Some((stores, StoreMirror::default()));
     loop {
         let Some((mut stores, mut mirror)) = held.take() else {
             return;

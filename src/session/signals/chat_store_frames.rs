@@ -3,7 +3,7 @@
 //! checkpoint frame with JSON inside it, so every row is scanned for
 //! objects rather than parsed whole — and the call and result parts in
 //! them, read through the data's pointers ([`ChatStoreSignalData`]).
-//! [`Mirror`] turns successive looks into the calls to make cards for:
+//! [`StoreMirror`] turns successive looks into the calls to make cards for:
 //! seen waiting (the data's `pending` marker), never seen committed (the
 //! same part without it), never answered (a result part with its id).
 
@@ -47,7 +47,7 @@ impl StoreCall {
 
 /// What one store's rows say.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Look {
+pub struct StoreLook {
     /// Calls seen with the pending marker, in the order found.
     pub pending: Vec<StoreCall>,
     /// Ids of calls seen without it.
@@ -56,7 +56,7 @@ pub struct Look {
     pub answered: HashSet<String>,
 }
 
-impl Look {
+impl StoreLook {
     /// Reads one row into the look.
     pub fn row(&mut self, bytes: &[u8], data: &ChatStoreSignalData) {
         for object in embedded_objects(bytes) {
@@ -197,17 +197,20 @@ fn closing_brace(bytes: &[u8]) -> Option<usize> {
 /// Which calls get a card: each once, when it is seen waiting and was
 /// never seen committed or answered, across every look so far.
 #[derive(Debug, Default)]
-pub struct Mirror {
+pub struct StoreMirror {
     committed: HashSet<String>,
     answered: HashSet<String>,
     signalled: HashSet<String>,
 }
 
-impl Mirror {
+impl StoreMirror {
     /// The calls of `looks` (the latest look of every store) to make a
     /// card for now.
-    pub fn observe<'a>(&mut self, looks: impl IntoIterator<Item = &'a Look>) -> Vec<StoreCall> {
-        let looks: Vec<&Look> = looks.into_iter().collect();
+    pub fn observe<'a>(
+        &mut self,
+        looks: impl IntoIterator<Item = &'a StoreLook>,
+    ) -> Vec<StoreCall> {
+        let looks: Vec<&StoreLook> = looks.into_iter().collect();
         for look in &looks {
             self.committed.extend(look.committed.iter().cloned());
             self.answered.extend(look.answered.iter().cloned());

@@ -89,7 +89,7 @@ impl Home {
     }
 }
 
-fn new_calls(stores: &mut Stores, mirror: &mut Mirror) -> Vec<String> {
+fn new_calls(stores: &mut Stores, mirror: &mut StoreMirror) -> Vec<String> {
     mirror
         .observe(stores.look())
         .into_iter()
@@ -113,7 +113,7 @@ fn embedded_objects_are_found_in_binary_frames() {
 fn a_waiting_call_is_one_never_committed_and_never_answered() {
     let home = Home::new();
     let mut stores = home.stores();
-    let mut mirror = Mirror::default();
+    let mut mirror = StoreMirror::default();
     assert!(
         new_calls(&mut stores, &mut mirror).is_empty(),
         "no store yet"
@@ -156,7 +156,7 @@ fn a_waiting_call_is_one_never_committed_and_never_answered() {
 fn a_chat_folder_that_appears_later_is_read_and_another_working_folder_is_not() {
     let home = Home::new();
     let mut stores = home.stores();
-    let mut mirror = Mirror::default();
+    let mut mirror = StoreMirror::default();
     home.write(
         &home.cwd,
         "chat-a",
@@ -199,7 +199,7 @@ fn a_store_locked_by_a_writer_is_read_once_the_lock_is_gone() {
         )
         .expect("insert");
     let mut stores = home.stores();
-    let mut mirror = Mirror::default();
+    let mut mirror = StoreMirror::default();
     assert!(matches!(
         read_rows(&path, &data()),
         Err(StoreError::Busy(_))
@@ -228,7 +228,7 @@ fn a_garbage_or_cut_short_store_is_skipped_and_read_again_when_it_changes() {
     };
     fs_err::write(&path, b"not a database, not even close").expect("garbage");
     let mut stores = home.stores();
-    let mut mirror = Mirror::default();
+    let mut mirror = StoreMirror::default();
     assert!(matches!(
         read_rows(&path, &data()),
         Err(StoreError::Sqlite { .. })
@@ -265,7 +265,7 @@ fn a_link_anywhere_below_the_home_is_refused_not_followed() {
     // The chat folder a link to a real one.
     fs_err::rename(&chat, &elsewhere).expect("move");
     fs_err::os::unix::fs::symlink(&elsewhere, &chat).expect("link");
-    let mut mirror = Mirror::default();
+    let mut mirror = StoreMirror::default();
     assert!(new_calls(&mut home.stores(), &mut mirror).is_empty());
     // The store file a link.
     fs_err::remove_file(&chat).expect("unlink");

@@ -13,7 +13,7 @@ use crate::session::signals::pane_fallback::{self, DetectedPrompt, FallbackEvent
 use crate::session::signals::recorder::ApprovalRequest;
 use crate::session::supervisor::state::{Delivery, SessionState};
 use crate::session::tmux::Tmux;
-use crate::session::tmux_control::{self, Look};
+use crate::session::tmux_control::{self, LookReason};
 
 /// Runs until the task is aborted. The pane is looked at when tmux's
 /// control mode says it changed ([`tmux_control`]: idle costs nothing);
@@ -36,7 +36,7 @@ pub async fn run(tmux: Tmux, state: Arc<SessionState>, tui: TuiData, every: Dura
     // same and change nothing, so it is not parsed again.
     let mut observed = String::new();
     loop {
-        if pace.next().await == Look::SourceEnded {
+        if pace.next().await == LookReason::SourceEnded {
             control_ended(&tmux, every).await;
         }
         let Some(mut capture) = read_pane(&tmux).await else {

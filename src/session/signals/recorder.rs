@@ -7,9 +7,9 @@
 
 use serde_json::Value;
 
-use crate::acp_wire::permission::{OptionKind, PermissionRequest};
 /// The tool detail of a request: the shared permission parser's.
-pub use crate::acp_wire::permission::{ToolDetail, METHOD as REQUEST_PERMISSION};
+pub use crate::acp_wire::permission::ToolDetail;
+use crate::acp_wire::permission::{OptionKind, PermissionRequest};
 
 /// What a recorder line means to the supervisor.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +75,9 @@ fn classify(message: &Value) -> Option<RecorderMessage> {
     let message = message.as_object()?;
     let id = message.get("id");
     if message.contains_key("method") {
-        if message.get("method").and_then(Value::as_str) != Some(REQUEST_PERMISSION) {
+        if message.get("method").and_then(Value::as_str)
+            != Some(crate::acp_wire::permission::METHOD)
+        {
             return Some(RecorderMessage::Other);
         }
         let id = id.and_then(Value::as_str).filter(|id| !id.is_empty());
@@ -136,7 +138,7 @@ pub(crate) mod tests {
         json!({
             "jsonrpc": "2.0",
             "id": id,
-            "method": REQUEST_PERMISSION,
+            "method": crate::acp_wire::permission::METHOD,
             "params": {
                 "sessionId": "s1",
                 "toolCall": {"toolCallId": format!("call-{id}"), "title": title},

@@ -1,4 +1,4 @@
-//! The recorder tail (SPEC §8.1): a pure state machine ([`Mirror`]) that
+//! The recorder tail (SPEC §8.1): a pure state machine ([`SlotMirror`]) that
 //! turns batches of recorder messages into card events, and a file reader
 //! ([`RecorderFile`]) that yields whole new lines. The supervisor drives both
 //! from [`watch`]: an inotify wake-up on every write to the runtime folder,
@@ -35,12 +35,12 @@ pub enum TailEvent {
 
 /// The single-slot mirror.
 #[derive(Debug, Default)]
-pub struct Mirror {
+pub struct SlotMirror {
     parked: Option<String>,
     mirrored: HashSet<String>,
 }
 
-impl Mirror {
+impl SlotMirror {
     /// The request id holding the slot.
     pub fn parked(&self) -> Option<&str> {
         self.parked.as_deref()

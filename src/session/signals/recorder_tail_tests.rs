@@ -26,7 +26,7 @@ fn parked_ids(events: &[TailEvent]) -> Vec<&str> {
 
 #[test]
 fn a_request_answered_in_the_same_batch_parks_nothing() {
-    let mut mirror = Mirror::default();
+    let mut mirror = SlotMirror::default();
     let events = mirror.batch(vec![approval("r1"), response("r1", Some("allow_once"))]);
     assert!(events.is_empty(), "{events:?}");
     assert_eq!(mirror.parked(), None);
@@ -36,7 +36,7 @@ fn a_request_answered_in_the_same_batch_parks_nothing() {
 
 #[test]
 fn one_parked_card_and_further_requests_stay_terminal_only() {
-    let mut mirror = Mirror::default();
+    let mut mirror = SlotMirror::default();
     assert_eq!(parked_ids(&mirror.batch(vec![approval("r1")])), ["r1"]);
     assert!(mirror.batch(vec![approval("r2")]).is_empty(), "not queued");
     assert_eq!(mirror.parked(), Some("r1"));
@@ -61,7 +61,7 @@ fn one_parked_card_and_further_requests_stay_terminal_only() {
 
 #[test]
 fn the_slot_is_released_when_delivery_ends_and_late_responses_only_update() {
-    let mut mirror = Mirror::default();
+    let mut mirror = SlotMirror::default();
     mirror.batch(vec![approval("r1")]);
     mirror.release("r1");
     assert_eq!(mirror.parked(), None);

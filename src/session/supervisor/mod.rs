@@ -356,7 +356,7 @@ pub(super) async fn supervise(
             every,
         ))
     });
-    let interrupts = crate::process::signals::Interrupts::install()
+    let interrupts = crate::process::interrupts::Interrupts::install()
         .map_err(io_error("install signal handlers for", &plan.runtime))?;
     // A closed terminal must not end the session.
     let _hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
@@ -382,7 +382,7 @@ async fn until_the_end(
     record: &Record,
     mut recorder: Option<RecorderFile>,
     mut wake: tokio::sync::mpsc::Receiver<()>,
-    mut interrupts: crate::process::signals::Interrupts,
+    mut interrupts: crate::process::interrupts::Interrupts,
 ) {
     let mut poll = tokio::time::interval(SAFETY_POLL);
     loop {

@@ -13,7 +13,7 @@ use crate::session::cards::{Card, CardBook, Verdict};
 use crate::session::delivery::keystroke_bridge::{Bridge, DeliveryRefusal, Pane, PaneError};
 use crate::session::refusal::Refusal;
 use crate::session::signals::recorder::{ApprovalRequest, ApprovalResponse};
-use crate::session::signals::recorder_tail::{Mirror, TailEvent};
+use crate::session::signals::recorder_tail::{SlotMirror, TailEvent};
 
 /// Opens the pane a delivery types into (tmux in production, a scripted
 /// pane in tests).
@@ -24,7 +24,7 @@ type ParkCallback = Box<dyn Fn(Card) + Send>;
 
 pub struct Inner {
     pub book: CardBook,
-    pub mirror: Mirror,
+    pub mirror: SlotMirror,
     /// How pane-fallback cards are delivered (recorder cards: the bridge).
     deliveries: std::collections::HashMap<String, Delivery>,
 }
@@ -114,7 +114,7 @@ impl SessionState {
         Arc::new(Self {
             inner: Mutex::new(Inner {
                 book,
-                mirror: Mirror::default(),
+                mirror: SlotMirror::default(),
                 deliveries: std::collections::HashMap::new(),
             }),
             updates,

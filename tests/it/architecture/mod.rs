@@ -7,7 +7,8 @@
 //! that the edge's anyhow-backed error stays at the edge, in
 //! `architecture/errors.rs`;
 //! that the test groups of `.config/nextest.toml` cover the modules they
-//! must, in `architecture/test_groups.rs`.
+//! must, in `architecture/test_groups.rs`; that each type and module
+//! name says one thing, in `architecture/names.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 mod environment;
 mod errors;
 mod layers;
+mod names;
 mod readme_layout;
 mod test_groups;
 

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use serde_json::json;
 
-use super::super::agent::Agent;
+use super::super::agent_process::Agent;
 use super::super::connections::{reply_to, Arrival, Caller, WRITE_BOUND};
-use super::super::protocol::{self, Grant, Reply, Request, Status, CANCEL_METHOD, QUEUE};
+use super::super::protocol::{self, Grant, OwnerRequest, Reply, Status, CANCEL_METHOD, QUEUE};
 use super::super::traffic::Traffic;
 use super::{Owner, Waiting};
 use crate::process::child::StopBounds;
@@ -21,7 +21,7 @@ impl Owner {
             mut stream,
         } = arrival;
         match request {
-            Request::Prompt { keep_seconds } => {
+            OwnerRequest::Prompt { keep_seconds } => {
                 if self.queue.len() >= QUEUE {
                     let refusal = Reply::Error {
                         kind: crate::error::ErrorKind::Session.as_str().to_owned(),
@@ -46,16 +46,16 @@ impl Owner {
                     reply_to(&mut waiting.stream, &queued).await;
                 }
             }
-            Request::Cancel {} => {
+            OwnerRequest::Cancel {} => {
                 let cancelled = self.ask_caller_to_cancel().await;
                 let reply = Reply::Cancel { cancelled };
                 reply_to(&mut stream, &reply).await;
             }
-            Request::Stop {} => {
+            OwnerRequest::Stop {} => {
                 reply_to(&mut stream, &Reply::Stopping {}).await;
                 self.stopping = true;
             }
-            Request::Status {} => {
+            OwnerRequest::Status {} => {
                 let status = Reply::Status(self.status());
                 reply_to(&mut stream, &status).await;
             }

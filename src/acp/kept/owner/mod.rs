@@ -12,10 +12,10 @@ use tokio::sync::mpsc;
 
 mod grants;
 
-use super::agent::{exit_of, Agent};
-use super::cards::{CardAnswer, CardSide, Cards, ASKING_METHOD};
+use super::agent_process::{exit_of, Agent};
 use super::connections::{accept, has_room, Arrival, Caller, WRITE_BOUND};
 use super::protocol::{self, CANCEL_METHOD, QUEUE};
+use super::question_cards::{CardAnswer, CardSide, Cards, ASKING_METHOD};
 use super::traffic::{FromAgent, FromCaller, Traffic};
 use super::OwnerPlan;
 use crate::process::child::StopBounds;
@@ -373,6 +373,6 @@ fn cancelled(id: &Value) -> Vec<u8> {
 /// 128 random bits from the OS, hex.
 fn random_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 16];
-    getrandom::getrandom(&mut bytes).map_err(|error| std::io::Error::other(error.to_string()))?;
+    getrandom::getrandom(&mut bytes).map_err(std::io::Error::from)?;
     Ok(hex::encode(bytes))
 }

@@ -44,7 +44,7 @@ use crate::install::source::ManagedSource;
 use crate::install::store::InstallRecord;
 use crate::install::transport::fetcher;
 use crate::install::transport::network_error::{shown, NetworkError};
-use crate::install::{Installer, Prepared, Request, Staged};
+use crate::install::{InstallRequest, Installer, Prepared, Staged};
 
 /// The folder every entry of an npm tarball lives under.
 pub const PACKAGE_DIR: &str = "package";
@@ -114,7 +114,10 @@ impl Installer<'_> {
 
     /// `prepare` from the registry: resolve the version in the package
     /// document and its tree, install them, pin them.
-    pub(crate) fn install_npm_latest(&self, request: &Request) -> Result<Prepared, InstallError> {
+    pub(crate) fn install_npm_latest(
+        &self,
+        request: &InstallRequest,
+    ) -> Result<Prepared, InstallError> {
         let (registry, package, bin_command) = self.npm_source()?;
         let (url, document) = self.main_document(registry, package)?;
         let doc = document

@@ -42,8 +42,12 @@ pub enum NodeError {
     },
     #[error("Node.js publishes no official build for this host ({host})")]
     NoBuild { host: String },
-    #[error("the Node.js mirror's `{url}` cannot be read: {problem}")]
-    Index { url: String, problem: String },
+    #[error("the Node.js mirror's `{url}` cannot be read")]
+    Index {
+        url: String,
+        #[source]
+        source: IndexProblem,
+    },
     #[error("refusing to install Node.js: `{url}` lists no sha256 for `{file}`")]
     NoChecksum { file: String, url: String },
     #[error("--offline: no installed Node.js {} for `{name}` under `{}`", shown_range(.range), .root.display())]
@@ -56,6 +60,16 @@ pub enum NodeError {
     ManagedMissing { version: String, root: PathBuf },
     #[error("the managed Node.js v{version} changed since it was installed: {change}")]
     ManagedChanged { version: String, change: String },
+}
+
+/// Why the mirror's `index.json` cannot be read: the request failed, or
+/// its body is not a list of releases.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexProblem {
+    #[error(transparent)]
+    Fetch(Box<crate::install::transport::network_error::NetworkError>),
+    #[error("not a JSON list of releases")]
+    NotAList(#[source] serde_json::Error),
 }
 
 fn shown_range(range: &Option<String>) -> String {
@@ -104,7 +118,7 @@ impl Classify for NodeError {
 }
 
 /// Why an npm range is not one oneworks reads.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum RangeError {
     #[error("empty hyphen range")]
     EmptyHyphen,
@@ -117,10 +131,11 @@ pub enum RangeError {
     #[error("unknown operator `{0}`")]
     UnknownOperator(String),
     /// `semver` refused the translated requirement.
-    #[error("`{requirement}` is not a requirement: {message}")]
+    #[error("`{requirement}` is not a requirement")]
     Requirement {
         requirement: String,
-        message: String,
+        #[source]
+        source: semver::Error,
     },
 }
 
@@ -151,8 +166,8 @@ pub fn translate_range(range: &str) -> Result<Vec<VersionReq>, RangeError> {
         } else {
             comparators.join(", ")
         };
-        let requirement = VersionReq::parse(&text).map_err(|error| RangeError::Requirement {
-            message: error.to_string(),
+        let requirement = VersionReq::parse(&text).map_err(|source| RangeError::Requirement {
+            source,
             requirement: text,
         })?;
         alternatives.push(requirement);
@@ -358,11 +373,14 @@ mod tests {
         assert_eq!(shown("*"), ["*"]);
         assert_eq!(shown(""), ["*"]);
         assert_eq!(shown("18 - 20"), [">=18, <=20"]);
-        assert_eq!(
+        assert!(matches!(
             translate_range(">=banana"),
-            Err(RangeError::NotAVersion("banana".into()))
-        );
-        assert_eq!(translate_range("<*"), Err(RangeError::MatchesNothing));
+            Err(RangeError::NotAVersion(version)) if version == "banana"
+        ));
+        assert!(matches!(
+            translate_range("<*"),
+            Err(RangeError::MatchesNothing)
+        ));
     }
 
     #[test]

@@ -12,10 +12,16 @@ use std::path::{Path, PathBuf};
 
 /// The user's npm config file cannot be read.
 #[derive(Debug, thiserror::Error)]
-#[error("refusing to read the npm config `{}`: {reason}", .path.display())]
-pub struct NpmrcError {
-    pub path: PathBuf,
-    pub reason: String,
+pub enum NpmrcError {
+    /// Not a file oneworks reads: what it is instead.
+    #[error("refusing to read the npm config `{}`: {reason}", .path.display())]
+    Refused { path: PathBuf, reason: String },
+    #[error("refusing to read the npm config `{}`", .path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// A larger `.npmrc` is refused (a real one is a few hundred bytes).
@@ -156,7 +162,7 @@ fn read_file(
     get: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Setting>, NpmrcError> {
     use crate::fs_safety::{read_regular_file, ReadRefusal};
-    let refused = |reason: String| NpmrcError {
+    let refused = |reason: String| NpmrcError::Refused {
         path: path.to_owned(),
         reason,
     };
@@ -172,7 +178,12 @@ fn read_file(
                 "it is larger than {MAX_NPMRC_BYTES} bytes"
             )))
         }
-        Err(ReadRefusal::Io(error)) => return Err(refused(error.to_string())),
+        Err(ReadRefusal::Io(source)) => {
+            return Err(NpmrcError::Read {
+                path: path.to_owned(),
+                source,
+            })
+        }
     };
     Ok(parse(&String::from_utf8_lossy(&bytes))
         .map(|(key, value)| Setting {

@@ -14,11 +14,11 @@
 
 pub mod acp_mcp;
 pub mod agent;
-pub mod auth;
 mod context;
 pub mod document;
 pub mod hooks;
 mod keep;
+pub mod login_method;
 pub mod mcp;
 mod plan;
 pub mod planned;

@@ -12,7 +12,7 @@ use super::context::Context;
 use super::mcp::{self, Target};
 use super::planned::{data_path, Contents, PlannedFile, WorldPlan};
 use super::settings_file::{self, SettingsMap};
-use super::{agent, auth, hooks, skill_source, skills, state_file, trust};
+use super::{agent, hooks, login_method, skill_source, skills, state_file, trust};
 use crate::adapter::data::AdapterData;
 use crate::adapter::session_data::{AgentResources, Place};
 use crate::config::AdapterConfig;
@@ -121,8 +121,8 @@ impl<'a> Planner<'a> {
             return;
         };
         let key = &auth.settings_key;
-        match auth::method(auth, config.auth.method.as_deref(), self.context.env) {
-            Some(auth::Method::Configured(method)) => {
+        match login_method::method(auth, config.auth.method.as_deref(), self.context.env) {
+            Some(login_method::Method::Configured(method)) => {
                 let replaced = self.set(key, Value::String(method.clone()));
                 if replaced {
                     let root = &self.root;
@@ -131,7 +131,9 @@ impl<'a> Planner<'a> {
                     ));
                 }
             }
-            Some(auth::Method::Implied { method, .. }) if self.settings.get(key).is_none() => {
+            Some(login_method::Method::Implied { method, .. })
+                if self.settings.get(key).is_none() =>
+            {
                 self.set(key, Value::String(method));
             }
             _ => {}

@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::Turn;
 use crate::acp::events::ResolvedBy;
-use crate::acp::kept::cards::{ANSWERED_METHOD, ASKING_METHOD};
 use crate::acp::kept::protocol::CANCEL_METHOD;
+use crate::acp::kept::question_cards::{ANSWERED_METHOD, ASKING_METHOD};
 use crate::acp::rpc::RequestId;
 use crate::acp::AcpError;
 

@@ -23,10 +23,10 @@ mod written;
 
 pub use written::{Ruling, WrittenPolicy};
 
-use super::rules::Remembered;
+use super::remembered::Remembered;
 use super::{OptionKind, PermissionAsk};
 use crate::acp::events::ResolvedBy;
-use crate::config::policy::Verdict;
+use crate::config::policy::PolicyVerdict;
 
 /// The permission policy of a run (`--mode`; its clap face is
 /// `cli::ModeArg`).
@@ -115,9 +115,9 @@ pub fn decide_with(
     };
     let why = format!("the policy's `{}`", ruling.key());
     let decision = match ruling.verdict {
-        Verdict::Allow => once(request, true, ResolvedBy::Policy, &why),
-        Verdict::Deny => once(request, false, ResolvedBy::Policy, &why),
-        Verdict::Ask => by_mode(mode, request),
+        PolicyVerdict::Allow => once(request, true, ResolvedBy::Policy, &why),
+        PolicyVerdict::Deny => once(request, false, ResolvedBy::Policy, &why),
+        PolicyVerdict::Ask => by_mode(mode, request),
     };
     (decision, Some(ruling))
 }
@@ -159,7 +159,7 @@ fn by_mode(mode: Mode, request: &PermissionAsk) -> Decision {
 mod tests {
     use serde_json::{json, Value};
 
-    use super::super::rules::RuleScope;
+    use super::super::remembered::RuleScope;
     use super::*;
 
     fn request(kind: &str, options: Value) -> PermissionAsk {
@@ -292,7 +292,7 @@ mod tests {
         let edit = request("edit", full());
         let (decision, ruling) = decide_with(Mode::AcceptEdits, Some(&deny_execute), &edit, None);
         assert_eq!(decision, answer("yes", ResolvedBy::Policy));
-        assert_eq!(ruling.expect("a ruling").verdict, Verdict::Ask);
+        assert_eq!(ruling.expect("a ruling").verdict, PolicyVerdict::Ask);
         assert_eq!(
             decide_with(Mode::Default, Some(&deny_execute), &edit, None).0,
             Decision::Ask

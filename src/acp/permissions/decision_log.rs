@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::policy::{Mode, Ruling, WrittenPolicy};
-use super::rules::RuleScope;
+use super::decide::{Mode, Ruling, WrittenPolicy};
+use super::remembered::RuleScope;
 use crate::redact::Scrubber;
 
 pub const FILE: &str = "decisions.jsonl";
@@ -157,7 +157,7 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
-    use crate::config::policy::Verdict;
+    use crate::config::policy::PolicyVerdict;
 
     fn scrubber() -> Scrubber {
         let rules = crate::adapter::data::AdapterData::builtin()
@@ -174,7 +174,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let log = DecisionLog::new(dir.path(), "kiro");
         let ruling = Ruling {
-            verdict: Verdict::Deny,
+            verdict: PolicyVerdict::Deny,
             index: Some(1),
             source: "policy".into(),
             rule: json!({"index": 1, "decide": "deny", "command": "rm *"}),

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::acp::permissions::PermissionAsk;
-use crate::config::policy::{PathGlob, Policy, PolicyRule, TextGlob, Verdict};
+use crate::config::policy::{PathGlob, Policy, PolicyRule, PolicyVerdict, TextGlob};
 
 /// A policy ready to judge a run's requests.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ pub struct WrittenPolicy {
 /// What the policy said about one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ruling {
-    pub verdict: Verdict,
+    pub verdict: PolicyVerdict,
     /// The deciding rule's index; `None` when `otherwise` decided.
     pub index: Option<usize>,
     /// The policy's key path (`adapters.kiro.policy`).
@@ -108,7 +108,7 @@ impl WrittenPolicy {
     }
 
     fn matches(&self, rule: &PolicyRule, request: &PermissionAsk) -> bool {
-        let strict = rule.decide == Verdict::Allow;
+        let strict = rule.decide == PolicyVerdict::Allow;
         if strict && rule.has_globs() && !request.shown.complete {
             return false;
         }

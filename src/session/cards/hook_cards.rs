@@ -10,7 +10,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::{Card, CardBook, CardState, Entry};
+use super::{Card, CardBook, CardEntry, CardState};
 use crate::session::refusal::{DeliveryRefusal, Refused};
 use crate::session::signals::recorder::ApprovalRequest;
 
@@ -88,7 +88,7 @@ impl CardBook {
 
     /// The signal cards no box has been matched with that pass `keep`:
     /// `(card id, title)`, oldest first.
-    fn unattached_where(&self, keep: impl Fn(&Entry) -> bool) -> Vec<(String, String)> {
+    fn unattached_where(&self, keep: impl Fn(&CardEntry) -> bool) -> Vec<(String, String)> {
         self.entries
             .iter()
             .filter(|entry| entry.request.id.starts_with(UNATTACHED) && keep(entry))

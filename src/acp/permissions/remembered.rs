@@ -64,12 +64,12 @@ struct ProjectFile {
 
 /// Where a project's rules are kept: `<data_home>/projects/<hex>/`.
 #[derive(Debug, Clone)]
-struct Store {
+struct RuleStore {
     data_home: PathBuf,
     dir: PathBuf,
 }
 
-impl Store {
+impl RuleStore {
     fn file(&self) -> PathBuf {
         self.dir.join(PROJECT_FILE)
     }
@@ -79,7 +79,7 @@ impl Store {
 pub struct Rules {
     session: Vec<Rule>,
     project: Vec<Rule>,
-    store: Option<Store>,
+    store: Option<RuleStore>,
 }
 
 /// The folder of a project's rules under `data_home`, keyed by the hex
@@ -110,7 +110,7 @@ impl Rules {
             }
         }
         let store = match fs_err::canonicalize(project_root) {
-            Ok(real) => Some(Store {
+            Ok(real) => Some(RuleStore {
                 data_home: data_home.to_owned(),
                 dir: project_dir(data_home, &real),
             }),
@@ -227,7 +227,7 @@ pub enum RulesFileError {
     },
 }
 
-fn read(store: &Store) -> Result<Option<ProjectFile>, RulesFileError> {
+fn read(store: &RuleStore) -> Result<Option<ProjectFile>, RulesFileError> {
     let path = store.file();
     fs_safety::check_dir_chain(&store.data_home, &store.dir)
         .map_err(RulesFileError::UnsafeFolder)?;
@@ -246,7 +246,7 @@ fn read(store: &Store) -> Result<Option<ProjectFile>, RulesFileError> {
         .map_err(|source| RulesFileError::Invalid { path, source })
 }
 
-fn write(store: &Store, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), RulesFileError> {
+fn write(store: &RuleStore, file: &ProjectFile, scrubber: &Scrubber) -> Result<(), RulesFileError> {
     fs_safety::create_dir_chain(&store.data_home, &store.dir, 0o700)
         .and_then(|()| fs_safety::check_private_dir(&store.dir))
         .map_err(RulesFileError::Folder)?;
