@@ -7,7 +7,8 @@
 //! that the edge's anyhow-backed error stays at the edge, in
 //! `architecture/errors.rs`;
 //! that the test groups of `.config/nextest.toml` cover the modules they
-//! must, in `architecture/test_groups.rs`.
+//! must, in `architecture/test_groups.rs`; that every wait goes through
+//! `support/wait.rs`, in `architecture/waits.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ mod errors;
 mod layers;
 mod readme_layout;
 mod test_groups;
+mod waits;
 
 const MAX_LINES: usize = 500;
 

@@ -50,6 +50,26 @@ pub fn wait_for_every<T>(
     }
 }
 
+/// The one wait for a card: looks every `pace` at the cards `cards` lists
+/// (a session's file, `session approvals --json`, serve's API) until one
+/// passes `test`, and returns it. The failure shows the last cards seen,
+/// then what `context` adds (the pane, the model's requests).
+#[track_caller]
+pub fn wait_card(
+    pace: Duration,
+    what: &str,
+    deadline: Duration,
+    mut cards: impl FnMut() -> Vec<serde_json::Value>,
+    test: impl Fn(&serde_json::Value) -> bool,
+    context: impl Fn() -> String,
+) -> serde_json::Value {
+    wait_for_every(pace, &format!("a card {what}"), deadline, || {
+        let cards = cards();
+        let found = cards.iter().find(|card| test(card)).cloned();
+        found.ok_or_else(|| format!("{cards:#?}{}", context()))
+    })
+}
+
 /// Polls `look` every `pace` until it finds a value; `Err(the last thing
 /// it saw)` when `deadline` passes first. The one deadline loop: the
 /// waits here are built on it, and a caller that must clean up before it
