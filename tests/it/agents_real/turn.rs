@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::RealAgent;
+use crate::support::wait::poll;
 
 /// How long one turn of a real agent may take.
 const TURN_DEADLINE: Duration = Duration::from_secs(180);
@@ -123,19 +124,18 @@ impl RealAgent {
         std::thread::spawn(move || {
             for line in stdout.lines() {
                 let Ok(line) = line else { break };
-                if lines_tx.send(line).is_err() {
+                if lines_tx.send((Instant::now(), line)).is_err() {
                     break;
                 }
             }
         });
-        let deadline = Instant::now() + TURN_DEADLINE;
         let mut events = Vec::new();
         let mut requests = Vec::new();
         let mut ended = None;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match lines_rx.recv_timeout(left) {
-                Ok(line) => {
+        // Until stdout closes; each line stamped as it was read.
+        let closed = poll(Duration::from_millis(10), TURN_DEADLINE, || loop {
+            match lines_rx.try_recv() {
+                Ok((at, line)) => {
                     let event: Value = serde_json::from_str(&line)
                         .unwrap_or_else(|e| panic!("not an event ({e}): {line}"));
                     if event["type"] == "permission_request" {
@@ -143,21 +143,22 @@ impl RealAgent {
                         requests.push(event.clone());
                     }
                     if event["type"] == "turn_end" {
-                        ended = Some(Instant::now());
+                        ended = Some(at);
                     }
                     events.push(event);
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    panic!(
-                        "the {} turn did not end within {TURN_DEADLINE:?}: {events:#?}\nmodel:\n{}",
-                        self.agent,
-                        self.model.describe()
-                    );
-                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => return Ok(()),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return Err(String::new()),
             }
+        });
+        if closed.is_err() {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "the {} turn did not end within {TURN_DEADLINE:?}: {events:#?}\nmodel:\n{}",
+                self.agent,
+                self.model.describe()
+            );
         }
         drop(stdin);
         let status = child.wait().expect("wait");

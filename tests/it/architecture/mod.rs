@@ -8,7 +8,8 @@
 //! `architecture/errors.rs`;
 //! that the test groups of `.config/nextest.toml` cover the modules they
 //! must, in `architecture/test_groups.rs`; that each type and module
-//! name says one thing, in `architecture/names.rs`.
+//! name says one thing, in `architecture/names.rs`; that every wait goes
+//! through `support/wait.rs`, in `architecture/waits.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ mod layers;
 mod names;
 mod readme_layout;
 mod test_groups;
+mod waits;
 
 const MAX_LINES: usize = 500;
 

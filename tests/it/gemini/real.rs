@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::support::npm_registry::sri;
 use crate::support::server::{Route, Server};
-use crate::support::wait::wait_for_every;
+use crate::support::wait::{wait_card, wait_for_every};
 use crate::support::TestEnv;
 
 const PACKAGE: &str = "@google/gemini-cli";
@@ -290,16 +290,13 @@ impl RealGemini {
     /// Waits for a card of session `name` that passes `test`.
     #[track_caller]
     fn wait_card(&self, name: &str, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        let what = format!("a card {what} in session `{name}`");
-        wait_for_every(PACE, &what, DEADLINE, || {
+        let what = format!("{what} in session `{name}`");
+        let cards = || {
             let outcome = self.session(&["approvals", name, "--json"]);
             outcome.assert_success();
-            let cards = outcome.json();
-            cards
-                .as_array()
-                .and_then(|cards| cards.iter().find(|card| test(card)).cloned())
-                .ok_or_else(|| format!("{cards:#}"))
-        })
+            outcome.json().as_array().cloned().unwrap_or_default()
+        };
+        wait_card(PACE, &what, DEADLINE, cards, test, String::new)
     }
 
     /// The session's pane, as tmux shows it.

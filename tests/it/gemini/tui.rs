@@ -356,9 +356,15 @@ fn with_watcher<F: std::future::Future<Output = ()>>(
     });
 }
 
+/// A second turn's shell call, after the first turn's answers: its box is
+/// a later pane state the watcher cards only once it has looked past the
+/// first box's going.
+const SECOND_TURN: &str = r#"{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{"command":"touch second-turn.txt","description":"Create another file"}}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":30,"candidatesTokenCount":5,"totalTokenCount":35}}]}
+"#;
+
 #[test]
 fn gemini_watcher_parks_one_card_and_its_answer_runs_the_command() {
-    let pane = GeminiPane::start(false);
+    let pane = GeminiPane::start_with(false, &format!("{RESPONSES}{SECOND_TURN}"));
     let pane = &pane;
     with_watcher(pane, |state| async move {
         let card = wait_card(&state, "a pending card", |card| {
@@ -371,16 +377,29 @@ fn gemini_watcher_parks_one_card_and_its_answer_runs_the_command() {
         let ended = state.delivery_end(&card.id, updates).await.expect("card");
         assert_eq!(ended.state, CardState::Delivered, "{ended:?}");
         wait_until_async("the touch ran", DEADLINE, || pane.probe().exists()).await;
-        // The box goes after our Enter: the card stays ours, and the
-        // redraws on the way parked no second card.
-        wait_until_async("the box went", DEADLINE, || {
-            detect_any(&pane.capture(), &pane.tui).is_none()
+        // The box goes after our Enter and the turn ends. A second prompt
+        // draws a second box: its card proves the watcher looked at every
+        // state after the first box, and the redraws on the way parked no
+        // second card for it.
+        wait_until_async("the first turn ended", DEADLINE, || {
+            pane.capture().contains("All done")
         })
         .await;
-        tokio::time::sleep(Duration::from_millis(pane.tui.fallback.poll_ms * 3)).await;
+        for key in ["a", "g", "a", "i", "n", "Enter"] {
+            TmuxPane(&pane.tmux).send_key(key).expect("a person's key");
+        }
+        let second = wait_card(&state, "the second turn's card", |card| {
+            card.title == "touch second-turn.txt"
+        })
+        .await;
         let cards = state.cards();
-        assert_eq!(cards.len(), 1, "{cards:?}");
-        assert_eq!(cards[0].state, CardState::Delivered);
+        assert_eq!(cards.len(), 2, "{cards:?}");
+        let first = cards
+            .iter()
+            .find(|c| c.id == card.id)
+            .expect("the first card");
+        assert_eq!(first.state, CardState::Delivered, "{cards:?}");
+        assert_eq!(second.state, CardState::Pending, "{cards:?}");
     });
 }
 

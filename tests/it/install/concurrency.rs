@@ -10,6 +10,7 @@ use fs4::fs_std::FileExt;
 use crate::support::archive::{self, Format};
 use crate::support::manifest::{self, Libc};
 use crate::support::server::Route;
+use crate::support::wait::{poll, wait_until, DEADLINE};
 use crate::support::{
     assert_prepared, path_of, reused, run_binary, spawn, walk, Artifact, Running, TestEnv,
 };
@@ -38,17 +39,19 @@ fn eight_concurrent_prepares_download_once() {
     let running: Vec<Running> = (0..8)
         .map(|_| spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
         .collect();
-    // A product that takes the lock before reading the manifest sees only
-    // one manifest request while the download is held; the deadline keeps
-    // that case going (the assertions below do not depend on it).
-    let all_asked = std::time::Instant::now();
-    while env.manifest_hits() < 8 && all_asked.elapsed() < Duration::from_secs(20) {
-        assert!(
-            std::fs::symlink_metadata(env.version_dir(VERSION)).is_err(),
-            "the version became visible before its download finished"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // Each process reads the manifest before it takes the install lock, so
+    // all eight ask while the download is held: they really contend.
+    wait_until(
+        "all eight processes asked for the manifest",
+        DEADLINE,
+        || {
+            assert!(
+                std::fs::symlink_metadata(env.version_dir(VERSION)).is_err(),
+                "the version became visible before its download finished"
+            );
+            env.manifest_hits() >= 8
+        },
+    );
     std::fs::write(&release_marker, "go").expect("release download");
 
     let pids: Vec<u32> = running.iter().map(Running::pid).collect();
@@ -267,25 +270,25 @@ fn kill_then_recover(format: Format, fraction_percent: usize, in_progress: fn(&T
     ));
 
     let running = spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]));
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
+    let reached = poll(Duration::from_millis(10), WAIT, || {
         assert!(
             std::fs::symlink_metadata(env.version_dir(VERSION)).is_err(),
             "a version folder became visible before the download finished"
         );
         if env.server.stalled(&artifact.server_path) >= 1 && in_progress(&env) {
-            break;
+            Ok(())
+        } else {
+            Err(String::new())
         }
-        if std::time::Instant::now() > deadline {
-            let outcome = running.kill();
-            panic!(
-                "the install never reached the point to kill it (staging {:?}, cache {:?})\n{}",
-                walk(&env.staging_dir()),
-                walk(&env.cache),
-                outcome.describe()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    });
+    if reached.is_err() {
+        let outcome = running.kill();
+        panic!(
+            "the install never reached the point to kill it (staging {:?}, cache {:?})\n{}",
+            walk(&env.staging_dir()),
+            walk(&env.cache),
+            outcome.describe()
+        );
     }
     let killed = running.kill();
     assert_eq!(

@@ -6,11 +6,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::wait::{holds_within, poll, wait_exit};
 use crate::support::{Outcome, TestEnv};
 
 pub const EVENT_DEADLINE: Duration = Duration::from_secs(60);
@@ -239,21 +240,19 @@ impl Live {
     /// Waits for the next event of `kind`, keeping every event seen.
     #[track_caller]
     pub fn expect(&mut self, kind: &str) -> Value {
-        let deadline = Instant::now() + EVENT_DEADLINE;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let event: Value =
-                        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}"));
-                    self.seen.push(event.clone());
-                    if event["type"] == kind {
-                        return event;
-                    }
+        let (lines, seen) = (&self.lines, &mut self.seen);
+        let found = poll(Duration::from_millis(10), EVENT_DEADLINE, || {
+            while let Ok(line) = lines.try_recv() {
+                let event: Value =
+                    serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+                seen.push(event.clone());
+                if event["type"] == kind {
+                    return Ok(event);
                 }
-                Err(_) => panic!("no `{kind}` event; seen: {:#?}", self.seen),
             }
-        }
+            Err(String::new())
+        });
+        found.unwrap_or_else(|_| panic!("no `{kind}` event; seen: {:#?}", self.seen))
     }
 
     /// Waits for the next event of any kind (kept in `seen` too).
@@ -291,17 +290,13 @@ impl Live {
 
     /// Waits for the exit; the rest of stdout's events join `seen`.
     pub fn finish(mut self) -> (Option<i32>, Vec<Value>, String) {
-        let deadline = Instant::now() + crate::support::RUN_DEADLINE;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("oneworks did not finish; seen: {:#?}", self.seen);
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let seen = &self.seen;
+        let status = wait_exit(
+            "oneworks finished",
+            crate::support::RUN_DEADLINE,
+            &mut self.child,
+            || format!("{seen:#?}"),
+        );
         while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
             self.seen
                 .push(serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}")));
@@ -318,22 +313,14 @@ impl Live {
     }
 }
 
-/// Whether a process with this pid still runs (bounded wait for it to go).
+/// Whether the process with this pid has gone (a zombie counts as gone)
+/// within 20 s.
 pub fn gone(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if !Path::new(&format!("/proc/{pid}")).exists() {
-            return true;
-        }
-        // A zombie is gone for our purposes.
-        if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            if status.split_whitespace().nth(2) == Some("Z") {
-                return true;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    false
+    holds_within(Duration::from_secs(20), || {
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|status| status.split_whitespace().nth(2) == Some("Z"))
+    })
 }
 
 /// The standard option set: allow once, always allow, reject once.

@@ -10,14 +10,13 @@ use std::io::Write;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::run::acp_env::{options_full, types, AcpEnv, EVENT_DEADLINE};
 
 use super::args;
-use crate::support::wait::wait_until;
+use crate::support::wait::{wait_exit, wait_until};
 use crate::support::{signal, stopped};
 
 /// How often each race is tried in one test (each try is one run).
@@ -243,17 +242,12 @@ fn terminal_run_with_keys(acp: &AcpEnv, keys: &[u8]) -> (Option<i32>, String) {
         stdin.write_all(keys).expect("type");
         stdin.flush().expect("flush");
     }
-    let deadline = Instant::now() + crate::support::RUN_DEADLINE;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("oneworks did not finish:\n{}", shown());
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_exit(
+        "oneworks finished",
+        crate::support::RUN_DEADLINE,
+        &mut child,
+        shown,
+    );
     drop(stdin);
     // The capture thread lets go of its handle at the output's end.
     wait_until("the end of the terminal output", EVENT_DEADLINE, || {
@@ -345,17 +339,12 @@ fn a_cancel_reaches_the_agent_even_when_stdout_is_gone() {
         .status()
         .expect("kill");
     assert!(status.success());
-    let deadline = Instant::now() + crate::support::RUN_DEADLINE;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("oneworks did not finish");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_exit(
+        "oneworks finished",
+        crate::support::RUN_DEADLINE,
+        &mut child,
+        String::new,
+    );
     assert_cancelled_then_session_cancel(&acp, &json!("p1"), "stdout closed");
     // A closed stdout ends the run quietly (SPEC §7: not the agent's failure).
     assert_eq!(status.code(), Some(0));

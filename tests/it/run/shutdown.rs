@@ -333,14 +333,13 @@ impl OnTerminal {
 
     /// Waits for the end; oneworks' exit code and what `stty -a` said.
     fn finish(mut self) -> (Option<i32>, String) {
-        let deadline = Instant::now() + crate::support::RUN_DEADLINE;
-        while self.child.try_wait().expect("try_wait").is_none() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the terminal run did not finish:\n{}", self.text());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let output = &self.output;
+        crate::support::wait::wait_exit(
+            "the terminal run finished",
+            crate::support::RUN_DEADLINE,
+            &mut self.child,
+            || String::from_utf8_lossy(&output.lock().expect("lock")).into_owned(),
+        );
         wait_until("the output of `stty -a`", || self.text().contains("icanon"));
         let text = self.text();
         let code = text

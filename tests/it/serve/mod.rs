@@ -8,6 +8,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::time::Duration;
 
 use reqwest::blocking::{Client, Response};
 use reqwest::header;
@@ -15,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::session::supervisor::{request, Session, DEADLINE};
 use crate::session::webhook::{with_webhook, Hook};
-use crate::support::wait::{wait_for, wait_until};
+use crate::support::wait::{wait_card, wait_for, wait_until};
 use crate::support::TestEnv;
 
 mod access;
@@ -140,11 +141,9 @@ impl Serve {
 
     #[track_caller]
     pub fn wait_card(&self, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        wait_for(&format!("a card is {what}"), DEADLINE, || {
-            let cards = self.cards();
-            let card = cards.iter().find(|card| test(card)).cloned();
-            card.ok_or_else(|| format!("{cards:?}"))
-        })
+        let pace = Duration::from_millis(10);
+        let what = format!("is {what}");
+        wait_card(pace, &what, DEADLINE, || self.cards(), test, String::new)
     }
 }
 

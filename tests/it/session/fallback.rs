@@ -5,6 +5,7 @@ use serde_json::json;
 
 use crate::session::supervisor::{request, Session};
 use crate::support::fake::{install_fake, kiro_script, with};
+use crate::support::wait::{wait_for, wait_for_every, wait_until};
 
 #[test]
 fn a_kiro_without_the_recorder_gets_cards_from_the_pane() {
@@ -72,33 +73,28 @@ fn box_on_marker(name: &str) -> Session {
 
 /// The supervisor's tmux control-mode client, once it runs.
 fn control_client(supervisor: u32) -> u32 {
-    let deadline = std::time::Instant::now() + crate::session::supervisor::DEADLINE;
-    loop {
-        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let parent = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|ppid| ppid.parse::<u32>().ok());
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let args: Vec<&[u8]> = cmdline.split(|byte| *byte == 0).collect();
-            if parent == Some(supervisor) && args.contains(&b"-C".as_slice()) {
-                return pid;
-            }
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no control-mode client"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for(
+        "the supervisor runs a control-mode client",
+        crate::session::supervisor::DEADLINE,
+        || {
+            std::fs::read_dir("/proc")
+                .expect("/proc")
+                .flatten()
+                .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+                .find(|&pid| {
+                    let stat =
+                        std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                    let parent = stat
+                        .rsplit_once(')')
+                        .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                        .and_then(|ppid| ppid.parse::<u32>().ok());
+                    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                    let args: Vec<&[u8]> = cmdline.split(|byte| *byte == 0).collect();
+                    parent == Some(supervisor) && args.contains(&b"-C".as_slice())
+                })
+                .ok_or_else(String::new)
+        },
+    )
 }
 
 /// Fail safe: a control-mode client that dies leaves the pane read by
@@ -174,11 +170,11 @@ fn a_box_after_a_long_idle_gets_its_card_from_the_change_notice() {
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
     // The TUI is up when it has drawn its screen.
-    let deadline = Instant::now() + crate::session::supervisor::DEADLINE;
-    while pane().trim().is_empty() {
-        assert!(Instant::now() < deadline, "the fake TUI drew nothing");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(
+        "the fake TUI drew its screen",
+        crate::session::supervisor::DEADLINE,
+        || !pane().trim().is_empty(),
+    );
 
     let (cpu0, wall0) = (cpu_seconds(supervisor), Instant::now());
     // The quiet itself is what is tested: nothing to wait for instead.
@@ -196,18 +192,23 @@ fn a_box_after_a_long_idle_gets_its_card_from_the_change_notice() {
     };
     assert!(!pending(), "a card before the box");
     session.touch("box");
-    let deadline = Instant::now() + crate::session::supervisor::DEADLINE;
+    // The wait also notes when the box was first seen on the pane.
     let mut shown = None;
-    let carded = loop {
-        if pending() {
-            break Instant::now();
-        }
-        if shown.is_none() && pane().contains("requires approval") {
-            shown = Some(Instant::now());
-        }
-        assert!(Instant::now() < deadline, "no card:\n{}", pane());
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let carded = wait_for_every(
+        Duration::from_millis(5),
+        "a card for the box",
+        crate::session::supervisor::DEADLINE,
+        || {
+            if pending() {
+                return Ok(Instant::now());
+            }
+            let screen = pane();
+            if shown.is_none() && screen.contains("requires approval") {
+                shown = Some(Instant::now());
+            }
+            Err(screen)
+        },
+    );
     // A card before this test saw the box: 0 by this measure.
     let shown = shown.unwrap_or(carded);
     let latency = carded.saturating_duration_since(shown);

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::support::fake::{install_fake, kiro_script, with};
-use crate::support::wait::wait_until;
+use crate::support::wait::{wait_card, wait_until};
 use crate::support::TestEnv;
 
 /// tmux tests run serially: a loaded 2-core machine, and one key timing.
@@ -129,11 +129,8 @@ impl Session {
     /// Waits until a card satisfies `test`; returns it.
     #[track_caller]
     pub fn wait_card(&self, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        crate::support::wait::wait_for(&format!("a card {what}"), DEADLINE, || {
-            let cards = self.cards();
-            let card = cards.iter().find(|card| test(card)).cloned();
-            card.ok_or_else(|| format!("{cards:?}"))
-        })
+        let pace = Duration::from_millis(10);
+        wait_card(pace, what, DEADLINE, || self.cards(), test, String::new)
     }
 
     pub fn pending_card(&self) -> Value {

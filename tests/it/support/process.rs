@@ -6,8 +6,9 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::wait::poll;
 use super::{Outcome, ONEWORKS, RUN_DEADLINE};
 
 /// The state letter of `pid` in `/proc/PID/stat` (`R`, `S`, `T`, `Z`…),
@@ -61,21 +62,19 @@ impl Running {
     }
 
     pub fn wait_for(mut self, deadline: Duration) -> Outcome {
-        let start = Instant::now();
-        loop {
-            match self.child.try_wait().expect("try_wait") {
-                Some(_) => return self.finish(),
-                None if start.elapsed() > deadline => {
-                    let _ = self.child.kill();
-                    let outcome = self.finish();
-                    panic!(
-                        "oneworks did not finish within {deadline:?}\n{}",
-                        outcome.describe()
-                    );
-                }
-                None => std::thread::sleep(Duration::from_millis(10)),
-            }
+        let child = &mut self.child;
+        let exited = poll(Duration::from_millis(10), deadline, || {
+            child.try_wait().expect("try_wait").ok_or_else(String::new)
+        });
+        if exited.is_err() {
+            let _ = self.child.kill();
+            let outcome = self.finish();
+            panic!(
+                "oneworks did not finish within {deadline:?}\n{}",
+                outcome.describe()
+            );
         }
+        self.finish()
     }
 
     fn finish(mut self) -> Outcome {

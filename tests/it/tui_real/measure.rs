@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::{TuiAgent, TuiCase, DEADLINE};
+use crate::support::wait::{poll, wait_for_every};
 
 /// The approval questions of `agent`'s built-in data (regexes over a line
 /// without its box sides), read from the data file itself so the figure
@@ -183,11 +184,9 @@ pub fn box_and_card(
         }
     });
     ask();
-    let deadline = Instant::now() + DEADLINE;
+    // The wait also notes when the box was first seen on the pane.
     let mut shown = None;
-    let mut card = None;
-    while card.is_none() {
-        assert!(Instant::now() < deadline, "no box/card:\n{}", pane());
+    let found = poll(Duration::from_millis(5), DEADLINE, || {
         if shown.is_none() && box_on_screen(&pane(), questions) {
             shown = Some(Instant::now());
         }
@@ -195,34 +194,34 @@ pub fn box_and_card(
             let Ok(value) = serde_json::from_str::<Value>(&line) else {
                 continue;
             };
-            let pending = value["state"] == "pending" || value["card"]["state"] == "pending";
-            if pending && card.is_none() {
-                let found = if value["card"].is_object() {
+            if value["state"] == "pending" || value["card"]["state"] == "pending" {
+                let card = if value["card"].is_object() {
                     value["card"].clone()
                 } else {
                     value
                 };
-                card = Some((at, found));
+                return Ok((at, card));
             }
         }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        Err(pane())
+    });
     let _ = child.kill();
     let _ = child.wait();
-    let (carded, card) = card.expect("card");
+    let (carded, card) =
+        found.unwrap_or_else(|seen| panic!("no card within {DEADLINE:?}; the pane:\n{seen}"));
     // A card may come first (a hook, a recorder): then the latency is 0 by
     // this measure and the box is checked to show up anyway.
     let shown = match shown {
         Some(at) => at,
         None => {
-            while !box_on_screen(&pane(), questions) {
-                assert!(
-                    Instant::now() < deadline,
-                    "the box never showed:\n{}",
-                    pane()
-                );
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            wait_for_every(Duration::from_millis(5), "the box shows", DEADLINE, || {
+                let screen = pane();
+                if box_on_screen(&screen, questions) {
+                    Ok(())
+                } else {
+                    Err(screen)
+                }
+            });
             carded
         }
     };

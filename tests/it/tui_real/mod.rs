@@ -31,12 +31,12 @@ pub use turn_ends::{DeclineEndsTurn, Declined};
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::agents_real::RealAgent;
-use crate::support::wait::wait_for_every;
+use crate::support::wait::{holds_within, wait_card, wait_for_every};
 
 /// The session of the standard checks (its folder holds the agent's world).
 pub const CHECKS: &str = "checks";
@@ -182,14 +182,12 @@ impl TuiAgent {
             measure::box_on_screen(&self.pane(name), &questions)
         });
         self.press(name, keys);
-        let again = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < again {
-            if !measure::box_on_screen(&self.pane(name), &questions) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
+        let gone = holds_within(Duration::from_secs(5), || {
+            !measure::box_on_screen(&self.pane(name), &questions)
+        });
+        if !gone {
+            self.press(name, keys);
         }
-        self.press(name, keys);
     }
 
     /// Types `text` literally, then Enter.
@@ -213,21 +211,15 @@ impl TuiAgent {
     /// Waits for a card of session `name` that passes `test`.
     #[track_caller]
     pub fn wait_card(&self, name: &str, what: &str, test: impl Fn(&Value) -> bool) -> Value {
-        let what = format!("a card {what} in session `{name}`");
-        wait_for_every(PACE, &what, DEADLINE, || {
-            let cards = self.cards(name);
-            cards
-                .iter()
-                .find(|card| test(card))
-                .cloned()
-                .ok_or_else(|| {
-                    format!(
-                        "{cards:#?}\npane:\n{}\nmodel:\n{}",
-                        self.pane(name),
-                        self.agent.model.describe()
-                    )
-                })
-        })
+        let what = format!("{what} in session `{name}`");
+        let context = || {
+            format!(
+                "\npane:\n{}\nmodel:\n{}",
+                self.pane(name),
+                self.agent.model.describe()
+            )
+        };
+        wait_card(PACE, &what, DEADLINE, || self.cards(name), test, context)
     }
 
     /// Starts session `name`, waits for the TUI, asks for `touch FILE`

@@ -2,9 +2,10 @@
 //! later or never) and agents that drop keys typed in one burst: the
 //! harness's variants of the standard checks for them.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::TuiAgent;
+use crate::support::wait::holds_within;
 
 /// What a declined box leads to, by agent: where the decline check
 /// looks for proof that it went through.
@@ -73,12 +74,10 @@ impl TuiAgent {
             return;
         }
         for _ in 0..3 {
-            let deadline = Instant::now() + Duration::from_secs(3);
-            while Instant::now() < deadline {
-                if self.agent.model.requests().len() > before {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(100));
+            if holds_within(Duration::from_secs(3), || {
+                self.agent.model.requests().len() > before
+            }) {
+                return;
             }
             // No request: the turn did not start, so no box is up that an
             // Enter would answer.

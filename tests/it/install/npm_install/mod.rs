@@ -305,14 +305,17 @@ fn npm_concurrent_prepares_download_once() {
     let running: Vec<crate::support::Running> = (0..4)
         .map(|_| crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
         .collect();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while env.server.hits(DOCUMENT_PATH) < 4 && std::time::Instant::now() < deadline {
-        assert!(
-            std::fs::symlink_metadata(env.version_dir("1.0.0")).is_err(),
-            "the version became visible before its download finished"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    crate::support::wait::wait_until(
+        "all four processes asked for the document",
+        crate::support::wait::DEADLINE,
+        || {
+            assert!(
+                std::fs::symlink_metadata(env.version_dir("1.0.0")).is_err(),
+                "the version became visible before its download finished"
+            );
+            env.server.hits(DOCUMENT_PATH) >= 4
+        },
+    );
     std::fs::write(&release, "go").expect("release the tarball");
     let outcomes: Vec<_> = running
         .into_iter()

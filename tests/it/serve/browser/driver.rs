@@ -6,12 +6,12 @@
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
 use crate::session::supervisor::DEADLINE;
+use crate::support::wait::{wait_for_async, wait_until};
 
 /// chromedriver on a free port; killed on drop.
 pub(super) struct Driver {
@@ -36,11 +36,9 @@ impl Driver {
             .stderr(Stdio::null())
             .spawn()
             .expect("start chromedriver");
-        let deadline = Instant::now() + DEADLINE;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver never listened");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until("chromedriver listens", DEADLINE, || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
         Some(Driver {
             child,
             url: format!("http://127.0.0.1:{port}"),
@@ -82,39 +80,30 @@ pub(super) async fn browser(driver: &Driver, profile: &std::path::Path) -> Clien
 
 /// Waits until `selector` matches in the current tab; returns when it does.
 pub(super) async fn wait_for(browser: &Client, selector: &str) {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
+    wait_for_async(&format!("{selector} matches"), DEADLINE, || async move {
         if browser.find(Locator::Css(selector)).await.is_ok() {
-            return;
+            return Ok(());
         }
-        let page = browser.source().await.unwrap_or_default();
-        assert!(
-            Instant::now() < deadline,
-            "never matched {selector}: {page}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+        Err(browser.source().await.unwrap_or_default())
+    })
+    .await;
 }
 
 /// The text of the element `selector` matches, once it is displayed. The
 /// page redraws a card when an update arrives: an element found just
 /// before is then stale, and the look is taken again on the new one.
 pub(super) async fn shown_text(browser: &Client, selector: &str) -> String {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        let seen = match browser.find(Locator::Css(selector)).await {
+    let what = format!("{selector} shows its text");
+    wait_for_async(&what, DEADLINE, || async move {
+        match browser.find(Locator::Css(selector)).await {
             Ok(element) => match (element.is_displayed().await, element.text().await) {
-                (Ok(true), Ok(text)) => return text,
-                (displayed, text) => format!("displayed {displayed:?}, text {text:?}"),
+                (Ok(true), Ok(text)) => Ok(text),
+                (displayed, text) => Err(format!("displayed {displayed:?}, text {text:?}")),
             },
-            Err(error) => error.to_string(),
-        };
-        assert!(
-            Instant::now() < deadline,
-            "{selector} never showed its text: {seen}"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+            Err(error) => Err(error.to_string()),
+        }
+    })
+    .await
 }
 
 /// The value of `script` run in the current tab.
@@ -127,12 +116,13 @@ pub(super) async fn script(browser: &Client, script: &str) -> Value {
 
 /// Waits until `script` returns `true` in the current tab.
 pub(super) async fn wait_script(browser: &Client, what: &str, test: &str) {
-    let deadline = Instant::now() + DEADLINE;
-    while script(browser, test).await != json!(true) {
-        let page = browser.source().await.unwrap_or_default();
-        assert!(Instant::now() < deadline, "never {what}: {page}");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    wait_for_async(what, DEADLINE, || async move {
+        if script(browser, test).await == json!(true) {
+            return Ok(());
+        }
+        Err(browser.source().await.unwrap_or_default())
+    })
+    .await;
 }
 
 /// The tab's address bar and every entry of its history hold no `secret`:
