@@ -154,7 +154,10 @@ impl Classify for AcpError {
             } => {
                 let general = format!("check `oneworks adapter status {adapter}`");
                 Some(
-                    match crate::install::probe::cause::recognise(&source.to_string()) {
+                    match source
+                        .raw_os_error()
+                        .and_then(crate::install::probe::cause::from_start_errno)
+                    {
                         Some(cause) => format!("{}\nhint: {general}", cause.hint()),
                         None => general,
                     },
@@ -168,5 +171,39 @@ impl Classify for AcpError {
             }
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spawn_hint(source: std::io::Error) -> String {
+        AcpError::Spawn {
+            program: "agent".to_owned(),
+            adapter: "some-agent".to_owned(),
+            source,
+        }
+        .hint()
+        .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_spawn_refused_as_no_program_for_this_host_names_the_platform_package() {
+        let hint = spawn_hint(std::io::Error::from_raw_os_error(libc::ENOEXEC));
+        assert!(hint.contains("binary for this platform"), "{hint}");
+        assert!(
+            hint.contains("oneworks adapter status some-agent"),
+            "{hint}"
+        );
+    }
+
+    #[test]
+    fn the_hint_comes_from_the_errno_not_from_the_errors_text() {
+        // Words that read like the cause, with no errno behind them.
+        let hint = spawn_hint(std::io::Error::other("exec format error"));
+        assert_eq!(hint, "check `oneworks adapter status some-agent`");
+        let hint = spawn_hint(std::io::Error::from_raw_os_error(libc::ENOENT));
+        assert_eq!(hint, "check `oneworks adapter status some-agent`");
     }
 }

@@ -96,6 +96,12 @@ pub fn recognise(text: &str) -> Option<ProbeCause> {
         .map(|(cause, _)| *cause)
 }
 
+/// The cause a failed start's errno names, if any: the kernel refused to
+/// execute the file (ENOEXEC), so it is not a program for this host.
+pub fn from_start_errno(errno: i32) -> Option<ProbeCause> {
+    (errno == libc::ENOEXEC).then_some(ProbeCause::PlatformPackageMissing)
+}
+
 impl ProbeCause {
     /// What a person can do about it.
     pub fn hint(self) -> &'static str {

@@ -154,9 +154,8 @@ fn diagnose(outcome: &CommandOutcome) -> (Vec<String>, Option<ProbeCause>) {
 {}",
         outcome.stderr, outcome.stdout
     );
-    let cause = self::cause::recognise(&text).or_else(|| {
-        (outcome.start_errno == Some(libc::ENOEXEC)).then_some(ProbeCause::PlatformPackageMissing)
-    });
+    let cause = self::cause::recognise(&text)
+        .or_else(|| outcome.start_errno.and_then(self::cause::from_start_errno));
     (stderr_tail(&outcome.stderr), cause)
 }
 
