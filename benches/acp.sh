@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Structured-run benchmarks for issue 8 (`oneworks run kiro --json` over ACP).
+# Structured-run benchmarks (`oneworks run kiro --json` over ACP).
 #
 #   bash benches/acp.sh
 #
@@ -86,7 +86,7 @@ script stamped "$(printf '[{"stamped":{"count":%d,"intervalMicros":%d}}]' "$LAT_
 cd "$WORK/project"
 RUN="$BIN run kiro --json --prompt x"
 # A credential in the environment, as in CI: every event then passes a
-# scrubber with real patterns (SPEC §6.2) instead of the empty one.
+# scrubber with real patterns instead of the empty one.
 BENCH_KEY=bench-kiro-key-0123456789abcdef
 
 # What oneworks says to the agent, so the fake alone can replay a turn.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bounds benchmark for issue 12 (items 12 and 13): peak RSS of oneworks for
+# Bounds benchmark: peak RSS of oneworks for
 # each hostile input; every one must stay under 64 MiB.
 #
 #   bash benches/bounds.sh                       # full sizes (a few minutes)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Managed-install benchmarks for issues 2 and 6 (`oneworks adapter prepare kiro`).
+# Managed-install benchmarks (`oneworks adapter prepare kiro`).
 #
 #   bash benches/install.sh
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kept sessions (issue 35, SPEC §7.1), measured on the real Qwen Code (the
+# Kept sessions, measured on the real Qwen Code (the
 # version the real-agent tests pin, tests/fixtures/agents/qwen/
 # package-lock.json) through a loopback fake model API
 # (benches/agents/fake_model.py: OpenAI chat completions, plain text), side
@@ -30,10 +30,10 @@
 #
 # After the rounds: VmRSS/VmHWM of the owner (`oneworks session keep`, its
 # pid from `session list --json`), of acpx's queue owner, and of each
-# agent's process tree. Goals (issue 35), judged on the per-round
+# agent's process tree. Goals, judged on the per-round
 # differences' median: (a) − (b) ≤ +50 ms, (a) ≤ 0.3 × (c), the owner's RSS
 # ≤ 16 MiB, a `--keep` first turn no slower than a one-shot.
-# Writes the "Kept sessions (issue 35)" section of BENCHMARKS.md unless
+# Writes the "Kept sessions" section of BENCHMARKS.md unless
 # BENCH_NO_DOC is set.
 #
 #   bash tests/fixtures/node/fetch.sh && bash benches/kept.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The npm managed source (issue 14) by hand: `oneworks adapter prepare` of a
+# The npm managed source by hand: `oneworks adapter prepare` of a
 # Gemini-sized npm package from a loopback registry, against the shell
 # pipeline `curl | tee >(sha512sum) | tar xz` and `npm install -g` of the
 # same version, in one run. Prints one line per measurement (median of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `oneworks session serve` benchmarks for issue 15 (SPEC §8.5).
+# `oneworks session serve` benchmarks.
 #
 #   bash benches/serve.sh
 #
@@ -9,7 +9,7 @@
 # benches/serve/drive.py): serve's idle CPU and RSS with every stream open,
 # then recorder line → card element in headless Chromium's DOM (Debian's
 # chromium + chromium-driver, installed when missing), then the floods of
-# SPEC §8.5 against a second serve under `ulimit -n 256` (idle sockets,
+# serve against a second serve under `ulimit -n 256` (idle sockets,
 # slow-loris heads, held link bodies: the slowest authenticated answer
 # during each, when serve closed every flood socket, serve's peak RSS).
 # Prints markdown tables; BENCHMARKS.md's serve section is written by hand

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Supervised TUI session benchmarks for issue 7 (`oneworks session …`).
+# Supervised TUI session benchmarks (`oneworks session …`).
 #
 #   bash benches/session.sh
 #
@@ -24,7 +24,7 @@
 # Prints a markdown table and rewrites the generated part of BENCHMARKS.md
 # (between the `session-bench` markers), only from a committed tree.
 #
-# The agents part (BENCH_PARTS=agents, issue 21): every real agent's TUI
+# The agents part (BENCH_PARTS=agents): every real agent's TUI
 # (tests/it/tui_real/, their packages fetched by tests/fixtures/fetch.sh)
 # in a release build, one ignored `measure` test per agent: box on screen →
 # card, answer → delivered per verdict, idle CPU of the supervisor and of
@@ -70,10 +70,10 @@ if [[ " $PARTS " == *" agents "* ]]; then
     for agent in ${BENCH_AGENTS:-gemini qwen copilot opencode codex claude}; do
         log "  $agent"
         ONE_OUT=$AGENTS_OUT.$agent
-        # Gemini replays a recorded turn (tests/it/gemini_measure.rs); the
+        # Gemini replays a recorded turn (tests/it/gemini/measure.rs); the
         # others run against the fake model (tests/it/tui_real/).
         test_path=tui_real::$agent::measure
-        [[ $agent == gemini ]] && test_path=gemini_measure::measure
+        [[ $agent == gemini ]] && test_path=gemini::measure::measure
         if (cd "$ROOT" && cargo test --release --features fakes --quiet -- --ignored --exact --nocapture "$test_path") >"$ONE_OUT" 2>&1; then
             grep '^TUI-BENCH ' "$ONE_OUT" | tee -a "$AGENTS_OUT" >&2
         else
@@ -140,7 +140,7 @@ ENV=(env -i "HOME=$WORK/home" "PATH=$WORK/bin:/usr/bin:/bin" "LANG=C.UTF-8"
     "ONEWORKS_KIRO_MANIFEST_URL=http://127.0.0.1:9/unused.json")
 printf 'adapters:\n  kiro:\n    cli:\n      source: system\n' >"$WORK/project/.oneworks/config.yaml"
 
-# The fake kiro-cli: a wrapper beside its script (SPEC §9). Its TUI shows
+# The fake kiro-cli: a wrapper beside its script. Its TUI shows
 # one scripted request per marker file, for the answer benchmark.
 python3 "$HERE/fake_script.py" "$WORK" "$ACCEPTS" "$DECLINES" >"$WORK/bin/kiro-cli.script.json"
 printf '#!/bin/sh\nexec %q --fake-script %q "$@"\n' "$FAKE" "$WORK/bin/kiro-cli.script.json" >"$WORK/bin/kiro-cli"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shutdown benchmark for issue 12 (SPEC §7, Shutdown): how long
+# Shutdown benchmark: how long
 # `oneworks run kiro --json` takes from the end of the turn to its own exit.
 #
 #   bash benches/shutdown.sh

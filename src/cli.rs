@@ -341,7 +341,7 @@ impl SessionCommand {
     }
 }
 
-/// `--mode`: the permission policy of a run (SPEC §7).
+/// `--mode`: the permission policy of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
     /// Ask for every permission

@@ -39,7 +39,7 @@ pub fn install_startup_scrubber(env: Environment) {
 }
 
 /// The settings of `command`, and the one note naming what an untrusted
-/// project config had ignored (SPEC §2.1). The adapter's scrubber becomes
+/// project config had ignored. The adapter's scrubber becomes
 /// the print scrubber here, at the command edge, in plain sight: reading
 /// settings has no side effect.
 fn settings(

@@ -1,5 +1,5 @@
 //! The error type at the command edge: every failure carries an
-//! [`ErrorKind`] that fixes its documented exit code (SPEC §1.2) and its
+//! [`ErrorKind`] that fixes its documented exit code and its
 //! `kind` string in `--json` error documents, plus an optional hint.
 
 use std::fmt;

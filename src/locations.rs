@@ -1,4 +1,4 @@
-//! Where things live (SPEC §1.1): the project, the user config, managed
+//! Where things live: the project, the user config, managed
 //! installs, the zip spool and the runtime folder — derived once from the
 //! parsed environment ([`EnvOptions`]).
 

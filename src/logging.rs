@@ -1,7 +1,7 @@
 //! Logging: `tracing` to stderr; `-v` for info, `-vv` for debug, `RUST_LOG`
 //! (`level` or `target=level` lists, e.g. `oneworks=trace,hyper=warn`) for
 //! anything finer. Every line passes the credential scrubber as part of
-//! one stream (SPEC §6.2), whatever its call site already scrubbed.
+//! one stream, whatever its call site already scrubbed.
 
 use std::io::Write;
 

@@ -1,4 +1,4 @@
-"""The plain baseline of issue 8: parse every JSON line and print it compact."""
+"""The plain baseline of the structured-run benchmark: parse every JSON line and print it compact."""
 import json
 import sys
 

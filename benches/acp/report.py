@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench_doc import write_section  # noqa: E402
 
 START, END = "<!-- acp-bench:start -->", "<!-- acp-bench:end -->"
-HEADING = "## Structured runs over ACP (issue 8)"
+HEADING = "## Structured runs over ACP"
 
 
 def load(results, name):

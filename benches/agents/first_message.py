@@ -156,7 +156,7 @@ def oneworks_turn(out, command, capture=None):
 def home_marker(parent, t0_real):
     """When oneworks created the agent's temp HOME, in ms after t0: the
     owner marker `HOME.owner` is created just before the HOME and the
-    spawn, and never written (SPEC §5.1), so its mtime is its creation —
+    spawn, and never written, so its mtime is its creation —
     to the kernel's coarse file clock (a jiffy, 4 ms here: a lower bound).
     The agent is the child of `parent` whose HOME has such a marker."""
     try:

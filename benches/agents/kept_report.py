@@ -1,4 +1,4 @@
-"""The "Kept sessions (issue 35)" block of BENCHMARKS.md, from the files
+"""The "Kept sessions" block of BENCHMARKS.md, from the files
 benches/kept.sh left in its folder K:
 
   K/turns/NAME.jsonl      one line per timed turn (kept_turns.py rounds):
@@ -150,7 +150,7 @@ Where the time goes, medians in ms from the spawn ((b): from writing `session/pr
 
 Goals, judged on the median of the per-round differences (ratios) — the contenders of a round run side by side, so load that drifts between rounds cancels — with their range and the difference of the medians beside:
 
-| goal (issue 35) | measured | |
+| goal | measured | |
 |---|---|---|
 """ + "\n".join(f"| {goal} | {measured} | {verdict(met)} |" for goal, measured, met in goals) + f"""
 
@@ -175,7 +175,7 @@ Reproduce: `bash tests/fixtures/node/fetch.sh && {knobs}bash benches/kept.sh` (k
     sys.path.insert(0, benches)
     from bench_doc import write_section
     start, end = "<!-- kept-bench:start -->", "<!-- kept-bench:end -->"
-    write_section(doc, "## Kept sessions (issue 35)", start, end, f"{start}\n{section}{end}")
+    write_section(doc, "## Kept sessions", start, end, f"{start}\n{section}{end}")
     print(f"wrote the kept-sessions block of {doc}")
 
 

@@ -1,5 +1,5 @@
 """Times follow-up turns of a kept session, for the kept-sessions benchmark
-(benches/kept.sh, issue 35). Two modes:
+(benches/kept.sh). Two modes:
 
   kept_turns.py world PID OUT
       reads the agent process PID (the agent a kept session's owner

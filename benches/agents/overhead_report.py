@@ -92,7 +92,7 @@ oneworks' overhead is (a) − (c); it splits into (a) − (b), oneworks' own tim
 |---|---|---:|---:|---:|---:|---:|---:|---:|---|
 """ + "\n".join(lines) + f"""
 
-Goal (issue 20): oneworks' overhead ≤ {GOAL_MS} ms — **{'met for every agent' if all_met else 'not met for ' + ', '.join(v[0] for v in verdicts if not v[2])}**{f' (largest: {worst[0]}, {worst[1]:+.0f} ms)' if worst else ''}. "Before the spawn" is read in each oneworks run after its first message (so outside the timed span): the creation time of the agent's temp HOME's owner marker (`…/home-XXXX.owner`, created just before the HOME and the spawn and never written), from spawning oneworks; file times here are a jiffy coarse (4 ms, and they lag), so it is a lower bound within ~5 ms. The three contenders take turns in every round; on a shared machine single runs vary by tens of milliseconds, so the medians and the paired differences are the reading, the ranges the noise.
+Goal: oneworks' overhead ≤ {GOAL_MS} ms — **{'met for every agent' if all_met else 'not met for ' + ', '.join(v[0] for v in verdicts if not v[2])}**{f' (largest: {worst[0]}, {worst[1]:+.0f} ms)' if worst else ''}. "Before the spawn" is read in each oneworks run after its first message (so outside the timed span): the creation time of the agent's temp HOME's owner marker (`…/home-XXXX.owner`, created just before the HOME and the spawn and never written), from spawning oneworks; file times here are a jiffy coarse (4 ms, and they lag), so it is a lower bound within ~5 ms. The three contenders take turns in every round; on a shared machine single runs vary by tens of milliseconds, so the medians and the paired differences are the reading, the ranges the noise.
 
 What was spawned (the same in all three):
 
@@ -108,7 +108,7 @@ Reproduce: `bash tests/fixtures/node/fetch.sh && BENCH_PARTS=overhead bash bench
     sys.path.insert(0, benches)
     from bench_doc import write_section
     start, end = "<!-- real-agents-overhead:start -->", "<!-- real-agents-overhead:end -->"
-    write_section(doc, "### Overhead: `run` start → first agent message (issue 20)", start, end,
+    write_section(doc, "### Overhead: `run` start → first agent message", start, end,
                   f"{start}\n{section}{end}")
     print(f"wrote the overhead block of {doc}")
 

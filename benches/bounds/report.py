@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench_doc import write_section  # noqa: E402
 
 START, END = "<!-- bounds-bench:start -->", "<!-- bounds-bench:end -->"
-HEADING = "## Bounds on hostile input (issue 12)"
+HEADING = "## Bounds on hostile input"
 GOAL_KIB = 64 * 1024
 
 

@@ -15,7 +15,7 @@ from bench_doc import write_section  # noqa: E402
 
 START = "<!-- install-bench:start -->"
 END = "<!-- install-bench:end -->"
-HEADING = "## Managed install (issues 2 and 6)"
+HEADING = "## Managed install"
 
 BASELINE = "baseline: curl | tee >(sha256sum) | tar xzf -"
 COLD_GZ = "oneworks cold, tarGz"

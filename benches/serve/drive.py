@@ -10,7 +10,7 @@ one `oneworks session serve`, STREAMS open `GET /events` streams, then:
            REQUESTS requests spread over the sessions, each resolved by a
            response line before the next;
   floods   a second serve of the same project under `ulimit -n 256`
-           (SPEC §8.5 bounds), one flood at a time: 300 idle sockets, 500
+           (its bounds), one flood at a time: 300 idle sockets, 500
            slow-loris heads (a byte per socket every 0.5 s for 12 s), 100
            POSTs to answer links announcing 1.9 MB each, 1.8 MB sent, held.
            For each: the slowest authenticated GET /api/sessions during the

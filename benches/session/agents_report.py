@@ -20,13 +20,13 @@ from bench_doc import write_section  # noqa: E402
 
 START = "<!-- session-agents-bench:start -->"
 END = "<!-- session-agents-bench:end -->"
-HEADING = "## Supervised TUI sessions of the real agents (issue 21)"
+HEADING = "## Supervised TUI sessions of the real agents"
 
-# Goals (issue 21 item 4). The figure here is box on screen → card, for
+# Goals. The figure here is box on screen → card, for
 # every signal: the pane's goal is 300 ms. A hook's or a recorder's own goal
 # (signal → card ≤ 20 ms) is for the time from the agent's signal to the
 # card, measured where the signal can be timed (the fake Kiro's hook log:
-# `supervisor_hook::signal_to_card_latency`; the recorder: the kiro part).
+# `session::hook::signal_to_card_latency`; the recorder: the kiro part).
 BOX_TO_CARD_GOAL_MS = 300.0
 
 # A failed measure's row quotes the test's panic text: outside text, so
@@ -122,7 +122,7 @@ def render(found, meta):
         "Box → card: from the first capture showing the box's question to the pending card on "
         "`session approvals --watch` (0 when the card came first: Claude's hook fires as it draws "
         "its box; the hook's own signal → card time is measured by "
-        "`cargo test --features fakes supervisor_hook::signal_to_card_latency -- --nocapture`, goal ≤ 20 ms). Answer: `session answer` until it returned (keys delivered, "
+        "`cargo test --features fakes session::hook::signal_to_card_latency -- --nocapture`, goal ≤ 20 ms). Answer: `session answer` until it returned (keys delivered, "
         "the settle and render gaps of the agent's data included). Idle CPU: over the idle "
         "seconds after the rounds, the supervisor alone (goal ≤ 0.1 % of a core) and the agent's "
         "process tree (not ours to keep low).",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Idle CPU of a supervisor that reads the agent's pane (SPEC §8.4; issue 21
-# item 4: ≤ 0.1 % of a core while nothing happens), on the fake
+# Idle CPU of a supervisor that reads the agent's pane (goal:
+# ≤ 0.1 % of a core while nothing happens), on the fake
 # `kiro-cli chat --tui` with `paneFallback: on` in real tmux:
 #
 #   bash benches/session/idle_pane.sh

@@ -14,7 +14,7 @@ from bench_doc import write_section  # noqa: E402
 
 START = "<!-- session-bench:start -->"
 END = "<!-- session-bench:end -->"
-HEADING = "## Supervised TUI sessions (issue 7)"
+HEADING = "## Supervised TUI sessions"
 
 PARK_P95_MS = 20.0
 OTHER_MS = 50.0

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench_doc import write_section  # noqa: E402
 
 START, END = "<!-- shutdown-bench:start -->", "<!-- shutdown-bench:end -->"
-HEADING = "## Shutdown: turn end → exit (issue 12)"
+HEADING = "## Shutdown: turn end → exit"
 TARGET_MS = 50
 
 

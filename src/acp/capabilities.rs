@@ -1,4 +1,4 @@
-//! The capability matrix (SPEC §7): the `initialize` answer, decoded as
+//! The capability matrix: the `initialize` answer, decoded as
 //! the schema crate's `InitializeResponse`, reduced to the explicit flags
 //! every later call consults. Anything not advertised is off; an agent
 //! speaking another protocol version than ours is refused. The agent's

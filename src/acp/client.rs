@@ -31,7 +31,7 @@ pub struct RunPlan<'a> {
     pub mode: Mode,
     pub rules: Rules,
     pub rule_notes: Vec<String>,
-    /// The written policy (SPEC §7.2) and the decision record.
+    /// The written policy and the decision record.
     pub decisions: super::permissions::decision_log::DecisionPlan,
     pub json: bool,
     pub timeout: Option<super::RunTimeout>,
@@ -62,7 +62,7 @@ pub async fn run(mut plan: RunPlan<'_>, spec: ChildSpec) -> Result<(), AcpError>
     }
 }
 
-/// A turn of a kept session (SPEC §7.1): the prompt waits in the owner's
+/// A turn of a kept session: the prompt waits in the owner's
 /// queue, then runs over the owner's socket exactly as a one-shot run
 /// runs over the agent's stdio; closing the connection hands the agent
 /// back. The agent is neither started nor stopped here.

@@ -1,4 +1,4 @@
-//! The run events of SPEC §1.3 and where they go: with `--json`, one JSON
+//! The run events and where they go: with `--json`, one JSON
 //! object a line on stdout, flushed per line; otherwise the agent's text on
 //! stdout and everything else (tool calls, plans, diagnostics) on stderr.
 //! Both paths pass the credential scrubber (`crate::output`); human text
@@ -73,7 +73,7 @@ pub enum Event {
     Plan {
         entries: Value,
     },
-    /// Its text is card text (SPEC §8.6): see `acp::shown`.
+    /// Its text is card text: see `acp::shown`.
     PermissionRequest {
         id: String,
         title: String,
@@ -89,7 +89,7 @@ pub enum Event {
         subagent: Option<String>,
         options: Vec<ShownOption>,
     },
-    /// A request the written policy decided (SPEC §7.2): printed in place
+    /// A request the written policy decided: printed in place
     /// of its `permission_request` (nobody is asked), then its
     /// `permission_resolved` as for every automatic answer. `rule` is
     /// `{"index", …the rule's own fields}` or `{"otherwise"}`; the title is
@@ -141,7 +141,7 @@ pub struct Sink {
     /// The print scrubber last seen and whether it leaves the names and
     /// tags of a chunk event alone.
     plain_tags: Option<(Arc<Scrubber>, bool)>,
-    /// The message and thought streams, scrubbed as streams (SPEC §6.2): a
+    /// The message and thought streams, scrubbed as streams: a
     /// secret split across chunks is still found, even around other events
     /// (their texts are concatenated: stdout in human mode, `jq` over
     /// `--json`). Built from the print scrubber last seen.
@@ -197,7 +197,7 @@ impl Sink {
     /// of its event, without building a JSON tree per chunk. The text goes
     /// through the stream scrubber of its kind: what could still begin a
     /// secret waits for the next chunk of its kind, across other events, so
-    /// chunk boundaries may move (SPEC §6.2).
+    /// chunk boundaries may move.
     pub fn chunk(&mut self, kind: ChunkKind, text: &str) -> Result<(), OutputError> {
         let Some(scrubber) = output::scrubber() else {
             return self.write_chunk(kind, text, None);

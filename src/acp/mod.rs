@@ -1,4 +1,4 @@
-//! The ACP client (SPEC §7): `oneworks run <adapter>` drives the agent's
+//! The ACP client: `oneworks run <adapter>` drives the agent's
 //! ACP mode as a structured stream. The messages are the schema crate's
 //! types (`agent-client-protocol-schema`, protocol v1); the loop around
 //! them is owned here because receiving must be lenient (a vendor's
@@ -10,7 +10,7 @@
 //! - [`rpc`]: JSON-RPC line framing, separate id spaces per direction.
 //! - [`capabilities`]: the `initialize` answer as an explicit matrix.
 //! - [`updates`]: session updates in both dialects → [`events`].
-//! - [`events`]: the run events of SPEC §1.3 and their two renderings.
+//! - [`events`]: the run events and their two renderings.
 //! - [`fast`]: the hot path of a streamed turn (message chunks).
 //! - [`permissions`]: mode policy, remembered rules, reply matching.
 //! - [`shown`]: what a person is shown of a permission request (card text).

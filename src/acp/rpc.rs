@@ -5,7 +5,7 @@
 //! crate's typed params, results and errors).
 //!
 //! The envelope is ours, not the schema's `Request`/`Response`: its
-//! `RequestId` holds integers only, and SPEC §7 wants every id the agent
+//! `RequestId` holds integers only, and every id the agent
 //! may send (`1.5`, `7.0`) echoed exactly.
 //!
 //! The two directions have separate id spaces: the ids of requests *we*

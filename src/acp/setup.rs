@@ -344,7 +344,7 @@ mod tests {
 
     use super::*;
 
-    /// SPEC §7's `initialize`, now built from the schema's types.
+    /// The `initialize` request, built from the schema's types.
     #[test]
     fn initialize_is_the_specs_message() {
         let sent = serde_json::to_value(initialize_params()).expect("json");

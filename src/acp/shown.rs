@@ -1,4 +1,4 @@
-//! What a person is shown of a permission request in `run` (SPEC §8.6):
+//! What a person is shown of a permission request in `run`:
 //! card text of its title and of the command, paths and working folder it
 //! carries, made by the one card-text function ([`crate::output::visible`])
 //! after the print scrubber. The terminal prompt and the
@@ -9,7 +9,7 @@ use crate::output;
 
 use crate::output::visible::{visible, visible_paths};
 
-/// A permission request as a person is shown it: card text (SPEC §8.6)
+/// A permission request as a person is shown it: card text
 /// of its title and of the command, paths and working folder it carries,
 /// each scrubbed whole first; `complete` is `false` when any was cut.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -26,7 +26,7 @@ pub fn event_for(update: &Value) -> Option<Event> {
     };
     // A tool's `kind` and `status` as the agent sent them: the standard
     // names are already snake_case, and any other passes through as sent
-    // (scrubbed as received, SPEC §6.2) rather than becoming `other`.
+    // (scrubbed as received) rather than becoming `other`.
     let sent = |key: &str| update.get(key).and_then(Value::as_str).map(str::to_owned);
     let text = |content: ContentBlock| match content {
         ContentBlock::Text(text) => Some(text.text),

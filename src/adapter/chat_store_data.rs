@@ -1,4 +1,4 @@
-//! `tui.signals.chatStore` of an adapter data file (issue 36): where the
+//! `tui.signals.chatStore` of an adapter data file: where the
 //! agent keeps its conversation as a SQLite database per chat, and how a
 //! call waiting for its approval reads there. The supervisor reads each
 //! such store read-only ([`crate::session::signals::chat_store`]); the

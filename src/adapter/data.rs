@@ -1,4 +1,4 @@
-//! An adapter data file (`manifests/<adapter>.yaml`, SPEC §11.1): every
+//! An adapter data file (`manifests/<adapter>.yaml`): every
 //! vendor fact oneworks needs about one agent CLI, parsed into plain types.
 //! Which files exist is `adapter::registry`'s business.
 
@@ -81,14 +81,14 @@ impl DataError {
 pub struct AdapterData {
     pub id: String,
     pub display_name: String,
-    /// The vendor manifest managed source (SPEC §4); at most one of
+    /// The vendor manifest managed source; at most one of
     /// `manifest`, `npm` and `pinned` is given.
     #[serde(default)]
     pub manifest: Option<ManifestData>,
-    /// The npm registry managed source (SPEC §11.2).
+    /// The npm registry managed source.
     #[serde(default)]
     pub npm: Option<NpmData>,
-    /// Archives by version verified against reviewed pins (SPEC §11.5).
+    /// Archives by version verified against reviewed pins.
     #[serde(default)]
     pub pinned: Option<super::pinned_data::PinnedData>,
     pub binary: BinaryData,
@@ -112,7 +112,7 @@ pub struct ManifestData {
     pub base_strip_suffix: String,
     /// Where a version's downloads lie below the download base, with
     /// `{version}` the version (`{version}/`): a lock file's `download`
-    /// must lie there for the version it pins (SPEC §4.4). Without it, only
+    /// must lie there for the version it pins. Without it, only
     /// the installed binary's version probe binds a pinned version.
     #[serde(default)]
     pub version_path: Option<String>,

@@ -1,4 +1,4 @@
-//! The adapter data's `fileType` as a type (SPEC §4.1): the four archive
+//! The adapter data's `fileType` as a type: the four archive
 //! formats oneworks installs, the package formats it only selects (`dmg`,
 //! `msi`, …), and any value a newer manifest may bring, kept as text. Plain
 //! data: how to unpack one is the installer's business (`install::extract::format`).

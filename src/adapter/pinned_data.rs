@@ -1,4 +1,4 @@
-//! A managed source verified by reviewed pins (SPEC §11.5): a vendor that
+//! A managed source verified by reviewed pins: a vendor that
 //! publishes archives by version but no checksum at all. The adapter's
 //! data names where a version's archive lies and, per version and
 //! platform, the sha256 someone read from a packager they trust (with

@@ -1,4 +1,4 @@
-//! The known adapters (SPEC §11.1): the data files built into the binary
+//! The known adapters: the data files built into the binary
 //! (`manifests/<adapter>.yaml`), then one YAML file per adapter in
 //! `$ONEWORKS_ADAPTERS_DIR` (a file there with a built-in name replaces
 //! it), then `ONEWORKS_<ADAPTER>_ADAPTER_FILE` for one adapter. Files are

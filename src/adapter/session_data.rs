@@ -1,5 +1,5 @@
 //! The `session:` section of an adapter data file: the agent's profile
-//! world (SPEC §5, §11.3) — which variable relocates its home, and which
+//! world — which variable relocates its home, and which
 //! files `config.yaml` becomes in that home. The shapes are a small fixed
 //! set that `profile::materialize` implements (a settings file that is flat
 //! or nested JSON or TOML, an optional agent file, MCP servers and hooks in
@@ -102,7 +102,7 @@ pub struct SettingsFileData {
     #[serde(default)]
     pub keep: Vec<String>,
     /// The keys of `configContent` that apply from an untrusted project
-    /// config (SPEC §2.1); every other key of it applies only once the
+    /// config; every other key of it applies only once the
     /// person trusted the file. Empty unless each key was checked against
     /// what the agent does with it.
     #[serde(default)]
@@ -110,7 +110,7 @@ pub struct SettingsFileData {
 }
 
 /// One key of the agent's settings (`configContent`, `agentConfig`) that
-/// an untrusted project config may set (SPEC §2.1: an agent's settings
+/// an untrusted project config may set (an agent's settings
 /// are code, so these lists are allow-lists).
 ///
 /// `path` is a dotted key path (`model`, `ui.theme`, `telemetry.enabled`)
@@ -174,7 +174,7 @@ impl TryFrom<SafeKeyText> for SafeKey {
     }
 }
 
-/// An adapter's allow-lists for an untrusted project config (SPEC §2.1):
+/// An adapter's allow-lists for an untrusted project config:
 /// `session.settings.safeKeys` and `session.agentFile.safeKeys`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SafeKeys {
@@ -421,7 +421,7 @@ pub struct StateFileData {
 
 /// Folder trust kept in the agent's state file as `{<folders>: {<project
 /// path>: {…}}}`: `trusted` is set there only when the user trusted the
-/// workspace (SPEC §2.1), `untrusted` otherwise — so no earlier trust
+/// workspace, `untrusted` otherwise — so no earlier trust
 /// outlives the user's config, and the agent asks the person itself.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -1,5 +1,5 @@
 //! The `tui:` section of an adapter data file: what the session supervisor
-//! knows about an agent's terminal UI (SPEC §8, §11.3) — how to start it,
+//! knows about an agent's terminal UI — how to start it,
 //! the recorder variable and the first version that writes it (absent:
 //! the agent has none, and approvals are read from the pane), the grammar
 //! of its approval prompt, the key names and the timings of the keystroke

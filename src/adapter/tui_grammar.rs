@@ -1,6 +1,6 @@
 //! The pane grammar v2 of an adapter's `tui.prompt` (its `tui.keys`:
 //! [`super::tui_keys`])
-//! (/work/wt/GRAMMAR_V2.md, SPEC §8.3): how the agent's approval box
+//! (/work/wt/GRAMMAR_V2.md): how the agent's approval box
 //! reads in a captured pane — its question, frame, skipped lines, tool
 //! line, rows (each matched whole), where the focus shows — and the tmux
 //! keys that move the focus and confirm. Plain data, checked when read: a

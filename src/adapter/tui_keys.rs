@@ -1,4 +1,4 @@
-//! `tui.keys` of an adapter data file (SPEC §8.3): the tmux keys that move
+//! `tui.keys` of an adapter data file: the tmux keys that move
 //! the focus of the approval box and confirm, the key that declines from
 //! any row, and the keys typed for each verdict of a box answered by its
 //! own keys. Each name is checked when read: one tmux knows.

@@ -1,13 +1,13 @@
 //! `tui.signals` of an adapter data file: approval signals a supervised
 //! session gets from the agent itself, besides the recorder and the pane
-//! (issue 21). Two kinds:
+//!. Two kinds:
 //! - the agent's own **hook** that fires when it is about to ask for an
 //!   approval (Claude Code's `PermissionRequest`). The profile world
 //!   registers it in the agent's hooks map (the adapter's `session.hooks`
 //!   place and shape) for `session start` only, pointing at `oneworks
 //!   session hook`, which hands the hook's stdin payload to the supervisor
 //!   and decides nothing;
-//! - the agent's own **chat store** ([`ChatStoreSignalData`], issue 36): a
+//! - the agent's own **chat store** ([`ChatStoreSignalData`]): a
 //!   SQLite database the agent keeps its conversation in, where a call
 //!   waiting for its approval is written before the box is drawn.
 //!

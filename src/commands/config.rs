@@ -1,5 +1,5 @@
 //! `oneworks config check`, `config render ADAPTER`, and `config trust` /
-//! `config untrust` (SPEC §2.1), with the one note a command prints when
+//! `config untrust`, with the one note a command prints when
 //! an untrusted project config had keys ignored.
 
 use crate::config::{ConfigError, ProjectLayer};

@@ -1,4 +1,4 @@
-//! A kept session's questions as its cards (SPEC §7.1): the owner's
+//! A kept session's questions as its cards: the owner's
 //! [`QuestionMirror`] over the session's card book and approvals channel (the
 //! same `session approvals`/`answer`, page and webhook as a TUI session's).
 //! A card's verdict is the agent's native once-option (never persistent

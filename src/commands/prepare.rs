@@ -13,7 +13,7 @@ use crate::launch::resolve::{resolve_for_prepare, PrepareOptions};
 use crate::output;
 use crate::settings::{Adapter, Settings};
 
-/// The `prepare --json` document (SPEC §1.3).
+/// The `prepare --json` document.
 #[derive(Debug, Serialize)]
 pub struct PrepareReport {
     pub adapter: String,

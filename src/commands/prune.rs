@@ -55,8 +55,8 @@ pub fn run(settings: &Settings, adapter: &Adapter, keep: usize) -> Result<(), Er
     prune_node(settings)
 }
 
-/// Removes the managed Node.js versions no installed agent runs on (SPEC
-/// §11.2: prune keeps the Node versions in use), under the Node store's
+/// Removes the managed Node.js versions no installed agent runs on
+/// (prune keeps the Node versions in use), under the Node store's
 /// lock.
 fn prune_node(settings: &Settings) -> Result<(), Error> {
     let home = &settings.locations.data_home;

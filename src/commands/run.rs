@@ -1,5 +1,5 @@
 //! `oneworks run ADAPTER`: one prompt through the agent's ACP mode
-//! as a structured stream (SPEC §7). Resolves the CLI before the runtime
+//! as a structured stream. Resolves the CLI before the runtime
 //! (it may download), enters the session's profile world, then hands the
 //! run to the ACP client on the tokio runtime.
 

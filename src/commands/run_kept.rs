@@ -1,4 +1,4 @@
-//! `run ADAPTER --session NAME` when NAME is kept (SPEC §7.1): the prompt
+//! `run ADAPTER --session NAME` when NAME is kept: the prompt
 //! goes to the kept agent through its owner; with `--keep` and no owner
 //! yet, the owner is started first (`session keep`, detached, in its own
 //! process group) and this run is its first caller.

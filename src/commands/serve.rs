@@ -1,4 +1,4 @@
-//! `oneworks session serve` (SPEC §8.5): binds, prints the URL once on
+//! `oneworks session serve`: binds, prints the URL once on
 //! stdout (`{"url":…}` with `--json`; the token in its fragment), serves
 //! until Ctrl-C. `--open` hands the desktop's opener only the path of a
 //! private file that leads the browser to the page, never the token or
@@ -106,7 +106,7 @@ fn open_browser(path: &Path) {
     }
 }
 
-/// Re-adopts a session whose supervisor died (SPEC §8.7) when the page
+/// Re-adopts a session whose supervisor died when the page
 /// looks at it; one whose re-adoption failed is tried again after
 /// [`RECOVER_EVERY`], not on every refresh. One at a time: two page
 /// requests never start two supervisors.

@@ -1,5 +1,5 @@
 //! `oneworks session …`: start, list, attach, stop a supervised agent TUI
-//! session, and list or answer its approval cards (SPEC §1, §8). `start`
+//! session, and list or answer its approval cards. `start`
 //! launches the supervisor (`session_start.rs`); the other commands talk
 //! to it over the approvals socket.
 
@@ -88,7 +88,7 @@ pub fn run(settings: &Settings, global: &GlobalArgs, command: SessionCommand) ->
     }
 }
 
-/// Re-adopts session `name` when its supervisor died (SPEC §8.7); a
+/// Re-adopts session `name` when its supervisor died; a
 /// failure is a note: the command goes on with what it can reach (the card
 /// history), as it did before.
 fn recover_or_note(settings: &Settings, global: &GlobalArgs, name: &str) {
@@ -123,7 +123,7 @@ fn running(settings: &Settings, name: &str) -> Result<(Record, SessionPaths), Er
 }
 
 /// Whether session `name` has an approvals channel that listens: its
-/// running supervisor's, or its kept session's owner's (SPEC §7.1).
+/// running supervisor's, or its kept session's owner's.
 fn live_channel(
     layout: &ProfileLayout,
     paths: &SessionPaths,
@@ -292,7 +292,7 @@ fn list(settings: &Settings, global: &GlobalArgs, json: bool) -> Result<(), Erro
 /// A card in `session approvals`: `ID<TAB>STATE<TAB>TITLE[<TAB>(reason)]`,
 /// then one indented line for each of the command, the paths and the
 /// working folder the request carries, and a last one when the card is not
-/// shown whole. The text is card text already (SPEC §8.6): one line per
+/// shown whole. The text is card text already: one line per
 /// field, nothing invisible.
 fn card_line(card: &Card) -> String {
     let mut line = format!("{}\t{}\t{}", card.id, card.state.as_str(), card.title);

@@ -53,8 +53,8 @@ pub fn start(
         Some(dir) => Some(resolve_dir(&dir)?),
         None => None,
     };
-    // A supervisor that died left an agent a new one re-adopts (SPEC
-    // §8.7): that session runs; it is not cleaned away.
+    // A supervisor that died left an agent a new one re-adopts:
+    // that session runs; it is not cleaned away.
     if recover(settings, global, name)? {
         return Err(SessionError::AlreadyRunning(name.to_owned()).into());
     }
@@ -216,7 +216,7 @@ fn open_log(path: &Path) -> Result<std::fs::File, Error> {
     )
 }
 
-/// SPEC §8.7: session `name`'s supervisor died while its tmux server (and
+/// Session `name`'s supervisor died while its tmux server (and
 /// the agent in it) lives: a new supervisor re-adopts them (`session
 /// adopt`), started like the first one. Nothing to do when the supervisor
 /// runs, when there is no record, or when the tmux server is gone too

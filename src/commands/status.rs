@@ -22,7 +22,7 @@ struct StatusReport {
     candidates: Vec<Candidate>,
     /// Each source, and why it won or did not: the resolver's own words.
     sources: Vec<SourceVerdict>,
-    /// The Node.js that runs the selected npm package (SPEC §11.2).
+    /// The Node.js that runs the selected npm package.
     #[serde(skip_serializing_if = "Option::is_none")]
     node: Option<NodeStatus>,
 }
@@ -128,7 +128,7 @@ pub fn status(adapter: &Adapter, json: bool) -> Result<(), Error> {
     Ok(())
 }
 
-/// The report as human text. It goes to stderr (SPEC §1.3); stdout is for
+/// The report as human text. It goes to stderr; stdout is for
 /// JSON only. Probe output and reasons come from outside: shown without
 /// controls.
 fn print_status(report: &StatusReport, adapter: &Adapter, broken_managed: bool) {

@@ -1,4 +1,4 @@
-//! Keeps credentials out of everything oneworks writes for an agent (SPEC §2):
+//! Keeps credentials out of everything oneworks writes for an agent:
 //! `configContent` and `agentConfig` keys and values, `systemPrompt`, skill
 //! bodies, MCP `command`/`args`/`env`/`url`/`headers`, hook commands and
 //! the approvals webhook. A value is refused when its key is a credential
@@ -208,7 +208,7 @@ mod tests {
         let temp = tempfile::tempdir().expect("tempdir");
         let path = temp.path().join("config.yaml");
         std::fs::write(&path, text).expect("write");
-        // Named with `--config` outside any project: trusted (SPEC §2.1).
+        // Named with `--config` outside any project: trusted.
         let sources = ConfigSources {
             user: None,
             project: None,

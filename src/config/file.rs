@@ -1,4 +1,4 @@
-//! Reading one config file (SPEC §2): a regular file of at most 4 MiB —
+//! Reading one config file: a regular file of at most 4 MiB —
 //! never a FIFO to wait on, a device to drain or a dangling link taken for
 //! "no config" — and making parser messages safe to print.
 
@@ -8,7 +8,7 @@ use super::error::ConfigError;
 use crate::adapter::data::CredentialRules;
 use crate::fs_safety::{self, ReadRefusal};
 
-/// The largest config file read (SPEC §2).
+/// The largest config file read.
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The text of config file `path`: a regular file of at most 4 MiB (links

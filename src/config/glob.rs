@@ -1,4 +1,4 @@
-//! The globs of a permission policy (SPEC §7.2), small on purpose: `*`
+//! The globs of a permission policy, small on purpose: `*`
 //! (any run of characters), `?` (one character) and `\` (the next
 //! character as itself); everything else, `[`, `{` and `,` included, is
 //! itself — a command or a title is full of brackets, and a list of globs

@@ -3,7 +3,7 @@
 //! merge key by key; lists and scalars are replaced. Each file is first
 //! checked on its own so errors carry its name, line and column. The
 //! project's own file (or a `--config` anywhere inside the project tree)
-//! is untrusted until the person trusts its exact bytes (SPEC §2.1): until
+//! is untrusted until the person trusts its exact bytes: until
 //! then its keys that run code or move a credential are cut out of its
 //! layer before the merge ([`super::untrusted::strip_untrusted`]).
 
@@ -48,7 +48,7 @@ pub struct LoadedConfig {
     pub project_layer: Option<ProjectLayer>,
 }
 
-/// How the project's own config file was judged (SPEC §2.1).
+/// How the project's own config file was judged.
 #[derive(Debug, Clone)]
 pub struct ProjectLayer {
     /// The path as given (the project's `.oneworks/config.yaml`, or `--config`).
@@ -91,7 +91,7 @@ pub fn inspect(path: &Path, registry: &Registry) -> Result<InspectedFile, Config
     })
 }
 
-/// Whether `path` (`--config`) is a project config (SPEC §2.1): anywhere
+/// Whether `path` (`--config`) is a project config: anywhere
 /// inside the project tree `root` (`ci/oneworks.yaml` as much as
 /// `.oneworks/other.yaml`), as written (`..` applied) or by its real path
 /// (a link from outside into the tree is the tree's file).
@@ -153,7 +153,7 @@ pub fn load(sources: &ConfigSources, registry: &Registry) -> Result<LoadedConfig
             }
         }
     }
-    // Workspace trust is the user's own decision (SPEC §11.3): only the
+    // Workspace trust is the user's own decision: only the
     // user file may set it, never a project's.
     for (name, entry) in &mut config.adapters {
         entry.trust_workspace = user_trust.get(name).copied().unwrap_or(false);

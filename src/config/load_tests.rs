@@ -7,7 +7,7 @@ fn load_text(text: &str) -> Result<LoadedConfig, ConfigError> {
     let temp = tempfile::tempdir().expect("tempdir");
     let path = temp.path().join("config.yaml");
     std::fs::write(&path, text).expect("write");
-    // Named with `--config` outside any project: trusted (SPEC §2.1).
+    // Named with `--config` outside any project: trusted.
     let sources = ConfigSources {
         user: None,
         project: None,

@@ -1,10 +1,10 @@
-//! `policy:` (SPEC §7.2), at the top of `config.yaml` or under
+//! `policy:`, at the top of `config.yaml` or under
 //! `adapters.<name>` (that one wins, whole): ordered rules, each
 //! `decide: allow|deny|ask` with optional `kind`, `command`, `title` and
 //! `path`, and `otherwise`. Read strictly, like the rest of the schema: an
 //! unknown key, a kind ACP does not have or a glob that cannot be used is
 //! an error naming its key path and line. Only trusted files may hold it
-//! (SPEC §2.1; `untrusted.rs` cuts it out of a project's untrusted file).
+//! (`untrusted.rs` cuts it out of a project's untrusted file).
 //! What a rule matches is the ACP client's business
 //! (`acp::permissions::decide::written`); here it is data.
 
@@ -38,7 +38,7 @@ pub enum PolicyVerdict {
     Allow,
     /// The agent's native `reject_once`.
     Deny,
-    /// Not decided here: `--mode`, then a person (SPEC §7).
+    /// Not decided here: `--mode`, then a person.
     #[default]
     Ask,
 }
@@ -65,7 +65,7 @@ pub struct PolicyRule {
     /// Globs over a shell call's command, any of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<OneOrMany<TextGlob>>,
-    /// A glob over the request's title as shown (SPEC §8.6).
+    /// A glob over the request's title as shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<TextGlob>,
     /// Globs over the tool call's paths, relative to the project (or

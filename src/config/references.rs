@@ -1,5 +1,5 @@
 //! `${VAR}` references in config values: resolved from the environment
-//! when the agent starts, never written (SPEC §2, §6.1).
+//! when the agent starts, never written.
 
 use std::collections::BTreeSet;
 
@@ -67,7 +67,7 @@ fn replace_references<'a>(text: &str, with: impl Fn(&str) -> &'a str) -> String 
 }
 
 /// The variables that MCP and hooks config reference as `${VAR}`: they join
-/// the agent child's environment (SPEC §6.1).
+/// the agent child's environment.
 pub fn env_references(config: &AdapterConfig) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for server in config.mcp_servers.values() {

@@ -1,4 +1,4 @@
-//! The `config.yaml` schema (SPEC §2). Strict: unknown keys and wrong types
+//! The `config.yaml` schema. Strict: unknown keys and wrong types
 //! are errors, and the types below validate their own values so the YAML
 //! parser can point at the line and column of a bad one.
 
@@ -16,7 +16,7 @@ pub struct ConfigFile {
     #[serde(default)]
     pub adapters: BTreeMap<String, AdapterConfig>,
     /// The permission policy of every adapter that has none of its own
-    /// (SPEC §7.2); only from trusted files.
+    ///; only from trusted files.
     pub policy: Option<super::policy::Policy>,
 }
 
@@ -75,7 +75,7 @@ pub struct AdapterConfig {
     /// loader resets it for every other layer.
     #[serde(default)]
     pub trust_workspace: bool,
-    /// This adapter's permission policy (SPEC §7.2): replaces the
+    /// This adapter's permission policy: replaces the
     /// top-level one whole; only from trusted files.
     pub policy: Option<super::policy::Policy>,
 }
@@ -97,13 +97,13 @@ pub struct CliConfig {
     #[serde(default)]
     pub version: VersionRequest,
     pub path: Option<PathBuf>,
-    /// The Node.js an npm package runs on (SPEC §11.2 "Runtime"); unset:
+    /// The Node.js an npm package runs on; unset:
     /// the system's when it fits the package's `engines.node`, else a
     /// managed one.
     #[serde(default)]
     pub runtime: Option<NodeRuntime>,
     /// The sha256 of `version`'s archive for this host, for a source
-    /// verified by pins (SPEC §11.5) whose data has none for it. Only from
+    /// verified by pins whose data has none for it. Only from
     /// a trusted file: the loader cuts it from an untrusted one.
     #[serde(default)]
     pub sha256: Option<Sha256Hex>,
@@ -268,7 +268,7 @@ pub struct SkillConfig {
     /// config file that names them when the file is loaded.
     pub path: PathBuf,
     /// The folder of the config file that named this skill (set when the
-    /// file is loaded): no link may lie between it and the skill (SPEC §5.4).
+    /// file is loaded): no link may lie between it and the skill.
     #[serde(skip)]
     pub config_dir: PathBuf,
 }

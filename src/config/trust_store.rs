@@ -1,4 +1,4 @@
-//! The config files the person trusted (SPEC §2.1), kept in oneworks' own
+//! The config files the person trusted, kept in oneworks' own
 //! data folder and never in a project: one record per file,
 //! `$ONEWORKS_HOME/trusted-configs/<sha256 of the file's real path>.json`,
 //! holding that real path and the sha256 of the bytes that were trusted

@@ -1,4 +1,4 @@
-//! What an untrusted project config may not do (SPEC §2.1). A project's
+//! What an untrusted project config may not do. A project's
 //! `.oneworks/config.yaml` arrives with a clone: until the person trusts
 //! that exact file, every key that runs code or moves a credential is cut
 //! out of its parsed layer before the layers merge, and the rest applies.
@@ -81,7 +81,7 @@ pub fn strip_untrusted(
 /// config's folder and the project root.
 ///
 /// Keys that only a trusted file may set are cut here, whole: `policy`
-/// (SPEC §7.2: a clone must not pre-approve a request) and `cli.sha256`
+/// (a clone must not pre-approve a request) and `cli.sha256`
 /// (§11.5: a clone must not vouch for a download).
 fn strip_adapter(
     entry: &mut Mapping,
@@ -119,7 +119,7 @@ fn strip_adapter(
 
 /// `cli.source: path` and `cli.path`: they choose the executable. They go
 /// together: one without the other is a schema error. `cli.sha256`: it
-/// vouches for a download (SPEC §11.5).
+/// vouches for a download.
 fn strip_executable(entry: &mut Mapping, base: &str, cut: &mut impl FnMut(String, &'static str)) {
     let Some(Value::Mapping(cli)) = entry.get_mut("cli") else {
         return;

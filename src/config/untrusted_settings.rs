@@ -1,5 +1,5 @@
 //! What of an agent's own settings an untrusted project config may set
-//! (SPEC §2.1, "an agent's settings are code"). `configContent` and
+//! ("an agent's settings are code"). `configContent` and
 //! `agentConfig` become the agent's user-level settings, which it trusts
 //! fully: almost any key there can run a command or send a credential, and
 //! the agents add such keys with every release. So from an untrusted

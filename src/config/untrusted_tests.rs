@@ -1,4 +1,4 @@
-//! Tests of what an untrusted project layer loses (SPEC §2.1), key by key,
+//! Tests of what an untrusted project layer loses, key by key,
 //! and of how the loader judges the project's file.
 #![allow(clippy::disallowed_methods)]
 use super::*;
@@ -448,7 +448,7 @@ fn a_config_option_anywhere_in_the_project_tree_is_the_projects_and_outside_is_t
 
 #[test]
 fn without_a_dot_folder_the_tree_is_the_working_directorys() {
-    // SPEC §1.1: no `.oneworks/` above, the project is the working
+    // No `.oneworks/` above, the project is the working
     // directory, and a clone's `ci/oneworks.yaml` is still its file.
     let w = world();
     let bare = w.outside.join("clone");

@@ -136,7 +136,7 @@ pub enum InstallError {
         url: String,
     },
     /// A lock file, or an artifact, that says otherwise than the source
-    /// of truth (SPEC §4.4): `subject` is what was checked (``` `gemini.lock`'s
+    /// of truth: `subject` is what was checked (``` `gemini.lock`'s
     /// `@google/gemini-cli` 0.99.0 ```), `field` the value that differs.
     #[error("{subject} disagrees with {authority}: `{field}` expected `{}`, found `{}`", crate::output::sanitize::sanitize_line(.expected), crate::output::sanitize::sanitize_line(.found))]
     Disagrees {
@@ -261,7 +261,7 @@ pub enum InstallError {
     },
 }
 
-/// What a lock file or an artifact is checked against (SPEC §4.4).
+/// What a lock file or an artifact is checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Authority {
     /// The registry's package document for the pinned name and version.
@@ -272,7 +272,7 @@ pub enum Authority {
     OwnPackage,
     /// The installed binary's version probe.
     VersionProbe,
-    /// The sha256 the adapter's data pins for a version (SPEC §11.5).
+    /// The sha256 the adapter's data pins for a version.
     ReviewedPin,
 }
 

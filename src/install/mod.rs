@@ -1,4 +1,4 @@
-//! The managed installer (SPEC §4, §11.2): a source (a vendor manifest →
+//! The managed installer: a source (a vendor manifest →
 //! platform selection, or an npm package document → one version) → one
 //! streaming pass (network → hash → decompress → extract into staging) →
 //! verify → probe → atomic publish, all under the install lock, with the
@@ -69,7 +69,7 @@ pub struct Installer<'a> {
     /// The command's one scrubber: the install record and the lock file
     /// pass through it (a mirror URL may carry a credential).
     pub scrubber: std::sync::Arc<crate::redact::Scrubber>,
-    /// The Node.js an npm package runs on (SPEC §11.2 "Runtime").
+    /// The Node.js an npm package runs on.
     pub node: node_runtime::NodeSettings,
 }
 
@@ -160,7 +160,7 @@ impl Installer<'_> {
         }))
     }
 
-    /// Installs or reuses per the version policy (SPEC §4.4, §11.2).
+    /// Installs or reuses per the version policy.
     pub fn prepare(&self, request: &InstallRequest) -> Result<Prepared, InstallError> {
         self.prepare_by_route(request)
             .map(|prepared| self.written(prepared))
@@ -278,7 +278,7 @@ impl Installer<'_> {
         Ok(prepared)
     }
 
-    /// For launches (SPEC §3): an installed version chosen without any
+    /// For launches: an installed version chosen without any
     /// request, checked for reuse (and, for an npm package, its Node.js
     /// runtime checked: this runs before every launch); `None` when none is
     /// installed that fits.
@@ -354,7 +354,7 @@ impl Installer<'_> {
 
     /// What an installed version needs at run time besides itself: for an
     /// npm package, a Node.js that satisfies its `engines.node`, the
-    /// system's or the managed one its record names (SPEC §11.2); returns
+    /// system's or the managed one its record names; returns
     /// the managed Node's `bin/`. Launch code calls it before every launch
     /// (through [`Installer::installed_for_launch`]).
     pub fn check_runtime(&self, installed: &Installed) -> Result<Option<PathBuf>, InstallError> {

@@ -1,4 +1,4 @@
-//! The version policy (SPEC §3, §4.4) as pure functions: which way a
+//! The version policy as pure functions: which way a
 //! `prepare` goes, whether the manifest may serve a requested version, and
 //! which installed version a command uses without asking the network.
 

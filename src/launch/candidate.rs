@@ -1,4 +1,4 @@
-//! The candidate binaries outside the managed store (SPEC §3): `system`
+//! The candidate binaries outside the managed store: `system`
 //! looks on PATH for the adapter's binary, then for its migration aliases
 //! that prove to be it (`identifies` in the data file); `path` checks one
 //! explicit executable. Every candidate keeps the reason it was skipped;

@@ -1,4 +1,4 @@
-//! The resolver's choice as a value (SPEC §3): which source won, which of
+//! The resolver's choice as a value: which source won, which of
 //! its candidates, and why every other candidate and source did not. Made
 //! without a request, an install or the install lock. `prepare` and
 //! launches of `system`/`path` act on it ([`super::resolve`]); `adapter

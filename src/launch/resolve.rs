@@ -1,4 +1,4 @@
-//! The one resolver from plain values to a runnable adapter CLI (SPEC §3), with
+//! The one resolver from plain values to a runnable adapter CLI, with
 //! two entry points: [`resolve_for_prepare`] (`adapter prepare`) and
 //! [`resolve_for_launch`] (`adapter login`, `run`, `session start`). The
 //! launch path makes no request when a usable version is installed. For
@@ -33,7 +33,7 @@ pub struct ResolvedCli {
     /// Whether an existing install was used (always for system and path).
     pub reused: bool,
     /// A folder to put first on the agent's PATH: the `bin/` of the
-    /// managed Node.js an npm package runs on (SPEC §11.2 "Runtime").
+    /// managed Node.js an npm package runs on.
     pub runtime_path: Option<PathBuf>,
 }
 

@@ -1,4 +1,4 @@
-//! Everything oneworks prints goes through here (SPEC §1.3, §6.2): JSON
+//! Everything oneworks prints goes through here: JSON
 //! documents on stdout, human text on stderr, each passed through the
 //! credential scrubber, with control characters from outside text replaced
 //! so they cannot move the cursor, set the title or clear the screen.
@@ -124,7 +124,7 @@ pub fn scrubber() -> Option<Arc<Scrubber>> {
     built
 }
 
-/// The log's stream scrubber (SPEC §6.2: the log is scrubbed as a stream)
+/// The log's stream scrubber (the log is scrubbed as a stream)
 /// and the print scrubber it was made from.
 static LOG_STREAM: Mutex<Option<(Arc<Scrubber>, StreamScrubber)>> = Mutex::new(None);
 

@@ -1,4 +1,4 @@
-//! Outside text made safe for a terminal or a record (SPEC §1.3): control
+//! Outside text made safe for a terminal or a record: control
 //! characters other than newline and tab are replaced, so manifest fields,
 //! probe output, agent messages and pane text cannot move the cursor, set
 //! the title or clear the screen; bidirectional controls are replaced too,

@@ -1,4 +1,4 @@
-//! Card text (SPEC §8.6): the one function that turns untrusted text a
+//! Card text: the one function that turns untrusted text a
 //! person is asked to approve into the text every surface shows — the
 //! terminal prompt of `run`, `run --json`'s `permission_request`, `session
 //! approvals`, `cards.jsonl`, the webhook POST, the page and an answer
@@ -180,7 +180,7 @@ fn pieces(text: &str) -> impl Iterator<Item = Piece> + '_ {
     })
 }
 
-/// The card text of one field (SPEC §8.6); `text` is already scrubbed.
+/// The card text of one field; `text` is already scrubbed.
 pub fn visible(text: &str) -> Shown {
     visible_within(text, MAX_FIELD_BYTES)
 }

@@ -1,4 +1,4 @@
-//! Tests of card text: the attacks of issue 19 and properties over any
+//! Tests of card text: the hostile titles and properties over any
 //! input — no invisible character survives, the length is bounded, and
 //! nothing is lost silently (the shown text plus its "N more" accounts
 //! for every input character that is not a stripped control).

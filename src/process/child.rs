@@ -144,7 +144,7 @@ impl ManagedChild {
             let tail = Arc::clone(&tail);
             let label = label.clone();
             tokio::spawn(async move {
-                // Scrubbed as one stream (SPEC §6.2): a secret split over
+                // Scrubbed as one stream: a secret split over
                 // lines is still found.
                 let mut scrubbed = crate::output::scrubber().map(|scrubber| scrubber.lines());
                 let keep = |lines: Vec<String>| {

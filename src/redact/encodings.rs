@@ -1,4 +1,4 @@
-//! The encoded forms of a secret that the scrubber searches for (SPEC §6.2),
+//! The encoded forms of a secret that the scrubber searches for,
 //! and the URL/form decoding that uncovers secrets hidden under several
 //! rounds of encoding.
 
@@ -22,7 +22,7 @@ const RESERVED_BUT_SPACE: &AsciiSet = &RESERVED.remove(b' ');
 /// would match unrelated base64 text far too often.
 const MIN_INNER_BASE64_LEN: usize = 4;
 
-/// One of the encodings SPEC §6.2 names.
+/// One of the encodings a credential is searched in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Raw,

@@ -1,4 +1,4 @@
-//! The credential rules (SPEC §6.1) as plain types: which environment
+//! The credential rules as plain types: which environment
 //! variables hold credentials and the value patterns that look like one.
 //! The adapter data file carries their values; the scrubber reads them.
 
@@ -18,7 +18,7 @@ impl<'de> Deserialize<'de> for DataRegex {
     }
 }
 
-/// Which environment variables hold credentials (SPEC §6.1).
+/// Which environment variables hold credentials.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CredentialRules {

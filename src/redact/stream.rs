@@ -1,4 +1,4 @@
-//! Scrubbing text that arrives in pieces (SPEC §6.2, "Streams and cuts"):
+//! Scrubbing text that arrives in pieces ("Streams and cuts"):
 //! agent message and thought chunks, agent stderr, the log, recorder lines,
 //! pane captures.
 //!

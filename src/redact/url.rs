@@ -1,4 +1,4 @@
-//! Credentials in URLs (SPEC §6.2): wherever a URL is printed or recorded,
+//! Credentials in URLs: wherever a URL is printed or recorded,
 //! its userinfo is shown as `***`, and so are the values of query
 //! parameters whose names contain `token`, `key`, `secret`, `password`,
 //! `signature`, `credential` or `auth` (any case). Works on the text, not a

@@ -1,4 +1,4 @@
-//! Who may talk to the server (SPEC §8.5). Every response carries the
+//! Who may talk to the server. Every response carries the
 //! security headers. Before anything else: the `Host` header must name this
 //! server (421 otherwise: DNS rebinding). The credential is bound to the
 //! page's origin, never to a cookie: a browser sends a cookie of 127.0.0.1

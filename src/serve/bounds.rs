@@ -1,4 +1,4 @@
-//! Serve's resource bounds (SPEC §8.5): no unauthenticated client can
+//! Serve's resource bounds: no unauthenticated client can
 //! starve or bloat serve. The accept loop is ours (axum's `serve` hides
 //! hyper's connection options); each connection is hyper's HTTP/1.
 //!

@@ -1,4 +1,4 @@
-//! `oneworks session serve` (SPEC §8.5): one foreground HTTP server with a
+//! `oneworks session serve`: one foreground HTTP server with a
 //! page and a JSON API to answer the approval cards of every session of
 //! the project. It holds no session state: it reads the supervisors'
 //! approvals sockets and `cards.jsonl`, and answers through the socket's

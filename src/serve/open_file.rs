@@ -1,4 +1,4 @@
-//! `--open`'s hand-off to the browser (SPEC §8.5, Jupyter's
+//! `--open`'s hand-off to the browser (Jupyter's
 //! `jpserver-*-open.html` model). Every local user can read a process's
 //! argv in `/proc`, so the desktop's opener gets nothing worth taking: only
 //! the path of a file (0600, in the 0700 runtime folder) whose page sends

@@ -5,7 +5,7 @@
 //! markup ([`view`], authenticated) to insert it, so the page needs
 //! JavaScript. Answer links' pages ([`confirm`], [`message`]) carry no
 //! script: plain forms. Persistent trust is never offered: the buttons are
-//! the three verdicts, and a card not shown whole (SPEC §8.6) has no
+//! the three verdicts, and a card not shown whole has no
 //! Accept.
 
 use maud::{html, Markup, DOCTYPE};
@@ -141,7 +141,7 @@ fn pending_card(card: &Card, running: bool) -> Markup {
 }
 
 /// What a person may answer here: the three verdicts, or for a card not
-/// shown whole (SPEC §8.6) no Accept and a line saying why.
+/// shown whole no Accept and a line saying why.
 fn verdicts(card: &Card, action: &str) -> Markup {
     html! {
         @if !card.complete {

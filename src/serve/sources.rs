@@ -57,7 +57,7 @@ pub enum AnswerError {
     NoSuchCard,
     #[error("the card is answered")]
     NotPending(Box<Card>),
-    /// Accept of a card not shown whole (SPEC §8.6): the supervisor's reason.
+    /// Accept of a card not shown whole: the supervisor's reason.
     #[error("{0}")]
     Incomplete(String),
     /// The request did not reach the supervisor, or it did not reply.
@@ -97,7 +97,7 @@ pub struct Sources {
     pub locations: Locations,
     pub tmux: Option<PathBuf>,
     /// Re-adopts a session whose supervisor died while its agent lives
-    /// (SPEC §8.7), as every session command does.
+    ///, as every session command does.
     pub recover: Option<Recover>,
 }
 
@@ -330,7 +330,7 @@ fn private(path: &Path) -> bool {
 }
 
 /// Whether the session's approvals channel listens: its running
-/// supervisor's, or its kept session's owner's (SPEC §7.1).
+/// supervisor's, or its kept session's owner's.
 fn live(layout: &ProfileLayout, paths: &SessionPaths) -> bool {
     crate::acp::kept::is_owned(&crate::acp::kept::KeptPaths::new(layout))
         || supervisor::read_record(paths)

@@ -1,4 +1,4 @@
-//! Supervised agent TUI sessions (SPEC §8): the agent's own terminal UI in a
+//! Supervised agent TUI sessions: the agent's own terminal UI in a
 //! private tmux server, with every one-time approval mirrored as a card
 //! that can be answered from elsewhere.
 //!

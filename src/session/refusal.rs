@@ -3,7 +3,7 @@
 //! - [`Refusal`]: an answer the card book refuses (unknown card, not
 //!   pending, not shown whole);
 //! - [`DeliveryRefusal`]: why the keystroke bridge sent nothing more
-//!   (SPEC §8.3), which cards, the approvals socket, `session answer`, the
+//!  , which cards, the approvals socket, `session answer`, the
 //!   webhook and the page carry as `"refused": {"code", "message"}`.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! When the pane watcher looks at the pane (issue 21 item 4: a supervised
+//! When the pane watcher looks at the pane (a supervised
 //! session idles at ≤ 0.1 % of a core).
 //!
 //! Looking costs a `tmux capture-pane -e` spawn and a parse of the whole
@@ -28,7 +28,7 @@ use super::tmux::{Tmux, SESSION};
 
 /// The shortest gap between two looks while output flows: a streaming
 /// agent costs at most ten captures a second, and a box drawn during a
-/// flood is still read within the 300 ms bound of SPEC §8.4. Generic: it
+/// flood is still read within its 300 ms bound. Generic: it
 /// is about the capture's cost, not any agent.
 pub const COALESCE: Duration = Duration::from_millis(100);
 

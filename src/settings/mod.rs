@@ -125,7 +125,7 @@ fn discover_registry(options: &EnvOptions) -> Result<Registry, SettingsError> {
 pub struct Adapter {
     pub data: AdapterData,
     pub config: AdapterConfig,
-    /// The permission policy its runs follow (SPEC §7.2): its own, else
+    /// The permission policy its runs follow: its own, else
     /// the top-level one; only from trusted files.
     pub policy: Option<config::policy::PolicyAt>,
     pub scrubber: Arc<crate::redact::Scrubber>,

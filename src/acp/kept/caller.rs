@@ -43,7 +43,7 @@ pub enum KeptError {
 
 impl KeptError {
     /// Whether the prompt never reached the agent because the owner is
-    /// gone or going: the run may start afresh (SPEC §7.1: a dead owner
+    /// gone or going: the run may start afresh (a dead owner
     /// blocks nothing).
     pub fn before_the_turn(&self) -> bool {
         matches!(

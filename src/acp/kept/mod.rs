@@ -1,4 +1,4 @@
-//! Sessions that last (SPEC §7.1): `run ADAPTER --session NAME --keep DUR`
+//! Sessions that last: `run ADAPTER --session NAME --keep DUR`
 //! leaves the agent running under a small detached **owner** process, and
 //! every later `run … --session NAME` of the same user and project reaches
 //! that agent and its agent session instead of starting another.

@@ -23,7 +23,7 @@ pub const MAX_REQUEST: usize = 64 * 1024;
 /// most 1 MiB (`run`'s bound) as JSON, with room for escapes.
 pub const MAX_CALLER_LINE: usize = 8 << 20;
 
-/// How many prompts wait at most (SPEC §7.1); more are refused.
+/// How many prompts wait at most; more are refused.
 pub const QUEUE: usize = 16;
 
 /// What a connection asks of the owner.

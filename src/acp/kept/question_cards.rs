@@ -1,4 +1,4 @@
-//! A kept session's questions as cards (SPEC §7.1): the question goes to
+//! A kept session's questions as cards: the question goes to
 //! the caller that sent the prompt and, once that caller asks a person
 //! (not when its mode, a rule or the policy answers at once), to the
 //! session's approval channels as one card. The first answer wins:

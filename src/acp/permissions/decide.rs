@@ -2,12 +2,12 @@
 //!
 //! 1. A request nobody could answer safely (no options, an option id
 //!    offered twice) is refused.
-//! 2. A remembered rule (SPEC §7) decides: it is the person's own answer to
+//! 2. A remembered rule decides: it is the person's own answer to
 //!    this very request (same tool kind and title), the narrowest word
 //!    there is, kept in oneworks' own data folder — never in the project —
 //!    so it is as trusted as the config, and a person who answered a
 //!    question need not fight their config to keep that answer.
-//! 3. The written policy (`policy:`, SPEC §7.2, [`written`]) decides
+//! 3. The written policy (`policy:`, [`written`]) decides
 //!    `allow`/`deny` for whole classes of requests; its `ask` (the default
 //!    `otherwise`) hands the request on, as if there were no policy.
 //! 4. The `--mode` table: `default`/`plan` ask the person; `acceptEdits`

@@ -1,4 +1,4 @@
-//! A session's `decisions.jsonl` (SPEC §7.2): one line per permission
+//! A session's `decisions.jsonl`: one line per permission
 //! request a run answered — by the written policy, by `--mode`, by a
 //! remembered rule, by a person, by a cancel or by a refusal — in the
 //! session's folder beside the agent-session cache. The file is appended

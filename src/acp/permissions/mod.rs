@@ -5,7 +5,7 @@
 //! request-scoped `allow_once`/`reject_once`.
 //!
 //! - [`decide`]: what decides by itself, in order: remembered rules, the
-//!   written policy (SPEC §7.2), the `--mode` table of SPEC §7.
+//!   written policy, the `--mode` table.
 //! - [`remembered`]: remembered rules (session memory, per-project file in oneworks' data folder).
 //! - [`reply`]: matching a typed reply to a choice, refusing ambiguity.
 //! - [`decision_log`]: the session's record of every answer (`decisions.jsonl`).
@@ -34,11 +34,11 @@ pub struct ToolKey {
 /// What the agent asks, as a run shows and decides it: a
 /// `session/request_permission` read by the one parser
 /// ([`crate::acp_wire::permission::PermissionRequest`], after the vendor's
-/// quirks) plus what the person is shown of it (card text, SPEC §8.6) and
+/// quirks) plus what the person is shown of it (card text) and
 /// what the mode's rules look at (the tool key).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionAsk {
-    /// The title as shown (card text, SPEC §8.6: scrubbed, invisible
+    /// The title as shown (card text: scrubbed, invisible
     /// characters escaped, bounded); `tool.title` is the agent's own.
     pub title: String,
     /// Everything shown of the request, and whether it is whole.
@@ -72,7 +72,7 @@ impl PermissionAsk {
         self.options.iter().find(|option| &option.kind == kind)
     }
 
-    /// SPEC §7: an edit is `toolCall.kind` in {edit, delete, move}, or,
+    /// An edit is `toolCall.kind` in {edit, delete, move}, or,
     /// without a kind, "write"/"edit" as a whole word of the title (words
     /// split at anything not a letter or digit: `fs_write` has one,
     /// `credit` and `rewrite` do not).

@@ -1,7 +1,7 @@
 //! Remembered permission rules: "allow/deny this tool for this session"
 //! (in memory, for this run) or "for this project" (in oneworks' own data
 //! folder, `$ONEWORKS_HOME/projects/<sha256 of the project's real
-//! path>/permissions.json`, SPEC §7). A tool is the request's
+//! path>/permissions.json`). A tool is the request's
 //! `toolCall.kind` and title together, so a rule never covers more than the
 //! call the user saw. Project rules never live in the project tree: a
 //! cloned repository could otherwise pre-approve tool calls, so a

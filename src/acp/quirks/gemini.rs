@@ -1,11 +1,11 @@
-//! Gemini CLI (`gemini --acp`, read from `@google/gemini-cli` 0.61.0, SPEC
-//! §11.3) speaks ACP v1 as the schema spells it: nothing to rewrite. What
+//! Gemini CLI (`gemini --acp`, read from `@google/gemini-cli` 0.61.0)
+//! speaks ACP v1 as the schema spells it: nothing to rewrite. What
 //! differs is data in `manifests/gemini.yaml` (`acp:`): the argv by version
 //! (`--acp` from 0.33.0, `--experimental-acp` before), the child's
 //! `GEMINI_CLI_NO_RELAUNCH=true`, `oauth-personal` as an interactive-only
 //! authentication method. Its permission requests may carry the integer id
 //! `0` and offer `proceed_once`/`proceed_always`/`cancel`; the generic
-//! client handles both (tests below and in `tests/it/run.rs`).
+//! client handles both (tests below and in `tests/it/run/`).
 
 use super::Quirks;
 

@@ -32,7 +32,7 @@ pub trait Quirks: Sync + std::fmt::Debug {
     /// Rewrites a `session/update`'s `update` into the standard shape
     /// before typed decoding. Only names the standard knows may change: an
     /// unknown name is kept as the agent sent it (it is scrubbed as
-    /// received, SPEC §6.2).
+    /// received).
     fn update(&self, _update: &mut Value) {}
 
     /// Rewrites a `session/request_permission`'s params into the standard

@@ -44,7 +44,7 @@ fn mcp_servers(
 ) -> Result<Vec<McpServer>, AcpError> {
     // Built now that the agent's MCP transports are known; `${VAR}`
     // resolved from the agent child's environment at this moment, on the
-    // wire only (SPEC §5.5).
+    // wire only.
     let (servers, notes) = acp_mcp_servers(
         plan.config,
         RemoteSupport {

@@ -55,7 +55,7 @@ impl Turn<'_> {
     /// picks among ready branches at random. When the interrupt won, the
     /// question was not pending yet: `session/cancel` went out first and
     /// the question was answered `cancelled` only afterwards, breaking the
-    /// order SPEC §7 promises. Reading what is already there first makes
+    /// order a cancel promises. Reading what is already there first makes
     /// every question that reached oneworks before the cancel pending, so
     /// it is answered before `session/cancel`, whatever `select!` picked.
     pub(super) async fn on_trigger(

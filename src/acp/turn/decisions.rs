@@ -1,4 +1,4 @@
-//! The turn's side of deciding and recording (SPEC §7.2): each question is
+//! The turn's side of deciding and recording: each question is
 //! decided in the order `permissions::decide` gives (remembered rule,
 //! written policy, `--mode`, else a person); a request the written policy
 //! decided is shown as one `permission_decision` event instead of a

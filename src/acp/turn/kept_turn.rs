@@ -1,4 +1,4 @@
-//! A kept session's turn (SPEC §7.1): the lines between the caller and
+//! A kept session's turn: the lines between the caller and
 //! the session's owner ([`crate::acp::kept`]). The owner's lines carry the
 //! grant's token, which the agent cannot know: one without it is dropped.
 

@@ -176,7 +176,7 @@ impl Turn<'_> {
     /// `permission_request` event; on a terminal its prompt, once no other
     /// prompt is open.
     ///
-    /// The event is printed here and nowhere else (SPEC §8.6): not again
+    /// The event is printed here and nowhere else: not again
     /// when an earlier question resolves, nor after a reply that matched no
     /// option (the diagnostic says so). A client that answers every event
     /// therefore answers each request once, and one that always sends the

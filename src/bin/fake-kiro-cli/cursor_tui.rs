@@ -1,4 +1,4 @@
-//! The fake `cursor-agent` TUI (SPEC §9, §11.5; issue 36), run with no
+//! The fake `cursor-agent` TUI, run with no
 //! arguments as Cursor's is: for each scripted call it writes the pending
 //! call into a real SQLite chat store,
 //! `$HOME/.cursor/chats/<md5 of its working folder>/<chat id>/store.db`
@@ -249,7 +249,7 @@ impl Tui<'_> {
     }
 }
 
-/// Cursor's box as captured from 2026.06.19 (SPEC §11.5), or its delete
+/// Cursor's box as captured from 2026.06.19, or its delete
 /// box.
 fn box_lines(call: &CallScript) -> Vec<String> {
     let shown = call.shown.as_deref().unwrap_or(&call.command);

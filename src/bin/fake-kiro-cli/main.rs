@@ -1,4 +1,4 @@
-//! A fake `kiro-cli` for the integration tests (SPEC §9). It answers the
+//! A fake `kiro-cli` for the integration tests. It answers the
 //! probes (`--version`, `acp --help`) as its script says; later issues teach
 //! it ACP and the TUI. Its script reaches it through a file, never through
 //! environment variables, because oneworks gives Kiro an allowlisted
@@ -56,12 +56,12 @@ fn main() -> ExitCode {
         }
         ["login"] => login(&script),
         ["--fake-hold-on"] => exit_code(process::hold_on()),
-        // `cursor-agent acp` (SPEC §11.5): the same agent under Cursor's argv.
+        // `cursor-agent acp`: the same agent under Cursor's argv.
         ["acp", "--agent", _] | ["acp"] => {
             exit_code(acp::run(&script.acp.clone().unwrap_or_default()))
         }
         ["chat", "--tui", ..] => tui::run(&script.tui),
-        // `cursor-agent` with no arguments is Cursor's TUI (SPEC §11.5).
+        // `cursor-agent` with no arguments is Cursor's TUI.
         [] => cursor_tui::run(&script.cursor_tui),
         _ => {
             eprintln!("fake-kiro-cli: unsupported command line {args:?}");

@@ -1,5 +1,5 @@
-//! The fake `kiro-cli chat --tui` (SPEC §9): draws Kiro's approval prompt
-//! (SPEC §8.3) with or without the trust row, moves the focus on Up/Down
+//! The fake `kiro-cli chat --tui`: draws Kiro's approval prompt
+//! with or without the trust row, moves the focus on Up/Down
 //! (`ESC [ B` and `ESC O B` alike), answers on Enter and Esc, and appends
 //! the request and response lines to `KIRO_ACP_RECORD_PATH` like Kiro. It
 //! logs every key it receives so tests assert the exact sequence.

@@ -1,4 +1,4 @@
-//! How the installer unpacks a manifest `fileType` (SPEC §4.1). The plain
+//! How the installer unpacks a manifest `fileType`. The plain
 //! type lives with the vendor data (`adapter::file_type`); what the
 //! installer can do with it lives here.
 

@@ -1,4 +1,4 @@
-//! Safe archive extraction into a staging folder (SPEC §4.3). Both the
+//! Safe archive extraction into a staging folder. Both the
 //! streaming tar formats and zip go through one [`guard::Staging`], which
 //! validates every entry name, refuses links that leave the archive root,
 //! hard links, devices and FIFOs, creates files new (never following an

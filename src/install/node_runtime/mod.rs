@@ -1,4 +1,4 @@
-//! Node.js as a managed runtime (SPEC §11.2 "Runtime"). An npm package's
+//! Node.js as a managed runtime. An npm package's
 //! `engines.node` is checked against the Node that will run it, before
 //! install and before every launch. With `cli.runtime: system` that is the
 //! system's `node` (missing or too old → exit 7 naming the range); with
@@ -125,8 +125,8 @@ pub fn probe_for<'a>(
     }
 }
 
-/// Every Node version an installed agent names, for `prune` (SPEC
-/// §11.2: prune keeps the Node versions in use). `adapters_dir` is
+/// Every Node version an installed agent names, for `prune`
+/// (prune keeps the Node versions in use). `adapters_dir` is
 /// `$ONEWORKS_HOME/adapters`.
 pub fn versions_in_use(home: &Path) -> Vec<String> {
     let mut used = Vec::new();
@@ -161,7 +161,7 @@ pub enum Connectivity {
 
 impl Installer<'_> {
     /// Before an install: the Node that will run a package needing
-    /// `range` (SPEC §11.2). `None`: the system's Node fits (checked);
+    /// `range`. `None`: the system's Node fits (checked);
     /// `Some`: a managed Node, installed or reused. `pinned` is the Node a
     /// `<adapter>.lock` records (`--locked` installs exactly that one).
     pub(super) fn node_for_install(

@@ -1,4 +1,4 @@
-//! Node's distribution layout as data (SPEC §11.2 "Runtime"): the release
+//! Node's distribution layout as data: the release
 //! list `index.json`, the choice of one release for an `engines.node`
 //! range (the highest that fits, LTS preferred) and this host's line of
 //! `v<X>/SHASUMS256.txt`. No I/O here.

@@ -29,7 +29,7 @@ pub struct Pin {
 }
 
 /// What `--locked` installs for an npm package. It binds and never names
-/// (SPEC §4.4): each entry is used only where the registry's document for
+///: each entry is used only where the registry's document for
 /// its name and version gives the same tarball and integrity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

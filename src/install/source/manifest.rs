@@ -1,4 +1,4 @@
-//! A vendor release manifest (SPEC §4.1, Kiro's shape): `{"version", "packages": [entry…]}`.
+//! A vendor release manifest (Kiro's shape): `{"version", "packages": [entry…]}`.
 //! Unknown fields are ignored; missing or malformed required fields are
 //! clear errors naming the entry.
 

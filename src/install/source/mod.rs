@@ -1,9 +1,9 @@
-//! Where managed versions come from (SPEC §4.1, §11.2), resolved once from
+//! Where managed versions come from, resolved once from
 //! the adapter data and the environment into plain values: a vendor
 //! manifest (`ONEWORKS_<ADAPTER>_MANIFEST_URL`, `…_DOWNLOAD_BASE`,
 //! `…_FORMATS` override the data), an npm package on the user's registry,
-//! or archives by version checked against reviewed pins (SPEC §11.5;
-//! `…_DOWNLOAD_BASE` overrides the data's base).
+//! or archives by version checked against reviewed pins
+//! (`…_DOWNLOAD_BASE` overrides the data's base).
 //!
 //! The sources themselves: `vendor` (a release manifest, this host's
 //! entry, the staging fill) over [`manifest`] (the manifest's shape);
@@ -30,14 +30,14 @@ use crate::install::transport::fetcher::parse_url;
 /// Where managed versions come from.
 #[derive(Debug, Clone)]
 pub enum ManagedSource {
-    /// A vendor release manifest (SPEC §4.1) and the base its `download`
+    /// A vendor release manifest and the base its `download`
     /// paths join to; `formats` in order of preference.
     VendorManifest {
         manifest_url: Url,
         download_base: Url,
         formats: Vec<FileType>,
     },
-    /// An npm package (SPEC §11.2) on `registry`; the executable is
+    /// An npm package on `registry`; the executable is
     /// `bin.<bin_command>`.
     Npm {
         registry: Url,
@@ -45,7 +45,7 @@ pub enum ManagedSource {
         bin_command: String,
     },
     /// Archives by version under `download_base`, each installed only
-    /// against a reviewed sha256 (SPEC §11.5): the data's pins, and
+    /// against a reviewed sha256: the data's pins, and
     /// `trusted`, the configured exact version with the `cli.sha256` a
     /// trusted config gives beside it (for this host).
     Pinned {

@@ -1,4 +1,4 @@
-//! Archives by version checked against reviewed pins (SPEC §11.5): the
+//! Archives by version checked against reviewed pins: the
 //! vendor publishes no checksum, so a version is installed only against a
 //! sha256 oneworks can check — the adapter's reviewed pins for this host,
 //! or the `cli.sha256` a trusted config gives beside `cli.version`. A
@@ -185,7 +185,7 @@ impl crate::install::Installer<'_> {
         Ok(prepared)
     }
 
-    /// The version a lock file records, bound to the pins (SPEC §4.4): it
+    /// The version a lock file records, bound to the pins: it
     /// must be pinned for this host, and its entry for this host must name
     /// the pinned sha256 and the version's own download path.
     pub(crate) fn install_pinned_lock(

@@ -1,4 +1,4 @@
-//! Which artifact fits this host (SPEC §4.2). Linux: the headless variant
+//! Which artifact fits this host. Linux: the headless variant
 //! for this architecture, gnu when the host glibc meets the floor in the
 //! adapter data, else musl, in the data's archive-format preference order.
 //! macOS (`dmg`) and Windows (`msi`) are selected the same way; installing

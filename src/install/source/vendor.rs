@@ -1,4 +1,4 @@
-//! A vendor release manifest as a managed source (SPEC §4.1–4.3): the
+//! A vendor release manifest as a managed source: the
 //! manifest, this host's entry, its URL under the download base, and the
 //! staging fill (download, sha256, extract, find the binary) that the one
 //! install path publishes.
@@ -76,7 +76,7 @@ impl Installer<'_> {
         self.install_or_reuse(&target, force)
     }
 
-    /// A lock file's entry binds to its version (SPEC §4.4): its
+    /// A lock file's entry binds to its version: its
     /// `download` lies in the pinned version's own folder under the
     /// download base, as the adapter's data lays releases out
     /// (`versionPath`), so an older release cannot be filed under a newer

@@ -43,7 +43,7 @@ pub struct InstallRecord {
     pub integrity: Option<String>,
     /// npm installs: the registry's name of the package, as the registry's
     /// document and the tarball's own `package.json` gave it for
-    /// `version` (SPEC §4.4). An install without it was not checked that
+    /// `version`. An install without it was not checked that
     /// way: `--offline` with a lock file does not use it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub package: Option<String>,

@@ -63,7 +63,7 @@ impl Installer<'_> {
 
     /// A probe that failed stops the install; so does one that prints
     /// another version than the one the install would be filed under
-    /// (SPEC §4.4: what the artifact says, never only what a lock says).
+    /// (what the artifact says, never only what a lock says).
     fn check_probe(
         &self,
         version: &semver::Version,

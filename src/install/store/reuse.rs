@@ -1,4 +1,4 @@
-//! Reusing a managed install (SPEC §3, §4.3): the published binary's size,
+//! Reusing a managed install: the published binary's size,
 //! modification time and sha256 are recorded at install; before reuse the
 //! binary is compared with that record (size and time first, the digest
 //! only when those differ) and probed again when it no longer matches. A

@@ -1,4 +1,4 @@
-//! The one builder of the installer's HTTP clients (SPEC §1.1, §11.2):
+//! The one builder of the installer's HTTP clients:
 //! the company CA and proxy as the ecosystem sets them. Every source (the
 //! Kiro manifest, the npm registry, the Node.js mirror) gets
 //! `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`, `SSL_CERT_FILE`/`SSL_CERT_DIR`

@@ -9,7 +9,7 @@ use url::Url;
 
 use crate::error::{Classify, ErrorKind};
 
-/// A URL as it may be printed or recorded (SPEC §6.2 URLs).
+/// A URL as it may be printed or recorded.
 pub fn shown(url: &Url) -> String {
     crate::redact::redact_url(url.as_str())
 }

@@ -1,4 +1,4 @@
-//! Credentials for the installer's requests (SPEC §11.2): each belongs to
+//! Credentials for the installer's requests: each belongs to
 //! one `//host[:port]/path/` prefix (npm's "nerf dart": no scheme, the
 //! port only when it is not the scheme's default) and goes only to a URL
 //! under it — the longest prefix wins, as in npm. A value never appears in

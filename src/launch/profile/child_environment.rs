@@ -1,4 +1,4 @@
-//! The agent child's environment (SPEC §6.1): an allowlist, not the parent's
+//! The agent child's environment: an allowlist, not the parent's
 //! environment. It holds PATH, locale, TERM, TZ, the proxy and CA variables,
 //! the profile's HOME, the agent home variable and XDG folders, the credential variables
 //! present in the parent, and the variables the config names through

@@ -1,4 +1,4 @@
-//! Where a session lives (SPEC §1.1, §5.1): the persistent profile
+//! Where a session lives: the persistent profile
 //! `<project>/.oneworks/sessions/<name>/` (0700) with `<adapter>-home/` (the
 //! agent's home) and `data/` (the child's XDG data, state, config and cache),
 //! and a short private runtime folder per session for sockets and temp

@@ -91,14 +91,14 @@ pub(crate) fn io_error<'a>(
 }
 
 /// The scrubber for everything a session writes: the credential variables
-/// present in `env` (SPEC §6.1), the variable named by
+/// present in `env`, the variable named by
 /// `approvals.webhookAuthEnv` (its value is a bearer token), plus the values
 /// of variables the config references as `${VAR}` (they reach the agent through
 /// the environment, never through files) — those only when at least
 /// [`SHORT_SECRET_CHARS`](crate::redact::SHORT_SECRET_CHARS) long: a short
 /// referenced value (`USER_NAME=proj`) is more likely a plain setting.
 /// A secret shorter than that is warned about, once per variable: it only
-/// redacts strings equal to it (SPEC §6.2).
+/// redacts strings equal to it.
 pub fn scrubber_for(
     env: &crate::env_options::environment::Environment,
     data: &crate::adapter::data::AdapterData,

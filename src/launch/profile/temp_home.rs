@@ -1,4 +1,4 @@
-//! A fresh temporary HOME for every agent process (SPEC §5.1): created
+//! A fresh temporary HOME for every agent process: created
 //! atomically with mode 0700 under the session's runtime folder, removed
 //! when the process ends. Fixed paths are never reused. It holds the
 //! agent's `TMPDIR` too (`tmp/`, 0700), so what an agent leaves in its

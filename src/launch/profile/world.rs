@@ -36,7 +36,7 @@ pub struct Inputs<'a> {
     pub scrubber: &'a Arc<Scrubber>,
 }
 
-/// Where the child is headed: decides where MCP servers go (SPEC §5.5).
+/// Where the child is headed: decides where MCP servers go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
     /// `adapter login`: MCP servers in the agent file (remote ones when
@@ -65,8 +65,8 @@ pub struct World {
 }
 
 impl World {
-    /// Puts the runtime the agent runs on (the managed Node.js's `bin/`,
-    /// SPEC §11.2) first on its PATH: its bins are `#!/usr/bin/env node`.
+    /// Puts the runtime the agent runs on (the managed Node.js's `bin/`)
+    /// first on its PATH: its bins are `#!/usr/bin/env node`.
     pub fn use_runtime(&mut self, runtime_path: Option<&Path>) {
         if let Some(dir) = runtime_path {
             self.environment.prepend_path(dir);

@@ -1,4 +1,4 @@
-//! Tests of the scrubber against SPEC §6.2.
+//! Tests of the scrubber: every encoding, chunk boundaries, cuts.
 
 use std::borrow::Cow;
 

@@ -1,4 +1,4 @@
-//! Property tests of the scrubber (SPEC §6.2).
+//! Property tests of the scrubber.
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! Property tests of the stream scrubber (SPEC §6.2, "Streams and cuts"):
+//! Property tests of the stream scrubber ("Streams and cuts"):
 //! every secret, every encoding, every split point, every chunking.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! Cards a dead supervisor left pending (SPEC §8.7): the supervisor that
+//! Cards a dead supervisor left pending: the supervisor that
 //! re-adopts the session opens a re-derived request under the old card's
 //! id when it is shown alike (title, command and kind).
 

@@ -1,4 +1,4 @@
-//! Cards made from the agent's own hook (issue 21): their id is derived
+//! Cards made from the agent's own hook: their id is derived
 //! from the agent's own id for the ask, `<adapter>_<session>_<sha256(agent
 //! id)[..16]>`, so the same ask signalled twice is one card; a later ask
 //! with the same agent id (an agent without request ids asking the same

@@ -1,8 +1,8 @@
-//! Approval cards (SPEC §1.3, §8.1): their model, states and ids, the
+//! Approval cards: their model, states and ids, the
 //! rules that move a card from `pending` to its end, and the history in the
 //! session's `cards.jsonl` (scrubbed). What a card says is untrusted: it
 //! is scrubbed whole, then made card text by [`crate::output::visible`]
-//! (SPEC §8.6), and a card any part of which was cut is not `complete`: it
+//!, and a card any part of which was cut is not `complete`: it
 //! can be declined or cancelled from anywhere, but accepted only in the
 //! terminal ([`Refusal::Incomplete`]).
 
@@ -27,7 +27,7 @@ const TERMINAL: &str = "terminal";
 
 /// The most cards one supervisor keeps in memory: beyond it the oldest
 /// resolved card is forgotten (it stays in `cards.jsonl`). An agent that
-/// raises approvals without end must not grow the supervisor (issue 12).
+/// raises approvals without end must not grow the supervisor.
 pub const MAX_CARDS: usize = 1000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,11 +108,11 @@ pub struct Card {
     pub cwd: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
-    /// Who answered (SPEC §8.5): `terminal`, `page`, `cli`, `webhook`,
+    /// Who answered: `terminal`, `page`, `cli`, `webhook`,
     /// `link`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
-    /// Every field is shown whole (SPEC §8.6); `false` when any was cut,
+    /// Every field is shown whole; `false` when any was cut,
     /// and then only the terminal may accept. Always written; a record
     /// without it (an older `cards.jsonl`, an older supervisor) reads as
     /// `false`: nothing proves it was shown whole.
@@ -130,7 +130,7 @@ impl Card {
 }
 
 /// `<prefix>_<16 hex digits>`, the prefix being `<adapter>_<session>`
-/// (SPEC §11.1) and the rest drawn at random for this card instance: an
+/// and the rest drawn at random for this card instance: an
 /// agent that reuses a request id in a later run, or a pane prompt counted
 /// afresh by a new supervisor, gets a new card, so a stale id (a webhook
 /// retry, a script) answers nothing. Which request a card mirrors stays in
@@ -155,7 +155,7 @@ pub fn card_prefix(adapter: &str, session: &str) -> String {
     format!("{adapter}_{session}")
 }
 
-/// Card text of one field: scrubbed whole first (SPEC §6.2: a cut must
+/// Card text of one field: scrubbed whole first (a cut must
 /// not keep part of a secret the scrubber would no longer recognise), then
 /// made visible and bounded (§8.6).
 pub fn card_text(text: &str, scrubber: Option<&Scrubber>) -> Shown {
@@ -196,7 +196,7 @@ pub struct CardBook {
     history: Option<PathBuf>,
     scrubber: Option<Scrubber>,
     now: fn() -> String,
-    /// Cards a dead supervisor left pending (SPEC §8.7): a request shown
+    /// Cards a dead supervisor left pending: a request shown
     /// alike (title and command) opens under the old card's id again.
     adopted: Vec<Card>,
 }
@@ -269,7 +269,7 @@ impl CardBook {
             shown.text
         };
         let title = shown(&request.title);
-        // Scrubbed whole, then made visible and bounded (SPEC §6.2, §8.6),
+        // Scrubbed whole, then made visible and bounded,
         // like the title.
         let kind = request.detail.kind.as_deref().map(&mut shown);
         let command = request.detail.command.as_deref().map(&mut shown);

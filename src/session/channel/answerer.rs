@@ -1,4 +1,4 @@
-//! Who answered a card over the approvals socket (SPEC §8.2, §8.5): what
+//! Who answered a card over the approvals socket: what
 //! the request can prove, never what it claims. A socket client answers as
 //! `cli`; `page` needs the supervisor's proof key, which it writes beside
 //! the socket (`approvals.key`, 0600, in the 0700 runtime folder: `session

@@ -1,4 +1,4 @@
-//! The approvals channel (SPEC §8.2): a Unix socket (0600, in the session's
+//! The approvals channel: a Unix socket (0600, in the session's
 //! 0700 runtime folder) speaking JSON lines. Requests:
 //! `{"op":"list"}` → `{"cards":[…]}`; `{"op":"watch"}` → every card now and
 //! each change after, one card a line; `{"op":"answer","card":…,"action":…}`

@@ -1,4 +1,4 @@
-//! The keystroke bridge (SPEC §8.3): types a verdict into the visible TUI
+//! The keystroke bridge: types a verdict into the visible TUI
 //! prompt, one key at a time, verifying the pane before every key and
 //! again right before `Enter`. Any doubt — prompt gone, focus elsewhere,
 //! title changed, the terminal answered — sends nothing more and returns

@@ -1,6 +1,6 @@
 #![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
 //! The bridge against a simulated Kiro prompt whose screen the tests change
-//! between two keys or two captures (the hostile twins of SPEC §8.3).
+//! between two keys or two captures (the hostile twins of the happy paths).
 
 use super::*;
 use crate::session::refusal::RefusalCode;
@@ -303,7 +303,7 @@ fn the_render_gap_and_settle_are_waited() {
     assert!(started.elapsed() >= Duration::from_millis(140));
 }
 
-/// A generic TUI prompt (SPEC §8.4 fixture) the tests can swap.
+/// A generic TUI prompt the tests can swap.
 struct GenericPane {
     screen: String,
     keys: Vec<String>,

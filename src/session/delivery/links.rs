@@ -1,4 +1,4 @@
-//! Answer links (SPEC §8.5): with `--public-url URL`, each webhook POST
+//! Answer links: with `--public-url URL`, each webhook POST
 //! carries `answer_url` = `URL/a/{card}/{capability}`.
 //!
 //! Two halves, one per process:

@@ -1,4 +1,4 @@
-//! Delivering a verdict (SPEC §8.2, §8.3, §8.5): the keystroke bridge that
+//! Delivering a verdict: the keystroke bridge that
 //! types it into the agent's own box, verify-then-key, failing closed; the
 //! optional webhook that POSTs each new card and takes an answer back; the
 //! one-time answer links a card's message carries.

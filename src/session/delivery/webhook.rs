@@ -1,5 +1,5 @@
-//! The optional approvals webhook (SPEC §8.2): each new card (scrubbed
-//! card text, with `complete`, SPEC §8.6) is POSTed to the configured endpoint with the bearer token
+//! The optional approvals webhook: each new card (scrubbed
+//! card text, with `complete`) is POSTed to the configured endpoint with the bearer token
 //! from `webhookAuthEnv`; a response body `{"action":"accept"|"decline"|
 //! "cancel"}` is the verdict (an `accept` of a card that is not complete
 //! is refused and logged; the card stays pending). Timeouts and errors
@@ -24,7 +24,7 @@ pub struct Webhook {
     pub timeout: Duration,
     pub session: String,
     /// Where a `session serve --public-url` publishes its answer links
-    /// (SPEC §8.5); each POST then carries the card's `answer_url`.
+    ///; each POST then carries the card's `answer_url`.
     pub answer_links: std::path::PathBuf,
 }
 
@@ -119,7 +119,7 @@ impl Webhook {
     }
 
     /// Card `card`'s answer link: a capability drawn now for this card
-    /// instance and kept in `state`'s link book (SPEC §8.5).
+    /// instance and kept in `state`'s link book.
     fn answer_url(&self, state: &SessionState, card: &Card) -> Option<String> {
         crate::session::delivery::links::answer_url(&self.answer_links, &card.id, &state.links)
     }
@@ -151,7 +151,7 @@ fn webhook_verdict(
         Ok(Some(verdict)) => {
             if let Some(state) = weak.upgrade() {
                 match state.answer_by(&card.id, verdict, Some("webhook")) {
-                    // The card stays pending for the terminal (SPEC §8.6).
+                    // The card stays pending for the terminal.
                     Err(refusal @ Refusal::Incomplete(_)) => {
                         tracing::warn!("webhook verdict refused: {refusal}")
                     }

@@ -1,4 +1,4 @@
-//! The agent's chat store as an approval signal (issue 36, SPEC §11.5):
+//! The agent's chat store as an approval signal:
 //! the agent keeps each chat as a SQLite database below its home
 //! (`<base>/<folder>/<working folder's name>/<chat>/<file>`, all from the
 //! data, [`ChatStoreSignalData`]) and writes a call waiting for its

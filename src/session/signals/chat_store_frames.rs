@@ -1,4 +1,4 @@
-//! What the rows of an agent's chat store say (issue 36): the JSON objects
+//! What the rows of an agent's chat store say: the JSON objects
 //! embedded in each row — a row may be one JSON document or a binary
 //! checkpoint frame with JSON inside it, so every row is scanned for
 //! objects rather than parsed whole — and the call and result parts in

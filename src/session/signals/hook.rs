@@ -1,4 +1,4 @@
-//! The agent's own hook as an approval signal (issue 21): the agent runs
+//! The agent's own hook as an approval signal: the agent runs
 //! `oneworks session hook` when it is about to ask (its hook registered by
 //! the profile world, `tui.signals.hook`); that entry hands the hook's
 //! stdin payload to the supervisor over the **signals socket** and exits at

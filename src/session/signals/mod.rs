@@ -1,4 +1,4 @@
-//! Where approvals come from (SPEC §8.1, §8.4; issue 21), strongest signal
+//! Where approvals come from, strongest signal
 //! first: the agent's ACP recorder ([`recorder`], tailed by
 //! [`recorder_tail`]), the agent's own hook ([`hook`]) or chat store
 //! ([`chat_store`], its rows read by [`chat_store_frames`]), and the pane

@@ -1,4 +1,4 @@
-//! The pane-scrape fallback (SPEC §8.4): a generic approval detector for
+//! The pane-scrape fallback: a generic approval detector for
 //! agent versions without the recorder and for other agent TUIs. It finds an
 //! approval block in a captured pane — a title line ending with `?` or
 //! containing `requires approval`, followed by option rows — and reads the
@@ -217,7 +217,7 @@ pub fn detect(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {
     })
 }
 
-/// The adapter's own prompt (its grammar in the data file, SPEC §11.3) as
+/// The adapter's own prompt (its grammar in the data file) as
 /// a detected prompt for the tracker: the tool line as context, the
 /// question as title, the rows as the data names them.
 pub fn detect_own(capture: &str, data: &TuiData) -> Option<DetectedPrompt> {

@@ -1,5 +1,5 @@
 #![allow(clippy::disallowed_methods)] // test fixtures use std::fs directly
-//! The detector on both fixtures of the SPEC and captured variants.
+//! The detector on both prompt fixtures and captured variants.
 
 use super::*;
 use crate::session::signals::pane::tests::spec_prompt;

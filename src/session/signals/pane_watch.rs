@@ -1,4 +1,4 @@
-//! Drives the pane-scrape fallback (SPEC §8.4) in a running supervisor:
+//! Drives the pane-scrape fallback in a running supervisor:
 //! captures the pane when it changed ([`tmux_control`]), feeds the detector and its
 //! single-prompt tracker, and turns what appears and vanishes into cards.
 //! The adapter's own prompt (its grammar in the data file) is answered

@@ -1,4 +1,4 @@
-//! One line of the agent's ACP recorder (SPEC §8.1), parsed leniently: the
+//! One line of the agent's ACP recorder, parsed leniently: the
 //! wrapper `{"ts":…,"dir":…,"msg":…}` with `msg` as a JSON string or an
 //! object. A message is classified by its JSON-RPC shape only (`dir` is
 //! ignored): a request has `method` and `id`, a response has `id` and

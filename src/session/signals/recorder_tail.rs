@@ -1,4 +1,4 @@
-//! The recorder tail (SPEC §8.1): a pure state machine ([`SlotMirror`]) that
+//! The recorder tail: a pure state machine ([`SlotMirror`]) that
 //! turns batches of recorder messages into card events, and a file reader
 //! ([`RecorderFile`]) that yields whole new lines. The supervisor drives both
 //! from [`watch`]: an inotify wake-up on every write to the runtime folder,

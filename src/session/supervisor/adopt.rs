@@ -1,4 +1,4 @@
-//! Re-adoption (SPEC §8.7): a supervisor that died leaves the agent
+//! Re-adoption: a supervisor that died leaves the agent
 //! running in its tmux pane; a new one takes over the same tmux server
 //! and pane (the agent is not started again), derives the cards still
 //! pending again from the recorder, and supervises on.
@@ -18,7 +18,7 @@ pub fn tmux_alive(record: &Record, paths: &SessionPaths) -> bool {
     group::is_alive(record.tmux_pid) && process_mentions(record.tmux_pid, "cmdline", &socket)
 }
 
-/// Re-adopts the tmux server and pane a dead supervisor left (SPEC §8.7):
+/// Re-adopts the tmux server and pane a dead supervisor left:
 /// the agent is not started again; the record becomes this process's
 /// (marked `recovered`); the cards still pending are derived again from the
 /// recorder (its requests after the last response) and keep their ids;
@@ -51,7 +51,7 @@ pub fn adopt(
 }
 
 /// Reads the whole recorder a dead supervisor tailed into the card book
-/// as one batch (SPEC §8.7): a request answered within the batch opens no
+/// as one batch: a request answered within the batch opens no
 /// card, so what opens is what is still unanswered, wherever it stands;
 /// the dead supervisor's pending cards that nothing re-derived were
 /// answered in the terminal meanwhile.

@@ -78,7 +78,7 @@ pub struct Record {
     pub cli_version: String,
     pub started_at: String,
     /// This supervisor re-adopted the session after its first one died
-    /// (SPEC §8.7); `session list` says so once.
+    ///; `session list` says so once.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovered: bool,
     /// The folder the agent's chat stores live below (the value of the
@@ -230,7 +230,7 @@ pub struct SupervisorPlan {
     pub paths: SessionPaths,
     pub runtime: PathBuf,
     pub webhook: Option<crate::session::delivery::webhook::Webhook>,
-    /// Read approvals from the pane (SPEC §8.4) at this pace instead of
+    /// Read approvals from the pane at this pace instead of
     /// the recorder.
     pub pane_fallback: Option<Duration>,
 }

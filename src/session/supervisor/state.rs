@@ -83,7 +83,7 @@ pub struct SessionState {
     pane: PaneFactory,
     /// Called with every new pending card (the webhook).
     on_park: Mutex<Option<ParkCallback>>,
-    /// The answer links minted for the webhook's cards (SPEC §8.5).
+    /// The answer links minted for the webhook's cards.
     pub links: crate::session::delivery::links::LinkBook,
 }
 

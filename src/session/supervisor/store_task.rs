@@ -15,7 +15,7 @@ pub(super) fn store_base(plan: &SupervisorPlan) -> Option<PathBuf> {
     plan.tmux.env.get(&data.base).map(PathBuf::from)
 }
 
-/// The chat-store reader's task (issue 36), when the adapter has one.
+/// The chat-store reader's task, when the adapter has one.
 pub(super) fn task(
     plan: &SupervisorPlan,
     record: &Record,

@@ -16,7 +16,7 @@ use crate::session::tmux::{self, Tmux};
 use crate::session::SessionError;
 
 /// The `session supervise` arguments that hand the agent's runtime (the
-/// managed Node.js's `bin/`, SPEC §11.2) to the supervisor.
+/// managed Node.js's `bin/`) to the supervisor.
 pub fn runtime_args(runtime_path: &Option<PathBuf>) -> Vec<std::ffi::OsString> {
     runtime_path
         .as_ref()
@@ -93,7 +93,7 @@ pub fn supervise(
 }
 
 /// The hidden `session adopt`: a new supervisor for a session whose
-/// supervisor died, over the same tmux server and agent (SPEC §8.7). The
+/// supervisor died, over the same tmux server and agent. The
 /// world is not entered again (the agent lives in it); the plan is built
 /// from the adapter's data, the config and the session's paths.
 pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), SessionError> {
@@ -131,7 +131,7 @@ pub fn adopt(inputs: &world::Inputs<'_>, name: &str) -> Result<(), SessionError>
     supervisor::adopt::adopt(plan, || output::print_json(&json!({"ready": true})))
 }
 
-/// How often the pane is read when it is the signal (SPEC §8.4), per the
+/// How often the pane is read when it is the signal, per the
 /// config's `paneFallback` and whether this version writes a recorder.
 fn pane_fallback(
     inputs: &world::Inputs<'_>,

@@ -298,7 +298,7 @@ impl Owner {
     }
 
     /// The served caller left. With its prompt still in flight, the owner
-    /// cancels the turn itself (SPEC §7's order) before the next caller.
+    /// cancels the turn itself (the order a cancel keeps) before the next caller.
     async fn caller_gone(&mut self) {
         if self.caller.take().is_none() {
             return;

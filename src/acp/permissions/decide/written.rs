@@ -1,10 +1,10 @@
-//! The written policy (`policy:` in the person's config, SPEC §7.2)
+//! The written policy (`policy:` in the person's config)
 //! judging one request: the first rule whose fields all match decides,
 //! else `otherwise`.
 //!
 //! What a rule reads: `kind` is the tool call's ACP kind; `title`,
 //! `command` and `path` are globs over what the request carries — the card
-//! text a person is shown (SPEC §8.6) and what the agent sent. An `allow`
+//! text a person is shown and what the agent sent. An `allow`
 //! must hold for both, and for every path, on a complete card: a glob
 //! cannot vouch for text the card cut short, and a rule cannot allow what
 //! a person would not have been shown. A `deny` or `ask` holds when either

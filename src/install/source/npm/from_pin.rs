@@ -1,6 +1,6 @@
 //! `prepare --locked` (or a pinned exact version) for an npm package: the
 //! tree the lock file records. The lock comes from the project (possibly a
-//! hostile clone), so it binds and never names (SPEC §4.4, §11.2): every
+//! hostile clone), so it binds and never names: every
 //! entry is checked for shape first — a `node_modules/<name>` place below a
 //! recorded parent, a package name, a version, a sha512 integrity, a tarball
 //! on the registry — and then, before anything is downloaded, against the

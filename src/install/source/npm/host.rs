@@ -1,5 +1,5 @@
 //! Which platform packages fit this host, as npm judges a version's `os`,
-//! `cpu` and `libc` fields (SPEC §11.2): each is a list of allowed values
+//! `cpu` and `libc` fields: each is a list of allowed values
 //! (`!value` excludes one); a field that is absent allows everything; `libc`
 //! is judged on Linux only, against the host's C library (glibc or musl).
 

@@ -1,4 +1,4 @@
-//! An npm package as a managed source (SPEC §11.2): the package document
+//! An npm package as a managed source: the package document
 //! from the user's registry → one version (`dist-tags.latest` or an exact
 //! one) → its Node.js runtime checked → the tarball streamed through
 //! network → sha256 + sha512 → gunzip → the same guarded tar extraction as

@@ -1,5 +1,5 @@
 //! What the npm source takes from the user's npm settings besides the
-//! registry (SPEC §11.2, §1.1): the credentials per registry, the secrets
+//! registry: the credentials per registry, the secrets
 //! the scrubber must learn, and the transport — npm's `proxy`,
 //! `https-proxy`, `noproxy`, `cafile` and `strict-ssl` over the
 //! environment's proxy and CA variables, for the registry and the Node.js

@@ -1,4 +1,4 @@
-//! The Node.js runtime an npm package needs (SPEC §11.2): its
+//! The Node.js runtime an npm package needs: its
 //! `engines.node` range (npm's range syntax) checked against
 //! `node --version` on the PATH given to the probes, before install and
 //! before every launch, and the errors of the Node that runs a package,

@@ -1,4 +1,4 @@
-//! npm's own settings, read as npm reads them (SPEC §11.2): the user's
+//! npm's own settings, read as npm reads them: the user's
 //! `.npmrc` (`NPM_CONFIG_USERCONFIG` relocates it), then the `npm_config_*`
 //! variables over it, `${VAR}` expanded in keys and values. A project's
 //! `.npmrc` is never read: it arrives with a clone, and oneworks' trust

@@ -1,4 +1,4 @@
-//! npm's credential settings (SPEC §11.2), read as npm 9+ reads them: per
+//! npm's credential settings, read as npm 9+ reads them: per
 //! registry `//host[:port][/path]/:_authToken` (sent as `Bearer`), else
 //! `:_auth` (`Basic`, already base64 of `user:password`), else
 //! `:username` with `:_password` (the password base64-encoded, as `npm

@@ -1,4 +1,4 @@
-//! The tarball's own `package.json` (SPEC §4.4, §11.2): it must name the
+//! The tarball's own `package.json`: it must name the
 //! package and the version it is installed as, so what an install is filed
 //! under is what the artifact itself says — never only what a document or
 //! a lock file claims. Checked in the staging folder, after the integrity

@@ -1,4 +1,4 @@
-//! The shape of a lock file's tree, bound to the registry (SPEC §4.4): a
+//! The shape of a lock file's tree, bound to the registry: a
 //! lock may only narrow what the documents allow, so every package it
 //! records below the main one must be one that a package of the tree
 //! declares — under the name it is placed as, naming that package, with a

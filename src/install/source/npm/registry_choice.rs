@@ -1,4 +1,4 @@
-//! Which npm registry to ask (SPEC §11.2): `ONEWORKS_NPM_REGISTRY`, else
+//! Which npm registry to ask: `ONEWORKS_NPM_REGISTRY`, else
 //! npm's own `npm_config_registry` (either case), else the `registry=` line
 //! of the user's `.npmrc` (`NPM_CONFIG_USERCONFIG` relocates it; a scoped
 //! `@scope:registry=` line wins for a scoped package, as in npm), else the

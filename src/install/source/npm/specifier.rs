@@ -62,7 +62,7 @@ pub(super) fn parse_spec(alias: &str, spec: &str) -> Spec {
 /// The longest npm package name.
 const MAX_NAME: usize = 214;
 
-/// An npm package name (`name` or `@scope/name`, SPEC §11.2): lowercase
+/// An npm package name (`name` or `@scope/name`): lowercase
 /// URL-safe characters, one optional scope, no `..` — safe as a URL path
 /// segment (no `\`, `%`, `/` beyond the scope's, control characters) and
 /// as a folder name.

@@ -1,4 +1,4 @@
-//! A package's whole tree (SPEC §11.2), resolved from the registry's
+//! A package's whole tree, resolved from the registry's
 //! documents: `dependencies` (and the `peerDependencies` the adapter's data
 //! names) by npm range, the highest matching version (`dist-tags.latest`
 //! when it matches); for the packages the adapter's data names

@@ -92,7 +92,7 @@ impl Classify for TreeError {
             | TreeError::NoVersion { .. } => ErrorKind::Network,
             TreeError::Bounds { .. } => ErrorKind::UnsafeArchive,
             TreeError::PinEntry { .. } => ErrorKind::Config,
-            // No package for this host: no usable CLI here (SPEC §1.2),
+            // No package for this host: no usable CLI here,
             // whatever shape the vendor ships.
             TreeError::NoPlatform { .. }
             | TreeError::Specifier { .. }

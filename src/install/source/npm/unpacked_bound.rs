@@ -1,5 +1,5 @@
 //! What an npm tarball may unpack to before its integrity is checked
-//! (SPEC §11.2): `dist.unpackedSize` × the adapter's `maxExpansion` where
+//!: `dist.unpackedSize` × the adapter's `maxExpansion` where
 //! the document gives the size, else a fixed bound that holds the largest
 //! real agent — also when the response has no `Content-Length`. (The
 //! number of entries is bounded by the extraction itself.)

@@ -1,4 +1,4 @@
-//! The `session/new.mcpServers` list of an ACP run (SPEC §5.5, §7). Built
+//! The `session/new.mcpServers` list of an ACP run. Built
 //! after `initialize`, when the agent's `mcpCapabilities` are known, from
 //! typed structs shaped like ACP's `McpServer`; `${VAR}` references are
 //! resolved from the environment at that moment and never written to disk.

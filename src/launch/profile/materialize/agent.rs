@@ -1,4 +1,4 @@
-//! The agent file (SPEC §5.3): its shape is the adapter's data
+//! The agent file: its shape is the adapter's data
 //! (`session.agentFile`: `base`, `forced`, `resources`, and the keys of the
 //! hooks and MCP maps when they live in it). Its document is built as
 //! name, description, the forced keys, the resources, the base keys, hooks

@@ -1,4 +1,4 @@
-//! The worlds of opencode, Codex and Claude (SPEC §11.4) from their
+//! The worlds of opencode, Codex and Claude from their
 //! built-in data files: TOML settings, opencode's `mcp` map, optional
 //! sections (no hooks, no MCP file, no prompt file) said in data, the
 //! settings that switch off the agent's own auto-approval, and provider

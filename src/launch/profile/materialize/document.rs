@@ -1,4 +1,4 @@
-//! A settings document as text in the adapter's format (SPEC §5.2, §11.3,
+//! A settings document as text in the adapter's format (§11.3,
 //! §11.4): JSON, flat or nested, or TOML (Codex's `config.toml`). Planned,
 //! kept and scrubbed as a JSON value; turned into text only here, so the
 //! scrubber and the forced keys see one kind of document whatever the

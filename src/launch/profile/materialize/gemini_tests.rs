@@ -1,4 +1,4 @@
-//! Gemini's world (SPEC §11.3) from its data file: `settings.json` with
+//! Gemini's world from its data file: `settings.json` with
 //! forced keys, the login method, MCP servers and hooks, `GEMINI.md`,
 //! skills gated by version, folder trust — and hostile input.
 

@@ -1,4 +1,4 @@
-//! Hooks (SPEC §5.6, §11.3): the config's `hooks` (trigger → entries of
+//! Hooks: the config's `hooks` (trigger → entries of
 //! `{command, matcher?}`, triggers checked against the adapter data when
 //! the config is loaded) in the adapter's JSON shape, plus the signal
 //! hook (`tui.signals.hook`) a session supervisor asks for.

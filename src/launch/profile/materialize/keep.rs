@@ -1,6 +1,6 @@
 //! Keys an agent writes into its own settings file — the method of a
 //! login made in its TUI or by ACP `authenticate` — survive oneworks'
-//! rewrite of that file when the plan does not set them (SPEC §11.3: a
+//! rewrite of that file when the plan does not set them (a
 //! login survives). The file on disk is read without following links, at
 //! most 1 MiB; anything unreadable keeps nothing.
 

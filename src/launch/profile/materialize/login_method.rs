@@ -1,4 +1,4 @@
-//! The login method written into the settings file (SPEC §11.3): an agent
+//! The login method written into the settings file: an agent
 //! whose TUI stops at a sign-in dialog until its settings name a method
 //! gets `auth.method` when it is configured, else the method a credential
 //! variable implies (the adapter data's table, first match). Only the

@@ -1,4 +1,4 @@
-//! MCP placement (SPEC §5.5): each server reaches the agent exactly once —
+//! MCP placement: each server reaches the agent exactly once —
 //! in `session/new.mcpServers` for ACP runs (built after `initialize` by
 //! [`super::acp_mcp::acp_mcp_servers`], so the file of an ACP run holds
 //! none), in the agent or settings file for TUI sessions, in the adapter's

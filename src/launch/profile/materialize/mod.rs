@@ -1,5 +1,5 @@
-//! Materializing a session's profile world from `config.yaml` (SPEC §5,
-//! §11.3). Which files the config becomes is the adapter's data (its
+//! Materializing a session's profile world from `config.yaml`.
+//! Which files the config becomes is the adapter's data (its
 //! `session:` section); the shapes are implemented here: the settings file
 //! (flat or nested JSON or TOML, with forced keys and the login method), an
 //! optional agent file, the system prompt file, staged skills (read by

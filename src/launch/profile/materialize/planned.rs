@@ -85,7 +85,7 @@ pub struct WorldPlan {
     pub skill_dirs: Vec<String>,
     pub diagnostics: Vec<String>,
     /// What oneworks itself generates, which scrubbing never takes away
-    /// (SPEC §6.2): the agent file, its name and resource URIs, the
+    ///: the agent file, its name and resource URIs, the
     /// prompt file's front matter, the values it sets in JSON files.
     pub generated: Generated,
 }

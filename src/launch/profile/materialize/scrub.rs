@@ -1,5 +1,5 @@
-//! Scrubbing a [`WorldPlan`]'s files before they are written or shown (SPEC
-//! §6.2), then rendering them: JSON and TOML documents as documents, text
+//! Scrubbing a [`WorldPlan`]'s files before they are written or shown,
+//! then rendering them: JSON and TOML documents as documents, text
 //! line by line, and what oneworks generated (the agent's name and
 //! resources, the prompt file's front matter, the values it set) never
 //! scrubbed away.

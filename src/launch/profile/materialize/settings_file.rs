@@ -1,4 +1,4 @@
-//! The settings file `configContent` becomes (SPEC §5.2, §11.3), kept as
+//! The settings file `configContent` becomes, kept as
 //! one map of dotted keys while it is planned and written in the adapter's
 //! format: flat (Kiro's `settings/cli.json`) or nested (Gemini's
 //! `settings.json`). `configContent` may be written flat or nested either

@@ -1,4 +1,4 @@
-//! Reading skill sources (SPEC §5.4). A skill comes from a repository that
+//! Reading skill sources. A skill comes from a repository that
 //! may be hostile: a cloned project can ship a `SKILL.md` that is a link
 //! to `~/.aws/credentials`. So no link is followed: the skill folder, its
 //! `SKILL.md` and every folder between them and the folder of the config
@@ -33,7 +33,7 @@ fn config_error(entry: &str, index: usize, message: String) -> ProfileError {
     }
 }
 
-/// The text of skill `index`'s `SKILL.md`, read as SPEC §5.4 says
+/// The text of skill `index`'s `SKILL.md`, read as a skill source says
 /// (`entry` names the config entry in errors: `adapters.kiro`).
 pub fn read_skill(
     index: usize,

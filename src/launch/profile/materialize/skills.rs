@@ -1,4 +1,4 @@
-//! Skill folder names (SPEC §5.4): a display name becomes one directory
+//! Skill folder names: a display name becomes one directory
 //! name that is safe on POSIX and Windows — no separators, no reserved
 //! device names, no trailing dots or spaces, bounded length — and distinct
 //! from its siblings even on case-insensitive file systems.

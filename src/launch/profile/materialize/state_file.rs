@@ -2,7 +2,7 @@
 //! Code's `.claude.json`): the agent writes it itself — its onboarding, the
 //! folders it was told to trust, its login — and oneworks sets only the
 //! data's keys in it: first-run dialogs marked done, and the project's
-//! trust entry, trusted only when the user said so (SPEC §2.1; otherwise
+//! trust entry, trusted only when the user said so (otherwise
 //! the entry says untrusted and the agent asks the person). The plan holds
 //! just those keys; when it is written they are laid over the file on disk
 //! (read without following links), so every key the agent wrote stays.

@@ -1,4 +1,4 @@
-//! Folder trust (SPEC §11.3): an agent that skips features in folders it
+//! Folder trust: an agent that skips features in folders it
 //! was not told to trust gets the project in its trusted-folders file only
 //! when the user said so — `trustWorkspace: true` in the user's own config
 //! file or `--trust-workspace` (the config loader keeps the key from no

@@ -1,4 +1,4 @@
-//! Reading an agent's approval box from a captured pane (SPEC §8.3, pane
+//! Reading an agent's approval box from a captured pane (pane
 //! grammar v2) with the grammar of its data file: the question line, the
 //! box around it, the tool line anywhere in the box, the option rows (each
 //! matched whole, in a column or side by side on one line) and which one

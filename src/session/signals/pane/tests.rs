@@ -1,4 +1,4 @@
-//! The pane grammar of `manifests/kiro.yaml` over the prompt of SPEC §8.3.
+//! The pane grammar of `manifests/kiro.yaml` over its approval prompt.
 
 use super::*;
 use crate::adapter::tui_data::PromptGrammar;
@@ -10,7 +10,7 @@ pub fn labels() -> PromptGrammar {
         .prompt
 }
 
-/// The prompt of SPEC §8.3, focus on `focus` (0-based row).
+/// The approval prompt, focus on `focus` (0-based row).
 pub fn spec_prompt(tool: &str, trust: bool, focus: usize) -> String {
     let mut rows = vec!["Yes, single permission"];
     if trust {
