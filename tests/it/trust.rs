@@ -421,8 +421,11 @@ fn an_install_record_that_is_a_fifo_is_refused_not_waited_on() {
         .expect("mkfifo");
     assert!(made.success());
     // Nobody ever writes the FIFO: a reader that opens it blocks for good.
-    let outcome = crate::support::spawn(env.cmd(&["adapter", "status", "kiro", "--json"]))
-        .wait_for(std::time::Duration::from_secs(30));
+    let outcome = env
+        .oneworks()
+        .args(["adapter", "status", "kiro", "--json"])
+        .deadline(std::time::Duration::from_secs(30))
+        .run();
     let status = outcome.json();
     assert_eq!(status["selected"], Value::Null, "{}", outcome.describe());
     let reason = status["candidates"]

@@ -249,9 +249,11 @@ fn a_config_option_outside_the_project_applies_and_one_inside_dot_oneworks_does_
     std::fs::write(&inside, HOSTILE).expect("write");
     let inside_arg = inside.to_str().expect("utf8");
     // `ONEWORKS_CONFIG` as well as `--config`.
-    let mut through_env = env.cmd(&["config", "render", "kiro", "--dry-run"]);
-    through_env.env("ONEWORKS_CONFIG", &inside);
-    let through_env = crate::support::run(through_env);
+    let through_env = env
+        .oneworks()
+        .args(["config", "render", "kiro", "--dry-run"])
+        .env("ONEWORKS_CONFIG", &inside)
+        .run();
     through_env.assert_success();
     assert!(!hook_rendered(&through_env), "{}", through_env.describe());
     let untrusted = dry_render(&env, &["--config", inside_arg]);

@@ -11,7 +11,7 @@ use crate::support::archive::{self, Format};
 use crate::support::manifest::{self, Libc};
 use crate::support::server::Route;
 use crate::support::{
-    assert_prepared, path_of, reused, run_binary, spawn, walk, Artifact, Running, TestEnv,
+    assert_prepared, path_of, reused, run_binary, walk, Artifact, Running, TestEnv,
 };
 
 const VERSION: &str = "2.15.1";
@@ -36,7 +36,11 @@ fn eight_concurrent_prepares_download_once() {
     env.serve_manifest(&release.manifest());
 
     let running: Vec<Running> = (0..8)
-        .map(|_| spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
+        .map(|_| {
+            env.oneworks()
+                .args(["adapter", "prepare", "kiro", "--json"])
+                .start()
+        })
         .collect();
     // A product that takes the lock before reading the manifest sees only
     // one manifest request while the download is held; the deadline keeps
@@ -266,7 +270,10 @@ fn kill_then_recover(format: Format, fraction_percent: usize, in_progress: fn(&T
         std::slice::from_ref(&artifact.entry),
     ));
 
-    let running = spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]));
+    let running = env
+        .oneworks()
+        .args(["adapter", "prepare", "kiro", "--json"])
+        .start();
     let deadline = std::time::Instant::now() + WAIT;
     loop {
         assert!(

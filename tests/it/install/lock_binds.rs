@@ -225,9 +225,11 @@ fn a_lock_relabelling_a_version_files_nothing_under_it() {
     // Another project sees no new version.
     let other = env.base().join("other-project");
     std::fs::create_dir_all(other.join(".oneworks")).expect("other project");
-    let mut status = env.cmd(&["adapter", "status", "gemini", "--json"]);
-    status.current_dir(&other);
-    let outcome = crate::support::run(status);
+    let outcome = env
+        .oneworks()
+        .args(["adapter", "status", "gemini", "--json"])
+        .current_dir(&other)
+        .run();
     assert!(
         !mentions(&outcome.json(), "99.0.0"),
         "{}",

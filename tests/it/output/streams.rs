@@ -22,7 +22,8 @@ const STDOUT_COMMANDS: &[&[&str]] = &[
 /// Runs `args` with stdout going to `stdout`; returns the exit code and
 /// stderr.
 fn run_with_stdout(env: &TestEnv, args: &[&str], stdout: Stdio) -> (Option<i32>, String) {
-    let mut command = env.cmd(args);
+    // A raw command: its stdout is the test's own end of a pipe.
+    let mut command = env.oneworks().args(args).command();
     command.stdout(stdout).stderr(Stdio::piped());
     let output = command.output().expect("run oneworks");
     (
@@ -187,7 +188,8 @@ fn closed_pipe_pair() -> (
 fn run_with_closed_stderr(env: &TestEnv, args: &[&str]) -> Option<i32> {
     let (reader, writer) = closed_pipe_pair();
     drop(reader);
-    let mut command = env.cmd(args);
+    // A raw command: its stderr is a pipe nobody reads.
+    let mut command = env.oneworks().args(args).command();
     command
         .stdout(Stdio::null())
         .stderr(Stdio::from(std::os::fd::OwnedFd::from(writer)));
@@ -243,7 +245,8 @@ fn help_and_version_on_a_full_disk_are_a_plain_error() {
             .write(true)
             .open("/dev/full")
             .expect("/dev/full");
-        let mut command = env.cmd(args);
+        // Raw commands: their stdout is a full disk, then a closed pipe.
+        let mut command = env.oneworks().args(args).command();
         command.stdout(Stdio::from(full)).stderr(Stdio::piped());
         let output = command.output().expect("run oneworks");
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -254,7 +257,7 @@ fn help_and_version_on_a_full_disk_are_a_plain_error() {
         );
         let (reader, writer) = closed_pipe_pair();
         drop(reader);
-        let mut command = env.cmd(args);
+        let mut command = env.oneworks().args(args).command();
         command
             .stdout(Stdio::from(std::os::fd::OwnedFd::from(writer)))
             .stderr(Stdio::piped());

@@ -156,8 +156,10 @@ fn a_prompt_file_has_a_ceiling() {
     std::fs::write(&big, vec![b'a'; 2 << 20]).expect("write prompt");
     for file in [big.to_str().expect("utf-8"), "/dev/zero"] {
         let started = Instant::now();
-        let outcome = crate::support::spawn(acp.cmd(&["--prompt-file", file, "--json"]))
-            .wait_for(Duration::from_secs(60));
+        let outcome = acp
+            .oneworks(&["--prompt-file", file, "--json"])
+            .deadline(Duration::from_secs(60))
+            .run();
         let message = outcome.assert_error(2, "usage");
         assert!(
             message.contains("1 MiB") && message.contains(file),
@@ -166,9 +168,11 @@ fn a_prompt_file_has_a_ceiling() {
         assert!(started.elapsed() < Duration::from_secs(30));
     }
     // `--prompt-file -` (human mode: stdin is free) likewise.
-    let mut command = acp.cmd(&["--prompt-file", "-"]);
-    command.stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"));
-    let outcome = crate::support::spawn(command).wait_for(Duration::from_secs(60));
+    let outcome = acp
+        .oneworks(&["--prompt-file", "-"])
+        .stdin_file("/dev/zero")
+        .deadline(Duration::from_secs(60))
+        .run();
     outcome.assert_code(2);
     assert!(outcome.stderr.contains("1 MiB"), "{}", outcome.describe());
     assert!(acp.acp_invocations().is_empty(), "nothing started");
@@ -218,7 +222,12 @@ const GIVE_UP: Duration = Duration::from_secs(5);
 /// starting the process on a loaded machine).
 fn session_command(session: &Session, args: &[&str]) -> crate::support::Outcome {
     let started = Instant::now();
-    let outcome = crate::support::spawn(session.env.cmd(args)).wait_for(Duration::from_secs(20));
+    let outcome = session
+        .env
+        .oneworks()
+        .args(args)
+        .deadline(Duration::from_secs(20))
+        .run();
     let took = started.elapsed();
     assert!(
         took < GIVE_UP + Duration::from_secs(1),

@@ -194,18 +194,7 @@ fn a_closed_stdout_ends_the_run_quietly_and_stops_the_agent() {
         "{} run kiro --prompt x --json | head -1; exit ${{PIPESTATUS[0]}}",
         crate::support::shell_quote(crate::support::ONEWORKS)
     );
-    let mut command = acp.env.cmd(&[]);
-    let mut bash = std::process::Command::new("bash");
-    bash.args(["-c", &line])
-        .env_clear()
-        .envs(
-            command
-                .get_envs()
-                .filter_map(|(name, value)| Some((name, value?))),
-        )
-        .current_dir(&acp.env.project);
-    command.stdin(std::process::Stdio::null());
-    let outcome = crate::support::run(bash);
+    let outcome = acp.env.program("bash").args(["-c", &line]).run();
     outcome.assert_success();
     assert_eq!(outcome.stdout.lines().count(), 1, "{}", outcome.describe());
     assert!(

@@ -61,24 +61,10 @@ fn prompt_files_and_their_refusal_with_json() {
     acp.run(&["--json"]).assert_code(2);
 
     // `-` reads the prompt from stdin (human mode).
-    let mut command = acp.cmd(&["--prompt-file", "-"]);
-    command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = command.spawn().expect("spawn");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(b"from stdin").expect("write");
-    }
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    acp.oneworks(&["--prompt-file", "-"])
+        .stdin("from stdin")
+        .run()
+        .assert_success();
     let prompts = acp.sent("session/prompt");
     assert_eq!(
         prompts.last().expect("prompt")["params"]["prompt"][0]["text"],

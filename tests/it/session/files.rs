@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::serve::Serve;
 use crate::support::wait::DEADLINE;
-use crate::support::{spawn, Outcome, TestEnv};
+use crate::support::{Outcome, TestEnv};
 
 /// The title of the card planted outside the project.
 const PLANTED: &str = "Running: planted";
@@ -52,7 +52,7 @@ fn mkfifo(path: &Path) {
 /// Runs oneworks; it must end within the deadline (a read waiting on a
 /// FIFO never would).
 fn run_bounded(env: &TestEnv, args: &[&str]) -> Outcome {
-    spawn(env.cmd(args)).wait_for(DEADLINE)
+    env.oneworks().args(args).deadline(DEADLINE).run()
 }
 
 /// `GET /api/sessions`, which must answer within the deadline.

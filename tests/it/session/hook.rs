@@ -119,16 +119,16 @@ fn a_card_answered_before_its_box_is_drawn_takes_that_box() {
     session.start();
     let card = session.pending_card();
     let id = card["id"].as_str().expect("id").to_owned();
-    let mut answer = session
+    let answer = session
         .env
-        .cmd(&["session", "answer", &session.name, &id, "accept"]);
-    let answer = answer.spawn().expect("session answer");
+        .oneworks()
+        .args(["session", "answer", &session.name, &id, "accept"])
+        .start();
     session.wait_card("delivering", |other| {
         other["id"] == card["id"] && other["state"] == "delivering"
     });
     session.touch("draw");
-    let done = answer.wait_with_output().expect("session answer");
-    assert!(done.status.success(), "{done:?}");
+    answer.wait().assert_success();
     session.assert_keys(&["Enter"]);
     let supervisor_log =
         std::fs::read_to_string(session.session_root().join("supervisor.log")).unwrap_or_default();

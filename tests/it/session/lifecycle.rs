@@ -223,7 +223,12 @@ fn start_on_a_terminal_attaches_until_the_tui_exits() {
         |markers| json!({"requests": [request("r1", "Running: pwd")], "exitFile": markers.join("exit")}),
     );
     session.env.set_env("TERM", "xterm");
-    let attached = crate::support::spawn(session.env.terminal_cmd(&["session", "start", "kiro"]));
+    let attached = session
+        .env
+        .oneworks()
+        .args(["session", "start", "kiro"])
+        .terminal()
+        .start();
     crate::support::wait::wait_until(
         "the session started",
         crate::session::supervisor::DEADLINE,

@@ -303,7 +303,11 @@ fn npm_concurrent_prepares_download_once() {
         },
     );
     let running: Vec<crate::support::Running> = (0..4)
-        .map(|_| crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
+        .map(|_| {
+            env.oneworks()
+                .args(["adapter", "prepare", "kiro", "--json"])
+                .start()
+        })
         .collect();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while env.server.hits(DOCUMENT_PATH) < 4 && std::time::Instant::now() < deadline {
