@@ -173,11 +173,7 @@ fn human_status_and_list_speak_on_stderr_only() {
         "stdout is for JSON only\n{}",
         status.describe()
     );
-    assert!(
-        status.stderr.contains("selected: none"),
-        "{}",
-        status.describe()
-    );
+    status.assert_stderr_contains("selected: none");
     // `prepare` installs nothing for `source: system`: say what to fix.
     assert!(
         !status.stderr.contains("prepare") && status.stderr.contains("PATH"),
@@ -201,11 +197,7 @@ fn human_status_and_list_speak_on_stderr_only() {
     let list = env.run(&["adapter", "list"]);
     list.assert_success();
     assert_eq!(list.stdout, "", "{}", list.describe());
-    assert!(
-        list.stderr.contains("no managed versions installed"),
-        "{}",
-        list.describe()
-    );
+    list.assert_stderr_contains("no managed versions installed");
 }
 
 /// `config check` with `--config PATH`, waited on with a deadline: a FIFO
@@ -255,11 +247,7 @@ fn config_paths_that_are_not_small_regular_files_are_errors() {
             "names the file\n{}",
             outcome.describe()
         );
-        assert!(
-            !outcome.stderr.contains("no config files found"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_lacks("no config files found");
         messages.push_str(&filtered(&env, &outcome.stderr));
     }
     insta::assert_snapshot!(messages);
@@ -283,11 +271,7 @@ fn a_dangling_project_config_link_is_an_error_not_no_config() {
         .env("ONEWORKS_CONFIG", "/dev/zero")
         .run();
     outcome.assert_code(3);
-    assert!(
-        outcome.stderr.contains("/dev/zero"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("/dev/zero");
 }
 
 #[test]
@@ -385,11 +369,7 @@ fn render_notes_redact_url_credentials() {
     ));
     let outcome = env.run(&["config", "render", "kiro", "--dry-run"]);
     outcome.assert_success();
-    assert!(
-        !outcome.all_text().contains(secret),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_lacks(secret);
     let notes: String = outcome
         .stderr
         .lines()
@@ -470,6 +450,6 @@ fn a_credential_shaped_key_is_not_echoed_in_the_refusal() {
             "{yaml}\n{}",
             outcome.describe()
         );
-        assert!(!outcome.stderr.contains(key), "{}", outcome.describe());
+        outcome.assert_stderr_lacks(key);
     }
 }

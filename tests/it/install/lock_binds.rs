@@ -182,11 +182,7 @@ fn a_lock_naming_another_packages_tarball_installs_and_runs_nothing() {
         )),
         "{message}"
     );
-    assert!(
-        outcome.all_text().contains("a lock file only narrows"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_contains("a lock file only narrows");
     assert_eq!(env.server.hits(&real.path), 0, "nothing downloaded");
     assert_nothing_installed(&env);
 

@@ -49,11 +49,7 @@ fn an_overlong_stderr_line_is_skipped_with_a_diagnostic_and_the_run_goes_on() {
         "{}",
         outcome.describe()
     );
-    assert!(
-        outcome.stderr.contains("after the flood"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("after the flood");
     // The line itself was never logged.
     assert!(
         outcome.stderr.len() < 64 * 1024,
@@ -72,11 +68,7 @@ fn the_stderr_tail_after_an_overlong_line_names_it_and_keeps_the_next_lines() {
     }));
     let outcome = acp.run(&args(&[]));
     outcome.assert_code(9);
-    assert!(
-        outcome.stderr.contains("after the flood"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("after the flood");
     assert!(
         outcome
             .stderr
@@ -174,7 +166,7 @@ fn a_prompt_file_has_a_ceiling() {
         .deadline(Duration::from_secs(60))
         .run();
     outcome.assert_code(2);
-    assert!(outcome.stderr.contains("1 MiB"), "{}", outcome.describe());
+    outcome.assert_stderr_contains("1 MiB");
     assert!(acp.acp_invocations().is_empty(), "nothing started");
     // At the ceiling is fine.
     let exact = acp.env.outside.join("exact-prompt.txt");
@@ -253,11 +245,7 @@ fn commands_give_up_on_a_stopped_supervisor_and_approvals_reads_the_history() {
     ] {
         let outcome = session_command(&session, &args);
         outcome.assert_code(11);
-        assert!(
-            outcome.stderr.contains("did not answer within"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_contains("did not answer within");
     }
     // The list comes from `cards.jsonl` instead.
     let outcome = session_command(&session, &["session", "approvals", "default", "--json"]);
@@ -265,11 +253,7 @@ fn commands_give_up_on_a_stopped_supervisor_and_approvals_reads_the_history() {
     let cards = outcome.json();
     assert_eq!(cards[0]["id"], json!(id), "{}", outcome.describe());
     assert_eq!(cards[0]["state"], "pending");
-    assert!(
-        outcome.stderr.contains("cards.jsonl"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("cards.jsonl");
     signal(supervisor, "-CONT");
     // Nothing was delivered while it was stopped; it still works.
     assert!(session.keys().is_empty());

@@ -177,11 +177,7 @@ fn session_cancel_from_another_process_cancels_the_turn_and_the_agent_stays() {
     // Nothing to cancel between turns.
     let idle = acp.env.run(&["session", "cancel", "kept"]);
     idle.assert_success();
-    assert!(
-        idle.stderr.contains("has no turn running"),
-        "{}",
-        idle.describe()
-    );
+    idle.assert_stderr_contains("has no turn running");
     stop_and_check(&acp, agent.unwrap_or_default());
 }
 
@@ -476,11 +472,7 @@ fn the_queue_holds_sixteen_prompts_and_refuses_the_next() {
     });
     let refused = turn(&acp, "one too many", &[]);
     refused.assert_code(11);
-    assert!(
-        refused.stderr.contains("queue is full"),
-        "{}",
-        refused.describe()
-    );
+    refused.assert_stderr_contains("queue is full");
     first.send(r#"{"id":"p1","reply":"Allow once"}"#);
     let (code, _, stderr) = first.finish();
     assert_eq!(code, Some(0), "{stderr}");

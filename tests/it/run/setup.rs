@@ -224,11 +224,7 @@ fn resume_loads_the_cached_session_only_when_advertised() {
     std::fs::remove_file(&acp.wire).expect("reset");
     let outcome = acp.run(&args(&["--json", "--session", "work", "--resume"]));
     outcome.assert_success();
-    assert!(
-        outcome.stdout.contains("could not load the cached session"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stdout_contains("could not load the cached session");
     assert_eq!(acp.sent("session/load").len(), 1);
     assert_eq!(acp.sent("session/new").len(), 1);
     assert!(acp.sent("session/new")[0]["params"]
@@ -318,11 +314,7 @@ fn an_agent_that_needs_a_login_says_how_to_log_in() {
     let outcome = acp.run(&args(&["--json"]));
     let message = outcome.assert_setup_error(9, "agent_failed");
     assert!(message.contains("login"), "{message}");
-    assert!(
-        outcome.stderr.contains("oneworks adapter login kiro"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("oneworks adapter login kiro");
     assert!(acp.sent("session/prompt").is_empty());
 }
 
@@ -340,5 +332,5 @@ fn a_typo_in_the_fake_agents_script_fails_loudly() {
     // A run against it fails at once (the probe already trips), not a hang.
     let outcome = acp.run(&args(&["--json"]));
     assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
-    assert!(outcome.stderr.contains("turnn"), "{}", outcome.describe());
+    outcome.assert_stderr_contains("turnn");
 }

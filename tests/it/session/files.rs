@@ -108,11 +108,7 @@ fn a_fifo_in_a_session_folder_is_refused_not_waited_on() {
     assert_eq!(listed.json(), json!([]), "{}", listed.describe());
     let piped_cards = run_bounded(&env, &["session", "approvals", "piped", "--json"]);
     piped_cards.assert_code(11);
-    assert!(
-        piped_cards.stderr.contains("no session `piped` is running"),
-        "{}",
-        piped_cards.describe()
-    );
+    piped_cards.assert_stderr_contains("no session `piped` is running");
     let good_cards = run_bounded(&env, &["session", "approvals", "good", "--json"]);
     good_cards.assert_success();
     assert_eq!(good_cards.json()[0]["title"], "Running: pwd");

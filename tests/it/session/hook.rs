@@ -269,6 +269,8 @@ fn signal_to_card_latency() {
     for round in 0..50 {
         let command = format!("echo round-{round}");
         let start = Instant::now();
+        // A raw command: the hook runs as the agent runs it, with the
+        // signal socket its only variable.
         let mut hook = Command::new(crate::support::ONEWORKS)
             .args(["session", "hook"])
             .env_clear()
