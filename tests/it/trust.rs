@@ -318,7 +318,7 @@ fn completions_never_offer_the_hidden_supervise_subcommand() {
         outcome.assert_success();
         let script = &outcome.stdout;
         assert!(script.contains("approvals"), "{shell}: {script}");
-        assert!(!word.is_match(&script), "{shell} offers `supervise`");
+        assert!(!word.is_match(script), "{shell} offers `supervise`");
     }
 }
 

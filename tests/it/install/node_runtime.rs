@@ -223,7 +223,7 @@ fn prepare_installs_a_real_node_and_the_agent_runs_on_it() {
     // `run`: the agent, a `#!/usr/bin/env node` script, runs on it.
     let run = env.run(&["run", ADAPTER, "--prompt", "which node?"]);
     run.assert_success();
-    run.assert_stdout_contains(&format!("running on node v{VERSION}"));
+    run.assert_stdout_contains(format!("running on node v{VERSION}"));
 
     // Again, and offline: the installed Node is reused, not fetched again.
     prepare(&env, &[]).assert_success();

@@ -107,7 +107,7 @@ fn the_stderr_tail_is_scrubbed_before_it_is_cut() {
     acp.env.set_env("KIRO_API_KEY", SECRET);
     for extra in [&["--json"][..], &[][..]] {
         let outcome = acp.run(&args(extra));
-        assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+        outcome.assert_failure();
         assert!(
             outcome.stderr.contains("xxxxxxxx"),
             "the tail is shown: {}",
@@ -217,7 +217,7 @@ fn a_secret_spanning_stderr_lines_is_scrubbed() {
     }));
     acp.env.set_env("KIRO_API_KEY", secret);
     let outcome = acp.run(&args(&["-vv"]));
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    outcome.assert_failure();
     outcome.assert_stderr_contains("after");
     outcome.assert_stderr_lacks("first-half");
     outcome.assert_stderr_lacks("second-half");
@@ -231,7 +231,7 @@ fn an_error_document_without_a_hint_omits_it() {
         "turn": [{"crash": {"stderr": "boom\n", "code": 3}}]
     }));
     let outcome = acp.run(&args(&["--json"]));
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    outcome.assert_failure();
     let document = outcome
         .stdout
         .lines()

@@ -162,7 +162,7 @@ fn run_cursor_with_cursor_login_names_it_and_sends_no_authenticate() {
         .args(["run", "cursor", "--prompt", "touch it", "--json"])
         .env_remove("CURSOR_API_KEY")
         .run();
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    outcome.assert_failure();
     let text = outcome.all_text();
     assert!(text.contains("cursor_login"), "{}", outcome.describe());
     assert!(

@@ -139,7 +139,7 @@ fn the_caller_answers_first_and_the_card_is_answered_where_it_was_asked() {
         id.as_str().unwrap_or_default(),
         "accept",
     ]);
-    assert_ne!(late.code, Some(0), "{}", late.describe());
+    late.assert_failure();
     assert_eq!(
         answers(&acp, "p1"),
         [json!({"outcome": "selected", "optionId": "cancel"})]

@@ -331,6 +331,6 @@ fn a_typo_in_the_fake_agents_script_fails_loudly() {
     assert!(stderr.contains("unknown field `turnn`"), "{stderr}");
     // A run against it fails at once (the probe already trips), not a hang.
     let outcome = acp.run(&args(&["--json"]));
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    outcome.assert_failure();
     outcome.assert_stderr_contains("turnn");
 }

@@ -242,7 +242,7 @@ fn a_hook_that_names_another_command_gets_no_key() {
     assert_eq!(failed["refused"]["code"], "not_announced", "{failed}");
     assert_eq!(failed["refused"]["message"], failed["reason"], "{failed}");
     let outcome = session.answer(&forged, "accept");
-    assert_eq!(outcome.code, Some(11), "{outcome:?}");
+    outcome.assert_code(11);
     assert!(outcome.stderr.contains("no longer pending"), "{outcome:?}");
     assert!(session.keys().is_empty(), "no key reached the box");
     let _ = std::fs::remove_file(&log);

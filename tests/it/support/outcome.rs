@@ -37,6 +37,18 @@ impl Outcome {
         self.assert_code(0)
     }
 
+    /// It failed, with whatever exit code (a signal included).
+    #[track_caller]
+    pub fn assert_failure(&self) -> &Outcome {
+        assert_ne!(
+            self.code,
+            Some(0),
+            "expected a failure\n{}",
+            self.describe()
+        );
+        self
+    }
+
     /// stdout as one JSON document.
     #[track_caller]
     pub fn json(&self) -> Value {
