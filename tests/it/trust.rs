@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use crate::run::acp_env::{events, options_full, types, AcpEnv};
 use crate::support::manifest::sha256_hex;
+use crate::support::TestEnv;
 
 const PROMPT: &[&str] = &["--prompt", "Say hello"];
 
@@ -244,11 +245,7 @@ fn bidirectional_controls_from_an_agent_never_reach_the_terminal() {
         "{}",
         outcome.describe()
     );
-    assert!(
-        outcome.stderr.contains("tool: Run "),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("tool: Run ");
     for c in BIDI {
         assert!(
             !outcome.all_text().contains(*c),
@@ -298,11 +295,7 @@ fn attach_without_a_terminal_is_a_usage_error_and_leaves_the_session_running() {
     // Not running: still the terminal is what is missing.
     let outcome = session.env.run(&["session", "attach", "default"]);
     outcome.assert_code(2);
-    assert!(
-        outcome.stderr.contains("terminal"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("terminal");
 
     session.start();
     let outcome = session.env.run(&["session", "attach", "default"]);
@@ -319,22 +312,19 @@ fn attach_without_a_terminal_is_a_usage_error_and_leaves_the_session_running() {
 #[test]
 fn completions_never_offer_the_hidden_supervise_subcommand() {
     let word = regex::Regex::new(r"\bsupervise\b").expect("regex");
+    let env = TestEnv::new();
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
-        let output = std::process::Command::new(crate::support::ONEWORKS)
-            .args(["completions", shell])
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .output()
-            .expect("run oneworks completions");
-        assert!(output.status.success(), "{shell}");
-        let script = String::from_utf8_lossy(&output.stdout);
+        let outcome = env.run(&["completions", shell]);
+        outcome.assert_success();
+        let script = &outcome.stdout;
         assert!(script.contains("approvals"), "{shell}: {script}");
-        assert!(!word.is_match(&script), "{shell} offers `supervise`");
+        assert!(!word.is_match(script), "{shell} offers `supervise`");
     }
 }
 
 #[test]
 fn every_name_argument_has_help_text() {
+    let env = TestEnv::new();
     for path in [
         &["session", "attach"][..],
         &["session", "stop"],
@@ -343,14 +333,9 @@ fn every_name_argument_has_help_text() {
     ] {
         let mut args = path.to_vec();
         args.push("--help");
-        let output = std::process::Command::new(crate::support::ONEWORKS)
-            .args(&args)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .output()
-            .expect("run oneworks --help");
-        assert!(output.status.success(), "{path:?}");
-        let help = String::from_utf8_lossy(&output.stdout);
+        let outcome = env.run(&args);
+        outcome.assert_success();
+        let help = &outcome.stdout;
         let lines: Vec<&str> = help.lines().collect();
         // Under "Arguments:", `<NAME>` with its help on the same line or
         // (long help) on the next.
@@ -401,11 +386,7 @@ fn status_reports_a_probe_that_never_ran_as_null() {
         outcome.describe()
     );
     let outcome = env.run(&["adapter", "status", "kiro"]);
-    assert!(
-        outcome.stderr.contains("acp not run"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("acp not run");
 }
 
 #[test]
@@ -421,8 +402,11 @@ fn an_install_record_that_is_a_fifo_is_refused_not_waited_on() {
         .expect("mkfifo");
     assert!(made.success());
     // Nobody ever writes the FIFO: a reader that opens it blocks for good.
-    let outcome = crate::support::spawn(env.cmd(&["adapter", "status", "kiro", "--json"]))
-        .wait_for(std::time::Duration::from_secs(30));
+    let outcome = env
+        .oneworks()
+        .args(["adapter", "status", "kiro", "--json"])
+        .deadline(std::time::Duration::from_secs(30))
+        .run();
     let status = outcome.json();
     assert_eq!(status["selected"], Value::Null, "{}", outcome.describe());
     let reason = status["candidates"]

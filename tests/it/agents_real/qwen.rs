@@ -166,11 +166,7 @@ fn the_real_qwen_kept_answers_follow_ups_and_loads_its_session_after_it_died() {
     );
     assert_eq!(kept_agent(&qwen), agent, "a second agent was started");
     let listed = qwen.env.run(&["session", "approvals", "talk", "--json"]);
-    assert!(
-        listed.stdout.contains("\"state\":\"accepted\""),
-        "{}",
-        listed.describe()
-    );
+    listed.assert_stdout_contains("\"state\":\"accepted\"");
     assert!(
         asked_for(&qwen, "kept-two.txt").contains("kept-one.txt"),
         "the model lost the first turn:\n{}",

@@ -3,7 +3,6 @@
 //! the run's stdin, and what the turn showed ([`Turn`]).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -105,13 +104,9 @@ impl RealAgent {
         let prompt = format!("Create the file {file} with the shell tool.");
         let mut args = vec!["run", self.agent, "--prompt", &prompt, "--json"];
         args.extend_from_slice(extra);
-        let mut command = self.env.cmd(&args);
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let invocation = self.env.oneworks().args(&args);
         let started = Instant::now();
-        let mut child = command.spawn().expect("spawn oneworks run");
+        let mut child = invocation.spawn();
         let mut stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut stderr_pipe = child.stderr.take().expect("stderr");

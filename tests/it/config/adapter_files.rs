@@ -75,11 +75,7 @@ fn listed_without(env: &TestEnv, broken: &str) -> String {
     // Human output lists the others too.
     let human = env.run(&["adapter", "list"]);
     human.assert_success();
-    assert!(
-        human.stderr.contains("other (Kiro CLI)"),
-        "{}",
-        human.describe()
-    );
+    human.assert_stderr_contains("other (Kiro CLI)");
     problem
 }
 

@@ -36,7 +36,7 @@ fn a_bad_http_timeout_is_the_same_error_for_prepare_run_and_the_webhook() {
     session.env.set_env("ONEWORKS_HTTP_TIMEOUT", "0");
     let start = session.start_with(&[]);
     start.assert_code(3);
-    assert!(start.stderr.contains(MESSAGE), "{}", start.describe());
+    start.assert_stderr_contains(MESSAGE);
     assert!(session.record().is_none(), "no session was started");
 }
 
@@ -128,9 +128,5 @@ fn a_long_value_is_cut_and_a_mirrors_credentials_are_not_repeated() {
     );
     let outcome = env.run(&["adapter", "prepare", "kiro", "--json"]);
     outcome.assert_error(3, "config");
-    assert!(
-        !outcome.all_text().contains("s3cret"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_lacks("s3cret");
 }

@@ -77,9 +77,12 @@ fn config_flag_and_variable_replace_the_project_file() {
     let flag = env.run(&["adapter", "prepare", "kiro", "--json", "--config", &path]);
     assert_prepared(&flag, "system", "2.15.1");
 
-    let mut command = env.cmd(&["adapter", "prepare", "kiro", "--json"]);
-    command.env("ONEWORKS_CONFIG", &path);
-    assert_prepared(&crate::support::run(command), "system", "2.15.1");
+    let outcome = env
+        .oneworks()
+        .args(["adapter", "prepare", "kiro", "--json"])
+        .env("ONEWORKS_CONFIG", &path)
+        .run();
+    assert_prepared(&outcome, "system", "2.15.1");
 }
 
 #[test]
@@ -149,9 +152,12 @@ fn config_in_a_parent_project_is_found_from_a_subfolder() {
     env.write_config(SYSTEM);
     let nested = env.project.join("src").join("deep");
     std::fs::create_dir_all(&nested).expect("nested folder");
-    let mut command = env.cmd(&["adapter", "prepare", "kiro", "--json"]);
-    command.current_dir(&nested);
-    assert_prepared(&crate::support::run(command), "system", "2.15.1");
+    let outcome = env
+        .oneworks()
+        .args(["adapter", "prepare", "kiro", "--json"])
+        .current_dir(&nested)
+        .run();
+    assert_prepared(&outcome, "system", "2.15.1");
 }
 
 #[test]
@@ -167,11 +173,7 @@ fn human_status_and_list_speak_on_stderr_only() {
         "stdout is for JSON only\n{}",
         status.describe()
     );
-    assert!(
-        status.stderr.contains("selected: none"),
-        "{}",
-        status.describe()
-    );
+    status.assert_stderr_contains("selected: none");
     // `prepare` installs nothing for `source: system`: say what to fix.
     assert!(
         !status.stderr.contains("prepare") && status.stderr.contains("PATH"),
@@ -195,18 +197,17 @@ fn human_status_and_list_speak_on_stderr_only() {
     let list = env.run(&["adapter", "list"]);
     list.assert_success();
     assert_eq!(list.stdout, "", "{}", list.describe());
-    assert!(
-        list.stderr.contains("no managed versions installed"),
-        "{}",
-        list.describe()
-    );
+    list.assert_stderr_contains("no managed versions installed");
 }
 
 /// `config check` with `--config PATH`, waited on with a deadline: a FIFO
 /// must not hang it.
 fn check_with(env: &TestEnv, path: &std::path::Path) -> crate::support::Outcome {
-    let command = env.cmd(&["config", "check", "--config", &path.to_string_lossy()]);
-    crate::support::spawn(command).wait_for(std::time::Duration::from_secs(60))
+    env.oneworks()
+        .args(["config", "check", "--config"])
+        .arg(path)
+        .deadline(std::time::Duration::from_secs(60))
+        .run()
 }
 
 /// Replaces the test's temp folder in `text`, for snapshots.
@@ -246,11 +247,7 @@ fn config_paths_that_are_not_small_regular_files_are_errors() {
             "names the file\n{}",
             outcome.describe()
         );
-        assert!(
-            !outcome.stderr.contains("no config files found"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_lacks("no config files found");
         messages.push_str(&filtered(&env, &outcome.stderr));
     }
     insta::assert_snapshot!(messages);
@@ -268,15 +265,13 @@ fn a_dangling_project_config_link_is_an_error_not_no_config() {
         "{}",
         outcome.describe()
     );
-    let mut command = env.cmd(&["config", "check"]);
-    command.env("ONEWORKS_CONFIG", "/dev/zero");
-    let outcome = crate::support::run(command);
+    let outcome = env
+        .oneworks()
+        .args(["config", "check"])
+        .env("ONEWORKS_CONFIG", "/dev/zero")
+        .run();
     outcome.assert_code(3);
-    assert!(
-        outcome.stderr.contains("/dev/zero"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("/dev/zero");
 }
 
 #[test]
@@ -374,11 +369,7 @@ fn render_notes_redact_url_credentials() {
     ));
     let outcome = env.run(&["config", "render", "kiro", "--dry-run"]);
     outcome.assert_success();
-    assert!(
-        !outcome.all_text().contains(secret),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_lacks(secret);
     let notes: String = outcome
         .stderr
         .lines()
@@ -459,6 +450,6 @@ fn a_credential_shaped_key_is_not_echoed_in_the_refusal() {
             "{yaml}\n{}",
             outcome.describe()
         );
-        assert!(!outcome.stderr.contains(key), "{}", outcome.describe());
+        outcome.assert_stderr_lacks(key);
     }
 }

@@ -191,19 +191,11 @@ fn a_cloned_config_reaches_nothing_until_trusted_and_nothing_again_after_an_edit
     let untrust = acp.env.run(&["config", "untrust"]);
     untrust.assert_success();
     assert!(!record.exists(), "the record is removed");
-    assert!(
-        untrust.stderr.contains("no longer trusted"),
-        "{}",
-        untrust.describe()
-    );
+    untrust.assert_stderr_contains("no longer trusted");
     assert_reaches_nothing(&run_once(&acp));
     let again = acp.env.run(&["config", "untrust"]);
     again.assert_success();
-    assert!(
-        again.stderr.contains("was not trusted"),
-        "{}",
-        again.describe()
-    );
+    again.assert_stderr_contains("was not trusted");
 }
 
 /// `config render --dry-run` of `env` with extra arguments before it.
@@ -249,9 +241,11 @@ fn a_config_option_outside_the_project_applies_and_one_inside_dot_oneworks_does_
     std::fs::write(&inside, HOSTILE).expect("write");
     let inside_arg = inside.to_str().expect("utf8");
     // `ONEWORKS_CONFIG` as well as `--config`.
-    let mut through_env = env.cmd(&["config", "render", "kiro", "--dry-run"]);
-    through_env.env("ONEWORKS_CONFIG", &inside);
-    let through_env = crate::support::run(through_env);
+    let through_env = env
+        .oneworks()
+        .args(["config", "render", "kiro", "--dry-run"])
+        .env("ONEWORKS_CONFIG", &inside)
+        .run();
     through_env.assert_success();
     assert!(!hook_rendered(&through_env), "{}", through_env.describe());
     let untrusted = dry_render(&env, &["--config", inside_arg]);
@@ -312,11 +306,7 @@ fn a_config_option_anywhere_in_the_project_tree_is_a_project_config() {
     for arg in ["ci/oneworks.yaml", link_arg] {
         let trusted = dry_render(&env, &["--config", arg]);
         assert!(hook_rendered(&trusted), "{}", trusted.describe());
-        assert!(
-            trusted.stdout.contains("evil-model"),
-            "{}",
-            trusted.describe()
-        );
+        trusted.assert_stdout_contains("evil-model");
         assert!(notes(&trusted.stderr).is_empty(), "{}", trusted.describe());
     }
 }
@@ -400,11 +390,7 @@ fn trust_refuses_a_missing_file_a_fifo_a_dangling_link_and_a_broken_config() {
     let env = TestEnv::new();
     let missing = env.run(&["config", "trust"]);
     missing.assert_code(3);
-    assert!(
-        missing.stderr.contains("no project config to trust"),
-        "{}",
-        missing.describe()
-    );
+    missing.assert_stderr_contains("no project config to trust");
 
     let fifo = env.config_path();
     let status = std::process::Command::new("mkfifo")
@@ -424,11 +410,7 @@ fn trust_refuses_a_missing_file_a_fifo_a_dangling_link_and_a_broken_config() {
     std::os::unix::fs::symlink(env.base().join("gone.yaml"), env.config_path()).expect("link");
     let dangling = env.run(&["config", "trust"]);
     dangling.assert_code(3);
-    assert!(
-        dangling.stderr.contains("symbolic link to nothing"),
-        "{}",
-        dangling.describe()
-    );
+    dangling.assert_stderr_contains("symbolic link to nothing");
     std::fs::remove_file(env.config_path()).expect("rm link");
 
     env.write_untrusted_config("adapters:\n  kiro:\n    hooks: [oops\n");

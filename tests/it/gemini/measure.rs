@@ -41,9 +41,11 @@ fn measure() {
         gemini
             .session(&["start", "gemini", "--detach", "--name", &name])
             .assert_success();
-        let watch = gemini
-            .env
-            .cmd(&["session", "approvals", &name, "--watch", "--json"]);
+        let watch =
+            gemini
+                .env
+                .oneworks()
+                .args(["session", "approvals", &name, "--watch", "--json"]);
         let (latency, card) = box_and_card(watch, || gemini.pane(&name), &questions, || {});
         figures.to_card.push(latency);
         let id = card["id"].as_str().expect("card id");

@@ -14,7 +14,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -239,15 +238,19 @@ fn the_real_gemini_is_prepared_from_the_registry_and_runs_a_turn_over_acp() {
     gemini.prepare();
     assert_eq!(gemini.registry.hits(TARBALL_PATH), 1);
 
-    let mut command = gemini.env.cmd(&[
-        "run",
-        "gemini",
-        "--prompt",
-        "create the probe file",
-        "--json",
-    ]);
-    command.stdin(Stdio::piped()).stdout(Stdio::piped());
-    let mut child = command.spawn().expect("spawn oneworks run");
+    // Stderr is inherited, as the test's own.
+    let mut child = gemini
+        .env
+        .oneworks()
+        .args([
+            "run",
+            "gemini",
+            "--prompt",
+            "create the probe file",
+            "--json",
+        ])
+        .stderr_inherit()
+        .spawn();
     let mut stdin = child.stdin.take().expect("stdin");
     let stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut events = Vec::new();

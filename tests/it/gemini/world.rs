@@ -208,11 +208,7 @@ fn a_gemini_key_in_config_content_is_refused_and_nothing_is_written() {
     );
     let outcome = env.run(&["config", "render", "kiro"]);
     outcome.assert_code(3);
-    assert!(
-        !outcome.all_text().contains("AIzaSyA1234567890"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_lacks("AIzaSyA1234567890");
     assert!(
         !env.project.join(".oneworks/sessions").exists(),
         "nothing written"
@@ -232,11 +228,7 @@ fn a_symlinked_gemini_folder_is_refused_and_its_target_survives() {
     std::os::unix::fs::symlink(&target, home(&env).join(".gemini")).expect("symlink");
     let outcome = env.run(&["config", "render", "kiro"]);
     outcome.assert_code(6);
-    assert!(
-        outcome.stderr.contains("symbolic link"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("symbolic link");
     assert_eq!(
         snapshot(&env.outside),
         before,

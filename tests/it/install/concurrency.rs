@@ -12,7 +12,7 @@ use crate::support::manifest::{self, Libc};
 use crate::support::server::Route;
 use crate::support::wait::{poll, wait_until, DEADLINE};
 use crate::support::{
-    assert_prepared, path_of, reused, run_binary, spawn, walk, Artifact, Running, TestEnv,
+    assert_prepared, path_of, reused, run_binary, walk, Artifact, Running, TestEnv,
 };
 
 const VERSION: &str = "2.15.1";
@@ -37,7 +37,11 @@ fn eight_concurrent_prepares_download_once() {
     env.serve_manifest(&release.manifest());
 
     let running: Vec<Running> = (0..8)
-        .map(|_| spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
+        .map(|_| {
+            env.oneworks()
+                .args(["adapter", "prepare", "kiro", "--json"])
+                .start()
+        })
         .collect();
     // Each process reads the manifest before it takes the install lock, so
     // all eight ask while the download is held: they really contend.
@@ -269,7 +273,10 @@ fn kill_then_recover(format: Format, fraction_percent: usize, in_progress: fn(&T
         std::slice::from_ref(&artifact.entry),
     ));
 
-    let running = spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]));
+    let running = env
+        .oneworks()
+        .args(["adapter", "prepare", "kiro", "--json"])
+        .start();
     let reached = poll(Duration::from_millis(10), WAIT, || {
         assert!(
             std::fs::symlink_metadata(env.version_dir(VERSION)).is_err(),

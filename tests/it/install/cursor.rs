@@ -140,11 +140,7 @@ fn a_pinned_version_installs_from_the_mirror_and_is_reused_and_offline() {
     pin_in_data(&mut env, VERSION, &sha256_hex(&bytes));
     let listed = env.run(&["adapter", "list"]);
     listed.assert_success();
-    assert!(
-        listed.all_text().contains("cursor (Cursor CLI)"),
-        "{}",
-        listed.describe()
-    );
+    listed.assert_text_contains("cursor (Cursor CLI)");
 
     let first = assert_installed(&prepare(&env, &[]), VERSION);
     assert_eq!(first["reused"], false);
@@ -218,11 +214,7 @@ fn a_cloned_projects_sha256_is_ignored_and_a_trusted_one_installs() {
     env.write_untrusted_config(&config);
     let outcome = prepare(&env, &[]);
     outcome.assert_error(3, "config");
-    assert!(
-        outcome.all_text().contains("adapters.cursor.cli.sha256"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_contains("adapters.cursor.cli.sha256");
     assert_eq!(env.server.total_hits(), 0, "nothing was fetched");
     assert_nothing_installed(&env);
 

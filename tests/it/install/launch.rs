@@ -15,13 +15,14 @@ use oneworks::settings::Settings;
 use crate::support::archive::Format;
 use crate::support::TestEnv;
 
-/// `resolve_for_launch` with exactly the environment `env.cmd` gives the
-/// binary, in the project folder.
+/// `resolve_for_launch` with exactly the environment `env.oneworks()` gives
+/// the binary, in the project folder.
 fn launch(env: &TestEnv) -> Result<ResolvedCli, Error> {
-    let command = env.cmd(&[]);
-    let pairs: Vec<(String, String)> = command
-        .get_envs()
-        .filter_map(|(name, value)| Some((name.to_str()?.to_owned(), value?.to_str()?.to_owned())))
+    let pairs: Vec<(String, String)> = env
+        .oneworks()
+        .environment()
+        .into_iter()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
         .collect();
     let global = GlobalArgs {
         config: None,

@@ -182,11 +182,7 @@ fn a_lock_naming_another_packages_tarball_installs_and_runs_nothing() {
         )),
         "{message}"
     );
-    assert!(
-        outcome.all_text().contains("a lock file only narrows"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_contains("a lock file only narrows");
     assert_eq!(env.server.hits(&real.path), 0, "nothing downloaded");
     assert_nothing_installed(&env);
 
@@ -225,9 +221,11 @@ fn a_lock_relabelling_a_version_files_nothing_under_it() {
     // Another project sees no new version.
     let other = env.base().join("other-project");
     std::fs::create_dir_all(other.join(".oneworks")).expect("other project");
-    let mut status = env.cmd(&["adapter", "status", "gemini", "--json"]);
-    status.current_dir(&other);
-    let outcome = crate::support::run(status);
+    let outcome = env
+        .oneworks()
+        .args(["adapter", "status", "gemini", "--json"])
+        .current_dir(&other)
+        .run();
     assert!(
         !mentions(&outcome.json(), "99.0.0"),
         "{}",

@@ -2,8 +2,6 @@
 //! when a version is installed — needs a terminal, and stops Kiro's login
 //! within its bounds when interrupted (exit 130, no process left).
 
-use std::process::Stdio;
-
 use crate::support::archive::Format;
 use crate::support::wait::{wait_until, DEADLINE};
 use crate::support::TestEnv;
@@ -104,9 +102,12 @@ fn an_interrupted_login_stops_kiro_and_exits_130() {
             "adapters:\n  kiro:\n    cli:\n      source: path\n      path: {}\n",
             cli.display()
         ));
-        let mut command = env.terminal_cmd(&["adapter", "login", "kiro"]);
-        command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut terminal = command.spawn().expect("start login");
+        let mut terminal = env
+            .oneworks()
+            .args(["adapter", "login", "kiro"])
+            .terminal()
+            .stdin_null()
+            .spawn();
         wait_until("kiro-cli login started", DEADLINE, || pid_file.is_file());
         let login: u32 = std::fs::read_to_string(&pid_file)
             .expect("pid file")

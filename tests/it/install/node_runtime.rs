@@ -223,11 +223,7 @@ fn prepare_installs_a_real_node_and_the_agent_runs_on_it() {
     // `run`: the agent, a `#!/usr/bin/env node` script, runs on it.
     let run = env.run(&["run", ADAPTER, "--prompt", "which node?"]);
     run.assert_success();
-    assert!(
-        run.stdout.contains(&format!("running on node v{VERSION}")),
-        "{}",
-        run.describe()
-    );
+    run.assert_stdout_contains(format!("running on node v{VERSION}"));
 
     // Again, and offline: the installed Node is reused, not fetched again.
     prepare(&env, &[]).assert_success();
@@ -278,11 +274,7 @@ fn no_release_that_fits_is_a_clear_error() {
             env.server.url(&format!("{PREFIX}index.json"))
         )
     );
-    assert!(
-        outcome.stderr.contains("ONEWORKS_NODE_MIRROR"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("ONEWORKS_NODE_MIRROR");
     assert_nothing_installed(&env);
 }
 
@@ -321,19 +313,11 @@ fn offline_without_an_installed_node_is_a_clear_error() {
         )),
         "{message}"
     );
-    assert!(
-        outcome.stderr.contains("oneworks adapter prepare"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("oneworks adapter prepare");
     // A launch says the same and starts nothing.
     let run = env.run(&["run", ADAPTER, "--prompt", "hello"]);
     run.assert_code(7);
-    assert!(
-        !run.stdout.contains("running on node"),
-        "{}",
-        run.describe()
-    );
+    run.assert_stdout_lacks("running on node");
 }
 
 #[test]

@@ -202,7 +202,7 @@ fn an_agent_that_dies_at_start_gets_the_hint_its_stderr_names() {
         }}]
     }));
     let outcome = acp.run(&["--prompt", "hi", "--json"]);
-    assert_eq!(outcome.code, Some(9), "{}", outcome.describe());
+    outcome.assert_code(9);
     let document = events(&outcome).last().cloned().expect("a document");
     let message = document["error"]["message"].as_str().unwrap_or_default();
     assert!(

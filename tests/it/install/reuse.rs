@@ -76,15 +76,11 @@ fn a_plain_prepare_reinstalls_a_broken_install() {
     let outcome = env.prepare(&[]);
     let document = assert_prepared(&outcome, "managed", VERSION);
     assert_eq!(document["reused"], false, "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains(&format!(
+    outcome.assert_stderr_contains(format!(
             "the installed kiro-cli {VERSION} is broken (its binary changed since it was installed ({} bytes, recorded {}); `--version` exited with status 1): reinstalling it",
             BROKEN.len(),
             archive::kiro_script(VERSION).len()
-        )),
-        "{}",
-        outcome.describe()
-    );
+        ));
     assert_eq!(
         std::fs::read_to_string(&binary).expect("binary"),
         archive::kiro_script(VERSION)

@@ -289,8 +289,11 @@ fn use_one_second_probe_timeout(env: &mut TestEnv) {
 /// (`wait_for` fails the test at 30 s): the 1 s probe timeout stopped the
 /// probe and all it started.
 fn prepare_stops_at_the_probe_timeout(env: &TestEnv) -> Outcome {
-    let outcome = crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"]))
-        .wait_for(Duration::from_secs(30));
+    let outcome = env
+        .oneworks()
+        .args(["adapter", "prepare", "kiro", "--json"])
+        .deadline(Duration::from_secs(30))
+        .run();
     outcome.assert_error(7, "no_usable_cli");
     outcome
 }

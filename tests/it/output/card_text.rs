@@ -337,12 +337,11 @@ fn run_on_a_terminal_prompts_with_card_text() {
     let acp = AcpEnv::new(json!({
         "turn": [permission_step("p1", &format!("Run {}", padded()), &tagged(), 0), {"text": "done"}]
     }));
-    let mut command = acp.env.terminal_cmd(&["run", "kiro", "--prompt", "go"]);
-    command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null());
-    let mut child = command.spawn().expect("spawn script");
+    let mut child = acp
+        .oneworks(&["--prompt", "go"])
+        .terminal()
+        .stderr_null()
+        .spawn();
     let output = crate::support::capture_stdout(&mut child);
     let wanted = [
         format!("Run {PADDED_SHOWN}"),

@@ -3,9 +3,8 @@
 //! --test it completions` rewrites them instead.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use crate::support::ONEWORKS;
+use crate::support::TestEnv;
 
 const SHELLS: [(&str, &str); 5] = [
     ("bash", "oneworks.bash"),
@@ -20,27 +19,20 @@ fn checked_in_completions_are_current() {
     let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("completions");
     let update = std::env::var_os("ONEWORKS_UPDATE_COMPLETIONS").is_some_and(|value| value == "1");
     let mut stale = Vec::new();
+    let env = TestEnv::new();
     for (shell, file) in SHELLS {
-        let output = Command::new(ONEWORKS)
-            .args(["completions", shell])
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .output()
-            .expect("run oneworks completions");
+        let outcome = env.run(&["completions", shell]);
+        outcome.assert_success();
         assert!(
-            output.status.success(),
-            "`oneworks completions {shell}` failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert!(
-            !output.stdout.is_empty(),
+            !outcome.stdout.is_empty(),
             "`oneworks completions {shell}` printed nothing"
         );
+        let output = outcome.stdout.as_bytes();
         let path = folder.join(file);
         if update {
             std::fs::create_dir_all(&folder).expect("create completions/");
-            std::fs::write(&path, &output.stdout).expect("write completion");
-        } else if std::fs::read(&path).ok().as_deref() != Some(&output.stdout[..]) {
+            std::fs::write(&path, output).expect("write completion");
+        } else if std::fs::read(&path).ok().as_deref() != Some(output) {
             stale.push(path.display().to_string());
         }
     }

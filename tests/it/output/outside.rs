@@ -84,11 +84,7 @@ fn credentials_in_the_manifest_url_are_never_printed() {
     let shown = env.manifest_url().replacen("http://", "http://***@", 1) + "?token=***&page=1";
     assert_eq!(message, format!("`{shown}` answered HTTP 404"));
     for secret in [password, token] {
-        assert!(
-            !outcome.all_text().contains(secret),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_text_lacks(secret);
     }
 
     // Served: the install record and kiro.lock keep no credential either.

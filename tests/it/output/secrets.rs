@@ -51,7 +51,7 @@ fn a_secret_split_across_chunks_is_scrubbed() {
             acp.env.set_env("KIRO_API_KEY", SECRET);
             let outcome = acp.run(&args(&["--json"]));
             outcome.assert_success();
-            assert!(!outcome.stdout.contains(SECRET), "{}", outcome.describe());
+            outcome.assert_stdout_lacks(SECRET);
             let events = events(&outcome);
             let message = texts(&events, "agent_message_chunk");
             assert_eq!(
@@ -81,7 +81,7 @@ fn a_secret_split_across_chunks_is_scrubbed() {
 
             let human = acp.run(&args(&[]));
             human.assert_success();
-            assert!(!human.all_text().contains(SECRET), "{}", human.describe());
+            human.assert_text_lacks(SECRET);
             assert_eq!(
                 human.stdout,
                 "the key is [redacted] and more\nagain [redacted]\n",
@@ -107,7 +107,7 @@ fn the_stderr_tail_is_scrubbed_before_it_is_cut() {
     acp.env.set_env("KIRO_API_KEY", SECRET);
     for extra in [&["--json"][..], &[][..]] {
         let outcome = acp.run(&args(extra));
-        assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+        outcome.assert_failure();
         assert!(
             outcome.stderr.contains("xxxxxxxx"),
             "the tail is shown: {}",
@@ -177,8 +177,8 @@ fn agent_strings_are_scrubbed_before_they_are_transformed() {
 
     let human = acp.run(&args(&["-vv"]));
     human.assert_success();
-    assert!(!human.all_text().contains(snake), "{}", human.describe());
-    assert!(!human.all_text().contains(SECRET), "{}", human.describe());
+    human.assert_text_lacks(snake);
+    human.assert_text_lacks(SECRET);
 }
 
 /// A card title with a secret across the 16 KiB bound of card text
@@ -217,18 +217,10 @@ fn a_secret_spanning_stderr_lines_is_scrubbed() {
     }));
     acp.env.set_env("KIRO_API_KEY", secret);
     let outcome = acp.run(&args(&["-vv"]));
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
-    assert!(outcome.stderr.contains("after"), "{}", outcome.describe());
-    assert!(
-        !outcome.stderr.contains("first-half"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        !outcome.stderr.contains("second-half"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_failure();
+    outcome.assert_stderr_contains("after");
+    outcome.assert_stderr_lacks("first-half");
+    outcome.assert_stderr_lacks("second-half");
 }
 
 /// An `{"error":…}` document without a hint has no `hint` field, never
@@ -239,7 +231,7 @@ fn an_error_document_without_a_hint_omits_it() {
         "turn": [{"crash": {"stderr": "boom\n", "code": 3}}]
     }));
     let outcome = acp.run(&args(&["--json"]));
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    outcome.assert_failure();
     let document = outcome
         .stdout
         .lines()
@@ -249,9 +241,5 @@ fn an_error_document_without_a_hint_omits_it() {
     let error = document["error"].as_object().expect("an object");
     assert!(error.contains_key("message"), "{document}");
     assert!(!error.contains_key("hint"), "{document}");
-    assert!(
-        !outcome.stdout.contains("\"hint\":null"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stdout_lacks("\"hint\":null");
 }

@@ -22,7 +22,8 @@ const STDOUT_COMMANDS: &[&[&str]] = &[
 /// Runs `args` with stdout going to `stdout`; returns the exit code and
 /// stderr.
 fn run_with_stdout(env: &TestEnv, args: &[&str], stdout: Stdio) -> (Option<i32>, String) {
-    let mut command = env.cmd(args);
+    // A raw command: its stdout is the test's own end of a pipe.
+    let mut command = env.oneworks().args(args).command();
     command.stdout(stdout).stderr(Stdio::piped());
     let output = command.output().expect("run oneworks");
     (
@@ -72,7 +73,7 @@ fn usage_errors_with_json_print_the_error_document() {
         document["error"]["hint"],
         "run with --help to see the accepted arguments"
     );
-    assert!(outcome.stderr.contains("--bogus"), "{}", outcome.describe());
+    outcome.assert_stderr_contains("--bogus");
     // Without --json, stdout stays empty.
     let outcome = env.run(&["adapter", "prepare", "kiro", "--bogus"]);
     outcome.assert_code(2);
@@ -84,7 +85,7 @@ fn help_is_not_an_error() {
     let env = TestEnv::new();
     let outcome = env.run(&["adapter", "--help"]);
     outcome.assert_success();
-    assert!(outcome.stdout.contains("prepare"), "{}", outcome.describe());
+    outcome.assert_stdout_contains("prepare");
 }
 
 #[test]
@@ -94,11 +95,7 @@ fn an_empty_oneworks_config_means_unset() {
     env.set_env("ONEWORKS_CONFIG", "");
     let outcome = env.run(&["config", "check"]);
     outcome.assert_success();
-    assert!(
-        !outcome.stderr.contains("a value is required"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_lacks("a value is required");
 }
 
 #[test]
@@ -110,13 +107,9 @@ fn printed_errors_pass_the_scrubber() {
     let path = missing.to_string_lossy().into_owned();
     let outcome = env.run(&["--config", &path, "adapter", "status", "kiro", "--json"]);
     outcome.assert_code(3);
-    assert!(!outcome.stdout.contains(secret), "{}", outcome.describe());
-    assert!(!outcome.stderr.contains(secret), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("[redacted]"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stdout_lacks(secret);
+    outcome.assert_stderr_lacks(secret);
+    outcome.assert_stderr_contains("[redacted]");
     let document: Value = outcome.json();
     assert!(document["error"]["message"]
         .as_str()
@@ -159,12 +152,8 @@ fn status_text_passes_the_scrubber_and_the_sanitizer() {
     hostile_path_cli(&mut env);
     let outcome = env.run(&["adapter", "status", "kiro"]);
     outcome.assert_success();
-    assert!(!outcome.stderr.contains(SECRET), "{}", outcome.describe());
-    assert!(
-        outcome.stderr.contains("boom [redacted]"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_lacks(SECRET);
+    outcome.assert_stderr_contains("boom [redacted]");
     for control in ['\u{1b}', '\u{7}', '\r'] {
         assert!(
             !outcome.stderr.contains(control),
@@ -187,7 +176,8 @@ fn closed_pipe_pair() -> (
 fn run_with_closed_stderr(env: &TestEnv, args: &[&str]) -> Option<i32> {
     let (reader, writer) = closed_pipe_pair();
     drop(reader);
-    let mut command = env.cmd(args);
+    // A raw command: its stderr is a pipe nobody reads.
+    let mut command = env.oneworks().args(args).command();
     command
         .stdout(Stdio::null())
         .stderr(Stdio::from(std::os::fd::OwnedFd::from(writer)));
@@ -212,7 +202,7 @@ fn usage_errors_pass_the_scrubber_and_the_sanitizer() {
     let value = format!("{SECRET}\r\u{7}!");
     let outcome = env.run(&["config", "render", "kiro", "--session", &value]);
     outcome.assert_code(2);
-    assert!(!outcome.stderr.contains(SECRET), "{}", outcome.describe());
+    outcome.assert_stderr_lacks(SECRET);
     assert!(
         outcome
             .stderr
@@ -243,7 +233,8 @@ fn help_and_version_on_a_full_disk_are_a_plain_error() {
             .write(true)
             .open("/dev/full")
             .expect("/dev/full");
-        let mut command = env.cmd(args);
+        // Raw commands: their stdout is a full disk, then a closed pipe.
+        let mut command = env.oneworks().args(args).command();
         command.stdout(Stdio::from(full)).stderr(Stdio::piped());
         let output = command.output().expect("run oneworks");
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -254,7 +245,7 @@ fn help_and_version_on_a_full_disk_are_a_plain_error() {
         );
         let (reader, writer) = closed_pipe_pair();
         drop(reader);
-        let mut command = env.cmd(args);
+        let mut command = env.oneworks().args(args).command();
         command
             .stdout(Stdio::from(std::os::fd::OwnedFd::from(writer)))
             .stderr(Stdio::piped());

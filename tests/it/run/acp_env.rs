@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::support::fake::{install_fake, kiro_script, with};
 use crate::support::wait::{holds_within, poll, wait_exit};
-use crate::support::{Outcome, TestEnv};
+use crate::support::{Invocation, Outcome, TestEnv};
 
 pub const EVENT_DEADLINE: Duration = Duration::from_secs(60);
 
@@ -58,16 +58,15 @@ impl AcpEnv {
         install_fake(&self.env.bin, "kiro-cli", &script);
     }
 
-    pub fn cmd(&self, extra: &[&str]) -> Command {
-        let mut args = vec!["run", "kiro"];
-        args.extend_from_slice(extra);
-        self.env.cmd(&args)
+    /// `oneworks run kiro EXTRA…`, to finish with more of the builder.
+    pub fn oneworks(&self, extra: &[&str]) -> Invocation<'_> {
+        self.env.oneworks().args(["run", "kiro"]).args(extra)
     }
 
     /// Runs to the end; then no agent it started may be left (by pid).
     pub fn run(&self, extra: &[&str]) -> Outcome {
         let _ = std::fs::remove_file(self.pid_file());
-        let outcome = crate::support::run(self.cmd(extra));
+        let outcome = self.oneworks(extra).run();
         assert_no_agent_left(&self.pid_file(), &outcome.describe());
         outcome
     }
@@ -76,7 +75,7 @@ impl AcpEnv {
     /// pid that no agent is left.
     pub fn live(&self, extra: &[&str]) -> Live {
         let _ = std::fs::remove_file(self.pid_file());
-        let mut live = Live::start(self.cmd(extra));
+        let mut live = Live::start(self.oneworks(extra));
         live.agent_pid_file = Some(self.pid_file());
         live
     }
@@ -200,12 +199,8 @@ fn assert_no_agent_left(pid_file: &Path, context: &str) {
 }
 
 impl Live {
-    pub fn start(mut command: Command) -> Live {
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("spawn oneworks");
+    pub fn start(invocation: Invocation) -> Live {
+        let mut child = invocation.spawn();
         let stdout = child.stdout.take().expect("stdout");
         let (sender, lines) = mpsc::channel();
         std::thread::spawn(move || {

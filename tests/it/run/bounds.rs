@@ -49,11 +49,7 @@ fn an_overlong_stderr_line_is_skipped_with_a_diagnostic_and_the_run_goes_on() {
         "{}",
         outcome.describe()
     );
-    assert!(
-        outcome.stderr.contains("after the flood"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("after the flood");
     // The line itself was never logged.
     assert!(
         outcome.stderr.len() < 64 * 1024,
@@ -72,11 +68,7 @@ fn the_stderr_tail_after_an_overlong_line_names_it_and_keeps_the_next_lines() {
     }));
     let outcome = acp.run(&args(&[]));
     outcome.assert_code(9);
-    assert!(
-        outcome.stderr.contains("after the flood"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("after the flood");
     assert!(
         outcome
             .stderr
@@ -156,8 +148,10 @@ fn a_prompt_file_has_a_ceiling() {
     std::fs::write(&big, vec![b'a'; 2 << 20]).expect("write prompt");
     for file in [big.to_str().expect("utf-8"), "/dev/zero"] {
         let started = Instant::now();
-        let outcome = crate::support::spawn(acp.cmd(&["--prompt-file", file, "--json"]))
-            .wait_for(Duration::from_secs(60));
+        let outcome = acp
+            .oneworks(&["--prompt-file", file, "--json"])
+            .deadline(Duration::from_secs(60))
+            .run();
         let message = outcome.assert_error(2, "usage");
         assert!(
             message.contains("1 MiB") && message.contains(file),
@@ -166,11 +160,13 @@ fn a_prompt_file_has_a_ceiling() {
         assert!(started.elapsed() < Duration::from_secs(30));
     }
     // `--prompt-file -` (human mode: stdin is free) likewise.
-    let mut command = acp.cmd(&["--prompt-file", "-"]);
-    command.stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"));
-    let outcome = crate::support::spawn(command).wait_for(Duration::from_secs(60));
+    let outcome = acp
+        .oneworks(&["--prompt-file", "-"])
+        .stdin_file("/dev/zero")
+        .deadline(Duration::from_secs(60))
+        .run();
     outcome.assert_code(2);
-    assert!(outcome.stderr.contains("1 MiB"), "{}", outcome.describe());
+    outcome.assert_stderr_contains("1 MiB");
     assert!(acp.acp_invocations().is_empty(), "nothing started");
     // At the ceiling is fine.
     let exact = acp.env.outside.join("exact-prompt.txt");
@@ -218,7 +214,12 @@ const GIVE_UP: Duration = Duration::from_secs(5);
 /// starting the process on a loaded machine).
 fn session_command(session: &Session, args: &[&str]) -> crate::support::Outcome {
     let started = Instant::now();
-    let outcome = crate::support::spawn(session.env.cmd(args)).wait_for(Duration::from_secs(20));
+    let outcome = session
+        .env
+        .oneworks()
+        .args(args)
+        .deadline(Duration::from_secs(20))
+        .run();
     let took = started.elapsed();
     assert!(
         took < GIVE_UP + Duration::from_secs(1),
@@ -244,11 +245,7 @@ fn commands_give_up_on_a_stopped_supervisor_and_approvals_reads_the_history() {
     ] {
         let outcome = session_command(&session, &args);
         outcome.assert_code(11);
-        assert!(
-            outcome.stderr.contains("did not answer within"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_contains("did not answer within");
     }
     // The list comes from `cards.jsonl` instead.
     let outcome = session_command(&session, &["session", "approvals", "default", "--json"]);
@@ -256,11 +253,7 @@ fn commands_give_up_on_a_stopped_supervisor_and_approvals_reads_the_history() {
     let cards = outcome.json();
     assert_eq!(cards[0]["id"], json!(id), "{}", outcome.describe());
     assert_eq!(cards[0]["state"], "pending");
-    assert!(
-        outcome.stderr.contains("cards.jsonl"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("cards.jsonl");
     signal(supervisor, "-CONT");
     // Nothing was delivered while it was stopped; it still works.
     assert!(session.keys().is_empty());

@@ -154,11 +154,7 @@ fn a_timeout_cancels_the_turn_and_fails() {
     let outcome = acp.run(&args(&["--json", "--timeout", "1s"]));
     let events = events(&outcome);
     outcome.assert_code(9);
-    assert!(
-        outcome.stderr.contains("--timeout 1s"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("--timeout 1s");
     assert_eq!(acp.sent("session/cancel").len(), 1);
     assert_eq!(
         events
@@ -176,11 +172,7 @@ fn the_timeout_is_echoed_as_written() {
     let acp = AcpEnv::new(json!({"turn": ["waitForCancel"]}));
     let outcome = acp.run(&["--prompt", "Say hello", "--timeout", "1000ms"]);
     outcome.assert_code(9);
-    assert!(
-        outcome.stderr.contains("`--timeout 1000ms`"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("`--timeout 1000ms`");
     acp.script(json!({"neverAnswer": ["initialize"]}));
     let outcome = acp.run(&["--prompt", "Say hello", "--json", "--timeout", "1000ms"]);
     let message = outcome.assert_setup_error(9, "agent_failed");
@@ -194,25 +186,10 @@ fn a_closed_stdout_ends_the_run_quietly_and_stops_the_agent() {
         "{} run kiro --prompt x --json | head -1; exit ${{PIPESTATUS[0]}}",
         crate::support::shell_quote(crate::support::ONEWORKS)
     );
-    let mut command = acp.env.cmd(&[]);
-    let mut bash = std::process::Command::new("bash");
-    bash.args(["-c", &line])
-        .env_clear()
-        .envs(
-            command
-                .get_envs()
-                .filter_map(|(name, value)| Some((name, value?))),
-        )
-        .current_dir(&acp.env.project);
-    command.stdin(std::process::Stdio::null());
-    let outcome = crate::support::run(bash);
+    let outcome = acp.env.program("bash").args(["-c", &line]).run();
     outcome.assert_success();
     assert_eq!(outcome.stdout.lines().count(), 1, "{}", outcome.describe());
-    assert!(
-        !outcome.stderr.contains("panicked"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_lacks("panicked");
     assert!(gone(acp.agent_pid()));
 }
 
@@ -223,16 +200,8 @@ fn an_agent_crash_mid_turn_is_exit_9_with_its_stderr_tail() {
     }));
     let outcome = acp.run(&args(&["--json"]));
     outcome.assert_code(9);
-    assert!(
-        outcome.stderr.contains("out of tokens"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome.stderr.contains("mid-turn"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("out of tokens");
+    outcome.assert_stderr_contains("mid-turn");
     let events = events(&outcome);
     assert!(types(&events).contains(&"error".to_owned()));
     assert_eq!(events.last().expect("doc")["error"]["kind"], "agent_failed");
@@ -249,11 +218,7 @@ fn eof_mid_turn_is_exit_9_not_a_hang() {
         let acp = AcpEnv::new(json!({"turn": [{"text": "partial"}, step]}));
         let outcome = acp.run(&args(&["--json"]));
         outcome.assert_code(9);
-        assert!(
-            outcome.stderr.contains("mid-turn"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_contains("mid-turn");
         assert!(gone(acp.agent_pid()));
     }
 }

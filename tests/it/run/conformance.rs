@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::run::acp_env::{types, Live};
-use crate::support::{shell_quote, TestEnv};
+use crate::support::{shell_quote, Invocation, TestEnv};
 
 fn agent_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/acp-agent")
@@ -60,8 +60,9 @@ fn sdk_world() -> Option<TestEnv> {
     Some(env)
 }
 
-fn run_cmd(env: &TestEnv, prompt: &str) -> std::process::Command {
-    env.cmd(&["run", "kiro", "--prompt", prompt, "--json"])
+fn run_cmd<'a>(env: &'a TestEnv, prompt: &str) -> Invocation<'a> {
+    env.oneworks()
+        .args(["run", "kiro", "--prompt", prompt, "--json"])
 }
 
 fn text(events: &[Value]) -> String {
@@ -75,7 +76,7 @@ fn text(events: &[Value]) -> String {
 #[test]
 fn a_plain_turn_with_the_sdk_agent() {
     let Some(env) = sdk_world() else { return };
-    let outcome = crate::support::run(run_cmd(&env, "plain"));
+    let outcome = run_cmd(&env, "plain").run();
     outcome.assert_success();
     let events = crate::run::acp_env::events(&outcome);
     assert_eq!(

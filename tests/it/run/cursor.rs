@@ -91,7 +91,8 @@ fn acp_invocation(path: &Path) -> Value {
 fn run_answering(run: &CursorRun, reply: &str) -> (Option<i32>, Vec<Value>, String) {
     let mut live = Live::start(
         run.env
-            .cmd(&["run", "cursor", "--prompt", "touch it", "--json"]),
+            .oneworks()
+            .args(["run", "cursor", "--prompt", "touch it", "--json"]),
     );
     let request = live.expect("permission_request");
     assert_eq!(request["title"], "touch ran.txt");
@@ -152,14 +153,16 @@ fn run_cursor_rejects_once_over_acp_and_the_tool_does_not_run() {
 /// and the failure names it and the way in.
 #[test]
 fn run_cursor_with_cursor_login_names_it_and_sends_no_authenticate() {
-    let mut run = cursor_run_with(true);
-    run.env.env.remove("CURSOR_API_KEY");
+    let run = cursor_run_with(true);
     run.env
         .write_config("adapters:\n  cursor:\n    auth:\n      method: cursor_login\n");
     let outcome = run
         .env
-        .run(&["run", "cursor", "--prompt", "touch it", "--json"]);
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+        .oneworks()
+        .args(["run", "cursor", "--prompt", "touch it", "--json"])
+        .env_remove("CURSOR_API_KEY")
+        .run();
+    outcome.assert_failure();
     let text = outcome.all_text();
     assert!(text.contains("cursor_login"), "{}", outcome.describe());
     assert!(

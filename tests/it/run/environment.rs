@@ -59,11 +59,7 @@ fn a_link_in_place_of_the_compile_cache_is_not_followed() {
     let invocation = &acp.acp_invocations()[0];
     let env = invocation["env"].as_object().expect("env");
     assert!(!env.contains_key("NODE_COMPILE_CACHE"), "{env:?}");
-    assert!(
-        outcome.stderr.contains("without Node's compile cache"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("without Node's compile cache");
     assert_eq!(
         std::fs::read_dir(&elsewhere).expect("outside dir").count(),
         0,

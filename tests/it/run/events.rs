@@ -159,7 +159,7 @@ fn messages_after_the_turn_ended_create_nothing() {
         types(&events),
         ["session_started", "agent_message_chunk", "turn_end"]
     );
-    assert!(!outcome.stdout.contains("late"), "{}", outcome.describe());
+    outcome.assert_stdout_lacks("late");
 }
 
 #[test]
@@ -183,11 +183,7 @@ fn updates_of_another_session_or_a_replay_create_no_event() {
         crate::run::acp_env::types(&seen),
         ["session_started", "agent_message_chunk", "turn_end"]
     );
-    assert!(
-        !outcome.stdout.contains("not mine"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stdout_lacks("not mine");
 
     // `session/load` replays the history as updates: none is an event.
     acp.script(json!({
@@ -210,11 +206,7 @@ fn updates_of_another_session_or_a_replay_create_no_event() {
         "{seen:#?}"
     );
     assert_eq!(seen[1]["text"], "fresh");
-    assert!(
-        !outcome.stdout.contains("replayed"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stdout_lacks("replayed");
 }
 
 #[test]
@@ -269,15 +261,7 @@ fn log_text_held_back_is_written_at_exit() {
         .set_env("KIRO_API_KEY", "LOGTAILabc\nsecret-rest-0123456789");
     let outcome = acp.run(PROMPT);
     outcome.assert_success();
-    assert!(
-        outcome.stderr.contains("not json LOGTAILabc"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("not json LOGTAILabc");
     // The generic client names the agent, not Kiro's binary (item 8).
-    assert!(
-        !outcome.stderr.contains("kiro-cli"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_lacks("kiro-cli");
 }

@@ -13,13 +13,13 @@ use serde_json::{json, Value};
 
 use crate::run::acp_env::{events, gone, options_full, AcpEnv, Live, EVENT_DEADLINE};
 use crate::support::wait::wait_until;
-use crate::support::{alive, spawn, Outcome};
+use crate::support::{alive, Outcome};
 
 /// `run kiro --prompt TEXT --session kept --json` with `extra`.
 fn turn(acp: &AcpEnv, prompt: &str, extra: &[&str]) -> Outcome {
     let mut args = vec!["--prompt", prompt, "--session", "kept", "--json"];
     args.extend_from_slice(extra);
-    crate::support::run(acp.cmd(&args))
+    acp.oneworks(&args).run()
 }
 
 /// The kept session's record (`kept.json`), when there is one.
@@ -74,8 +74,12 @@ fn four_prompts_from_four_processes_reach_one_agent_and_one_session() {
     assert!(alive(agent), "the agent does not stay after the first turn");
     turn(&acp, "two", &[]).assert_success();
     // Two at once: both are served, one after the other.
-    let three = spawn(acp.cmd(&["--prompt", "three", "--session", "kept", "--json"]));
-    let four = spawn(acp.cmd(&["--prompt", "four", "--session", "kept", "--json"]));
+    let three = acp
+        .oneworks(&["--prompt", "three", "--session", "kept", "--json"])
+        .start();
+    let four = acp
+        .oneworks(&["--prompt", "four", "--session", "kept", "--json"])
+        .start();
     for outcome in [
         three.wait_for(EVENT_DEADLINE),
         four.wait_for(EVENT_DEADLINE),
@@ -152,7 +156,7 @@ fn session_cancel_from_another_process_cancels_the_turn_and_the_agent_stays() {
         if try_number == 1 {
             args.extend(["--keep", "60s"]);
         }
-        let mut live = Live::start(acp.cmd(&args));
+        let mut live = Live::start(acp.oneworks(&args));
         live.expect("permission_request");
         let cancel = acp.env.run(&["session", "cancel", "kept"]);
         cancel.assert_success();
@@ -173,11 +177,7 @@ fn session_cancel_from_another_process_cancels_the_turn_and_the_agent_stays() {
     // Nothing to cancel between turns.
     let idle = acp.env.run(&["session", "cancel", "kept"]);
     idle.assert_success();
-    assert!(
-        idle.stderr.contains("has no turn running"),
-        "{}",
-        idle.describe()
-    );
+    idle.assert_stderr_contains("has no turn running");
     stop_and_check(&acp, agent.unwrap_or_default());
 }
 
@@ -196,7 +196,7 @@ fn a_caller_that_goes_away_cancels_its_own_turn_not_the_session() {
         "--keep",
         "60s",
     ];
-    let mut live = Live::start(acp.cmd(&args));
+    let mut live = Live::start(acp.oneworks(&args));
     live.expect("permission_request");
     let agent = acp.agent_pid();
     // Killed: it can answer nothing; the owner cancels its turn.
@@ -210,7 +210,7 @@ fn a_caller_that_goes_away_cancels_its_own_turn_not_the_session() {
     assert_answered_then_cancelled(&acp, "killed caller");
     // The next caller gets the same agent.
     args.truncate(5);
-    let mut next = Live::start(acp.cmd(&args));
+    let mut next = Live::start(acp.oneworks(&args));
     next.expect("permission_request");
     assert_eq!(acp.agent_pid(), agent);
     acp.env.run(&["session", "cancel", "kept"]).assert_success();
@@ -317,8 +317,8 @@ fn two_keep_runs_at_once_reach_one_owner_and_its_socket_is_private() {
         "--keep",
         "60s",
     ];
-    let first = spawn(acp.cmd(&args));
-    let second = spawn(acp.cmd(&args));
+    let first = acp.oneworks(&args).start();
+    let second = acp.oneworks(&args).start();
     for outcome in [
         first.wait_for(EVENT_DEADLINE),
         second.wait_for(EVENT_DEADLINE),
@@ -375,7 +375,7 @@ fn a_prompt_arriving_while_the_session_stops_runs_afresh() {
     let acp = AcpEnv::new(json!({"stayAfterEof": true, "turn": [{"text": "answer"}]}));
     turn(&acp, "one", &["--keep", "60s"]).assert_success();
     let socket = runtime_folder(&acp).join("kept.sock");
-    let stopping = spawn(acp.env.cmd(&["session", "stop", "kept"]));
+    let stopping = acp.env.oneworks().args(["session", "stop", "kept"]).start();
     // The owner no longer listens, and has not ended yet.
     wait_until("the owner is stopping", EVENT_DEADLINE, || {
         std::os::unix::net::UnixStream::connect(&socket).is_err()
@@ -402,12 +402,11 @@ fn a_caller_that_reads_slowly_holds_back_its_agent_not_the_owner() {
         {"text": "end"}
     ]}));
     turn(&acp, "warm", &["--keep", "60s"]).assert_success();
-    let mut command = acp.cmd(&["--prompt", "flood", "--session", "kept", "--json"]);
-    command
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null());
-    let mut slow = command.spawn().expect("spawn");
+    let mut slow = acp
+        .oneworks(&["--prompt", "flood", "--session", "kept", "--json"])
+        .stdin_null()
+        .stderr_null()
+        .spawn();
     // The turn runs and is held back: the agent has sent its prompt's
     // chunks only as far as the pipes take them.
     wait_until(
@@ -451,7 +450,7 @@ fn the_queue_holds_sixteen_prompts_and_refuses_the_next() {
         {"permission": {"id": "p1", "title": "Run ls", "kind": "execute", "options": options_full()}},
         {"text": "done"}
     ]}));
-    let mut first = Live::start(acp.cmd(&[
+    let mut first = Live::start(acp.oneworks(&[
         "--prompt",
         "ask",
         "--session",
@@ -462,7 +461,10 @@ fn the_queue_holds_sixteen_prompts_and_refuses_the_next() {
     ]));
     first.expect("permission_request");
     let queued: Vec<_> = (0..16)
-        .map(|_| spawn(acp.cmd(&["--prompt", "wait", "--session", "kept", "--json"])))
+        .map(|_| {
+            acp.oneworks(&["--prompt", "wait", "--session", "kept", "--json"])
+                .start()
+        })
         .collect();
     wait_until("sixteen prompts wait", EVENT_DEADLINE, || {
         let listed = acp.env.run(&["session", "list", "--json"]);
@@ -470,11 +472,7 @@ fn the_queue_holds_sixteen_prompts_and_refuses_the_next() {
     });
     let refused = turn(&acp, "one too many", &[]);
     refused.assert_code(11);
-    assert!(
-        refused.stderr.contains("queue is full"),
-        "{}",
-        refused.describe()
-    );
+    refused.assert_stderr_contains("queue is full");
     first.send(r#"{"id":"p1","reply":"Allow once"}"#);
     let (code, _, stderr) = first.finish();
     assert_eq!(code, Some(0), "{stderr}");

@@ -77,7 +77,7 @@ fn a_card_answered_from_another_process_reaches_the_agent_and_the_caller() {
         } else {
             &[]
         };
-        let mut live = Live::start(acp.cmd(&keep_args(extra)));
+        let mut live = Live::start(acp.oneworks(&keep_args(extra)));
         live.expect("permission_request");
         let card = pending_card(&acp);
         assert_eq!(card["title"], "Run ls", "{card}");
@@ -119,7 +119,7 @@ fn a_card_answered_from_another_process_reaches_the_agent_and_the_caller() {
 #[test]
 fn the_caller_answers_first_and_the_card_is_answered_where_it_was_asked() {
     let acp = ask_then_answer();
-    let mut live = Live::start(acp.cmd(&keep_args(&["--keep", "60s"])));
+    let mut live = Live::start(acp.oneworks(&keep_args(&["--keep", "60s"])));
     live.expect("permission_request");
     let card = pending_card(&acp);
     live.send(r#"{"id":"p1","reply":"Reject once"}"#);
@@ -139,7 +139,7 @@ fn the_caller_answers_first_and_the_card_is_answered_where_it_was_asked() {
         id.as_str().unwrap_or_default(),
         "accept",
     ]);
-    assert_ne!(late.code, Some(0), "{}", late.describe());
+    late.assert_failure();
     assert_eq!(
         answers(&acp, "p1"),
         [json!({"outcome": "selected", "optionId": "cancel"})]
@@ -153,7 +153,7 @@ fn a_question_the_mode_answers_makes_no_card_and_a_cancelled_turn_withdraws_its_
         {"permission": {"id": "p2", "title": "Run rm", "kind": "execute", "options": options_full()}},
         "waitForCancel"
     ]}));
-    let mut first = Live::start(acp.cmd(&keep_args(&["--keep", "60s", "--mode", "dontAsk"])));
+    let mut first = Live::start(acp.oneworks(&keep_args(&["--keep", "60s", "--mode", "dontAsk"])));
     let resolved = first.expect("permission_resolved");
     assert_eq!(resolved["by"], "policy", "{resolved}");
     assert!(cards(&acp).is_empty(), "{:#?}", cards(&acp));
@@ -162,7 +162,7 @@ fn a_question_the_mode_answers_makes_no_card_and_a_cancelled_turn_withdraws_its_
     assert_eq!(code, Some(130), "{stderr}");
     assert!(cards(&acp).is_empty(), "{:#?}", cards(&acp));
 
-    let mut live = Live::start(acp.cmd(&keep_args(&[])));
+    let mut live = Live::start(acp.oneworks(&keep_args(&[])));
     live.expect("permission_request");
     let card = pending_card(&acp);
     acp.env.run(&["session", "cancel", "kept"]).assert_success();
@@ -190,7 +190,7 @@ fn a_hostile_question_is_a_scrubbed_card_and_the_secret_is_in_no_file() {
         {"text": "done"}
     ]}));
     acp.env.set_env("KIRO_API_KEY", SECRET);
-    let mut live = Live::start(acp.cmd(&keep_args(&["--keep", "60s"])));
+    let mut live = Live::start(acp.oneworks(&keep_args(&["--keep", "60s"])));
     live.expect("permission_request");
     let card = pending_card(&acp);
     let title = card["title"].as_str().expect("title");

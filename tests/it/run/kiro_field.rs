@@ -81,7 +81,7 @@ fn kiro_login_is_never_sent_over_acp_and_the_login_hint_is_given() {
     );
     let outcome = acp.run(&args(&["--json"]));
     let document = events(&outcome).last().cloned().expect("a document");
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
+    outcome.assert_failure();
     let hint = document["error"]["hint"].as_str().unwrap_or_default();
     assert!(
         hint.contains("oneworks adapter login kiro"),
@@ -148,7 +148,7 @@ fn a_subagents_question_on_a_terminal_names_the_subagent_and_policy_still_decide
         ]
     }));
     let outcome = acp.run(PROMPT);
-    assert_eq!(outcome.code, Some(10), "{}", outcome.describe());
+    outcome.assert_code(10);
     let answered = answers(&acp, &json!(41));
     assert_eq!(answered.len(), 1, "{answered:?}");
     assert_eq!(answered[0]["result"]["outcome"]["outcome"], "cancelled");

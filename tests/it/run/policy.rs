@@ -98,11 +98,7 @@ fn a_deny_and_an_allow_rule_answer_with_the_native_once_options_and_are_recorded
     let resolved = of_type(&events, "permission_resolved");
     assert_eq!(resolved.len(), 2);
     assert!(resolved.iter().all(|event| event["by"] == "policy"));
-    assert!(
-        !outcome.all_text().contains(SECRET),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_text_lacks(SECRET);
     // On the wire: the agent's own once-options, exactly as it named them.
     assert_eq!(
         wire_answer(&acp, &json!("r1")),
@@ -283,11 +279,7 @@ fn an_allow_without_the_agents_allow_once_fails_closed() {
         events.last().expect("error")["error"]["kind"],
         "permission_refused"
     );
-    assert!(
-        outcome.stderr.contains("`policy.rules[0]`"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("`policy.rules[0]`");
     assert_eq!(
         wire_answer(&acp, &json!(5)),
         json!({"outcome": "cancelled"})
@@ -409,11 +401,7 @@ fn a_policy_in_an_untrusted_project_config_decides_nothing_until_trusted() {
     std::fs::remove_file(&acp.wire).expect("reset the wire log");
     let outcome = acp.run(&args(&["--json"]));
     outcome.assert_success();
-    assert!(
-        !outcome.stderr.contains("is not trusted"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_lacks("is not trusted");
     let events = events(&outcome);
     assert_eq!(
         of_type(&events, "permission_decision")[0]["rule"],

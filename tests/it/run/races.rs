@@ -7,7 +7,6 @@
 //! its fix.
 
 use std::io::Write;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -220,14 +219,11 @@ fn sigint_together_with_a_question_answers_it_before_session_cancel_every_time()
 /// the run is not waited on for a prompt); the exit code and everything
 /// the terminal showed.
 fn terminal_run_with_keys(acp: &AcpEnv, keys: &[u8]) -> (Option<i32>, String) {
-    let mut command = acp
-        .env
-        .terminal_cmd(&["run", "kiro", "--prompt", "Say hello"]);
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = command.spawn().expect("spawn script");
+    let mut child = acp
+        .oneworks(&["--prompt", "Say hello"])
+        .terminal()
+        .stderr_null()
+        .spawn();
     let output: Arc<Mutex<Vec<u8>>> = crate::support::capture_stdout(&mut child);
     let shown = || String::from_utf8_lossy(&output.lock().expect("lock")).into_owned();
     let mut stdin = child.stdin.take().expect("stdin");
@@ -320,12 +316,7 @@ fn a_cancel_reaches_the_agent_even_when_stdout_is_gone() {
             "waitForCancel"
         ]
     }));
-    let mut command = acp.cmd(&args(&["--json"]));
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = command.spawn().expect("spawn oneworks");
+    let mut child = acp.oneworks(&args(&["--json"])).stderr_null().spawn();
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
     let asked = lines.by_ref().map_while(Result::ok).any(|line| {

@@ -28,21 +28,9 @@ fn secrets_in_agent_messages_are_scrubbed_from_output_and_files() {
     for extra in [&["--json"][..], &[][..]] {
         let outcome = acp.run(&args(extra));
         outcome.assert_success();
-        assert!(
-            !outcome.all_text().contains(SECRET),
-            "{}",
-            outcome.describe()
-        );
-        assert!(
-            !outcome.all_text().contains(&encoded),
-            "{}",
-            outcome.describe()
-        );
-        assert!(
-            outcome.all_text().contains("the key is"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_text_lacks(SECRET);
+        outcome.assert_text_lacks(&encoded);
+        outcome.assert_text_contains("the key is");
     }
     // The secret reached Kiro (pass-through) but no file oneworks wrote.
     let invocation = &acp.acp_invocations()[0];
@@ -97,7 +85,7 @@ fn a_secret_split_around_other_events_is_not_rebuilt_on_stdout() {
         acp.env.set_env("KIRO_API_KEY", SECRET);
         let outcome = acp.run(PROMPT);
         outcome.assert_success();
-        assert!(!outcome.stdout.contains(SECRET), "{}", outcome.describe());
+        outcome.assert_stdout_lacks(SECRET);
         // `jq -r 'select(.type=="agent_message_chunk").text'` rebuilds
         // nothing either.
         let outcome = acp.run(&["--prompt", "Say hello", "--json"]);
@@ -217,16 +205,8 @@ fn no_credential_in_any_encoding_reaches_output_logs_or_files() {
     ] {
         let outcome = acp.run(&args(extra));
         outcome.assert_success();
-        assert!(
-            outcome.all_text().contains("[base64url]"),
-            "{}",
-            outcome.describe()
-        );
-        assert!(
-            outcome.stderr.contains("skipped a line"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_text_contains("[base64url]");
+        outcome.assert_stderr_contains("skipped a line");
         printed.push(outcome);
     }
     let json_events = events(&printed[0]);
@@ -260,7 +240,7 @@ fn no_credential_in_any_encoding_reaches_output_logs_or_files() {
         all.extend_from_slice(extra);
         let outcome = acp.run(&args(&all));
         outcome.assert_code(9);
-        assert!(outcome.stderr.contains("panic ["), "{}", outcome.describe());
+        outcome.assert_stderr_contains("panic [");
         assert_eq!(acp.sent("session/load").len(), 1);
         printed.push(outcome);
         std::fs::remove_file(&acp.wire).expect("reset the wire log");
@@ -334,11 +314,7 @@ fn an_mcp_variable_reaches_kiro_on_the_wire_and_is_written_nowhere() {
     for outcome in &printed {
         assert_clean("stdout", &outcome.stdout, &encoded);
         assert_clean("stderr", &outcome.stderr, &encoded);
-        assert!(
-            outcome.all_text().contains("echo"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_text_contains("echo");
     }
     let files = written_files(&acp);
     assert!(

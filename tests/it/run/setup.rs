@@ -61,24 +61,10 @@ fn prompt_files_and_their_refusal_with_json() {
     acp.run(&["--json"]).assert_code(2);
 
     // `-` reads the prompt from stdin (human mode).
-    let mut command = acp.cmd(&["--prompt-file", "-"]);
-    command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = command.spawn().expect("spawn");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(b"from stdin").expect("write");
-    }
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    acp.oneworks(&["--prompt-file", "-"])
+        .stdin("from stdin")
+        .run()
+        .assert_success();
     let prompts = acp.sent("session/prompt");
     assert_eq!(
         prompts.last().expect("prompt")["params"]["prompt"][0]["text"],
@@ -238,11 +224,7 @@ fn resume_loads_the_cached_session_only_when_advertised() {
     std::fs::remove_file(&acp.wire).expect("reset");
     let outcome = acp.run(&args(&["--json", "--session", "work", "--resume"]));
     outcome.assert_success();
-    assert!(
-        outcome.stdout.contains("could not load the cached session"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stdout_contains("could not load the cached session");
     assert_eq!(acp.sent("session/load").len(), 1);
     assert_eq!(acp.sent("session/new").len(), 1);
     assert!(acp.sent("session/new")[0]["params"]
@@ -332,11 +314,7 @@ fn an_agent_that_needs_a_login_says_how_to_log_in() {
     let outcome = acp.run(&args(&["--json"]));
     let message = outcome.assert_setup_error(9, "agent_failed");
     assert!(message.contains("login"), "{message}");
-    assert!(
-        outcome.stderr.contains("oneworks adapter login kiro"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("oneworks adapter login kiro");
     assert!(acp.sent("session/prompt").is_empty());
 }
 
@@ -353,6 +331,6 @@ fn a_typo_in_the_fake_agents_script_fails_loudly() {
     assert!(stderr.contains("unknown field `turnn`"), "{stderr}");
     // A run against it fails at once (the probe already trips), not a hang.
     let outcome = acp.run(&args(&["--json"]));
-    assert_ne!(outcome.code, Some(0), "{}", outcome.describe());
-    assert!(outcome.stderr.contains("turnn"), "{}", outcome.describe());
+    outcome.assert_failure();
+    outcome.assert_stderr_contains("turnn");
 }

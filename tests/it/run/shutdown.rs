@@ -4,7 +4,7 @@
 //! while it is being stopped kills it at once; and a terminal prompt still
 //! open when the run ends leaves the terminal as it found it.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -115,7 +115,7 @@ fn a_cancel_the_agent_ignores_is_reported_unconfirmed() {
 
     // Human mode says so too.
     let _ = std::fs::remove_file(acp.pid_file());
-    let running = crate::support::spawn(acp.cmd(&["--prompt", "Say hello"]));
+    let running = acp.oneworks(&["--prompt", "Say hello"]).start();
     wait_until("the second prompt reached the agent", || {
         acp.sent("session/prompt").len() == 2
     });
@@ -311,12 +311,7 @@ impl OnTerminal {
     fn start(acp: &AcpEnv, args: &[&str]) -> OnTerminal {
         let oneworks = crate::support::oneworks_line(&[&["run", "kiro"][..], args].concat());
         let line = format!("{oneworks}; echo \"oneworks-exit=$?\"; stty -a");
-        let mut script = acp.env.terminal_shell(&line);
-        script
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = script.spawn().expect("spawn script");
+        let mut child = acp.env.shell(&line).terminal().stderr_null().spawn();
         let output = crate::support::capture_stdout(&mut child);
         OnTerminal { child, output }
     }

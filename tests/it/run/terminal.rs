@@ -3,7 +3,6 @@
 //! typed answer it. The terminal is a pty from util-linux `script`.
 
 use std::io::Write;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
@@ -32,14 +31,11 @@ fn answer_on_terminal(keys: &str) -> (AcpEnv, Option<i32>, String) {
             {"text": "listed"}
         ]
     }));
-    let mut command = acp
-        .env
-        .terminal_cmd(&["run", "kiro", "--prompt", "Say hello"]);
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = command.spawn().expect("spawn script");
+    let mut child = acp
+        .oneworks(&["--prompt", "Say hello"])
+        .terminal()
+        .stderr_null()
+        .spawn();
     let output = crate::support::capture_stdout(&mut child);
     let shown = wait_for(
         &output,

@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -50,26 +50,15 @@ pub struct LimitedServe {
 impl LimitedServe {
     /// `oneworks session serve --json EXTRA…` under `ulimit -n descriptors`.
     pub fn start(env: &TestEnv, extra: &[&str], descriptors: u32) -> LimitedServe {
-        let mut args = vec!["session", "serve", "--json"];
-        args.extend_from_slice(extra);
-        let inner = env.cmd(&args);
-        let mut outer = Command::new("sh");
-        outer
+        let mut child = env
+            .program("sh")
             .arg("-c")
             .arg(format!("ulimit -n {descriptors} && exec \"$0\" \"$@\""))
-            .arg(inner.get_program())
-            .args(inner.get_args())
-            .env_clear()
-            .envs(
-                inner
-                    .get_envs()
-                    .filter_map(|(name, value)| Some((name, value?))),
-            )
-            .current_dir(&env.project)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = outer.spawn().expect("spawn serve");
+            .args([crate::support::ONEWORKS, "session", "serve", "--json"])
+            .args(extra)
+            .stdin_null()
+            .stderr_null()
+            .spawn();
         let mut line = String::new();
         BufReader::new(child.stdout.take().expect("stdout"))
             .read_line(&mut line)

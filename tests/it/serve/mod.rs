@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 use reqwest::blocking::{Client, Response};
@@ -51,18 +51,16 @@ impl Serve {
     }
 
     fn spawn(env: &TestEnv, extra: &[&str], log: Option<PathBuf>) -> Serve {
-        let mut args = vec!["session", "serve", "--json"];
-        args.extend_from_slice(extra);
-        let stderr = match &log {
-            Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
-            None => Stdio::null(),
-        };
-        let mut child = env
-            .cmd(&args)
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("spawn serve");
+        let serve = env
+            .oneworks()
+            .args(["session", "serve", "--json"])
+            .args(extra)
+            .stdin_null();
+        let mut child = match &log {
+            Some(path) => serve.stderr_to(path),
+            None => serve.stderr_null(),
+        }
+        .spawn();
         let mut line = String::new();
         BufReader::new(child.stdout.take().expect("stdout"))
             .read_line(&mut line)

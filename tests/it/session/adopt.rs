@@ -22,11 +22,7 @@ fn a_killed_supervisor_is_replaced_by_one_that_re_adopts_the_agent() {
     let pids = session.pids();
     let again = session.env.run(&["session", "start", "kiro", "--detach"]);
     again.assert_code(11);
-    assert!(
-        again.stderr.contains("already running"),
-        "{}",
-        again.describe()
-    );
+    again.assert_stderr_contains("already running");
     crate::support::signal(pids[0], "-KILL");
     assert_gone(&pids[..1]);
     assert!(alive(pids[1]), "tmux went with the supervisor");

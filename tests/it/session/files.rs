@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::serve::Serve;
 use crate::support::wait::DEADLINE;
-use crate::support::{spawn, Outcome, TestEnv};
+use crate::support::{Outcome, TestEnv};
 
 /// The title of the card planted outside the project.
 const PLANTED: &str = "Running: planted";
@@ -52,7 +52,7 @@ fn mkfifo(path: &Path) {
 /// Runs oneworks; it must end within the deadline (a read waiting on a
 /// FIFO never would).
 fn run_bounded(env: &TestEnv, args: &[&str]) -> Outcome {
-    spawn(env.cmd(args)).wait_for(DEADLINE)
+    env.oneworks().args(args).deadline(DEADLINE).run()
 }
 
 /// `GET /api/sessions`, which must answer within the deadline.
@@ -108,11 +108,7 @@ fn a_fifo_in_a_session_folder_is_refused_not_waited_on() {
     assert_eq!(listed.json(), json!([]), "{}", listed.describe());
     let piped_cards = run_bounded(&env, &["session", "approvals", "piped", "--json"]);
     piped_cards.assert_code(11);
-    assert!(
-        piped_cards.stderr.contains("no session `piped` is running"),
-        "{}",
-        piped_cards.describe()
-    );
+    piped_cards.assert_stderr_contains("no session `piped` is running");
     let good_cards = run_bounded(&env, &["session", "approvals", "good", "--json"]);
     good_cards.assert_success();
     assert_eq!(good_cards.json()[0]["title"], "Running: pwd");

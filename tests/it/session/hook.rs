@@ -119,16 +119,16 @@ fn a_card_answered_before_its_box_is_drawn_takes_that_box() {
     session.start();
     let card = session.pending_card();
     let id = card["id"].as_str().expect("id").to_owned();
-    let mut answer = session
+    let answer = session
         .env
-        .cmd(&["session", "answer", &session.name, &id, "accept"]);
-    let answer = answer.spawn().expect("session answer");
+        .oneworks()
+        .args(["session", "answer", &session.name, &id, "accept"])
+        .start();
     session.wait_card("delivering", |other| {
         other["id"] == card["id"] && other["state"] == "delivering"
     });
     session.touch("draw");
-    let done = answer.wait_with_output().expect("session answer");
-    assert!(done.status.success(), "{done:?}");
+    answer.wait().assert_success();
     session.assert_keys(&["Enter"]);
     let supervisor_log =
         std::fs::read_to_string(session.session_root().join("supervisor.log")).unwrap_or_default();
@@ -242,7 +242,7 @@ fn a_hook_that_names_another_command_gets_no_key() {
     assert_eq!(failed["refused"]["code"], "not_announced", "{failed}");
     assert_eq!(failed["refused"]["message"], failed["reason"], "{failed}");
     let outcome = session.answer(&forged, "accept");
-    assert_eq!(outcome.code, Some(11), "{outcome:?}");
+    outcome.assert_code(11);
     assert!(outcome.stderr.contains("no longer pending"), "{outcome:?}");
     assert!(session.keys().is_empty(), "no key reached the box");
     let _ = std::fs::remove_file(&log);
@@ -269,6 +269,8 @@ fn signal_to_card_latency() {
     for round in 0..50 {
         let command = format!("echo round-{round}");
         let start = Instant::now();
+        // A raw command: the hook runs as the agent runs it, with the
+        // signal socket its only variable.
         let mut hook = Command::new(crate::support::ONEWORKS)
             .args(["session", "hook"])
             .env_clear()

@@ -47,11 +47,7 @@ fn a_too_open_or_foreign_runtime_folder_is_refused() {
     std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let outcome = session.env.run(&["session", "start", "kiro", "--detach"]);
     outcome.assert_code(11);
-    assert!(
-        outcome.stderr.contains("open to other users"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("open to other users");
     assert!(session.record().is_none());
     assert_eq!(mode(&base), 0o755, "the folder was changed, not refused");
     assert_eq!(
@@ -66,11 +62,7 @@ fn a_too_open_or_foreign_runtime_folder_is_refused() {
         std::os::unix::fs::chown(&base, Some(65534), Some(65534)).expect("chown");
         let outcome = session.env.run(&["session", "start", "kiro", "--detach"]);
         outcome.assert_code(11);
-        assert!(
-            outcome.stderr.contains("another user"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_contains("another user");
         assert!(session.record().is_none());
     }
 }
@@ -105,7 +97,7 @@ fn a_supervisor_killed_with_its_tmux_is_not_re_adopted_and_stop_cleans_up() {
         "{}",
         listed.describe()
     );
-    assert!(listed.stderr.contains("is gone"), "{}", listed.describe());
+    listed.assert_stderr_contains("is gone");
     session
         .env
         .run(&["session", "approvals", "default", "--watch"])
@@ -130,12 +122,8 @@ fn missing_tmux_is_exit_11_with_a_hint_and_nothing_is_left() {
     session.env.set_env("PATH", &bin);
     let outcome = session.env.run(&["session", "start", "kiro", "--detach"]);
     outcome.assert_code(11);
-    assert!(
-        outcome.stderr.contains("`tmux` was not found"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(outcome.stderr.contains("hint: "), "{}", outcome.describe());
+    outcome.assert_stderr_contains("`tmux` was not found");
+    outcome.assert_stderr_contains("hint: ");
     assert!(
         !session.session_root().exists(),
         "a session folder was created"
@@ -223,7 +211,12 @@ fn start_on_a_terminal_attaches_until_the_tui_exits() {
         |markers| json!({"requests": [request("r1", "Running: pwd")], "exitFile": markers.join("exit")}),
     );
     session.env.set_env("TERM", "xterm");
-    let attached = crate::support::spawn(session.env.terminal_cmd(&["session", "start", "kiro"]));
+    let attached = session
+        .env
+        .oneworks()
+        .args(["session", "start", "kiro"])
+        .terminal()
+        .start();
     crate::support::wait::wait_until(
         "the session started",
         crate::session::supervisor::DEADLINE,
@@ -295,16 +288,12 @@ fn a_config_broken_while_a_session_runs_still_lets_it_be_listed_answered_and_sto
         .env
         .write_config("adapters:\n  nosuch-agent:\n    cli:\n      source: system\n");
     let warned = |outcome: &crate::support::Outcome| {
-        assert!(
-            outcome.stderr.contains("warning: the config does not load"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_contains("warning: the config does not load");
     };
     let list = session.env.run(&["session", "list", "--json"]);
     list.assert_success();
     warned(&list);
-    assert!(list.stdout.contains(&session.name), "{}", list.describe());
+    list.assert_stdout_contains(&session.name);
     let approvals = session
         .env
         .run(&["session", "approvals", &session.name, "--json"]);

@@ -96,11 +96,7 @@ fn the_terminal_answering_first_wins_with_enter_or_esc() {
     });
     let late = session.answer(&card, "decline");
     late.assert_code(11);
-    assert!(
-        late.stderr.contains("no longer pending"),
-        "{}",
-        late.describe()
-    );
+    late.assert_stderr_contains("no longer pending");
 
     session.touch("second");
     let second = session.wait_card("for r2", |other| other["state"] == "pending");

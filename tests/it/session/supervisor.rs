@@ -375,11 +375,7 @@ fn start_without_a_terminal_needs_detach_and_starts_nothing() {
     let session = Session::new(|_| json!({}));
     let outcome = session.env.run(&["session", "start", "kiro"]);
     outcome.assert_code(2);
-    assert!(
-        outcome.stderr.contains("--detach"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("--detach");
     assert!(session.record().is_none());
     assert!(!session.session_root().exists());
 }

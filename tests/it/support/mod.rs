@@ -1,11 +1,20 @@
 //! Test support: a private world per test ([`TestEnv`]: temp HOME, XDG
 //! folders, `ONEWORKS_HOME`, a project with `.oneworks/`, a local manifest
-//! server) and helpers to run the real `oneworks` binary in it with a
-//! deadline. This file holds the world; beside it, each helper by concern:
-//! `process` (running and signalling processes), `outcome` (what a run
-//! left), `release` (a served Kiro release), `prepared` (the `prepare
-//! --json` document), `files` (folders left behind); every item is
-//! re-exported here, so tests name them `crate::support::…`.
+//! server) and the one way a test runs the real `oneworks` binary in it:
+//! `env.oneworks().args([..]).env(k, v).stdin(bytes).run()` ([`Invocation`]
+//! in `invocation`), which owns the environment every command of the test
+//! gets and returns an [`Outcome`] with typed assertions (`assert_code`,
+//! `assert_error`, `assert_stderr_contains`, `json`…); `.start()` and
+//! `.spawn()` for a command that keeps running, `.terminal()` for one on a
+//! pseudo-terminal. The per-feature harnesses (`AcpEnv`, `Session`,
+//! `Serve`…) are thin layers that build their commands through it.
+//!
+//! This file holds the world; beside it, each helper by concern:
+//! `invocation` (the builder), `process` (a started process, signalling
+//! one), `outcome` (what a run left), `release` (a served Kiro release),
+//! `prepared` (the `prepare --json` document), `files` (folders left
+//! behind); every item is re-exported here, so tests name them
+//! `crate::support::…`.
 
 pub mod adapter_yaml;
 pub mod archive;
@@ -19,6 +28,7 @@ pub mod server;
 pub mod wait;
 
 mod files;
+mod invocation;
 mod outcome;
 mod prepared;
 mod process;
@@ -26,7 +36,6 @@ mod release;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -36,11 +45,11 @@ use manifest::Libc;
 use server::{Route, Server};
 
 pub use files::{assert_empty_or_missing, assert_no_files, set_mode, walk};
+pub use invocation::Invocation;
 pub use outcome::Outcome;
 pub use prepared::{assert_prepared, path_of, reused};
 pub use process::{
-    alive, capture_stdout, oneworks_line, run, run_binary, shell_quote, signal, spawn, stopped,
-    Running,
+    alive, capture_stdout, oneworks_line, run_binary, shell_quote, signal, stopped, Running,
 };
 pub use release::{Artifact, Release};
 
@@ -123,68 +132,6 @@ impl TestEnv {
     /// Only this format is acceptable to the installer.
     pub fn force_format(&mut self, format: Format) {
         self.set_env("ONEWORKS_KIRO_FORMATS", format.file_type());
-    }
-
-    /// `oneworks ARGS` with a cleared, fully controlled environment, run in
-    /// the project folder.
-    pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(ONEWORKS);
-        command
-            .args(args)
-            .env_clear()
-            .env("HOME", &self.home)
-            .env(
-                "PATH",
-                format!("{}:/usr/bin:/bin", self.bin.to_string_lossy()),
-            )
-            .env("LANG", "C.UTF-8")
-            .env("XDG_CONFIG_HOME", &self.config_home)
-            .env("XDG_DATA_HOME", &self.data_home)
-            .env("XDG_CACHE_HOME", &self.cache_home)
-            .env("XDG_RUNTIME_DIR", &self.runtime_dir)
-            .env("ONEWORKS_HOME", &self.oneworks_home)
-            .env("ONEWORKS_CACHE_DIR", &self.cache)
-            .env("ONEWORKS_KIRO_MANIFEST_URL", self.manifest_url())
-            // No test reaches nodejs.org: a managed Node comes from here.
-            .env("ONEWORKS_NODE_MIRROR", self.server.url(node_mirror::PREFIX))
-            .env("ONEWORKS_LOCK_TIMEOUT", "120")
-            .envs(&self.env)
-            .current_dir(&self.project)
-            .stdin(Stdio::null());
-        command
-    }
-
-    pub fn run(&self, args: &[&str]) -> Outcome {
-        run(self.cmd(args))
-    }
-
-    /// Runs oneworks with a terminal on its standard streams (through
-    /// util-linux `script`, which gives the child a pty): stdout and stderr
-    /// arrive merged in `stdout`.
-    pub fn run_on_terminal(&self, args: &[&str]) -> Outcome {
-        run(self.terminal_cmd(args))
-    }
-
-    /// The command [`run_on_terminal`](Self::run_on_terminal) runs.
-    pub fn terminal_cmd(&self, args: &[&str]) -> Command {
-        self.terminal_shell(&oneworks_line(args))
-    }
-
-    /// A shell `line` run on a pseudo-terminal (util-linux `script`) with
-    /// this environment; `script` exits with the line's exit code.
-    pub fn terminal_shell(&self, line: &str) -> Command {
-        let mut command = self.cmd(&[]);
-        let mut script = Command::new("script");
-        script
-            .args(["-qefc", line, "/dev/null"])
-            .env_clear()
-            .envs(command.get_envs().filter_map(|(k, v)| Some((k, v?))))
-            .env("SHELL", "/bin/sh")
-            .current_dir(command.get_current_dir().unwrap_or(&self.project))
-            .stdin(Stdio::null());
-        // `command` only served as the template of the environment.
-        command.stdin(Stdio::null());
-        script
     }
 
     /// `adapter prepare kiro --json EXTRA…`.
@@ -385,9 +332,11 @@ impl Drop for TestEnv {
                 .filter_map(|pid| u32::try_from(pid).ok())
                 .any(alive);
             if running {
+                // Its outcome is ignored: a raw command, run to its end.
                 let _ = self
-                    .cmd(&["session", "stop", &name])
-                    .stdin(Stdio::null())
+                    .oneworks()
+                    .args(["session", "stop", &name])
+                    .command()
                     .output();
             }
         }

@@ -1,5 +1,7 @@
 //! What a finished `oneworks` run left ([`Outcome`]): its exit code and
-//! output, with the assertions on them (an exit code, a `--json` error).
+//! output, with the assertions on them (an exit code, a `--json` error, a
+//! text on a stream). Each assertion prints the whole outcome when it
+//! fails.
 
 use serde_json::Value;
 
@@ -33,6 +35,18 @@ impl Outcome {
     #[track_caller]
     pub fn assert_success(&self) -> &Outcome {
         self.assert_code(0)
+    }
+
+    /// It failed, with whatever exit code (a signal included).
+    #[track_caller]
+    pub fn assert_failure(&self) -> &Outcome {
+        assert_ne!(
+            self.code,
+            Some(0),
+            "expected a failure\n{}",
+            self.describe()
+        );
+        self
     }
 
     /// stdout as one JSON document.
@@ -82,5 +96,53 @@ impl Outcome {
     /// that may be in either.
     pub fn all_text(&self) -> String {
         format!("{}\n{}", self.stdout, self.stderr)
+    }
+
+    #[track_caller]
+    fn assert_holds(&self, stream: &str, text: &str, needle: &str, wanted: bool) -> &Outcome {
+        let verb = if wanted { "does not hold" } else { "holds" };
+        assert_eq!(
+            text.contains(needle),
+            wanted,
+            "{stream} {verb} {needle:?}\n{}",
+            self.describe()
+        );
+        self
+    }
+
+    /// Stdout holds `needle`.
+    #[track_caller]
+    pub fn assert_stdout_contains(&self, needle: impl AsRef<str>) -> &Outcome {
+        self.assert_holds("stdout", &self.stdout, needle.as_ref(), true)
+    }
+
+    /// Stdout does not hold `needle`.
+    #[track_caller]
+    pub fn assert_stdout_lacks(&self, needle: impl AsRef<str>) -> &Outcome {
+        self.assert_holds("stdout", &self.stdout, needle.as_ref(), false)
+    }
+
+    /// Stderr holds `needle`.
+    #[track_caller]
+    pub fn assert_stderr_contains(&self, needle: impl AsRef<str>) -> &Outcome {
+        self.assert_holds("stderr", &self.stderr, needle.as_ref(), true)
+    }
+
+    /// Stderr does not hold `needle`.
+    #[track_caller]
+    pub fn assert_stderr_lacks(&self, needle: impl AsRef<str>) -> &Outcome {
+        self.assert_holds("stderr", &self.stderr, needle.as_ref(), false)
+    }
+
+    /// Stdout or stderr holds `needle` ([`all_text`](Self::all_text)).
+    #[track_caller]
+    pub fn assert_text_contains(&self, needle: impl AsRef<str>) -> &Outcome {
+        self.assert_holds("the output", &self.all_text(), needle.as_ref(), true)
+    }
+
+    /// Neither stdout nor stderr holds `needle` (a secret, a panic).
+    #[track_caller]
+    pub fn assert_text_lacks(&self, needle: impl AsRef<str>) -> &Outcome {
+        self.assert_holds("the output", &self.all_text(), needle.as_ref(), false)
     }
 }

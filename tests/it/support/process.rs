@@ -1,6 +1,7 @@
-//! Processes: running the `oneworks` binary with a deadline and its output
-//! collected ([`run`], [`spawn`], [`Running`]), shell lines that run it,
-//! running another binary, and looking at or signalling a process by pid.
+//! Processes: a started `oneworks` whose output is collected
+//! ([`Running`], from [`Invocation::start`](super::Invocation::start)),
+//! shell lines that run it, running another binary, and looking at or
+//! signalling a process by pid.
 
 use std::io::Read;
 use std::path::Path;
@@ -94,34 +95,31 @@ impl Running {
     }
 }
 
-pub fn spawn(mut command: Command) -> Running {
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = command.spawn().expect("spawn oneworks");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        let (sender, receiver) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            let _ = sender.send(bytes);
-        });
-        receiver
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout pipe")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr pipe")));
-    Running {
-        child,
-        stdout,
-        stderr,
+impl Running {
+    /// `child`, its stdout and stderr (piped) collected in the background.
+    pub(super) fn collect(mut child: Child) -> Running {
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            let (sender, receiver) = mpsc::channel();
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                let _ = sender.send(bytes);
+            });
+            receiver
+        };
+        let stdout = drain(Box::new(child.stdout.take().expect("stdout pipe")));
+        let stderr = drain(Box::new(child.stderr.take().expect("stderr pipe")));
+        Running {
+            child,
+            stdout,
+            stderr,
+        }
     }
 }
 
 /// Quotes one word for `sh -c`.
 pub fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
-}
-
-pub fn run(command: Command) -> Outcome {
-    spawn(command).wait()
 }
 
 /// Runs `binary ARGS` and returns its stdout (for "the installed binary

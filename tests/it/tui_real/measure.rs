@@ -7,7 +7,6 @@
 //! `TUI-BENCH {json}`.
 
 use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -146,7 +145,8 @@ fn one_box(
     let watch = tui
         .agent
         .env
-        .cmd(&["session", "approvals", name, "--watch", "--json"]);
+        .oneworks()
+        .args(["session", "approvals", name, "--watch", "--json"]);
     box_and_card(
         watch,
         || tui.pane(name),
@@ -166,13 +166,12 @@ fn one_box(
 /// first pending card line `watch` prints. Returns the box → card latency
 /// (0 when the card came first: a hook, a recorder) and the card.
 pub fn box_and_card(
-    mut watch: std::process::Command,
+    watch: crate::support::Invocation,
     pane: impl Fn() -> String,
     questions: &[regex::Regex],
     ask: impl FnOnce(),
 ) -> (Duration, Value) {
-    watch.stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut child = watch.spawn().expect("session approvals --watch");
+    let mut child = watch.stdin_null().stderr_null().spawn();
     let (lines_tx, lines_rx) = std::sync::mpsc::channel::<(Instant, String)>();
     let stdout = BufReader::new(child.stdout.take().expect("stdout"));
     std::thread::spawn(move || {

@@ -324,11 +324,7 @@ impl TuiAgent {
         self.wait_file(name, "probe-terminal.txt");
         let late = self.session(&["answer", name, &id, "accept"]);
         late.assert_code(11);
-        assert!(
-            late.stderr.contains("no longer pending"),
-            "{}",
-            late.describe()
-        );
+        late.assert_stderr_contains("no longer pending");
         self.wait_tool_result(name, before);
         self.wait_ready_again(name, case);
 

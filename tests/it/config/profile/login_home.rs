@@ -195,7 +195,11 @@ fn a_killed_oneworks_leaves_a_home_that_the_next_start_sweeps() {
     let release = env.outside.join("release-login");
     let log = fake_kiro(&env, &[("loginWaitForFile", json!(release))]);
     env.write_config("adapters:\n  kiro:\n    cli:\n      source: system\n");
-    let running = crate::support::spawn(env.terminal_cmd(&["adapter", "login", "kiro"]));
+    let running = env
+        .oneworks()
+        .args(["adapter", "login", "kiro"])
+        .terminal()
+        .start();
     let home = wait_for("the fake ran login", DEADLINE, || {
         let login = login_invocations(&log)
             .into_iter()

@@ -243,21 +243,9 @@ fn render_dry_run_prints_and_writes_nothing() {
     env.write_config("adapters:\n  kiro:\n    configContent:\n      telemetry.enabled: false\n");
     let outcome = env.run(&["config", "render", "kiro", "--session", "dry", "--dry-run"]);
     outcome.assert_success();
-    assert!(
-        outcome.stdout.contains("--- settings/cli.json"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome.stdout.contains("\"telemetry.enabled\": false"),
-        "{}",
-        outcome.describe()
-    );
-    assert!(
-        outcome.stdout.contains("--- agents/oneworks.json"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stdout_contains("--- settings/cli.json");
+    outcome.assert_stdout_contains("\"telemetry.enabled\": false");
+    outcome.assert_stdout_contains("--- agents/oneworks.json");
     assert!(
         !env.project.join(".oneworks/sessions").exists(),
         "dry run wrote nothing"
@@ -294,11 +282,7 @@ fn assert_refused_and_nothing_written(env: &TestEnv, code: i32, needle: &str) {
             "{args:?}: {}",
             outcome.describe()
         );
-        assert!(
-            !outcome.all_text().contains("canary-aws"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_text_lacks("canary-aws");
     }
     let root = session_root(env, "default");
     let files = snapshot(&root);

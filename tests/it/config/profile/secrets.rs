@@ -60,7 +60,7 @@ fn credentials_in_config_are_refused_and_nothing_is_written() {
         env.write_config(yaml);
         let outcome = env.run(&["config", "render", "kiro"]);
         outcome.assert_code(3);
-        assert!(outcome.stderr.contains("credential"), "{}", outcome.describe());
+        outcome.assert_stderr_contains("credential");
         assert!(outcome.stderr.contains("${VAR}"), "the hint names `${{VAR}}`\n{}", outcome.describe());
         assert!(!env.project.join(".oneworks/sessions").exists(), "nothing written for {yaml}");
     }

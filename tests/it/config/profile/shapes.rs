@@ -96,7 +96,7 @@ fn a_key_pasted_into_codex_toml_is_refused_and_nothing_is_written() {
     outcome.assert_code(3);
     let message = &outcome.stderr;
     assert!(message.contains("adapters.codex"), "{}", outcome.describe());
-    assert!(!outcome.stderr.contains(KEY), "{}", outcome.describe());
+    outcome.assert_stderr_lacks(KEY);
     assert!(!home(&env, "codex").exists(), "nothing written");
 }
 

@@ -19,22 +19,14 @@ fn symlinked_session_or_agent_home_is_refused() {
     std::os::unix::fs::symlink(&target, sessions.join("linked")).expect("symlink");
     let outcome = env.run(&["config", "render", "kiro", "--session", "linked"]);
     outcome.assert_code(6);
-    assert!(
-        outcome.stderr.contains("symbolic link"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("symbolic link");
 
     let root = sessions.join("home-linked");
     std::fs::create_dir_all(&root).expect("mkdir");
     std::os::unix::fs::symlink(&target, root.join("kiro-home")).expect("symlink");
     let outcome = env.run(&["config", "render", "kiro", "--session", "home-linked"]);
     outcome.assert_code(6);
-    assert!(
-        outcome.stderr.contains("kiro-home"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("kiro-home");
     assert!(
         snapshot(&target).is_empty(),
         "nothing was written through a link"
@@ -81,7 +73,7 @@ fn links_inside_the_skills_folder_are_refused_not_followed() {
     let before = snapshot(&env.outside);
     let outcome = env.run(&["config", "render", "kiro"]);
     outcome.assert_code(6);
-    assert!(outcome.stderr.contains("linked"), "{}", outcome.describe());
+    outcome.assert_stderr_contains("linked");
     assert_eq!(snapshot(&env.outside), before);
 }
 

@@ -156,13 +156,9 @@ fn a_stalled_manifest_fails_naming_the_url_and_announcing_each_retry() {
         "the server stopped sending: try again, raise ONEWORKS_HTTP_TIMEOUT (seconds) on a slow link, or use a mirror"
     );
     for attempt in [2, 3] {
-        assert!(
-            outcome.stderr.contains(&format!(
-                "`{url}` stalled: no data for 1s; retrying in 0.0s (attempt {attempt} of 3)\n"
-            )),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_contains(format!(
+            "`{url}` stalled: no data for 1s; retrying in 0.0s (attempt {attempt} of 3)\n"
+        ));
     }
     assert_eq!(env.server.stalled(MANIFEST_PATH), 3);
     env.assert_nothing_published(VERSION);

@@ -303,7 +303,11 @@ fn npm_concurrent_prepares_download_once() {
         },
     );
     let running: Vec<crate::support::Running> = (0..4)
-        .map(|_| crate::support::spawn(env.cmd(&["adapter", "prepare", "kiro", "--json"])))
+        .map(|_| {
+            env.oneworks()
+                .args(["adapter", "prepare", "kiro", "--json"])
+                .start()
+        })
         .collect();
     crate::support::wait::wait_until(
         "all four processes asked for the document",

@@ -187,11 +187,7 @@ fn an_agent_that_never_answers_initialize_ends_with_exit_9_naming_the_step() {
         message.contains("warming up the model cache"),
         "the stderr tail: {message}"
     );
-    assert!(
-        outcome.stderr.contains("`initialize`"),
-        "{}",
-        outcome.describe()
-    );
+    outcome.assert_stderr_contains("`initialize`");
     assert!(acp.sent("session/new").is_empty());
     assert!(started.elapsed() < Duration::from_secs(30));
 }
@@ -378,12 +374,8 @@ fn a_huge_timeout_is_a_usage_error_echoed_as_written() {
     ] {
         let outcome = acp.run(&args(&["--json", "--timeout", value]));
         outcome.assert_error(2, "usage");
-        assert!(outcome.stderr.contains(value), "{}", outcome.describe());
-        assert!(
-            !outcome.stderr.contains("panicked"),
-            "{}",
-            outcome.describe()
-        );
+        outcome.assert_stderr_contains(value);
+        outcome.assert_stderr_lacks("panicked");
     }
     assert!(acp.sent("initialize").is_empty());
 }
