@@ -1,6 +1,6 @@
 //! The integration tests: the real `oneworks` binary, run in a private temp
 //! world against a local manifest server, generated archives and a fake
-//! `kiro-cli` (SPEC §9). Run with `cargo test --features fakes`.
+//! `kiro-cli`. Run with `cargo test --features fakes`.
 
 // Fixtures build files with `std::fs`: clippy.toml's fs-err rule is for
 // errors users read.

@@ -1,4 +1,4 @@
-//! Trust (issue 12, items 18–20 and follow-ups): what a cloned repository,
+//! Trust (items 18–20 and follow-ups): what a cloned repository,
 //! a hostile agent or a careless user cannot make oneworks do.
 
 use std::os::unix::fs::PermissionsExt;

@@ -1,6 +1,6 @@
 //! Claude over ACP (`@agentclientprotocol/claude-agent-acp` 0.101.0 →
 //! `@anthropic-ai/claude-agent-sdk` 0.3.318 → its platform package
-//! `@anthropic-ai/claude-agent-sdk-linux-x64` with Claude Code, SPEC §11.4)
+//! `@anthropic-ai/claude-agent-sdk-linux-x64` with Claude Code)
 //! against the fake model's Anthropic messages API: `claude-agent-acp`,
 //! `ANTHROPIC_BASE_URL` (no `/v1`) and `ANTHROPIC_API_KEY` from the
 //! environment only, `permissions.defaultMode: default` forced into
@@ -10,7 +10,7 @@
 //! Path taken: `adapter prepare claude` from the loopback registry — the
 //! dependency tree and the platform package of the host's libc, no install
 //! script; its `engines.node >=22` is not met by the machine's Node 20, so
-//! it runs on the managed Node 24 of the loopback Node mirror (SPEC §11.2).
+//! it runs on the managed Node 24 of the loopback Node mirror.
 
 use super::{RealAgent, Snapshot, SECRET};
 use crate::support::node_mirror::{self, NodeRelease};

@@ -1,6 +1,6 @@
 //! Codex over ACP (`@agentclientprotocol/codex-acp` 2.6.0 with its own
 //! `@openai/codex` 0.166.0 and the platform package
-//! `@openai/codex-linux-x64`, SPEC §11.4) against the fake model's OpenAI
+//! `@openai/codex-linux-x64`) against the fake model's OpenAI
 //! responses API: `codex-acp`, the provider entry written from the user's
 //! `configContent` into `$CODEX_HOME/config.toml` (`env_key =
 //! "OPENAI_API_KEY"`: the key stays in the environment),

@@ -1,5 +1,5 @@
-//! GitHub Copilot CLI 1.0.102 (`@github/copilot` + `@github/copilot-linux-x64`,
-//! SPEC §11.4) over ACP against the fake model — in each of the three wire
+//! GitHub Copilot CLI 1.0.102 (`@github/copilot` + `@github/copilot-linux-x64`)
+//! over ACP against the fake model — in each of the three wire
 //! formats Copilot speaks (OpenAI chat completions, OpenAI responses,
 //! Anthropic messages), which also proves the fake model against a real
 //! client: `copilot --acp --stdio`, BYOK through `COPILOT_PROVIDER_*`,

@@ -1,4 +1,4 @@
-//! The real agents, offline, through the binary (issue 20 item 4): each
+//! The real agents, offline, through the binary: each
 //! agent's real npm packages — fetched once per CI run by
 //! `tests/fixtures/fetch.sh` into `target/test-cache/npm/` and
 //! checked against the integrity its committed `package-lock.json` pins —
@@ -153,7 +153,7 @@ impl RealAgent {
         self
     }
 
-    /// The user's own config file (trusted, SPEC §2.1).
+    /// The user's own config file (trusted).
     pub fn write_user_config(&self, yaml: &str) {
         let dir = self.env.config_home.join("oneworks");
         std::fs::create_dir_all(&dir).expect("config dir");

@@ -1,5 +1,5 @@
 //! opencode 1.18.33 (`opencode-ai` + its platform package
-//! `opencode-linux-x64`, SPEC §11.4) over ACP against the fake model's
+//! `opencode-linux-x64`) over ACP against the fake model's
 //! OpenAI chat completions: `opencode acp`, its own `bash` tool, the
 //! provider entry written from the user's `configContent` (the key as
 //! `{env:OPENAI_API_KEY}`, never in a file), `permission.bash: ask` forced

@@ -1,12 +1,12 @@
-//! Qwen Code 0.24.4 (`@qwen-code/qwen-code`, SPEC §11.4) over ACP against
+//! Qwen Code 0.24.4 (`@qwen-code/qwen-code`) over ACP against
 //! the fake model's OpenAI chat completions: `qwen --acp`, its own
 //! `run_shell_command` tool, `tools.approvalMode: default` forced by the
 //! adapter data so that Qwen asks.
 //!
 //! Path taken: `adapter prepare qwen` from the loopback registry; its
 //! `engines.node >=22` is not met by the machine's Node 20, so oneworks
-//! installs the real Node 24 of the loopback Node mirror (managed runtime,
-//! SPEC §11.2) and runs Qwen on it.
+//! installs the real Node 24 of the loopback Node mirror (the managed
+//! runtime) and runs Qwen on it.
 
 use super::{files_named, RealAgent, Snapshot, SECRET};
 use crate::run::acp_env::EVENT_DEADLINE;

@@ -1,4 +1,4 @@
-//! Every variable once (STYLE.md "Every variable named once"): no file
+//! Every variable once: no file
 //! under `src/` but the parsing module `src/env_options/` reads the
 //! process environment (the test-double binaries under `src/bin/` are
 //! other programs and left out, as in every architecture check), and the

@@ -1,4 +1,4 @@
-//! Typed errors below the command edge (STYLE.md "Errors"): the
+//! Typed errors below the command edge: the
 //! anyhow-backed `crate::error::Error` (and `anyhow` itself) is named only
 //! by the commands, the dispatcher (`dispatch.rs`), `main`, the crate root and
 //! `error.rs`, which defines it. Every other subsystem returns its own

@@ -1,4 +1,4 @@
-//! The layer map (issue 13, STYLE.md "Layers") as data, and the test that
+//! The layer map as data, and the test that
 //! imports only point down it. Bottom to top: platform → data → install →
 //! launch → ACP wire → acp / session → serve → commands. A file under `src/` that
 //! the map does not place fails the test, so a new folder must be placed.
@@ -86,7 +86,7 @@ pub const LAYER_MAP: &[(&str, Layer)] = &[
     ("acp_wire", Wire),
     // install
     ("install", Install),
-    // Node.js as a managed runtime of npm packages (SPEC §11.2)
+    // Node.js as a managed runtime of npm packages
     ("install/node_runtime", Install),
     // launch: finding a CLI, the resolver, the profile world (the probe
     // itself is install's: `install/probe`, used by install and launch)
@@ -122,7 +122,7 @@ pub fn layer_of(map: &[(&str, Layer)], module: &Module) -> Option<Layer> {
 
 /// Today's imports that point up, each `from -> to: why`. The list only
 /// shrinks: a new upward import fails the test, and so does an entry that no
-/// longer exists (delete it when issue 13 moves the code).
+/// longer exists (delete an entry when its import is gone).
 pub const KNOWN_DEBT: &[&str] = &[];
 
 /// Files that only hold tests (`tests.rs`, `*_tests.rs`, a `tests/`
@@ -295,7 +295,7 @@ fn the_map_places_files_by_their_longest_entry() {
     assert!(Platform.may_not_import(Data) && !Commands.may_not_import(Platform));
 }
 
-/// Only the commands layer sees clap (STYLE.md "Layers"): a lower layer
+/// Only the commands layer sees clap: a lower layer
 /// that derives a clap trait or names `clap::` is a layering error the
 /// import graph cannot see (clap is another crate).
 #[test]

@@ -19,6 +19,7 @@ mod errors;
 mod layers;
 mod names;
 mod readme_layout;
+mod references;
 mod test_groups;
 mod waits;
 

@@ -1,4 +1,4 @@
-//! One name per concept (STYLE.md "Names"): under `src/`, outside tests,
+//! One name per concept: under `src/`, outside tests,
 //! no type name (struct, enum, trait, type alias, union) and no module
 //! name is defined twice, and no `pub use … as …` gives an item a second
 //! name. Two rules, not names, allow a module name twice:

@@ -1,4 +1,4 @@
-//! Adapter files are validated when loaded (issue 20 item 6): a file in
+//! Adapter files are validated when loaded: a file in
 //! `ONEWORKS_ADAPTERS_DIR` that does not parse, or whose values oneworks
 //! cannot use (a version, a path leaving the home, a quirk set it does not
 //! ship, a missing section), is reported with its file, line and column

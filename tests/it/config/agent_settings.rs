@@ -1,4 +1,4 @@
-//! An agent's settings are code (SPEC §2.1, issue 34 item 2): from an
+//! An agent's settings are code: from an
 //! untrusted project config nothing of `configContent` applies but the
 //! keys the adapter's data lists as safe. Claude's `apiKeyHelper`,
 //! `statusLine`, `env` and `permissions`, Codex's `notify`, its model

@@ -1,4 +1,4 @@
-//! Configuration as `prepare` sees it (SPEC §2, §1.1): the project file over
+//! Configuration as `prepare` sees it: the project file over
 //! the user file, `--config` and `ONEWORKS_CONFIG` in place of the project
 //! file, strict validation with positions. The `system` source keeps these
 //! tests off the network.

@@ -1,5 +1,4 @@
-//! A project's config is untrusted until the person trusts it (SPEC §2.1,
-//! issue 19 item 6): what a cloned `.oneworks/config.yaml` may not do, and
+//! A project's config is untrusted until the person trusts it: what a cloned `.oneworks/config.yaml` may not do, and
 //! `config trust` / `config untrust`, through the real binary.
 
 use std::os::unix::fs::PermissionsExt;

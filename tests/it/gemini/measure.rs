@@ -1,5 +1,4 @@
-//! `benches/session.sh`'s figures for the real Gemini CLI's TUI (issue 21
-//! item 4), its box read from the pane. Gemini replays its recorded turn
+//! `benches/session.sh`'s figures for the real Gemini CLI's TUI, its box read from the pane. Gemini replays its recorded turn
 //! offline ([`RealGemini`]: `--fake-responses-non-strict`, the prompt given
 //! with `-i`), one turn a session: each round starts a session, times its
 //! box → card and the answer (declined, then accepted, alternately); the

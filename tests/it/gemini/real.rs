@@ -1,4 +1,4 @@
-//! The real Gemini CLI, offline, through the binary (issue 14, SPEC §11.3):
+//! The real Gemini CLI, offline, through the binary:
 //! the pinned `@google/gemini-cli` 0.61.0 — fetched once with `npm pack`
 //! (by name) and checked against its known integrity — is served by a
 //! loopback npm registry, installed by `oneworks adapter prepare gemini`,
@@ -26,7 +26,7 @@ use crate::support::TestEnv;
 
 const PACKAGE: &str = "@google/gemini-cli";
 const VERSION: &str = "0.61.0";
-/// SPEC §11.3: what the registry publishes for 0.61.0.
+/// What the registry publishes for 0.61.0.
 const INTEGRITY: &str = "sha512-dbQ9A0qBtFJNi6XBkHvfZ6Azpn6PNgH/P8h2MZ67RLlX8hSAVjup39CRWqdRxZv7YXIuhrFaytr8y0jKnkoxnQ==";
 const SIZE: usize = 20_772_697;
 const DOCUMENT_PATH: &str = "/@google%2fgemini-cli";

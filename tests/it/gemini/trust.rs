@@ -1,5 +1,5 @@
 //! Gemini's folder trust and login method through the binary with the
-//! built-in adapter (SPEC §11.3): trust comes from the user's own config
+//! built-in adapter: trust comes from the user's own config
 //! file, never from a project's; a login that needs a person never reaches
 //! an ACP run, not even through `configContent`.
 

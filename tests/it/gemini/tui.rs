@@ -28,7 +28,7 @@ const DEADLINE: Duration = Duration::from_secs(60);
 const TITLE: &str = "touch probe-created.txt";
 
 /// The model's answers, as Gemini's `--fake-responses` reads them: a shell
-/// call, then a text (the SPEC's `gemini-shell-turn.jsonl`, whole, so the
+/// call, then a text (`tests/fixtures/gemini-shell-turn.jsonl`, whole, so the
 /// real agent can replay it too).
 const RESPONSES: &str = r#"{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{"command":"touch probe-created.txt","description":"Create a file"}}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15}}]}
 {"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[{"text":"All done: the command printed hello-from-probe."}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":20,"candidatesTokenCount":8,"totalTokenCount":28}}]}
@@ -331,7 +331,7 @@ async fn wait_card(state: &SessionState, what: &str, check: impl Fn(&Card) -> bo
 }
 
 /// The watcher and the card book of a supervisor on the Gemini pane, as
-/// `session start` runs them (SPEC §8.4 with the adapter's grammar).
+/// `session start` runs them (with the adapter's grammar).
 fn with_watcher<F: std::future::Future<Output = ()>>(
     pane: &GeminiPane,
     body: impl FnOnce(Arc<SessionState>) -> F,

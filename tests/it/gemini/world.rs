@@ -1,4 +1,4 @@
-//! Gemini's profile world (SPEC §11.3) through the real binary. Until the
+//! Gemini's profile world through the real binary. Until the
 //! registry lists gemini, a Kiro data file whose `session:` and
 //! `credentials:` sections are Gemini's (`ONEWORKS_KIRO_ADAPTER_FILE`)
 //! renders Gemini's files: the world is data, and no code knows which

@@ -78,7 +78,7 @@ fn eight_concurrent_prepares_download_once() {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    // The others said whom they waited for (SPEC §4.3 wording). Which pid
+    // The others said whom they waited for (the lock's own wording). Which pid
     // a waiter reads is a race: the holder writes its pid just after it
     // takes the lock, so a waiter may read the previous holder's pid (the
     // installer's, or another reuser's) or none yet. Deterministic: any

@@ -1,4 +1,4 @@
-//! Cursor CLI as a pinned managed source (SPEC §11.5): Cursor publishes no
+//! Cursor CLI as a pinned managed source: Cursor publishes no
 //! checksum, so a version is installed only against a reviewed pin (the
 //! adapter's data) or a trusted config's `cli.sha256`. A loopback mirror
 //! in the download host's layout (`lab/<version>/<os>/<arch>/

@@ -1,4 +1,4 @@
-//! Hostile archives (SPEC §4.3 archive safety) and a hostile managed tree
+//! Hostile archives and a hostile managed tree
 //! (symlinks and special files where the installer expects folders and a
 //! regular executable), and a hostile `kiro.lock` (a link, a FIFO, a huge
 //! file). Each must be refused — exit 6 for what is unsafe to read, with

@@ -1,4 +1,4 @@
-//! Launch resolution (SPEC §3), called in-process the way `adapter login`,
+//! Launch resolution, called in-process the way `adapter login`,
 //! `run` and `session start` call it: with a usable version installed it
 //! makes no request at all (the local server counts every hit); with none
 //! installed it prepares first; a broken install is refused.

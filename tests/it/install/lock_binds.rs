@@ -1,4 +1,4 @@
-//! A lock file binds; it never names (SPEC §4.4, §11.2). A cloned
+//! A lock file binds; it never names. A cloned
 //! `.oneworks/<adapter>.lock` can only narrow what the source of truth
 //! publishes: a Gemini lock naming another package's tarball, a tarball of
 //! another version, or a relabelled version, and a Kiro lock filing an

@@ -1,4 +1,4 @@
-//! `adapter login kiro` (SPEC §3): resolves Kiro like `run` — no request
+//! `adapter login kiro`: resolves Kiro like `run` — no request
 //! when a version is installed — needs a terminal, and stops Kiro's login
 //! within its bounds when interrupted (exit 130, no process left).
 

@@ -1,4 +1,4 @@
-//! Node.js as a managed runtime (SPEC §11.2 "Runtime") through the real
+//! Node.js as a managed runtime through the real
 //! binary: a synthetic npm package on the loopback registry needs
 //! `engines.node: ">=22"`, the only `node` on PATH is a fake v20, and a
 //! loopback mirror laid out like nodejs.org/dist serves a REAL Node.js

@@ -1,4 +1,4 @@
-//! A failed probe says why (issue 20 item 6): the stderr lines behind the
+//! A failed probe says why: the stderr lines behind the
 //! failure (bounded, scrubbed, control characters replaced), not only the
 //! last one (`Node.js v24.19.0`), and a hint chosen by cause. The probed
 //! CLIs here are real programs (shell scripts printing what Node prints, a

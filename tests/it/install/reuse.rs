@@ -1,4 +1,4 @@
-//! Reusing a managed install (SPEC §3, §4.3): the binary is compared with
+//! Reusing a managed install: the binary is compared with
 //! its install record before reuse; a broken one is reported — by
 //! `prepare --offline` as exit 7, by `adapter status` with the probes it
 //! ran — and a plain `prepare` reinstalls it instead of reusing it.

@@ -1,4 +1,4 @@
-//! The `system` and `path` sources (SPEC §3): which CLI on PATH wins, when a
+//! The `system` and `path` sources: which CLI on PATH wins, when a
 //! `q` is accepted as a Kiro alias, how an explicit path is checked, and
 //! what `adapter status` says about each candidate.
 

@@ -1,4 +1,4 @@
-//! What a person sees is what they approve (SPEC §8.6), through the real
+//! What a person sees is what they approve, through the real
 //! binary: a command padded with 1100 spaces and one whose tail is spelled
 //! in tag characters show their tails on every surface (`session
 //! approvals` human and `--json`, `cards.jsonl`, the page and its API, the

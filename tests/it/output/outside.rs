@@ -1,4 +1,4 @@
-//! Text and URLs from outside (SPEC §1.3, §6.2 URLs): control characters in
+//! Text and URLs from outside (§6.2 URLs): control characters in
 //! the manifest or in a probed CLI's output never reach the terminal raw,
 //! credentials in mirror URLs are never printed or recorded, and a
 //! symlinked `.oneworks` is refused before `kiro.lock` is written through it.

@@ -1,5 +1,5 @@
-//! No secret survives a chunk boundary, a cut or a transformation (SPEC
-//! §6.2, "Streams and cuts"), through the real binary and the fake
+//! No secret survives a chunk boundary, a cut or a transformation,
+//! through the real binary and the fake
 //! `kiro-cli`.
 
 use serde_json::{json, Value};
@@ -182,7 +182,7 @@ fn agent_strings_are_scrubbed_before_they_are_transformed() {
 }
 
 /// A card title with a secret across the 16 KiB bound of card text
-/// (SPEC §8.6) keeps none of it, in `session approvals` and in
+/// keeps none of it, in `session approvals` and in
 /// `cards.jsonl`: scrubbed whole, the rest fits and is shown.
 #[test]
 fn a_card_title_is_scrubbed_before_it_is_cut() {

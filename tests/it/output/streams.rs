@@ -1,4 +1,4 @@
-//! What oneworks prints (SPEC §1.3, §6.2): a closed or full stdout (for
+//! What oneworks prints: a closed or full stdout (for
 //! `--help` and `--version` too), a closed stderr, usage errors with
 //! `--json`, the print scrubber and the sanitizer on status, list and usage
 //! text, and `adapter login` without a terminal.

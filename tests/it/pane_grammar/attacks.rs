@@ -1,4 +1,4 @@
-//! Attacks on the pane grammars (issue 21, "approvals a person can
+//! Attacks on the pane grammars ("approvals a person can
 //! trust"): real captures of each agent's box changed the way a command's
 //! own text, a model's question or a second box could change them. Each
 //! must read as no box, or as the box with its whole, true title — never
@@ -104,7 +104,7 @@ fn a_padded_or_look_alike_title_does_not_match_the_box() {
         assert!(!view_matches(&view, look_alike, &grammar), "{look_alike:?}");
     }
     // Padding in the command on screen is part of its title, collapsed
-    // (the card's rendering shows long runs, SPEC §8.6): never dropped.
+    // (the card's rendering shows long runs): never dropped.
     let padded = CODEX.replace(
         CODEX_TOOL,
         &format!("$ touch a{}; rm -rf ~", " ".repeat(120)),

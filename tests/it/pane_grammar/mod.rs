@@ -1,5 +1,5 @@
 //! Each agent's approval box read by the pane grammar of its data file
-//! (issue 21 item 2), over real captures of the real agent's TUI in
+//!, over real captures of the real agent's TUI in
 //! `tests/it/fixtures/<agent>-pane/`: allow focused, moved, reject
 //! focused, half-drawn, scrolled, and another box that looks alike.
 

@@ -138,7 +138,7 @@ pub fn events(outcome: &Outcome) -> Vec<Value> {
         .collect()
 }
 
-/// A `--json` run that failed before its prompt (SPEC §7): one `error`
+/// A `--json` run that failed before its prompt: one `error`
 /// event on stdout, then the `{"error":…}` document, exit `code`.
 pub trait SetupError {
     /// Returns the error message (the same in the event and the document).

@@ -1,4 +1,4 @@
-//! Bounds on everything fed from outside (issue 12, items 12, 13 and 16):
+//! Bounds on everything fed from outside (items 12, 13 and 16):
 //! an over-long line of agent stderr, of a stdin reply or of the recorder
 //! is skipped with a diagnostic and the run goes on; a prompt file has a
 //! ceiling; a non-UTF-8 reply line keeps the channel open; the session
@@ -207,7 +207,7 @@ fn an_overlong_recorder_line_is_skipped_and_the_next_approval_is_a_card() {
     session.stop_and_check();
 }
 
-/// The bound a session command waits for a supervisor (SPEC: within 5 s).
+/// The bound a session command waits for a supervisor (within 5 s).
 const GIVE_UP: Duration = Duration::from_secs(5);
 
 /// Runs a session command; it must end within the bound (with slack for

@@ -1,4 +1,4 @@
-//! How a run is cut short (SPEC §7 Cancel): a cancel on the JSON channel,
+//! How a run is cut short: a cancel on the JSON channel,
 //! SIGINT, a second interrupt, SIGTERM, `--timeout` (echoed as written), a
 //! closed stdout, an agent that crashes or closes its stdout mid-turn —
 //! each with the exit code it owes and no agent left behind.

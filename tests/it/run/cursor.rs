@@ -1,4 +1,4 @@
-//! `oneworks run cursor` over ACP (SPEC §11.5): the managed `cursor-agent`
+//! `oneworks run cursor` over ACP: the managed `cursor-agent`
 //! (installed from the loopback mirror, its launcher running the project's
 //! fake agent) started as `cursor-agent acp` in its world
 //! (`CURSOR_CONFIG_DIR` holding `cli-config.json` and `mcp.json`), with

@@ -1,4 +1,4 @@
-//! The agent's environment (SPEC §6.1): exactly the allowlist, with a
+//! The agent's environment: exactly the allowlist, with a
 //! fresh HOME of its own.
 
 use serde_json::json;
@@ -67,7 +67,7 @@ fn a_link_in_place_of_the_compile_cache_is_not_followed() {
     );
 }
 
-/// SPEC §6.1: the child environment is an allowlist.
+/// The child environment is an allowlist.
 fn allowed(name: &str) -> bool {
     const EXACT: &[&str] = &[
         "PATH",

@@ -1,4 +1,4 @@
-//! Sessions that last (SPEC §7.1), with the fake agent: `run --keep`
+//! Sessions that last, with the fake agent: `run --keep`
 //! leaves the agent under an owner; later runs of the same `--session`
 //! from other processes reach the same agent and agent session, in
 //! arrival order, each with its own events and exit code; `session
@@ -121,7 +121,7 @@ fn four_prompts_from_four_processes_reach_one_agent_and_one_session() {
 }
 
 /// The last `cancelled` answer to `p1` comes before the last
-/// `session/cancel` on the wire (SPEC §7's order).
+/// `session/cancel` on the wire (the order a cancel keeps).
 #[track_caller]
 fn assert_answered_then_cancelled(acp: &AcpEnv, context: &str) {
     let received = acp.received();

@@ -1,4 +1,4 @@
-//! A kept session's questions as its cards (SPEC §7.1): a question the
+//! A kept session's questions as its cards: a question the
 //! caller asks a person is also the session's card, answered from another
 //! process (`session answer`) or by the caller, whichever comes first; a
 //! question the mode answers makes no card; a turn cancelled with its card

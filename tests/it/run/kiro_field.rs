@@ -1,4 +1,4 @@
-//! Kiro as the field reports it (issue 20 items 5 and 6): `kiro-cli-chat
+//! Kiro as the field reports it: `kiro-cli-chat
 //! acp` as the current entry with `kiro-cli acp` as the older alias, the
 //! `kiro-login` method, a permission request under a subagent's session,
 //! a `session/load` that makes Kiro exit 0, and an agent's JSON-RPC error

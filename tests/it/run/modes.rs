@@ -1,4 +1,4 @@
-//! `--mode` (SPEC §7): `acceptEdits` allows an edit once and asks for the
+//! `--mode`: `acceptEdits` allows an edit once and asks for the
 //! rest, the automatic modes never grant persistent trust, and every mode
 //! meets every option set (once, always, reject, unknown kinds) as the spec
 //! prescribes, checked on the wire.
@@ -94,7 +94,7 @@ fn automatic_modes_never_grant_persistent_trust() {
     }
 }
 
-/// What SPEC §7 prescribes for one question with no person to ask (stdin
+/// What a mode decides for one question with no person to ask (stdin
 /// at EOF): the native option id oneworks must select, or `None` for
 /// `cancelled` (and exit 10).
 fn prescribed(mode: &str, edit: bool, options: &Value) -> Option<&'static str> {
@@ -134,7 +134,7 @@ fn every_mode_meets_every_option_set_as_the_spec_says_on_the_wire() {
             ]),
         ),
     ];
-    // (mode, toolCall.kind, title, whether SPEC §7 calls it an edit)
+    // (mode, toolCall.kind, title, whether it counts as an edit)
     let requests = [
         ("default", Some("edit"), "Edit a.rs", true),
         ("plan", Some("edit"), "Edit a.rs", true),

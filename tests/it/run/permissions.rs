@@ -1,4 +1,4 @@
-//! Permission questions over the JSON channel (SPEC §7, §8.6): answered on
+//! Permission questions over the JSON channel: answered on
 //! stdin, an ambiguous reply refused with the question left open, no
 //! terminal and no `--json` failing closed with a hint, a project rule
 //! answering later runs, stdin closed with a question pending, a request
@@ -93,7 +93,7 @@ fn an_ambiguous_reply_is_refused_and_the_question_stays_open() {
     );
     let (code, seen, stderr) = live.finish();
     assert_eq!(code, Some(0), "{stderr}");
-    // The diagnostics asked again; the event was not repeated (SPEC §8.6).
+    // The diagnostics asked again; the event was not repeated.
     assert_eq!(
         types(&seen)
             .iter()

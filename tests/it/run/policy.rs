@@ -1,4 +1,4 @@
-//! A policy decides for unattended runs (SPEC §7.2): its rules reach the
+//! A policy decides for unattended runs: its rules reach the
 //! agent as the native `allow_once`/`reject_once`, each shown as a
 //! `permission_decision` event instead of a question; the first match wins
 //! and `otherwise` decides the rest; a glob never allows an incomplete card

@@ -1,8 +1,8 @@
 //! Races of a run: questions that overlap or meet a cancel: each
 //! permission request is one `permission_request` event, answered once on
-//! the wire (SPEC §8.6); a Ctrl-C while a question is pending answers it
+//! the wire; a Ctrl-C while a question is pending answers it
 //! `cancelled`, then sends `session/cancel`, in that order, on every try
-//! and with the machine busy (SPEC §7). Each race is tried [`TRIES`]
+//! and with the machine busy. Each race is tried [`TRIES`]
 //! times under artificial load; each failed within its first tries before
 //! its fix.
 
@@ -337,7 +337,7 @@ fn a_cancel_reaches_the_agent_even_when_stdout_is_gone() {
         String::new,
     );
     assert_cancelled_then_session_cancel(&acp, &json!("p1"), "stdout closed");
-    // A closed stdout ends the run quietly (SPEC §7: not the agent's failure).
+    // A closed stdout ends the run quietly (not the agent's failure).
     assert_eq!(status.code(), Some(0));
     assert!(crate::run::acp_env::gone(acp.agent_pid()));
 }

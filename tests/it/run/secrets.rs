@@ -1,4 +1,4 @@
-//! Credentials in a run (SPEC §6.2): scrubbed from what the agent sends,
+//! Credentials in a run: scrubbed from what the agent sends,
 //! in every encoding (percent once to three times, form, base64 and
 //! base64url with and without padding), across stdout, stderr, logs and
 //! every file a run writes; a secret split around other events is not
@@ -99,7 +99,7 @@ fn a_secret_split_around_other_events_is_not_rebuilt_on_stdout() {
     }
 }
 
-/// Every SPEC §6.2 encoding of `secret`, named.
+/// Every scrubbed encoding of `secret`, named.
 fn encodings(secret: &str) -> Vec<(&'static str, String)> {
     let upper = utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string();
     let lower = lower_hex_escapes(&upper);

@@ -1,4 +1,4 @@
-//! Setting up a session (SPEC §7): the protocol version, the prompt as
+//! Setting up a session: the protocol version, the prompt as
 //! the agent expects it and prompt files, `--model` and `--effort` set
 //! natively (within the handshake deadline), `--resume` gated on
 //! `loadSession`, MCP servers and extra folders gated on the advertised
@@ -142,7 +142,7 @@ fn effort_is_set_through_the_config_option_and_reported_only_when_confirmed() {
     assert!(acp.sent("session/prompt").is_empty());
 }
 
-/// Setting the model and the effort are setup steps too (SPEC §7): an agent
+/// Setting the model and the effort are setup steps too: an agent
 /// that never answers them ends the run with exit 9 naming the step, within
 /// the handshake deadline.
 #[test]

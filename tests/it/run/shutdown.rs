@@ -1,4 +1,4 @@
-//! How a structured run ends (SPEC §7, Cancel and Shutdown): a cancel is
+//! How a structured run ends (Cancel and Shutdown): a cancel is
 //! reported as the agent confirmed it or not; the agent is stopped within
 //! the adapter's grace, its whole process group with it; an interrupt
 //! while it is being stopped kills it at once; and a terminal prompt still

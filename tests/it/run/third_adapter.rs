@@ -1,9 +1,9 @@
-//! Issue 13's proof that an adapter is data: a third agent, `acme`, known
+//! The proof that an adapter is data: a third agent, `acme`, known
 //! only from a file in `ONEWORKS_ADAPTERS_DIR` (nothing under `src/` names
 //! it), is prepared from a `path` source, runs a turn over ACP and is
 //! supervised in tmux with approvals found in its pane.
 //!
-//! The agent is the project's fake (SPEC §9) under another name, with its
+//! The agent is the project's fake under another name, with its
 //! own home and recorder variables: it writes no recorder for `acme`, so
 //! the supervisor reads its approval prompts from the pane (§8.4).
 

@@ -1,4 +1,4 @@
-//! `session serve` under floods (SPEC §8.5 "Bounds"), through the real
+//! `session serve` under floods, through the real
 //! binary with `ulimit -n 256`: idle sockets that send nothing, slow-loris
 //! heads dribbled a byte at a time, and POSTs that announce a large body
 //! (sending nearly all of it) and hold the rest. Each leaves serve answering an authenticated request

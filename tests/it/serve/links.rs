@@ -1,5 +1,5 @@
-//! Answer links that cannot come back (SPEC §8.5 "Answer links"), and who
-//! answered as the approvals socket can prove it (SPEC §8.2): through the
+//! Answer links that cannot come back, and who
+//! answered as the approvals socket can prove it: through the
 //! real binary, real supervisors of the fake TUI, a recording webhook and
 //! `session serve --public-url`.
 
@@ -162,7 +162,7 @@ fn a_link_dies_when_its_card_is_answered_elsewhere_and_when_serve_restarts() {
     session.stop_and_check();
 }
 
-/// SPEC §8.6: a card not shown whole is never accepted through its link,
+/// A card not shown whole is never accepted through its link,
 /// and the refused accept does not spend the link, so it can still decline.
 #[test]
 fn a_links_accept_of_an_incomplete_card_is_refused_and_the_link_still_declines() {

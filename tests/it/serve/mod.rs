@@ -1,4 +1,4 @@
-//! `oneworks session serve` (SPEC §8.5) through the real binary: the
+//! `oneworks session serve` through the real binary: the
 //! [`Serve`] harness (also used by `output::card_text` and `browser`), the
 //! security headers, and below it `access` (the token only as a bearer
 //! header, `--open`'s private file, the Host and Origin checks) and

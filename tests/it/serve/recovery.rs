@@ -1,4 +1,4 @@
-//! SPEC §8.7 through the page: a session whose supervisor died while its
+//! Supervisor re-adoption through the page: a session whose supervisor died while its
 //! agent lives is re-adopted when `session serve` looks at it, as every
 //! session command does, and its card is answered from the page.
 

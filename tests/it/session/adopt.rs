@@ -1,4 +1,4 @@
-//! SPEC §8.7: a supervisor that dies loses no agent work. The agent keeps
+//! A supervisor that dies loses no agent work. The agent keeps
 //! running in its pane; the next command starts a supervisor over the same
 //! tmux server and pane, the pending card comes back under its id, and a
 //! card whose request was answered in the terminal meanwhile ends
@@ -10,7 +10,7 @@ use crate::session::supervisor::{alive, assert_gone, request, Session};
 
 #[test]
 fn a_killed_supervisor_is_replaced_by_one_that_re_adopts_the_agent() {
-    // SPEC §8.7: the agent keeps running in its pane; the next command
+    // The agent keeps running in its pane; the next command
     // starts a supervisor over the same tmux server and pane, the pending
     // card comes back under its id, answering it reaches the TUI, and the
     // next request is mirrored.

@@ -1,4 +1,4 @@
-//! `session start cursor` on real tmux (SPEC §11.5, issue 36): the managed
+//! `session start cursor` on real tmux: the managed
 //! `cursor-agent` (installed from the loopback mirror, its launcher running
 //! the project's fake) writes its waiting calls into a real SQLite chat
 //! store inside binary frames and draws Cursor's box; the supervisor reads
@@ -226,7 +226,7 @@ fn a_box_oneworks_does_not_read_is_left_to_the_terminal() {
     session.stop_and_check();
 }
 
-/// SPEC §8.7 for a chat-store signal: a supervisor killed with a call
+/// Re-adoption for a chat-store signal: a supervisor killed with a call
 /// waiting loses nothing. The next command re-adopts the agent (same
 /// pane), reads the same store again, and the call's card comes back
 /// under the same id; accepting it types `y` and the command runs.

@@ -149,7 +149,7 @@ fn cpu_seconds(pid: u32) -> f64 {
 /// warm-up, so a reader that slowed down while nothing changed would show.
 const IDLE: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Issue 21 item 4: a box that comes up after a long quiet still gets its
+/// A box that comes up after a long quiet still gets its
 /// card from tmux's notice that the pane changed (long before the safety
 /// look). How fast, and what idling costs, is measured by
 /// `benches/session/idle_pane.sh` in a release build (printed here too).

@@ -1,4 +1,4 @@
-//! What a clone brings under `.oneworks/sessions/` (SPEC §2.1): every read
+//! What a clone brings under `.oneworks/sessions/`: every read
 //! there follows no link and never blocks. A FIFO as `cards.jsonl` or
 //! `supervisor.json` is refused, not waited on (`/api/sessions`, `session
 //! list` and `session approvals` answer at once); a `cards.jsonl` that is a

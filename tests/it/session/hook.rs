@@ -1,4 +1,4 @@
-//! The agent's own hook as an approval signal (issue 21), through the
+//! The agent's own hook as an approval signal, through the
 //! binary on real tmux: the fake `kiro-cli chat --tui`, given adapter data
 //! with `tui.signals.hook`, runs the hook the profile registered in its
 //! agent file (`sh -c`, the payload on stdin, waited for — as Qwen Code

@@ -86,7 +86,7 @@ fn a_supervisor_killed_with_its_tmux_is_not_re_adopted_and_stop_cleans_up() {
     let listed = session.env.run(&["session", "list", "--json"]);
     listed.assert_success();
     assert_eq!(listed.json()[0]["state"], "stale", "{}", listed.describe());
-    // The cards come from the session's history (issue 12, item 16).
+    // The cards come from the session's history (item 16).
     let listed = session
         .env
         .run(&["session", "approvals", "default", "--json"]);

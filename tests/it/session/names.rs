@@ -1,4 +1,4 @@
-//! Session names (SPEC §5): a NAME outside `[A-Za-z0-9_-]{1,64}` is a
+//! Session names: a NAME outside `[A-Za-z0-9_-]{1,64}` is a
 //! usage error for every command that takes `--session`, before anything
 //! is written.
 

@@ -155,7 +155,7 @@ fn hostile_titles_are_stripped_and_scrubbed_everywhere() {
     session.start();
     let card = session.pending_card();
     let shown = card["title"].as_str().expect("title");
-    // Card text (SPEC §8.6): kept whole up to 16 KiB, its tail shown.
+    // Card text: kept whole up to 16 KiB, its tail shown.
     assert!(shown.ends_with(&"x".repeat(3000)), "the tail was cut");
     assert_eq!(card["complete"], true);
     assert!(!shown.chars().any(char::is_control), "{shown:?}");

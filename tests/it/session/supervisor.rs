@@ -1,4 +1,4 @@
-//! Supervised TUI sessions on real tmux (SPEC §8): the fake `kiro-cli chat
+//! Supervised TUI sessions on real tmux: the fake `kiro-cli chat
 //! --tui` in a private tmux server, answered through `oneworks session`.
 //! These tests run one at a time (a lock), wait on conditions with
 //! deadlines, use short key gaps through `ONEWORKS_KIRO_ADAPTER_FILE`, and

@@ -167,7 +167,7 @@ fn a_webhook_that_times_out_leaves_the_card_pending() {
     session.stop_and_check();
 }
 
-/// Issue 12 item 12 (every buffer fed from outside has a ceiling): a
+/// Every buffer fed from outside has a ceiling: a
 /// webhook answer over the bound is refused, not read whole; the card stays
 /// pending and the log says why.
 #[test]

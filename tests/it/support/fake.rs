@@ -1,5 +1,5 @@
 //! Fake `kiro-cli` and `q` executables: a shell wrapper that runs the
-//! `fake-kiro-cli` binary with its behaviour script (SPEC §9: the script
+//! `fake-kiro-cli` binary with its behaviour script (the script
 //! reaches the fake through a file, not the environment).
 
 use std::os::unix::fs::PermissionsExt;

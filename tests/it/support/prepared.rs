@@ -1,4 +1,4 @@
-//! Reading the `adapter prepare --json` success document: its SPEC §1.3
+//! Reading the `adapter prepare --json` success document: its
 //! shape checked ([`assert_prepared`]), whether it was reused, its path.
 
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::Outcome;
 
-/// The `prepare --json` success document, checked for the SPEC §1.3 shape.
+/// The `prepare --json` success document, checked for its documented shape.
 #[track_caller]
 pub fn assert_prepared(outcome: &Outcome, source: &str, version: &str) -> Value {
     outcome.assert_success();

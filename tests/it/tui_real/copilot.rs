@@ -1,4 +1,4 @@
-//! The real GitHub Copilot CLI 1.0.102 TUI, supervised (issue 21 item 3):
+//! The real GitHub Copilot CLI 1.0.102 TUI, supervised:
 //! `copilot` in `session start`'s private tmux against the fake model
 //! (BYOK through `COPILOT_PROVIDER_*`, `COPILOT_OFFLINE=true`), its
 //! approval box read from the pane (`manifests/copilot.yaml` `tui:`, the
@@ -63,7 +63,7 @@ fn the_real_copilot_tui_is_supervised() {
     tui.standard_checks(&case());
 }
 
-/// The figures of `benches/session.sh` (issue 21 item 4).
+/// The figures of `benches/session.sh`.
 #[test]
 #[ignore = "a measurement: benches/session.sh runs it"]
 fn measure() {

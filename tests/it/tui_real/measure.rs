@@ -1,4 +1,4 @@
-//! The figures of `benches/session.sh`'s agents part (issue 21 item 4),
+//! The figures of `benches/session.sh`'s agents part,
 //! taken on a real agent's TUI by the same harness its test uses: box on
 //! screen → pending card, `session answer` → card resolved for each
 //! verdict, and the idle CPU of the supervisor and of the agent. Each

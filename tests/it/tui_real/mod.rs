@@ -14,7 +14,7 @@
 //! At most two real agents at a time (tmux and a 200 MB Node process each,
 //! on 2 cores): [`crate::support::heavy`].
 
-// Used by the agents' files as they land (issue 21); removed once all do.
+// Used by the agents' files as they land; removed once all do.
 #![allow(dead_code)]
 
 mod claude;

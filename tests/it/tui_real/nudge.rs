@@ -1,5 +1,4 @@
-//! A box that changes between two keys gets no further key (issue 21
-//! item 3): the library's keystroke bridge on a session's real pane,
+//! A box that changes between two keys gets no further key: the library's keystroke bridge on a session's real pane,
 //! with one more `keys.next` pressed after its first key.
 
 use oneworks::session::delivery::keystroke_bridge::{DeliveryRefusal, PaneError};
@@ -66,8 +65,8 @@ impl oneworks::session::delivery::keystroke_bridge::Pane for NudgedPane {
     }
 }
 
-/// A box that changes between two keys gets no further key (issue 21
-/// item 3): with a card pending on the session's real pane at `socket`
+/// A box that changes between two keys gets no further key:
+/// with a card pending on the session's real pane at `socket`
 /// (the supervisor sends nothing until it is answered), the library's
 /// keystroke bridge delivers a decline for the card titled `title` with
 /// the adapter's `tui` data, through a [`NudgedPane`]. The bridge must

@@ -1,4 +1,4 @@
-//! The real Qwen Code 0.24.4 TUI, supervised (issue 21 item 3): `qwen` in
+//! The real Qwen Code 0.24.4 TUI, supervised: `qwen` in
 //! `session start`'s private tmux on the managed Node 24 (its `engines`
 //! want ≥ 22; the machine's is 20), against the fake model's chat
 //! completions (`OPENAI_*` from the environment only), its approval box
@@ -104,7 +104,7 @@ fn measure() {
     super::measure::serially(prepared, &CASE, "pane", super::measure::Rounds::EVEN);
 }
 
-/// SPEC §8.7 with the real TUI: a supervisor killed with a card pending
+/// Re-adoption with the real TUI: a supervisor killed with a card pending
 /// loses nothing. The agent (same pane pid) keeps running; the next
 /// command starts a supervisor that re-adopts its tmux and pane; the card
 /// comes back under its id; accepting it reaches Qwen (the command runs);

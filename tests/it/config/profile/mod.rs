@@ -1,4 +1,4 @@
-//! Profile worlds (SPEC §5, §6): what `config render` writes (and
+//! Profile worlds: what `config render` writes (and
 //! `--dry-run` shows, outside text without terminal controls), a rerender
 //! that removes what is no longer configured and keeps what the agent
 //! wrote, and folder trust; with the helpers the files below share:

@@ -1,4 +1,4 @@
-//! Credentials in a profile world (SPEC §6.2): scrubbed from the files
+//! Credentials in a profile world: scrubbed from the files
 //! written, refused in the config with nothing written, short values that
 //! are referenced not taken for secrets, and MCP credential references kept
 //! through scrubbing.

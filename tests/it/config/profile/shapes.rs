@@ -1,5 +1,5 @@
 //! The profile shapes of the built-in opencode, Codex and Claude adapters
-//! through the binary (SPEC §5, §11.4): Codex's TOML `config.toml` with a
+//! through the binary: Codex's TOML `config.toml` with a
 //! provider entry whose key stays in the environment, opencode's `mcp` map
 //! and forced `permission`, Claude's forced `defaultMode`, and the optional
 //! sections — hooks for an agent without hooks are a config error naming

@@ -1,5 +1,5 @@
 //! What a registry document or tarball may make oneworks do before the
-//! tarball is verified (SPEC §11.2): a dependency name is an npm package
+//! tarball is verified: a dependency name is an npm package
 //! name before it becomes a request (a required or an optional one), a
 //! tarball comes from the registry's own origin, and extraction is bounded
 //! by `dist.unpackedSize` × the adapter's `maxExpansion` (also without

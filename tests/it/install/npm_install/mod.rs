@@ -1,4 +1,4 @@
-//! The npm registry managed source (SPEC §11.2) through the real binary:
+//! The npm registry managed source through the real binary:
 //! a loopback registry serves a fake `gemini` package; oneworks resolves
 //! `latest` or an exact version, verifies the tarball's sha512 `integrity`
 //! while streaming, extracts it through the hostile-archive rules, checks

@@ -1,4 +1,4 @@
-//! npm packages of every shape (SPEC §11.2) through the real binary, on
+//! npm packages of every shape through the real binary, on
 //! the loopback registry: platform packages in `optionalDependencies`
 //! picked by `os`/`cpu`/`libc` (the others never downloaded), `npm:`
 //! aliases, a dependency tree laid out as Node resolves it (hoisted,

@@ -1,6 +1,6 @@
 //! `oneworks adapter prepare kiro` with the managed source: cold installs in
 //! every archive format, reuse, `--offline`, `--force`, `--locked`, and the
-//! version policy of SPEC §4.4.
+//! version policy.
 //!
 //! This file holds a cold install in every archive format and the checks
 //! on what it records; beside it, a file per feature: `reuse` (reuse,
@@ -30,7 +30,7 @@ pub(super) fn read_json(path: &std::path::Path) -> Value {
         .unwrap_or_else(|error| panic!("{} is not JSON ({error}):\n{text}", path.display()))
 }
 
-/// Every field of the install record (SPEC §4.3) describes `artifact`.
+/// Every field of the install record describes `artifact`.
 fn assert_install_record(env: &TestEnv, artifact: &Artifact) {
     let record = read_json(&env.version_dir(VERSION).join("install.json"));
     assert_eq!(record["version"], VERSION, "install.json: {record:#}");
@@ -110,7 +110,7 @@ fn cold_install(format: Format) {
                 .map(String::from)
                 .to_vec()
         ),
-        "prepare --json fields (SPEC §1.3)"
+        "prepare --json fields"
     );
 
     // Exactly the glibc artifact of the forced format was downloaded, once.

@@ -1,4 +1,4 @@
-//! The version policy of SPEC §4.4: an exact version installs only when
+//! The version policy: an exact version installs only when
 //! the manifest (or the project's kiro.lock) has it, refused before any
 //! download otherwise; a nonsense version is a config error naming its line.
 

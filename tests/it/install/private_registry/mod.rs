@@ -1,5 +1,5 @@
-//! Private registries, scoped registries and a company CA (SPEC §11.2,
-//! §1.1) against a real Verdaccio with htpasswd auth and no uplink: the
+//! Private registries, scoped registries and a company CA
+//! against a real Verdaccio with htpasswd auth and no uplink: the
 //! fake Gemini package is published to it with the real npm, and `adapter
 //! prepare gemini` installs it with the token of the user's `.npmrc`
 //! (`${NPM_TOKEN}` expanded), from a scoped registry, through a TLS mirror

@@ -1,4 +1,4 @@
-//! Authentication in the handshake (SPEC §7, §11.3): an agent that needs
+//! Authentication in the handshake: an agent that needs
 //! a login names its advertised methods and the adapter's login command, a
 //! configured method authenticates before `session/new`, one the agent does
 //! not advertise is refused, and an interactive-only method is never sent
@@ -72,7 +72,7 @@ fn a_configured_auth_method_the_agent_does_not_advertise_is_refused() {
     assert!(message.contains("methd"), "{message}");
 }
 
-/// SPEC §11.3: a method that needs a person at a terminal (Gemini's
+/// A method that needs a person at a terminal (Gemini's
 /// `oauth-personal`) is never sent over ACP; the run fails like any other
 /// login failure, with the adapter's login command as the hint.
 #[test]

@@ -1,4 +1,4 @@
-//! The protocol of a run (SPEC §7), the real binary against the fake
+//! The protocol of a run, the real binary against the fake
 //! agent: exact JSON-RPC ids (7 and "7" apart, a fractional id, id 0, a
 //! reused pending id refused), the handshake deadline, setup failures as
 //! `error` events, refusals of what oneworks does not speak (a protocol
@@ -405,7 +405,7 @@ fn a_model_is_accepted_only_from_available_models() {
     }
 }
 
-// Issue 13: vendor facts of the `acp:` section and the quirk sets.
+// Vendor facts of the `acp:` section and the quirk sets.
 
 /// Points the run at a copy of the built-in Kiro data whose `acp:` section
 /// `change` rewrote (the fake still answers `kiro-cli acp --agent NAME`).

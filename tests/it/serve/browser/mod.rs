@@ -305,7 +305,7 @@ fn the_open_file_reaches_the_page_in_chromium() {
     });
 }
 
-/// Issue 19: a card whose command is padded, spelled in part in tag
+/// A card whose command is padded, spelled in part in tag
 /// characters and longer than card text keeps whole shows its markers in
 /// Chromium, is not complete, has no Accept button and says why; Decline
 /// still answers it.

@@ -1,4 +1,4 @@
-//! A fake model API on 127.0.0.1 for the real agents (issue 20 item 4):
+//! A fake model API on 127.0.0.1 for the real agents:
 //! the three wire formats they use — OpenAI chat completions
 //! (`…/chat/completions`), OpenAI responses (`…/responses`) and Anthropic
 //! messages (`…/messages`, `?beta=true` too) — streamed (SSE) when the
