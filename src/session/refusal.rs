@@ -2,8 +2,8 @@
 //! sentence; control flow reads the variant, never the words:
 //! - [`Refusal`]: an answer the card book refuses (unknown card, not
 //!   pending, not shown whole);
-//! - [`DeliveryRefusal`]: why the keystroke bridge sent nothing more
-//!  , which cards, the approvals socket, `session answer`, the
+//! - [`DeliveryRefusal`]: why the keystroke bridge sent nothing more,
+//!   which cards, the approvals socket, `session answer`, the
 //!   webhook and the page carry as `"refused": {"code", "message"}`.
 
 use serde::{Deserialize, Serialize};
