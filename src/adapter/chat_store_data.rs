@@ -42,8 +42,9 @@ pub struct ChatStoreSignalData {
     /// The most bytes of rows read from one store in one look; a row
     /// larger than this is skipped whole.
     pub max_bytes: u64,
-    /// How long the pane watcher, once it sees the box, waits for this
-    /// store's card before it makes its own.
+    /// The longest the pane watcher, once it sees the box, waits for this
+    /// store's card before it makes its own: it stops waiting as soon as
+    /// a look at the store that began after the box was seen has ended.
     #[serde(default = "default_pane_wait_ms")]
     pub pane_wait_ms: u64,
 }

@@ -66,9 +66,18 @@ pub struct Stores {
     seen: HashMap<PathBuf, (Fingerprint, StoreLook)>,
 }
 
-/// When a store last changed: its file's and its write-ahead log's size
-/// and modification time.
-type Fingerprint = [(u64, Option<SystemTime>); 2];
+/// What a store's files look like from outside: the length and time of
+/// the database and its write-ahead log, and the head of its shared
+/// index ([`SHM_HEAD`]).
+type Fingerprint = ([(u64, Option<SystemTime>); 2], Vec<u8>);
+
+/// The bytes of a WAL database's `-shm` file that change with every commit
+/// (SQLite's WAL-index header: its change counter and `mxFrame`, twice).
+/// A writer appends a transaction's frames to the log and only then
+/// publishes it here: a look between the two sees the log grown but not
+/// the transaction, and the log's length and time alone would mark that
+/// look current forever.
+const SHM_HEAD: usize = 136;
 
 impl Stores {
     /// The stores of `cwd` below `base` (the value of the data's `base`
@@ -266,7 +275,30 @@ fn fingerprint(store: &Path) -> Fingerprint {
     };
     let mut wal = store.as_os_str().to_owned();
     wal.push("-wal");
-    [stat(store), stat(Path::new(&wal))]
+    let mut shm = store.as_os_str().to_owned();
+    shm.push("-shm");
+    (
+        [stat(store), stat(Path::new(&wal))],
+        shm_head(Path::new(&shm)),
+    )
+}
+
+/// The first [`SHM_HEAD`] bytes of a `-shm` file (empty when there is
+/// none); a link is not followed and a FIFO does not block.
+fn shm_head(path: &Path) -> Vec<u8> {
+    use fs_err::os::unix::fs::OpenOptionsExt;
+    use std::io::Read;
+    let mut head = Vec::with_capacity(SHM_HEAD);
+    if let Ok(file) = fs_err::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    {
+        if file.metadata().is_ok_and(|meta| meta.is_file()) {
+            let _ = file.take(SHM_HEAD as u64).read_to_end(&mut head);
+        }
+    }
+    head
 }
 
 fn warn(error: &StoreError) {
@@ -294,6 +326,7 @@ pub async fn run(stores: Stores, state: Arc<SessionState>) {
         for call in calls {
             signal(&state, &call);
         }
+        state.store_looked();
         tokio::time::sleep(every).await;
     }
 }

@@ -295,3 +295,38 @@ fn a_link_anywhere_below_the_home_is_refused_not_followed() {
     fs_err::copy(elsewhere.join("store.db"), real.join("x.db")).expect("copy");
     assert!(read_rows(&through, &data()).is_err());
 }
+
+#[test]
+fn a_commit_published_after_the_log_grew_changes_the_fingerprint() {
+    // A writer appends a transaction's frames to the log, then publishes
+    // it in the shared index: a look between the two saw the log as it is
+    // now, so only the index tells the next look to read again.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("store.db");
+    fs_err::write(&store, [0u8; 64]).expect("store");
+    fs_err::write(dir.path().join("store.db-wal"), [1u8; 64]).expect("wal");
+    let shm = dir.path().join("store.db-shm");
+    let mut head = vec![0u8; 32768];
+    fs_err::write(&shm, &head).expect("shm");
+    let before = fingerprint(&store);
+    assert_eq!(before, fingerprint(&store), "nothing changed");
+    // mxFrame, in place: the same length, and the log untouched.
+    head[16] = 9;
+    let file = fs_err::OpenOptions::new()
+        .write(true)
+        .open(&shm)
+        .expect("open shm");
+    fs_err::os::unix::fs::FileExt::write_at(&file, &head[..SHM_HEAD], 0).expect("publish");
+    assert_ne!(before, fingerprint(&store));
+}
+
+#[test]
+fn a_linked_shared_index_is_not_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("store.db");
+    fs_err::write(&store, [0u8; 64]).expect("store");
+    let elsewhere = dir.path().join("elsewhere");
+    fs_err::write(&elsewhere, [5u8; 200]).expect("elsewhere");
+    fs_err::os::unix::fs::symlink(&elsewhere, dir.path().join("store.db-shm")).expect("link");
+    assert!(fingerprint(&store).1.is_empty());
+}

@@ -178,12 +178,15 @@ pub fn receive(state: &SessionState, data: &HookSignalData, line: &[u8]) {
 }
 
 /// The pane watcher sees its adapter's own box (occurrence
-/// `pane_request`): a pending signal card (of the hook or the chat store) whose text the box shows (the
-/// bridge's own check) takes it — or, when none, one just answered through
-/// its card before the watcher looked — waiting up to the data's `paneWaitMs`
-/// for the hook's card to arrive. `false`: no such card — the pane makes
-/// its own, and a lone signal card still waiting is not this box's text
-/// ([`SessionState::signal_not_shown`]).
+/// `pane_request`): a pending signal card (of the hook or the chat store)
+/// whose text the box shows (the bridge's own check) takes it — or, when
+/// none, one just answered through its card before the watcher looked.
+/// A hook's card is waited for up to the data's `paneWaitMs`. A chat
+/// store's is waited for until a look at the store that began after the
+/// box was seen has ended (the agent writes its call before it draws the
+/// box), `paneWaitMs` bounding a store reader that never looks again.
+/// `false`: no such card — the pane makes its own, and a lone signal card
+/// still waiting is not this box's text ([`SessionState::signal_not_shown`]).
 pub async fn attach(
     state: &SessionState,
     tui: &TuiData,
@@ -198,6 +201,10 @@ pub async fn attach(
         return false;
     };
     let deadline = tokio::time::Instant::now() + pane_wait;
+    // The look under way now may have begun before the call was written;
+    // the one after it began after the box was seen.
+    let store_looked_after = (tui.signals.hook.is_none() && tui.signals.chat_store.is_some())
+        .then(|| state.store_looks() + 2);
     loop {
         let arrived = state.signals.notified();
         tokio::pin!(arrived);
@@ -228,6 +235,10 @@ pub async fn attach(
                 }
                 return attached;
             }
+        }
+        if store_looked_after.is_some_and(|looks| state.store_looks() >= looks) {
+            state.signal_not_shown();
+            return false;
         }
         if tokio::time::timeout_at(deadline, arrived).await.is_err() {
             state.signal_not_shown();

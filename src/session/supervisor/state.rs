@@ -77,8 +77,11 @@ pub struct SessionState {
     updates: broadcast::Sender<Card>,
     /// Asked to stop (the `stop` op).
     pub stop: Notify,
-    /// A hook signal made a card (the pane watcher may be waiting for it).
+    /// A hook signal made a card, or the chat store was looked at (the
+    /// pane watcher may be waiting for either).
     pub signals: Notify,
+    /// How many looks at the chat store have ended.
+    store_looks: std::sync::atomic::AtomicU64,
     tui: TuiData,
     pane: PaneFactory,
     /// Called with every new pending card (the webhook).
@@ -120,6 +123,7 @@ impl SessionState {
             updates,
             stop: Notify::new(),
             signals: Notify::new(),
+            store_looks: std::sync::atomic::AtomicU64::new(0),
             tui,
             pane,
             on_park: Mutex::new(None),
@@ -226,6 +230,19 @@ impl SessionState {
         if let Some(callback) = on_park.as_ref() {
             callback(card);
         }
+    }
+
+    /// A look at the chat store ended (its waiting calls already turned
+    /// into cards).
+    pub fn store_looked(&self) {
+        self.store_looks
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.signals.notify_waiters();
+    }
+
+    /// How many looks at the chat store have ended.
+    pub fn store_looks(&self) -> u64 {
+        self.store_looks.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The agent's box showed and no signal card matched it: the one
