@@ -29,7 +29,7 @@ static OPEN: AtomicUsize = AtomicUsize::new(0);
 static PANIC_HOOK: Once = Once::new();
 
 /// Shows the caret again (the prompt hides it while it runs).
-const SHOW_CURSOR: &[u8] = b"\x1b[?25h";
+const SHOW_CARET: &[u8] = b"\x1b[?25h";
 
 /// One prompt on the terminal, from before it draws until its thread
 /// returns. Create it before the prompt starts, so the saved settings are
@@ -88,7 +88,7 @@ pub fn restore() {
         // The prompt draws on stderr.
         let mut stderr = std::io::stderr();
         if stderr.is_terminal() {
-            let _ = stderr.write_all(SHOW_CURSOR);
+            let _ = stderr.write_all(SHOW_CARET);
             let _ = stderr.flush();
         }
     }

@@ -297,25 +297,30 @@ fn version_doc(
         unpacked_size,
         bin,
         engines_node,
-        edges: edges(raw).map_err(|field| problem(&format!("`{field}` is malformed")))?,
+        edges: edges(raw).map_err(|malformed| problem(&malformed.to_string()))?,
     })
 }
 
+/// A field of a version document that is not the shape npm gives it.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is malformed")]
+struct MalformedField(&'static str);
+
 /// The edges and platform of a version; `Err` names a malformed field.
-fn edges(raw: &RawVersion) -> Result<Edges, &'static str> {
+fn edges(raw: &RawVersion) -> Result<Edges, MalformedField> {
     fn map(
         value: Option<&serde_json::Value>,
         field: &'static str,
-    ) -> Result<Vec<(String, String)>, &'static str> {
+    ) -> Result<Vec<(String, String)>, MalformedField> {
         let Some(value) = value.filter(|value| !value.is_null()) else {
             return Ok(Vec::new());
         };
-        let object = value.as_object().ok_or(field)?;
+        let object = value.as_object().ok_or(MalformedField(field))?;
         let mut edges = Vec::new();
         for (name, spec) in object {
-            let spec = spec.as_str().ok_or(field)?;
+            let spec = spec.as_str().ok_or(MalformedField(field))?;
             if name.chars().chain(spec.chars()).any(char::is_control) {
-                return Err(field);
+                return Err(MalformedField(field));
             }
             edges.push((name.clone(), spec.to_owned()));
         }
@@ -325,15 +330,19 @@ fn edges(raw: &RawVersion) -> Result<Edges, &'static str> {
     fn list(
         value: Option<&serde_json::Value>,
         field: &'static str,
-    ) -> Result<Vec<String>, &'static str> {
+    ) -> Result<Vec<String>, MalformedField> {
         match value {
             None | Some(serde_json::Value::Null) => Ok(Vec::new()),
             Some(serde_json::Value::String(one)) => Ok(vec![one.clone()]),
             Some(serde_json::Value::Array(items)) => items
                 .iter()
-                .map(|item| item.as_str().map(str::to_owned).ok_or(field))
+                .map(|item| {
+                    item.as_str()
+                        .map(str::to_owned)
+                        .ok_or(MalformedField(field))
+                })
                 .collect(),
-            Some(_) => Err(field),
+            Some(_) => Err(MalformedField(field)),
         }
     }
     let bundled = match raw
