@@ -330,3 +330,17 @@ fn a_linked_shared_index_is_not_read() {
     fs_err::os::unix::fs::symlink(&elsewhere, dir.path().join("store.db-shm")).expect("link");
     assert!(fingerprint(&store).1.is_empty());
 }
+
+#[test]
+fn a_fifo_for_a_shared_index_neither_blocks_nor_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("store.db");
+    fs_err::write(&store, [0u8; 64]).expect("store");
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("store.db-shm"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    // No writer ever opens it: a blocking open or read would hang here.
+    assert!(fingerprint(&store).1.is_empty());
+}
