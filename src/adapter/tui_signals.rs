@@ -7,7 +7,7 @@
 //!   place and shape) for `session start` only, pointing at `oneworks
 //!   session hook`, which hands the hook's stdin payload to the supervisor
 //!   and decides nothing;
-//! - the agent's own **chat store** ([`ChatStoreSignalData`]): a
+//! - the agent's own **chat store** ([`ChatStoreSignalData`](crate::adapter::chat_store_data::ChatStoreSignalData)): a
 //!   SQLite database the agent keeps its conversation in, where a call
 //!   waiting for its approval is written before the box is drawn.
 //!

@@ -52,7 +52,7 @@ impl EnvError {
 }
 
 /// `value` as an error may repeat it: no control characters, at most
-/// [`MAX_SHOWN`] characters.
+/// `MAX_SHOWN` characters.
 pub fn shown(value: &str) -> String {
     let clean = crate::output::sanitize::sanitize_line(value);
     match clean.char_indices().nth(MAX_SHOWN) {

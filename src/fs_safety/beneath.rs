@@ -119,7 +119,7 @@ pub fn open_existing_dir_beneath(
 }
 
 /// The entries of the open folder `dir` (no `.`/`..`), each with its type
-/// as [`describe`] names it, not following links.
+/// as `describe_raw` names it, not following links.
 pub fn list_dir(
     dir: &rustix::fd::OwnedFd,
 ) -> std::io::Result<Vec<(std::ffi::OsString, &'static str)>> {

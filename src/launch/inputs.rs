@@ -18,7 +18,7 @@ pub struct Resolver<'a> {
     /// `adapters.<name>.cli`.
     pub cli: &'a CliConfig,
     pub probe: ProbeSettings,
-    /// The adapter's managed store (read, never written, by [`Resolver::decide`]).
+    /// The adapter's managed store (read, never written, by [`decide`](crate::launch::decision::decide)).
     pub store: Store,
     /// `$ONEWORKS_HOME` (the managed Node.js store is under it).
     pub data_home: PathBuf,

@@ -43,7 +43,7 @@ pub const SHORT_SECRET_CHARS: usize = 8;
 /// How many rounds of URL/form decoding to undo when looking for a secret.
 const MAX_DECODE_ROUNDS: usize = 4;
 
-/// Removes credential values, in any encoding of [`encodings`], and
+/// Removes credential values, in any encoding of `encodings`, and
 /// credential-named properties from text and JSON.
 #[derive(Clone)]
 pub struct Scrubber {

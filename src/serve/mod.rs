@@ -11,8 +11,9 @@
 //! - [`event_stream`]: one `watch` per running supervisor, fanned out to the
 //!   page's Server-Sent Events.
 //! - [`routes`]: the HTTP routes; [`page`]: the HTML (maud, escaped).
-//! - [`links`]: answer links for the webhook (`--public-url`); [`secret`]:
-//!   random tokens and their constant-time compare.
+//! - [`links`]: answer links for the webhook (`--public-url`);
+//!   [`crate::session::secret`]: random tokens and their constant-time
+//!   compare.
 //! - [`bounds`]: the accept loop and what bounds a connection (head and
 //!   idle timeouts, the connection cap, body limits).
 

@@ -7,7 +7,7 @@
 //!    there is, kept in oneworks' own data folder — never in the project —
 //!    so it is as trusted as the config, and a person who answered a
 //!    question need not fight their config to keep that answer.
-//! 3. The written policy (`policy:`, [`written`]) decides
+//! 3. The written policy (`policy:`, `written`) decides
 //!    `allow`/`deny` for whole classes of requests; its `ask` (the default
 //!    `otherwise`) hands the request on, as if there were no policy.
 //! 4. The `--mode` table: `default`/`plan` ask the person; `acceptEdits`

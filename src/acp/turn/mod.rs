@@ -8,7 +8,7 @@
 //! `cancelled`, then send `session/cancel`, then wait — bounded — for the
 //! prompt to answer `stopReason: cancelled`. A second interrupt ends the
 //! wait at once; the owner then kills the agent. The cancel itself, and
-//! the races it once lost, are in [`cancel`].
+//! the races it once lost, are in `cancel`.
 
 use std::time::Instant;
 

@@ -95,8 +95,8 @@ const TAIL_BYTES: usize = 4 * 1024;
 /// One shown line is cut at this many characters.
 const TAIL_LINE_CHARS: usize = 300;
 
-/// The last non-blank lines of `stderr`, at most [`TAIL_LINES`] and
-/// [`TAIL_BYTES`], each scrubbed and made one safe line.
+/// The last non-blank lines of `stderr`, at most `TAIL_LINES` and
+/// `TAIL_BYTES`, each scrubbed and made one safe line.
 pub fn stderr_tail(stderr: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut bytes = 0;

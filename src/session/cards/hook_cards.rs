@@ -70,7 +70,7 @@ impl CardBook {
     }
 
     /// The signal cards answered through their card (`delivering` or
-    /// `delivered`) within [`ANSWERED_BOX`] before any box was matched with
+    /// `delivered`) within `ANSWERED_BOX` before any box was matched with
     /// them: `(card id, title)`, oldest first. A verdict that comes fast
     /// (a webhook, a person watching) is typed into the box — the bridge
     /// checks it on screen itself — before the pane watcher has looked;

@@ -8,7 +8,7 @@
 //! `{"op":"stop"}` → `{"stopping":true}`. Peers of another user are refused.
 //!
 //! Who answered (`by` on the card) is what the request can prove, never
-//! what it claims ([`crate::session::channel::answerer`]); `{"op":"link",…}` checks an
+//! what it claims ([`answerer()`](crate::session::channel::answerer::answerer)); `{"op":"link",…}` checks an
 //! answer link without spending it, for the confirm form.
 //!
 //! A supervisor that does not answer must not hang its clients: while an

@@ -251,7 +251,7 @@ pub async fn attach(
 /// supervisor at `socket` (from `ONEWORKS_SESSION_SIGNALS`) and returns, deciding
 /// nothing. Every failure is silent: no socket, a payload over
 /// [`MAX_PAYLOAD`] or not JSON, a supervisor that does not take it within
-/// [`HAND_OVER`].
+/// `HAND_OVER`.
 pub fn forward(input: impl Read, socket: Option<&Path>) {
     let Some(socket) = socket.filter(|path| path.is_absolute()) else {
         return;
