@@ -47,10 +47,12 @@ fn copilot() -> TuiAgent {
     agent.env.set_env("COPILOT_MODEL", "fake-model");
     agent.env.set_env("COPILOT_OFFLINE", "true");
     // Copilot declines by Esc, which ends its turn without asking the
-    // model again (see the fixtures' README): the pane says so.
+    // model again (see the fixtures' README): the declined call's line
+    // says so. Its closing `● Operation cancelled by user` does not always
+    // follow (a run on 2026-12-07 ended the turn without it).
     TuiAgent::new(agent)
         .declined(Declined::EndsTheTurn {
-            shows: |_| "Operation cancelled by user".to_owned(),
+            shows: |_| "Operation aborted by user".to_owned(),
             silent: false,
         })
         .enter_again_when_lost()
