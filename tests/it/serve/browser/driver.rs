@@ -13,10 +13,12 @@ use serde_json::{json, Value};
 use crate::session::supervisor::DEADLINE;
 use crate::support::wait::{wait_for_async, wait_until};
 
-/// chromedriver on a free port; killed on drop.
+/// chromedriver on a free port, its log in a file of its own; killed (and
+/// the log removed) on drop.
 pub(super) struct Driver {
     child: Child,
     url: String,
+    log: tempfile::NamedTempFile,
 }
 
 impl Driver {
@@ -30,8 +32,14 @@ impl Driver {
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
             .port();
+        let log = tempfile::Builder::new()
+            .prefix("chromedriver-")
+            .suffix(".log")
+            .tempfile()
+            .expect("chromedriver's log file");
         let child = Command::new(program)
             .arg(format!("--port={port}"))
+            .arg(format!("--log-path={}", log.path().display()))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -42,7 +50,15 @@ impl Driver {
         Some(Driver {
             child,
             url: format!("http://127.0.0.1:{port}"),
+            log,
         })
+    }
+
+    /// The last lines of chromedriver's log (what it saw of Chromium).
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.log.path()).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
     }
 }
 
@@ -71,11 +87,29 @@ pub(super) async fn browser(driver: &Driver, profile: &std::path::Path) -> Clien
         "goog:chromeOptions".to_owned(),
         json!({"args": args, "binary": "/usr/bin/chromium"}),
     );
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(capabilities)
-        .connect(&driver.url)
-        .await
-        .expect("a Chromium session")
+    // Chromium is the test's instrument, not its subject: a start that
+    // exits at once (seen once in a loaded CI run, "Chrome instance
+    // exited") is tried a second time, each failure printed with
+    // chromedriver's log.
+    let mut failures = Vec::new();
+    for _ in 0..2 {
+        match ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities.clone())
+            .connect(&driver.url)
+            .await
+        {
+            Ok(client) => return client,
+            Err(error) => {
+                let failure = format!("{error}\nchromedriver's log:\n{}", driver.log_tail());
+                eprintln!("a Chromium session did not start: {failure}");
+                failures.push(failure);
+            }
+        }
+    }
+    panic!(
+        "no Chromium session in two tries:\n{}",
+        failures.join("\n---\n")
+    );
 }
 
 /// Waits until `selector` matches in the current tab; returns when it does.
