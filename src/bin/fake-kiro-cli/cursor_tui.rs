@@ -22,6 +22,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::Sha256;
 
+use crate::error::FakeError;
+
 /// `cursorTui` of the script.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
@@ -118,28 +120,24 @@ pub fn run(script: &CursorTuiScript) -> ExitCode {
 }
 
 /// The chat store, created as Cursor does (WAL, `blobs` and `meta`).
-fn open_store(script: &CursorTuiScript) -> Result<rusqlite::Connection, String> {
-    let home = std::env::var_os("HOME").ok_or("no HOME")?;
-    let cwd = std::env::current_dir().map_err(|error| error.to_string())?;
+fn open_store(script: &CursorTuiScript) -> Result<rusqlite::Connection, FakeError> {
+    let home = std::env::var_os("HOME").ok_or(FakeError::NoHome)?;
+    let cwd = std::env::current_dir().map_err(FakeError::CurrentDir)?;
     let hash = hex::encode(Md5::digest(cwd.as_os_str().as_encoded_bytes()));
     let chat = script.chat_id.as_deref().unwrap_or("chat-1");
     let folder = Path::new(&home).join(".cursor/chats").join(hash).join(chat);
-    fs_err::create_dir_all(&folder).map_err(|error| error.to_string())?;
-    let store = rusqlite::Connection::open(folder.join("store.db")).map_err(|e| e.to_string())?;
-    store
-        .execute_batch(
-            "PRAGMA journal_mode=WAL;
+    fs_err::create_dir_all(&folder).map_err(FakeError::StoreFolder)?;
+    let store = rusqlite::Connection::open(folder.join("store.db"))?;
+    store.execute_batch(
+        "PRAGMA journal_mode=WAL;
              CREATE TABLE IF NOT EXISTS blobs (id TEXT PRIMARY KEY, data BLOB);
              CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);",
-        )
-        .map_err(|error| error.to_string())?;
+    )?;
     let meta = hex::encode(json!({"agentId": chat, "name": "fake chat"}).to_string());
-    store
-        .execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('0', ?1)",
-            [meta],
-        )
-        .map_err(|error| error.to_string())?;
+    store.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('0', ?1)",
+        [meta],
+    )?;
     Ok(store)
 }
 

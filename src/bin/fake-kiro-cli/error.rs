@@ -1,5 +1,5 @@
-//! The fake's own failures (its script, its log, its held child): printed
-//! as `fake-kiro-cli: <message>`, exit 70.
+//! The fake's own failures (its script, its log, its held child, the fake
+//! Cursor's chat store): printed as `fake-kiro-cli: <message>`, exit 70.
 
 use std::path::PathBuf;
 
@@ -38,4 +38,12 @@ pub enum FakeError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("no HOME for the chat store")]
+    NoHome,
+    #[error("no current folder: {0}")]
+    CurrentDir(#[source] std::io::Error),
+    #[error("cannot create the chat store's folder: {0}")]
+    StoreFolder(#[source] std::io::Error),
+    #[error("the chat store: {0}")]
+    Store(#[from] rusqlite::Error),
 }

@@ -215,7 +215,7 @@ fn run_command_with(
     let status = match child.wait_timeout(timeout) {
         Ok(Some(status)) => Ok(status),
         Ok(None) => return stop_timed_out(&mut child, timeout),
-        Err(error) => Err(format!("could not wait: {error}")),
+        Err(error) => Err(error),
     };
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default();
@@ -227,11 +227,11 @@ fn run_command_with(
             stderr,
             start_errno: None,
         },
-        Err(failure) => CommandOutcome {
+        Err(error) => CommandOutcome {
             success: false,
             stdout,
             stderr,
-            failure: Some(failure),
+            failure: Some(format!("could not wait: {error}")),
             start_errno: None,
         },
     }
