@@ -16,7 +16,7 @@ fn human_prepare(env: &TestEnv, extra: &[&str]) -> Outcome {
 
 fn filters() -> Vec<(&'static str, &'static str)> {
     vec![
-        (r"(?:/[\w.-]+)*/ow-it-[A-Za-z0-9]+", "[TEMP]"),
+        crate::support::TEMP_FOLDER_FILTER,
         (r"127\.0\.0\.1:[0-9]+", "[SERVER]"),
         (r"\b[0-9a-f]{64}\b", "[SHA256]"),
         (r"(x86_64|aarch64)", "[ARCH]"),

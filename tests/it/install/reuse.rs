@@ -19,7 +19,7 @@ fn installed_env() -> TestEnv {
 /// Temp paths and digests vary from run to run.
 fn snapshot_filters() -> Vec<(&'static str, &'static str)> {
     vec![
-        (r"(?:/[\w.-]+)*/ow-it-[A-Za-z0-9]+", "[TEMP]"),
+        crate::support::TEMP_FOLDER_FILTER,
         (r"\b[0-9a-f]{64}\b", "[SHA256]"),
     ]
 }

@@ -62,6 +62,10 @@ pub const RUN_DEADLINE: Duration = Duration::from_secs(180);
 /// The path of the stable manifest on the test server.
 pub const MANIFEST_PATH: &str = "/stable/latest/manifest.json";
 
+/// An insta filter for a test's folder (`TestEnv::new`'s `ow-it-` temp
+/// folder) under whatever temporary directory the run uses.
+pub const TEMP_FOLDER_FILTER: (&str, &str) = (r"(?:/[\w.-]+)*/ow-it-[A-Za-z0-9]+", "[TEMP]");
+
 pub struct TestEnv {
     /// Owns the temp folder: everything below is removed on drop.
     _temp: tempfile::TempDir,
@@ -84,7 +88,7 @@ pub struct TestEnv {
 impl TestEnv {
     pub fn new() -> TestEnv {
         let root = tempfile::Builder::new()
-            .prefix("ow-it-")
+            .prefix("ow-it-") // TEMP_FOLDER_FILTER matches it
             .tempdir()
             .expect("temp dir");
         // Canonical, so paths printed by oneworks compare equal.
